@@ -137,32 +137,59 @@ impl<'a> Fields<'a> {
     /// The slots in declared order, and the unlisted members: what a struct's [`FromFields`] moves into
     /// its fields.
     pub fn into_parts(self) -> (Slots<'a>, Unlisted) {
-        (Slots(self.slots.into_iter()), self.unlisted)
+        let slots = Slots {
+            slots: self.slots.into_iter(),
+            ok: true,
+        };
+        (slots, self.unlisted)
     }
 }
 
 /// The slots of a struct's fields, taken in declared order by its [`FromFields`].
 #[derive(Debug)]
-pub struct Slots<'a>(std::vec::IntoIter<Option<Slot<'a>>>);
+pub struct Slots<'a> {
+    slots: std::vec::IntoIter<Option<Slot<'a>>>,
+    /// Cleared when a slot did not hold what its field takes.
+    ok: bool,
+}
 
 impl<'a> Slots<'a> {
-    /// The next field's value (`None`: the slots are used up, or the slot does not hold a `T`).
+    /// The next field's value. Where the slot does not hold a `T` (never, for generated code) a
+    /// stand-in value is returned and [`Slots::finish`] then gives `None`.
+    ///
+    /// Infallible on purpose: a `?` per field (an early return, a branch and the drops of the fields
+    /// made so far, per field of every struct) was most of a generated crate's code.
     #[inline]
-    pub fn take<T: FromSlot<'a>>(&mut self) -> Option<T> {
-        T::from_slot(self.0.next()?)
+    pub fn take<T: FromSlot<'a>>(&mut self) -> T {
+        let slot = self.slots.next().flatten();
+        T::from_slot(slot, &mut self.ok)
+    }
+
+    /// Clears `ok` unless every slot held what its field takes; returns `value`.
+    #[inline]
+    pub fn finish<T>(self, ok: &mut bool, value: T) -> T {
+        *ok &= self.ok;
+        value
     }
 }
 
-/// A struct read by a table: the table, and the conversion from the fields it read. `None` only if the
-/// table and the struct disagree, which the generator never writes (each table and struct come from
-/// the same model).
+/// A struct read by a table: the table, and the conversion from the fields it read.
 pub trait FromFields<'a>: Sized {
     /// The table the struct is read by.
     const SHAPE: &'static StructShape;
     /// Whether its strings and free-form objects are copied out of the input or point into it.
     const MODE: Mode;
-    /// Moves the read values into a struct.
-    fn from_fields(fields: Fields<'a>) -> Option<Self>;
+    /// Moves the read values into a struct, clearing `ok` where a slot does not hold what its field
+    /// takes (the table and the struct disagree, which the generator never writes: each comes from
+    /// the same model); the struct is then made of stand-in values.
+    fn build(fields: Fields<'a>, ok: &mut bool) -> Self;
+
+    /// Moves the read values into a struct; `None` only if the table and the struct disagree.
+    fn from_fields(fields: Fields<'a>) -> Option<Self> {
+        let mut ok = true;
+        let value = Self::build(fields, &mut ok);
+        if ok { Some(value) } else { None }
+    }
 }
 
 /// Every struct read by a table is read by the fast reader through it: one impl for all of them, so
@@ -176,101 +203,63 @@ impl<'a, T: FromFields<'a>> crate::read::ReadJson<'a> for T {
 
 /// A field's value made from its slot (`None`: the field was absent).
 pub trait FromSlot<'a>: Sized {
-    /// The value, or `None` when the slot does not hold one of this type.
-    fn from_slot(slot: Option<Slot<'a>>) -> Option<Self>;
+    /// The value; where the slot does not hold one of this type, `ok` is cleared and a stand-in
+    /// value returned (see [`Slots::take`]).
+    fn from_slot(slot: Option<Slot<'a>>, ok: &mut bool) -> Self;
 }
 
-impl<'a> FromSlot<'a> for String {
-    #[inline]
-    fn from_slot(slot: Option<Slot<'a>>) -> Option<Self> {
-        match slot? {
-            Slot::Str(s) => Some(s.into_owned()),
-            _ => None,
-        }
-    }
+/// A scalar field's conversion: the value its slot variant holds, or the stand-in.
+macro_rules! scalar_from_slot {
+    ($($ty:ty => $variant:ident($value:ident) $made:expr, $stand_in:expr;)*) => {
+        $(impl<'a> FromSlot<'a> for $ty {
+            #[inline]
+            fn from_slot(slot: Option<Slot<'a>>, ok: &mut bool) -> Self {
+                match slot {
+                    Some(Slot::$variant($value)) => $made,
+                    _ => {
+                        *ok = false;
+                        $stand_in
+                    }
+                }
+            }
+        })*
+    };
 }
 
-impl<'a> FromSlot<'a> for CowStr<'a> {
-    #[inline]
-    fn from_slot(slot: Option<Slot<'a>>) -> Option<Self> {
-        match slot? {
-            Slot::Str(s) => Some(CowStr(s)),
-            _ => None,
-        }
-    }
-}
-
-impl<'a> FromSlot<'a> for i64 {
-    #[inline]
-    fn from_slot(slot: Option<Slot<'a>>) -> Option<Self> {
-        match slot? {
-            Slot::Int(v) => Some(v),
-            _ => None,
-        }
-    }
-}
-
-impl<'a> FromSlot<'a> for f64 {
-    #[inline]
-    fn from_slot(slot: Option<Slot<'a>>) -> Option<Self> {
-        match slot? {
-            Slot::Num(v) => Some(v),
-            _ => None,
-        }
-    }
-}
-
-impl<'a> FromSlot<'a> for bool {
-    #[inline]
-    fn from_slot(slot: Option<Slot<'a>>) -> Option<Self> {
-        match slot? {
-            Slot::Bool(v) => Some(v),
-            _ => None,
-        }
-    }
-}
-
-impl<'a> FromSlot<'a> for Map<String, Value> {
-    fn from_slot(slot: Option<Slot<'a>>) -> Option<Self> {
-        match slot? {
-            Slot::Map(map) => Some(map),
-            _ => None,
-        }
-    }
-}
-
-impl<'a> FromSlot<'a> for RawObject<'a> {
-    fn from_slot(slot: Option<Slot<'a>>) -> Option<Self> {
-        match slot? {
-            Slot::Raw(raw) => Some(raw),
-            _ => None,
-        }
-    }
+scalar_from_slot! {
+    String => Str(s) s.into_owned(), String::new();
+    CowStr<'a> => Str(s) CowStr(s), CowStr(Cow::Borrowed(""));
+    i64 => Int(v) v, 0;
+    f64 => Num(v) v, 0.0;
+    bool => Bool(v) v, false;
+    Map<String, Value> => Map(map) map, Map::new();
+    RawObject<'a> => Raw(raw) raw, RawObject::from_raw(serde_json::value::RawValue::NULL);
 }
 
 /// Absent and `null` are both `None`.
 impl<'a, T: FromSlot<'a>> FromSlot<'a> for Option<T> {
     #[inline]
-    fn from_slot(slot: Option<Slot<'a>>) -> Option<Self> {
+    fn from_slot(slot: Option<Slot<'a>>, ok: &mut bool) -> Self {
         match slot {
-            None | Some(Slot::Null) => Some(None),
-            some => T::from_slot(some).map(Some),
+            None | Some(Slot::Null) => None,
+            some => Some(T::from_slot(some, ok)),
         }
     }
 }
 
-// Loops rather than iterator adapters: `collect` into `Option<Vec<T>>` instantiates more of std's
-// iterator machinery for every element type.
+// Loops rather than iterator adapters: `collect` instantiates much of std's iterator machinery for
+// every element type.
 impl<'a, T: FromSlot<'a>> FromSlot<'a> for Vec<T> {
-    fn from_slot(slot: Option<Slot<'a>>) -> Option<Self> {
-        let Slot::Array(items) = slot? else {
-            return None;
+    fn from_slot(slot: Option<Slot<'a>>, ok: &mut bool) -> Self {
+        let Some(Slot::Array(items)) = slot else {
+            *ok = false;
+            return Vec::new();
         };
         let mut values = Vec::with_capacity(items.len());
         for item in items {
-            values.push(T::from_slot(Some(item))?);
+            values.push(T::from_slot(Some(item), ok));
         }
-        Some(values)
+        values
     }
 }
 
@@ -278,21 +267,22 @@ impl<'a, T: FromSlot<'a>> FromSlot<'a> for Vec<T> {
 impl<'a, K: From<Cow<'a, str>> + Ord, T: FromSlot<'a>> FromSlot<'a>
     for std::collections::BTreeMap<K, T>
 {
-    fn from_slot(slot: Option<Slot<'a>>) -> Option<Self> {
-        let Slot::Entries(entries) = slot? else {
-            return None;
-        };
+    fn from_slot(slot: Option<Slot<'a>>, ok: &mut bool) -> Self {
         let mut map = std::collections::BTreeMap::new();
+        let Some(Slot::Entries(entries)) = slot else {
+            *ok = false;
+            return map;
+        };
         for (name, value) in entries {
-            map.insert(K::from(name), T::from_slot(Some(value))?);
+            map.insert(K::from(name), T::from_slot(Some(value), ok));
         }
-        Some(map)
+        map
     }
 }
 
 impl<'a, T: FromSlot<'a>> FromSlot<'a> for Box<T> {
-    fn from_slot(slot: Option<Slot<'a>>) -> Option<Self> {
-        T::from_slot(slot).map(Box::new)
+    fn from_slot(slot: Option<Slot<'a>>, ok: &mut bool) -> Self {
+        Box::new(T::from_slot(slot, ok))
     }
 }
 
@@ -302,12 +292,17 @@ impl<'a> From<Cow<'a, str>> for CowStr<'a> {
     }
 }
 
-/// The struct of a slot: every generated struct is a field value through its [`FromFields`].
+/// The struct of a slot: every generated struct a field holds is made through its [`FromFields`]
+/// (from no fields at all, a stand-in, when the slot holds no struct: the checker refuses a type that
+/// holds itself through required fields only, so this ends).
 #[inline]
-pub fn struct_from_slot<'a, T: FromFields<'a>>(slot: Option<Slot<'a>>) -> Option<T> {
-    match slot? {
-        Slot::Struct(fields) => T::from_fields(fields),
-        _ => None,
+pub fn struct_from_slot<'a, T: FromFields<'a>>(slot: Option<Slot<'a>>, ok: &mut bool) -> T {
+    match slot {
+        Some(Slot::Struct(fields)) => T::build(fields, ok),
+        _ => {
+            *ok = false;
+            T::build(Fields::new(0), ok)
+        }
     }
 }
 
@@ -672,15 +667,25 @@ pub fn serialize<S: serde::Serializer>(
 /// ```
 ///
 /// Fields are listed in the table's order; a struct may keep its unlisted members in a field
-/// (`keep_unlisted_in additional_fields`); a borrowed view is written `Name<'a>` with mode `Borrowed`.
+/// (`keep_unlisted_in additional_fields`); a struct that other structs hold as a field is written
+/// `nested Name` (it is then read from a slot and written as a field); a borrowed view is written
+/// `Name<'a>` with mode `Borrowed`.
 #[macro_export]
 macro_rules! table_struct {
+    (nested $name:ident <$lt:lifetime>, $($rest:tt)*) => {
+        $crate::table_struct!($name<$lt>, $($rest)*);
+        $crate::table_struct!(@nested $name<$lt>);
+    };
+    (nested $name:ident, $($rest:tt)*) => {
+        $crate::table_struct!($name, $($rest)*);
+        $crate::table_struct!(@nested $name);
+    };
     ($name:ident <$lt:lifetime>, $shape:path, $mode:ident, [$($field:ident),* $(,)?] $(, keep_unlisted_in $additional:ident)? $(,)?) => {
         impl<$lt> $crate::table::FromFields<$lt> for $name<$lt> {
             const SHAPE: &'static $crate::table::StructShape = &$shape;
             const MODE: $crate::table::Mode = $crate::table::Mode::$mode;
-            fn from_fields(fields: $crate::table::Fields<$lt>) -> ::std::option::Option<Self> {
-                $crate::table_struct!(@body $name, fields, [$($field),*] $(, $additional)?)
+            fn build(fields: $crate::table::Fields<$lt>, ok: &mut bool) -> Self {
+                $crate::table_struct!(@body $name, fields, ok, [$($field),*] $(, $additional)?)
             }
         }
         impl<'de: $lt, $lt> $crate::__private::serde::Deserialize<'de> for $name<$lt> {
@@ -688,14 +693,6 @@ macro_rules! table_struct {
                 deserializer: D,
             ) -> ::std::result::Result<Self, D::Error> {
                 $crate::table::deserialize_into(deserializer)
-            }
-        }
-        impl<$lt> $crate::table::FromSlot<$lt> for $name<$lt> {
-            #[inline]
-            fn from_slot(
-                slot: ::std::option::Option<$crate::table::Slot<$lt>>,
-            ) -> ::std::option::Option<Self> {
-                $crate::table::struct_from_slot(slot)
             }
         }
         impl $crate::__private::serde::Serialize for $name<'_> {
@@ -711,18 +708,13 @@ macro_rules! table_struct {
                 )
             }
         }
-        impl $crate::table::FieldValue for $name<'_> {
-            fn as_serialize(&self) -> &dyn $crate::__private::erased_serde::Serialize {
-                self
-            }
-        }
     };
     ($name:ident, $shape:path, $mode:ident, [$($field:ident),* $(,)?] $(, keep_unlisted_in $additional:ident)? $(,)?) => {
         impl<'a> $crate::table::FromFields<'a> for $name {
             const SHAPE: &'static $crate::table::StructShape = &$shape;
             const MODE: $crate::table::Mode = $crate::table::Mode::$mode;
-            fn from_fields(fields: $crate::table::Fields<'a>) -> ::std::option::Option<Self> {
-                $crate::table_struct!(@body $name, fields, [$($field),*] $(, $additional)?)
+            fn build(fields: $crate::table::Fields<'a>, ok: &mut bool) -> Self {
+                $crate::table_struct!(@body $name, fields, ok, [$($field),*] $(, $additional)?)
             }
         }
         impl<'de> $crate::__private::serde::Deserialize<'de> for $name {
@@ -730,14 +722,6 @@ macro_rules! table_struct {
                 deserializer: D,
             ) -> ::std::result::Result<Self, D::Error> {
                 $crate::table::deserialize_into(deserializer)
-            }
-        }
-        impl<'a> $crate::table::FromSlot<'a> for $name {
-            #[inline]
-            fn from_slot(
-                slot: ::std::option::Option<$crate::table::Slot<'a>>,
-            ) -> ::std::option::Option<Self> {
-                $crate::table::struct_from_slot(slot)
             }
         }
         impl $crate::__private::serde::Serialize for $name {
@@ -753,6 +737,34 @@ macro_rules! table_struct {
                 )
             }
         }
+    };
+    // A struct other structs hold: read from a slot, written as a field.
+    (@nested $name:ident <$lt:lifetime>) => {
+        impl<$lt> $crate::table::FromSlot<$lt> for $name<$lt> {
+            #[inline]
+            fn from_slot(
+                slot: ::std::option::Option<$crate::table::Slot<$lt>>,
+                ok: &mut bool,
+            ) -> Self {
+                $crate::table::struct_from_slot(slot, ok)
+            }
+        }
+        impl $crate::table::FieldValue for $name<'_> {
+            fn as_serialize(&self) -> &dyn $crate::__private::erased_serde::Serialize {
+                self
+            }
+        }
+    };
+    (@nested $name:ident) => {
+        impl<'a> $crate::table::FromSlot<'a> for $name {
+            #[inline]
+            fn from_slot(
+                slot: ::std::option::Option<$crate::table::Slot<'a>>,
+                ok: &mut bool,
+            ) -> Self {
+                $crate::table::struct_from_slot(slot, ok)
+            }
+        }
         impl $crate::table::FieldValue for $name {
             fn as_serialize(&self) -> &dyn $crate::__private::erased_serde::Serialize {
                 self
@@ -761,12 +773,13 @@ macro_rules! table_struct {
     };
     (@unlisted $self:ident) => { ::std::option::Option::None };
     (@unlisted $self:ident, $additional:ident) => { ::std::option::Option::Some(&$self.$additional) };
-    (@body $name:ident, $fields:ident, [$($field:ident),*] $(, $additional:ident)?) => {{
+    (@body $name:ident, $fields:ident, $ok:ident, [$($field:ident),*] $(, $additional:ident)?) => {{
         #[allow(unused_mut, unused_variables)]
         let (mut slots, unlisted) = $fields.into_parts();
-        ::std::option::Option::Some($name {
-            $($field: slots.take()?,)*
+        let value = $name {
+            $($field: slots.take(),)*
             $($additional: unlisted,)?
-        })
+        };
+        slots.finish($ok, value)
     }};
 }

@@ -169,7 +169,7 @@ mod table {
     pub struct Account {
         number: String,
     }
-    table_struct!(Account, super::ACCOUNT, Owned, [number]);
+    table_struct!(nested Account, super::ACCOUNT, Owned, [number]);
 
     #[derive(Debug)]
     #[allow(dead_code, reason = "only decoded")]
@@ -178,7 +178,7 @@ mod table {
         number: String,
         id: Option<String>,
     }
-    table_struct!(Ledger, super::LEDGER, Owned, [account, number, id]);
+    table_struct!(nested Ledger, super::LEDGER, Owned, [account, number, id]);
 
     #[derive(Debug)]
     #[allow(dead_code, reason = "only decoded")]
@@ -231,7 +231,7 @@ mod table {
         pub struct Account<'a> {
             number: CowStr<'a>,
         }
-        table_struct!(Account<'a>, super::super::ACCOUNT, Borrowed, [number]);
+        table_struct!(nested Account<'a>, super::super::ACCOUNT, Borrowed, [number]);
 
         #[derive(Debug)]
         #[allow(dead_code, reason = "only decoded")]
@@ -241,7 +241,7 @@ mod table {
             id: Option<CowStr<'a>>,
         }
         table_struct!(
-            Ledger<'a>,
+            nested Ledger<'a>,
             super::super::LEDGER,
             Borrowed,
             [account, number, id]

@@ -16,7 +16,7 @@ pub struct ActivatedSupplyPoint {
 
 #[cfg(feature = "lifecycle-join")]
 ::energy_api_core::table_struct!(
-    ActivatedSupplyPoint,
+    nested ActivatedSupplyPoint,
     crate::shapes::ActivatedSupplyPoint,
     Owned,
     [
@@ -38,7 +38,7 @@ pub struct ActivationInitiatedSupplyPoint {
 
 #[cfg(feature = "lifecycle-join")]
 ::energy_api_core::table_struct!(
-    ActivationInitiatedSupplyPoint,
+    nested ActivationInitiatedSupplyPoint,
     crate::shapes::ActivationInitiatedSupplyPoint,
     Owned,
     [
@@ -59,7 +59,7 @@ pub struct AllocationComponent {
 
 #[cfg(feature = "collections")]
 ::energy_api_core::table_struct!(
-    AllocationComponent,
+    nested AllocationComponent,
     crate::shapes::AllocationComponent,
     Owned,
     [
@@ -84,7 +84,7 @@ pub struct AmendedSubject {
 
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
-    AmendedSubject,
+    nested AmendedSubject,
     crate::shapes::AmendedSubject,
     Owned,
     [
@@ -105,7 +105,7 @@ pub struct BillingAccount {
 
 #[cfg(feature = "billing")]
 ::energy_api_core::table_struct!(
-    BillingAccount,
+    nested BillingAccount,
     crate::shapes::BillingAccount,
     Owned,
     [
@@ -125,7 +125,7 @@ pub struct ChargePeriod {
 
 #[cfg(feature = "billing")]
 ::energy_api_core::table_struct!(
-    ChargePeriod,
+    nested ChargePeriod,
     crate::shapes::ChargePeriod,
     Owned,
     [
@@ -152,7 +152,7 @@ pub struct CommsPreferencesChanges {
 
 #[cfg(feature = "accounts")]
 ::energy_api_core::table_struct!(
-    CommsPreferencesChanges,
+    nested CommsPreferencesChanges,
     crate::shapes::CommsPreferencesChanges,
     Owned,
     [
@@ -178,7 +178,7 @@ pub struct Consent {
 
 #[cfg(feature = "communications")]
 ::energy_api_core::table_struct!(
-    Consent,
+    nested Consent,
     crate::shapes::Consent,
     Owned,
     [
@@ -203,7 +203,7 @@ pub struct ContractJourney {
 
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
-    ContractJourney,
+    nested ContractJourney,
     crate::shapes::ContractJourney,
     Owned,
     [
@@ -225,7 +225,7 @@ pub struct ContractReferences {
 
 #[cfg(feature = "lifecycle-join")]
 ::energy_api_core::table_struct!(
-    ContractReferences,
+    nested ContractReferences,
     crate::shapes::ContractReferences,
     Owned,
     [
@@ -248,7 +248,7 @@ pub struct DispatchPayload {
 
 #[cfg(feature = "flexible-devices")]
 ::energy_api_core::table_struct!(
-    DispatchPayload,
+    nested DispatchPayload,
     crate::shapes::DispatchPayload,
     Owned,
     [
@@ -308,7 +308,7 @@ pub struct DisputedClosingReading {
 }
 
 ::energy_api_core::table_struct!(
-    DisputedClosingReading,
+    nested DisputedClosingReading,
     crate::shapes::DisputedClosingReading,
     Owned,
     [
@@ -353,7 +353,7 @@ pub struct EnrollmentSupplyPoint {
 
 #[cfg(feature = "lifecycle-status")]
 ::energy_api_core::table_struct!(
-    EnrollmentSupplyPoint,
+    nested EnrollmentSupplyPoint,
     crate::shapes::EnrollmentSupplyPoint,
     Owned,
     [
@@ -376,7 +376,7 @@ pub struct FlexDeviceDisconnectedPayload {
 
 #[cfg(feature = "flexible-devices")]
 ::energy_api_core::table_struct!(
-    FlexDeviceDisconnectedPayload,
+    nested FlexDeviceDisconnectedPayload,
     crate::shapes::FlexDeviceDisconnectedPayload,
     Owned,
     [
@@ -425,7 +425,7 @@ pub struct FlexDeviceOptimisationCreatedPayload {
 
 #[cfg(feature = "flexible-devices")]
 ::energy_api_core::table_struct!(
-    FlexDeviceOptimisationCreatedPayload,
+    nested FlexDeviceOptimisationCreatedPayload,
     crate::shapes::FlexDeviceOptimisationCreatedPayload,
     Owned,
     [
@@ -462,7 +462,7 @@ pub struct GroupMembership {
 
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
-    GroupMembership,
+    nested GroupMembership,
     crate::shapes::GroupMembership,
     Owned,
     [
@@ -486,7 +486,7 @@ pub struct GroupMembershipNew {
 
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
-    GroupMembershipNew,
+    nested GroupMembershipNew,
     crate::shapes::GroupMembershipNew,
     Owned,
     [
@@ -508,7 +508,7 @@ pub struct GroupPeriod {
 
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
-    GroupPeriod,
+    nested GroupPeriod,
     crate::shapes::GroupPeriod,
     Owned,
     [
@@ -531,7 +531,7 @@ pub struct GroupTrait {
 
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
-    GroupTrait,
+    nested GroupTrait,
     crate::shapes::GroupTrait,
     Owned,
     [
@@ -557,7 +557,7 @@ pub struct GroupVersion {
 
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
-    GroupVersion,
+    nested GroupVersion,
     crate::shapes::GroupVersion,
     Owned,
     [
@@ -578,7 +578,7 @@ pub struct HouseMoveAccount {
 }
 
 ::energy_api_core::table_struct!(
-    HouseMoveAccount,
+    nested HouseMoveAccount,
     crate::shapes::HouseMoveAccount,
     Owned,
     [
@@ -601,7 +601,7 @@ pub struct HouseMoveSupplyPoint {
 }
 
 ::energy_api_core::table_struct!(
-    HouseMoveSupplyPoint,
+    nested HouseMoveSupplyPoint,
     crate::shapes::HouseMoveSupplyPoint,
     Owned,
     [
@@ -626,7 +626,7 @@ pub struct InkAction {
 
 #[cfg(feature = "conversations")]
 ::energy_api_core::table_struct!(
-    InkAction,
+    nested InkAction,
     crate::shapes::InkAction,
     Owned,
     [
@@ -652,7 +652,7 @@ pub struct InkContent {
 
 #[cfg(feature = "conversations")]
 ::energy_api_core::table_struct!(
-    InkContent,
+    nested InkContent,
     crate::shapes::InkContent,
     Owned,
     [
@@ -677,7 +677,7 @@ pub struct InkConversation {
 
 #[cfg(feature = "conversations")]
 ::energy_api_core::table_struct!(
-    InkConversation,
+    nested InkConversation,
     crate::shapes::InkConversation,
     Owned,
     [
@@ -701,7 +701,7 @@ pub struct InkFailureData {
 
 #[cfg(feature = "conversations")]
 ::energy_api_core::table_struct!(
-    InkFailureData,
+    nested InkFailureData,
     crate::shapes::InkFailureData,
     Owned,
     [
@@ -727,7 +727,7 @@ pub struct InkMessage {
 
 #[cfg(feature = "conversations")]
 ::energy_api_core::table_struct!(
-    InkMessage,
+    nested InkMessage,
     crate::shapes::InkMessage,
     Owned,
     [
@@ -754,7 +754,7 @@ pub struct InkMessageContent {
 
 #[cfg(feature = "conversations")]
 ::energy_api_core::table_struct!(
-    InkMessageContent,
+    nested InkMessageContent,
     crate::shapes::InkMessageContent,
     Owned,
     [
@@ -783,7 +783,7 @@ pub struct InkMessageWithVendor {
 
 #[cfg(feature = "conversations")]
 ::energy_api_core::table_struct!(
-    InkMessageWithVendor,
+    nested InkMessageWithVendor,
     crate::shapes::InkMessageWithVendor,
     Owned,
     [
@@ -811,7 +811,7 @@ pub struct JoinAgreement {
 
 #[cfg(feature = "lifecycle-join")]
 ::energy_api_core::table_struct!(
-    JoinAgreement,
+    nested JoinAgreement,
     crate::shapes::JoinAgreement,
     Owned,
     [
@@ -836,7 +836,7 @@ pub struct JoinSupplyPoint {
 
 #[cfg(feature = "lifecycle-join")]
 ::energy_api_core::table_struct!(
-    JoinSupplyPoint,
+    nested JoinSupplyPoint,
     crate::shapes::JoinSupplyPoint,
     Owned,
     [
@@ -860,7 +860,7 @@ pub struct LeaveSupplyPoint {
 
 #[cfg(feature = "lifecycle-leave")]
 ::energy_api_core::table_struct!(
-    LeaveSupplyPoint,
+    nested LeaveSupplyPoint,
     crate::shapes::LeaveSupplyPoint,
     Owned,
     [
@@ -884,7 +884,7 @@ pub struct Ledger {
 
 #[cfg(feature = "billing")]
 ::energy_api_core::table_struct!(
-    Ledger,
+    nested Ledger,
     crate::shapes::Ledger,
     Owned,
     [
@@ -920,7 +920,7 @@ pub struct LedgerEntry {
 
 #[cfg(feature = "billing")]
 ::energy_api_core::table_struct!(
-    LedgerEntry,
+    nested LedgerEntry,
     crate::shapes::LedgerEntry,
     Owned,
     [
@@ -962,7 +962,7 @@ pub struct LedgerEntryRemoval {
 
 #[cfg(feature = "billing")]
 ::energy_api_core::table_struct!(
-    LedgerEntryRemoval,
+    nested LedgerEntryRemoval,
     crate::shapes::LedgerEntryRemoval,
     Owned,
     [
@@ -1020,7 +1020,7 @@ pub struct Meter {
 }
 
 ::energy_api_core::table_struct!(
-    Meter,
+    nested Meter,
     crate::shapes::Meter,
     Owned,
     [
@@ -1061,7 +1061,7 @@ pub struct Payment {
 }
 
 ::energy_api_core::table_struct!(
-    Payment,
+    nested Payment,
     crate::shapes::Payment,
     Owned,
     [
@@ -1081,7 +1081,7 @@ pub struct PaymentsAccount {
 }
 
 ::energy_api_core::table_struct!(
-    PaymentsAccount,
+    nested PaymentsAccount,
     crate::shapes::PaymentsAccount,
     Owned,
     [
@@ -1099,7 +1099,7 @@ pub struct PaymentsLedger {
 }
 
 ::energy_api_core::table_struct!(
-    PaymentsLedger,
+    nested PaymentsLedger,
     crate::shapes::PaymentsLedger,
     Owned,
     [
@@ -1122,7 +1122,7 @@ pub struct Product {
 
 #[cfg(feature = "agreements-and-approvals")]
 ::energy_api_core::table_struct!(
-    Product,
+    nested Product,
     crate::shapes::Product,
     Owned,
     [
@@ -1146,7 +1146,7 @@ pub struct PsrRecord {
 
 #[cfg(feature = "account-users")]
 ::energy_api_core::table_struct!(
-    PsrRecord,
+    nested PsrRecord,
     crate::shapes::PsrRecord,
     Owned,
     [
@@ -1178,7 +1178,7 @@ pub struct Register {
 }
 
 ::energy_api_core::table_struct!(
-    Register,
+    nested Register,
     crate::shapes::Register,
     Owned,
     [
@@ -1205,7 +1205,7 @@ pub struct RemovedMeter {
 }
 
 ::energy_api_core::table_struct!(
-    RemovedMeter,
+    nested RemovedMeter,
     crate::shapes::RemovedMeter,
     Owned,
     [
@@ -1227,7 +1227,7 @@ pub struct SigningIdentity {
 
 #[cfg(feature = "communications")]
 ::energy_api_core::table_struct!(
-    SigningIdentity,
+    nested SigningIdentity,
     crate::shapes::SigningIdentity,
     Owned,
     [
@@ -1248,7 +1248,7 @@ pub struct SubjectContractJourney {
 
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
-    SubjectContractJourney,
+    nested SubjectContractJourney,
     crate::shapes::SubjectContractJourney,
     Owned,
     [
@@ -1271,7 +1271,7 @@ pub struct SupplyPeriodData {
 
 #[cfg(feature = "lifecycle-join")]
 ::energy_api_core::table_struct!(
-    SupplyPeriodData,
+    nested SupplyPeriodData,
     crate::shapes::SupplyPeriodData,
     Owned,
     [
@@ -1295,7 +1295,7 @@ pub struct TerminatedSupplyPoint {
 
 #[cfg(feature = "lifecycle-leave")]
 ::energy_api_core::table_struct!(
-    TerminatedSupplyPoint,
+    nested TerminatedSupplyPoint,
     crate::shapes::TerminatedSupplyPoint,
     Owned,
     [
@@ -1319,7 +1319,7 @@ pub struct TerminationInitiatedSupplyPoint {
 
 #[cfg(feature = "lifecycle-leave")]
 ::energy_api_core::table_struct!(
-    TerminationInitiatedSupplyPoint,
+    nested TerminationInitiatedSupplyPoint,
     crate::shapes::TerminationInitiatedSupplyPoint,
     Owned,
     [

@@ -3957,2443 +3957,3023 @@ impl crate::EventKind {
         self,
         fields: ::energy_api_core::table::Fields<'a>,
     ) -> ::std::option::Option<EventRef<'a>> {
-        match self.event_type {
+        let mut ok = true;
+        let event = match self.event_type {
             #[cfg(feature = "accounts")]
             EventType::AccountCommunicationsPreferencesUpdated => {
-                events::accounts::AccountCommunicationsPreferencesUpdated::from_fields(
+                EventRef::AccountCommunicationsPreferencesUpdated(
+                    events::accounts::AccountCommunicationsPreferencesUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AccountCommunicationsPreferencesUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountCreated => {
-                events::accounts::AccountCreated::from_fields(self.version, fields)
-                    .map(EventRef::AccountCreated)
+                EventRef::AccountCreated(
+                    events::accounts::AccountCreated::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountOccupied => {
-                events::accounts::AccountOccupied::from_fields(self.version, fields)
-                    .map(EventRef::AccountOccupied)
+                EventRef::AccountOccupied(
+                    events::accounts::AccountOccupied::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountReactivated => {
-                events::accounts::AccountReactivated::from_fields(self.version, fields)
-                    .map(EventRef::AccountReactivated)
+                EventRef::AccountReactivated(
+                    events::accounts::AccountReactivated::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountSmartMeterReadPermissionChanged => {
-                events::accounts::AccountSmartMeterReadPermissionChanged::from_fields(
+                EventRef::AccountSmartMeterReadPermissionChanged(
+                    events::accounts::AccountSmartMeterReadPermissionChanged::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AccountSmartMeterReadPermissionChanged)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountUpdated => {
-                events::accounts::AccountUpdated::from_fields(self.version, fields)
-                    .map(EventRef::AccountUpdated)
+                EventRef::AccountUpdated(
+                    events::accounts::AccountUpdated::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountMetadataCreated => {
-                events::accounts::AccountMetadataCreated::from_fields(
+                EventRef::AccountMetadataCreated(
+                    events::accounts::AccountMetadataCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AccountMetadataCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountMetadataRemoved => {
-                events::accounts::AccountMetadataRemoved::from_fields(
+                EventRef::AccountMetadataRemoved(
+                    events::accounts::AccountMetadataRemoved::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AccountMetadataRemoved)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountMetadataUpdated => {
-                events::accounts::AccountMetadataUpdated::from_fields(
+                EventRef::AccountMetadataUpdated(
+                    events::accounts::AccountMetadataUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AccountMetadataUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountPropertyEffectivePeriodMetadataCreated => {
-                events::accounts::AccountPropertyEffectivePeriodMetadataCreated::from_fields(
+                EventRef::AccountPropertyEffectivePeriodMetadataCreated(
+                    events::accounts::AccountPropertyEffectivePeriodMetadataCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AccountPropertyEffectivePeriodMetadataCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountPropertyEffectivePeriodMetadataRemoved => {
-                events::accounts::AccountPropertyEffectivePeriodMetadataRemoved::from_fields(
+                EventRef::AccountPropertyEffectivePeriodMetadataRemoved(
+                    events::accounts::AccountPropertyEffectivePeriodMetadataRemoved::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AccountPropertyEffectivePeriodMetadataRemoved)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountPropertyEffectivePeriodMetadataUpdated => {
-                events::accounts::AccountPropertyEffectivePeriodMetadataUpdated::from_fields(
+                EventRef::AccountPropertyEffectivePeriodMetadataUpdated(
+                    events::accounts::AccountPropertyEffectivePeriodMetadataUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AccountPropertyEffectivePeriodMetadataUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserCreated => {
-                events::account_users::AccountUserCreated::from_fields(
+                EventRef::AccountUserCreated(
+                    events::account_users::AccountUserCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AccountUserCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserPasswordChanged => {
-                events::account_users::AccountUserPasswordChanged::from_fields(
+                EventRef::AccountUserPasswordChanged(
+                    events::account_users::AccountUserPasswordChanged::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AccountUserPasswordChanged)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserPasswordResetRequested => {
-                events::account_users::AccountUserPasswordResetRequested::from_fields(
+                EventRef::AccountUserPasswordResetRequested(
+                    events::account_users::AccountUserPasswordResetRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AccountUserPasswordResetRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserPsrRecordsUpdated => {
-                events::account_users::AccountUserPsrRecordsUpdated::from_fields(
+                EventRef::AccountUserPsrRecordsUpdated(
+                    events::account_users::AccountUserPsrRecordsUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AccountUserPsrRecordsUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserRemoved => {
-                events::account_users::AccountUserRemoved::from_fields(
+                EventRef::AccountUserRemoved(
+                    events::account_users::AccountUserRemoved::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AccountUserRemoved)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserUpdated => {
-                events::account_users::AccountUserUpdated::from_fields(
+                EventRef::AccountUserUpdated(
+                    events::account_users::AccountUserUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AccountUserUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserVerificationCompleted => {
-                events::account_users::AccountUserVerificationCompleted::from_fields(
+                EventRef::AccountUserVerificationCompleted(
+                    events::account_users::AccountUserVerificationCompleted::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AccountUserVerificationCompleted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserVerificationStarted => {
-                events::account_users::AccountUserVerificationStarted::from_fields(
+                EventRef::AccountUserVerificationStarted(
+                    events::account_users::AccountUserVerificationStarted::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AccountUserVerificationStarted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserMetadataCreated => {
-                events::account_users::AccountUserMetadataCreated::from_fields(
+                EventRef::AccountUserMetadataCreated(
+                    events::account_users::AccountUserMetadataCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AccountUserMetadataCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserMetadataRemoved => {
-                events::account_users::AccountUserMetadataRemoved::from_fields(
+                EventRef::AccountUserMetadataRemoved(
+                    events::account_users::AccountUserMetadataRemoved::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AccountUserMetadataRemoved)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserMetadataUpdated => {
-                events::account_users::AccountUserMetadataUpdated::from_fields(
+                EventRef::AccountUserMetadataUpdated(
+                    events::account_users::AccountUserMetadataUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AccountUserMetadataUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ActualIntervalsReceived => {
-                events::agreements_and_approvals::ActualIntervalsReceived::from_fields(
+                EventRef::ActualIntervalsReceived(
+                    events::agreements_and_approvals::ActualIntervalsReceived::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ActualIntervalsReceived)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AffiliatesAffiliateAccountContractCreated => {
-                events::agreements_and_approvals::AffiliatesAffiliateAccountContractCreated::from_fields(
+                EventRef::AffiliatesAffiliateAccountContractCreated(
+                    events::agreements_and_approvals::AffiliatesAffiliateAccountContractCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AffiliatesAffiliateAccountContractCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementCreated => {
-                events::agreements_and_approvals::AgreementCreated::from_fields(
+                EventRef::AgreementCreated(
+                    events::agreements_and_approvals::AgreementCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AgreementCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementRevoked => {
-                events::agreements_and_approvals::AgreementRevoked::from_fields(
+                EventRef::AgreementRevoked(
+                    events::agreements_and_approvals::AgreementRevoked::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AgreementRevoked)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementRolloverCompleted => {
-                events::agreements_and_approvals::AgreementRolloverCompleted::from_fields(
+                EventRef::AgreementRolloverCompleted(
+                    events::agreements_and_approvals::AgreementRolloverCompleted::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AgreementRolloverCompleted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementTerminated => {
-                events::agreements_and_approvals::AgreementTerminated::from_fields(
+                EventRef::AgreementTerminated(
+                    events::agreements_and_approvals::AgreementTerminated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AgreementTerminated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementUpdated => {
-                events::agreements_and_approvals::AgreementUpdated::from_fields(
+                EventRef::AgreementUpdated(
+                    events::agreements_and_approvals::AgreementUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AgreementUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalApproved => {
-                events::agreements_and_approvals::ApprovalsApprovalApproved::from_fields(
+                EventRef::ApprovalsApprovalApproved(
+                    events::agreements_and_approvals::ApprovalsApprovalApproved::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ApprovalsApprovalApproved)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalCreated => {
-                events::agreements_and_approvals::ApprovalsApprovalCreated::from_fields(
+                EventRef::ApprovalsApprovalCreated(
+                    events::agreements_and_approvals::ApprovalsApprovalCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ApprovalsApprovalCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRejected => {
-                events::agreements_and_approvals::ApprovalsApprovalRejected::from_fields(
+                EventRef::ApprovalsApprovalRejected(
+                    events::agreements_and_approvals::ApprovalsApprovalRejected::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ApprovalsApprovalRejected)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRequestApproved => {
-                events::agreements_and_approvals::ApprovalsApprovalRequestApproved::from_fields(
+                EventRef::ApprovalsApprovalRequestApproved(
+                    events::agreements_and_approvals::ApprovalsApprovalRequestApproved::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ApprovalsApprovalRequestApproved)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRequestAssigned => {
-                events::agreements_and_approvals::ApprovalsApprovalRequestAssigned::from_fields(
+                EventRef::ApprovalsApprovalRequestAssigned(
+                    events::agreements_and_approvals::ApprovalsApprovalRequestAssigned::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ApprovalsApprovalRequestAssigned)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRequestRejected => {
-                events::agreements_and_approvals::ApprovalsApprovalRequestRejected::from_fields(
+                EventRef::ApprovalsApprovalRequestRejected(
+                    events::agreements_and_approvals::ApprovalsApprovalRequestRejected::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ApprovalsApprovalRequestRejected)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccessTokenIssued => {
-                events::authentication_server::AuthServerAccessTokenIssued::from_fields(
+                EventRef::AuthServerAccessTokenIssued(
+                    events::authentication_server::AuthServerAccessTokenIssued::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AuthServerAccessTokenIssued)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserGenerateMfaChallengeError => {
-                events::authentication_server::AuthServerAccountUserGenerateMfaChallengeError::from_fields(
+                EventRef::AuthServerAccountUserGenerateMfaChallengeError(
+                    events::authentication_server::AuthServerAccountUserGenerateMfaChallengeError::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AuthServerAccountUserGenerateMfaChallengeError)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoggedIn => {
-                events::authentication_server::AuthServerAccountUserLoggedIn::from_fields(
+                EventRef::AuthServerAccountUserLoggedIn(
+                    events::authentication_server::AuthServerAccountUserLoggedIn::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AuthServerAccountUserLoggedIn)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoginDenied => {
-                events::authentication_server::AuthServerAccountUserLoginDenied::from_fields(
+                EventRef::AuthServerAccountUserLoginDenied(
+                    events::authentication_server::AuthServerAccountUserLoginDenied::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AuthServerAccountUserLoginDenied)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoginFailed => {
-                events::authentication_server::AuthServerAccountUserLoginFailed::from_fields(
+                EventRef::AuthServerAccountUserLoginFailed(
+                    events::authentication_server::AuthServerAccountUserLoginFailed::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AuthServerAccountUserLoginFailed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoginStepCompleted => {
-                events::authentication_server::AuthServerAccountUserLoginStepCompleted::from_fields(
+                EventRef::AuthServerAccountUserLoginStepCompleted(
+                    events::authentication_server::AuthServerAccountUserLoginStepCompleted::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::AuthServerAccountUserLoginStepCompleted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingBillingDocumentHeld => {
-                events::billing::BillingBillingDocumentHeld::from_fields(
+                EventRef::BillingBillingDocumentHeld(
+                    events::billing::BillingBillingDocumentHeld::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::BillingBillingDocumentHeld)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingBillingDocumentIssued => {
-                events::billing::BillingBillingDocumentIssued::from_fields(
+                EventRef::BillingBillingDocumentIssued(
+                    events::billing::BillingBillingDocumentIssued::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::BillingBillingDocumentIssued)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingBillingDocumentRepresentationDispatched => {
-                events::billing::BillingBillingDocumentRepresentationDispatched::from_fields(
+                EventRef::BillingBillingDocumentRepresentationDispatched(
+                    events::billing::BillingBillingDocumentRepresentationDispatched::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::BillingBillingDocumentRepresentationDispatched)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingBillingOptionsUpdated => {
-                events::billing::BillingBillingOptionsUpdated::from_fields(
+                EventRef::BillingBillingOptionsUpdated(
+                    events::billing::BillingBillingOptionsUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::BillingBillingOptionsUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingChargingLedgerAssignedToAgreement => {
-                events::billing::BillingChargingLedgerAssignedToAgreement::from_fields(
+                EventRef::BillingChargingLedgerAssignedToAgreement(
+                    events::billing::BillingChargingLedgerAssignedToAgreement::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::BillingChargingLedgerAssignedToAgreement)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingChargingSupplyPointTriggered => {
-                events::billing::BillingChargingSupplyPointTriggered::from_fields(
+                EventRef::BillingChargingSupplyPointTriggered(
+                    events::billing::BillingChargingSupplyPointTriggered::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::BillingChargingSupplyPointTriggered)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingDuosInvoiceCancel => {
-                events::billing::BillingDuosInvoiceCancel::from_fields(
+                EventRef::BillingDuosInvoiceCancel(
+                    events::billing::BillingDuosInvoiceCancel::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::BillingDuosInvoiceCancel)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingDuosInvoiceNew => {
-                events::billing::BillingDuosInvoiceNew::from_fields(self.version, fields)
-                    .map(EventRef::BillingDuosInvoiceNew)
+                EventRef::BillingDuosInvoiceNew(
+                    events::billing::BillingDuosInvoiceNew::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingDuosInvoiceReplace => {
-                events::billing::BillingDuosInvoiceReplace::from_fields(
+                EventRef::BillingDuosInvoiceReplace(
+                    events::billing::BillingDuosInvoiceReplace::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::BillingDuosInvoiceReplace)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingFinalBill => {
-                events::billing::BillingFinalBill::from_fields(self.version, fields)
-                    .map(EventRef::BillingFinalBill)
+                EventRef::BillingFinalBill(
+                    events::billing::BillingFinalBill::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingIssuanceExternalStatusCreated => {
-                events::billing::BillingIssuanceExternalStatusCreated::from_fields(
+                EventRef::BillingIssuanceExternalStatusCreated(
+                    events::billing::BillingIssuanceExternalStatusCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::BillingIssuanceExternalStatusCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingIssuedBill => {
-                events::billing::BillingIssuedBill::from_fields(self.version, fields)
-                    .map(EventRef::BillingIssuedBill)
+                EventRef::BillingIssuedBill(
+                    events::billing::BillingIssuedBill::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingLedgerEntryPosted => {
-                events::billing::BillingLedgerEntryPosted::from_fields(
+                EventRef::BillingLedgerEntryPosted(
+                    events::billing::BillingLedgerEntryPosted::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::BillingLedgerEntryPosted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingLedgerEntryRemoved => {
-                events::billing::BillingLedgerEntryRemoved::from_fields(
+                EventRef::BillingLedgerEntryRemoved(
+                    events::billing::BillingLedgerEntryRemoved::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::BillingLedgerEntryRemoved)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingPathwayTraversalFailed => {
-                events::billing::BillingPathwayTraversalFailed::from_fields(
+                EventRef::BillingPathwayTraversalFailed(
+                    events::billing::BillingPathwayTraversalFailed::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::BillingPathwayTraversalFailed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingPathwayTraversalSucceeded => {
-                events::billing::BillingPathwayTraversalSucceeded::from_fields(
+                EventRef::BillingPathwayTraversalSucceeded(
+                    events::billing::BillingPathwayTraversalSucceeded::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::BillingPathwayTraversalSucceeded)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingPortfolioInvoiceSummaryCompleted => {
-                events::billing::BillingPortfolioInvoiceSummaryCompleted::from_fields(
+                EventRef::BillingPortfolioInvoiceSummaryCompleted(
+                    events::billing::BillingPortfolioInvoiceSummaryCompleted::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::BillingPortfolioInvoiceSummaryCompleted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingRebateAccepted => {
-                events::billing::BillingRebateAccepted::from_fields(self.version, fields)
-                    .map(EventRef::BillingRebateAccepted)
+                EventRef::BillingRebateAccepted(
+                    events::billing::BillingRebateAccepted::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingRebateCreated => {
-                events::billing::BillingRebateCreated::from_fields(self.version, fields)
-                    .map(EventRef::BillingRebateCreated)
+                EventRef::BillingRebateCreated(
+                    events::billing::BillingRebateCreated::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingRebateDeclined => {
-                events::billing::BillingRebateDeclined::from_fields(self.version, fields)
-                    .map(EventRef::BillingRebateDeclined)
+                EventRef::BillingRebateDeclined(
+                    events::billing::BillingRebateDeclined::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingRebateUpdated => {
-                events::billing::BillingRebateUpdated::from_fields(self.version, fields)
-                    .map(EventRef::BillingRebateUpdated)
+                EventRef::BillingRebateUpdated(
+                    events::billing::BillingRebateUpdated::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "businesses")]
             EventType::BusinessCreated => {
-                events::businesses::BusinessCreated::from_fields(self.version, fields)
-                    .map(EventRef::BusinessCreated)
+                EventRef::BusinessCreated(
+                    events::businesses::BusinessCreated::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "businesses")]
             EventType::BusinessUpdated => {
-                events::businesses::BusinessUpdated::from_fields(self.version, fields)
-                    .map(EventRef::BusinessUpdated)
+                EventRef::BusinessUpdated(
+                    events::businesses::BusinessUpdated::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "businesses")]
             EventType::BusinessOperationsTeamUpdated => {
-                events::businesses::BusinessOperationsTeamUpdated::from_fields(
+                EventRef::BusinessOperationsTeamUpdated(
+                    events::businesses::BusinessOperationsTeamUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::BusinessOperationsTeamUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "accounts")]
             EventType::CampaignAccountAdded => {
-                events::accounts::CampaignAccountAdded::from_fields(self.version, fields)
-                    .map(EventRef::CampaignAccountAdded)
+                EventRef::CampaignAccountAdded(
+                    events::accounts::CampaignAccountAdded::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "accounts")]
             EventType::CampaignAccountRemoved => {
-                events::accounts::CampaignAccountRemoved::from_fields(
+                EventRef::CampaignAccountRemoved(
+                    events::accounts::CampaignAccountRemoved::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::CampaignAccountRemoved)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "accounts")]
             EventType::CampaignAccountUpdated => {
-                events::accounts::CampaignAccountUpdated::from_fields(
+                EventRef::CampaignAccountUpdated(
+                    events::accounts::CampaignAccountUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::CampaignAccountUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::ChargingPrimingErrored => {
-                events::billing::ChargingPrimingErrored::from_fields(
+                EventRef::ChargingPrimingErrored(
+                    events::billing::ChargingPrimingErrored::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ChargingPrimingErrored)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::CollateralAgreementFulfilled => {
-                events::collections::CollateralAgreementFulfilled::from_fields(
+                EventRef::CollateralAgreementFulfilled(
+                    events::collections::CollateralAgreementFulfilled::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::CollateralAgreementFulfilled)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProceedingCreated => {
-                events::collections::CollectionProceedingCreated::from_fields(
+                EventRef::CollectionProceedingCreated(
+                    events::collections::CollectionProceedingCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::CollectionProceedingCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessCommStepResolved => {
-                events::collections::CollectionProcessCommStepResolved::from_fields(
+                EventRef::CollectionProcessCommStepResolved(
+                    events::collections::CollectionProcessCommStepResolved::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::CollectionProcessCommStepResolved)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessLeaveSupplierInstigated => {
-                events::collections::CollectionProcessLeaveSupplierInstigated::from_fields(
+                EventRef::CollectionProcessLeaveSupplierInstigated(
+                    events::collections::CollectionProcessLeaveSupplierInstigated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::CollectionProcessLeaveSupplierInstigated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessPaused => {
-                events::collections::CollectionProcessPaused::from_fields(
+                EventRef::CollectionProcessPaused(
+                    events::collections::CollectionProcessPaused::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::CollectionProcessPaused)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessRaised => {
-                events::collections::CollectionProcessRaised::from_fields(
+                EventRef::CollectionProcessRaised(
+                    events::collections::CollectionProcessRaised::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::CollectionProcessRaised)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessReactivated => {
-                events::collections::CollectionProcessReactivated::from_fields(
+                EventRef::CollectionProcessReactivated(
+                    events::collections::CollectionProcessReactivated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::CollectionProcessReactivated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessRunTerminationRequested => {
-                events::collections::CollectionProcessRunTerminationRequested::from_fields(
+                EventRef::CollectionProcessRunTerminationRequested(
+                    events::collections::CollectionProcessRunTerminationRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::CollectionProcessRunTerminationRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessUnpaused => {
-                events::collections::CollectionProcessUnpaused::from_fields(
+                EventRef::CollectionProcessUnpaused(
+                    events::collections::CollectionProcessUnpaused::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::CollectionProcessUnpaused)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessWithdrawn => {
-                events::collections::CollectionProcessWithdrawn::from_fields(
+                EventRef::CollectionProcessWithdrawn(
+                    events::collections::CollectionProcessWithdrawn::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::CollectionProcessWithdrawn)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::CommsAccountCallUpdated => {
-                events::communications::CommsAccountCallUpdated::from_fields(
+                EventRef::CommsAccountCallUpdated(
+                    events::communications::CommsAccountCallUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::CommsAccountCallUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::CommsCustomerEmailBounced => {
-                events::communications::CommsCustomerEmailBounced::from_fields(
+                EventRef::CommsCustomerEmailBounced(
+                    events::communications::CommsCustomerEmailBounced::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::CommsCustomerEmailBounced)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::CommsPushNotificationReceivedUnregisteredOrExpiredToken => {
-                events::communications::CommsPushNotificationReceivedUnregisteredOrExpiredToken::from_fields(
+                EventRef::CommsPushNotificationReceivedUnregisteredOrExpiredToken(
+                    events::communications::CommsPushNotificationReceivedUnregisteredOrExpiredToken::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        EventRef::CommsPushNotificationReceivedUnregisteredOrExpiredToken,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::CommsTranscriptionCreated => {
-                events::communications::CommsTranscriptionCreated::from_fields(
+                EventRef::CommsTranscriptionCreated(
+                    events::communications::CommsTranscriptionCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::CommsTranscriptionCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplaintsComplaintNewContact => {
-                events::communications::ComplaintsComplaintNewContact::from_fields(
+                EventRef::ComplaintsComplaintNewContact(
+                    events::communications::ComplaintsComplaintNewContact::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ComplaintsComplaintNewContact)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplaintsComplaintOpened => {
-                events::communications::ComplaintsComplaintOpened::from_fields(
+                EventRef::ComplaintsComplaintOpened(
+                    events::communications::ComplaintsComplaintOpened::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ComplaintsComplaintOpened)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplaintsDrpFinished => {
-                events::communications::ComplaintsDrpFinished::from_fields(
+                EventRef::ComplaintsDrpFinished(
+                    events::communications::ComplaintsDrpFinished::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ComplaintsDrpFinished)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplaintsDrpStarted => {
-                events::communications::ComplaintsDrpStarted::from_fields(
+                EventRef::ComplaintsDrpStarted(
+                    events::communications::ComplaintsDrpStarted::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ComplaintsDrpStarted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplexQuotingCostCalculationFinished => {
-                events::communications::ComplexQuotingCostCalculationFinished::from_fields(
+                EventRef::ComplexQuotingCostCalculationFinished(
+                    events::communications::ComplexQuotingCostCalculationFinished::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ComplexQuotingCostCalculationFinished)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::ConsentsConsentCreated => {
-                events::communications::ConsentsConsentCreated::from_fields(
+                EventRef::ConsentsConsentCreated(
+                    events::communications::ConsentsConsentCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ConsentsConsentCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::ConsentsConsentUpdated => {
-                events::communications::ConsentsConsentUpdated::from_fields(
+                EventRef::ConsentsConsentUpdated(
+                    events::communications::ConsentsConsentUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ConsentsConsentUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractGroupsCreated => {
-                events::contracts::ContractGroupsCreated::from_fields(
+                EventRef::ContractGroupsCreated(
+                    events::contracts::ContractGroupsCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ContractGroupsCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractGroupsMembershipsChanged => {
-                events::contracts::ContractGroupsMembershipsChanged::from_fields(
+                EventRef::ContractGroupsMembershipsChanged(
+                    events::contracts::ContractGroupsMembershipsChanged::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ContractGroupsMembershipsChanged)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractGroupsVersionCreated => {
-                events::contracts::ContractGroupsVersionCreated::from_fields(
+                EventRef::ContractGroupsVersionCreated(
+                    events::contracts::ContractGroupsVersionCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ContractGroupsVersionCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsActualized => {
-                events::contracts::ContractsActualized::from_fields(self.version, fields)
-                    .map(EventRef::ContractsActualized)
+                EventRef::ContractsActualized(
+                    events::contracts::ContractsActualized::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsCreated => {
-                events::contracts::ContractsCreated::from_fields(self.version, fields)
-                    .map(EventRef::ContractsCreated)
+                EventRef::ContractsCreated(
+                    events::contracts::ContractsCreated::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsExpired => {
-                events::contracts::ContractsExpired::from_fields(self.version, fields)
-                    .map(EventRef::ContractsExpired)
+                EventRef::ContractsExpired(
+                    events::contracts::ContractsExpired::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsExpiryApproaching => {
-                events::contracts::ContractsExpiryApproaching::from_fields(
+                EventRef::ContractsExpiryApproaching(
+                    events::contracts::ContractsExpiryApproaching::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ContractsExpiryApproaching)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsJourneysCreationStarted => {
-                events::contracts::ContractsJourneysCreationStarted::from_fields(
+                EventRef::ContractsJourneysCreationStarted(
+                    events::contracts::ContractsJourneysCreationStarted::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ContractsJourneysCreationStarted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsJourneysTerminationStarted => {
-                events::contracts::ContractsJourneysTerminationStarted::from_fields(
+                EventRef::ContractsJourneysTerminationStarted(
+                    events::contracts::ContractsJourneysTerminationStarted::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ContractsJourneysTerminationStarted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsJourneysVariationStarted => {
-                events::contracts::ContractsJourneysVariationStarted::from_fields(
+                EventRef::ContractsJourneysVariationStarted(
+                    events::contracts::ContractsJourneysVariationStarted::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ContractsJourneysVariationStarted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsNovated => {
-                events::contracts::ContractsNovated::from_fields(self.version, fields)
-                    .map(EventRef::ContractsNovated)
+                EventRef::ContractsNovated(
+                    events::contracts::ContractsNovated::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsRescinded => {
-                events::contracts::ContractsRescinded::from_fields(self.version, fields)
-                    .map(EventRef::ContractsRescinded)
+                EventRef::ContractsRescinded(
+                    events::contracts::ContractsRescinded::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsRevoked => {
-                events::contracts::ContractsRevoked::from_fields(self.version, fields)
-                    .map(EventRef::ContractsRevoked)
+                EventRef::ContractsRevoked(
+                    events::contracts::ContractsRevoked::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsSubjectAmended => {
-                events::contracts::ContractsSubjectAmended::from_fields(
+                EventRef::ContractsSubjectAmended(
+                    events::contracts::ContractsSubjectAmended::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ContractsSubjectAmended)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsTerminated => {
-                events::contracts::ContractsTerminated::from_fields(self.version, fields)
-                    .map(EventRef::ContractsTerminated)
+                EventRef::ContractsTerminated(
+                    events::contracts::ContractsTerminated::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsTermsVaried => {
-                events::contracts::ContractsTermsVaried::from_fields(
+                EventRef::ContractsTermsVaried(
+                    events::contracts::ContractsTermsVaried::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ContractsTermsVaried)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::CreditCheckCreated => {
-                events::collections::CreditCheckCreated::from_fields(
+                EventRef::CreditCheckCreated(
+                    events::collections::CreditCheckCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::CreditCheckCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerRolesCreated => {
-                events::customer_access::CustomerAccessPartnerRolesCreated::from_fields(
+                EventRef::CustomerAccessPartnerRolesCreated(
+                    events::customer_access::CustomerAccessPartnerRolesCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::CustomerAccessPartnerRolesCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerRolesUpdated => {
-                events::customer_access::CustomerAccessPartnerRolesUpdated::from_fields(
+                EventRef::CustomerAccessPartnerRolesUpdated(
+                    events::customer_access::CustomerAccessPartnerRolesUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::CustomerAccessPartnerRolesUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerUserRolesCreated => {
-                events::customer_access::CustomerAccessPartnerUserRolesCreated::from_fields(
+                EventRef::CustomerAccessPartnerUserRolesCreated(
+                    events::customer_access::CustomerAccessPartnerUserRolesCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::CustomerAccessPartnerUserRolesCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerUserRolesUpdated => {
-                events::customer_access::CustomerAccessPartnerUserRolesUpdated::from_fields(
+                EventRef::CustomerAccessPartnerUserRolesUpdated(
+                    events::customer_access::CustomerAccessPartnerUserRolesUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::CustomerAccessPartnerUserRolesUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessUserRolesCreated => {
-                events::customer_access::CustomerAccessUserRolesCreated::from_fields(
+                EventRef::CustomerAccessUserRolesCreated(
+                    events::customer_access::CustomerAccessUserRolesCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::CustomerAccessUserRolesCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessUserRolesUpdated => {
-                events::customer_access::CustomerAccessUserRolesUpdated::from_fields(
+                EventRef::CustomerAccessUserRolesUpdated(
+                    events::customer_access::CustomerAccessUserRolesUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::CustomerAccessUserRolesUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessCancelled => {
-                events::data_import::DataImportImportProcessCancelled::from_fields(
+                EventRef::DataImportImportProcessCancelled(
+                    events::data_import::DataImportImportProcessCancelled::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::DataImportImportProcessCancelled)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessComplete => {
-                events::data_import::DataImportImportProcessComplete::from_fields(
+                EventRef::DataImportImportProcessComplete(
+                    events::data_import::DataImportImportProcessComplete::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::DataImportImportProcessComplete)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessDryRunComplete => {
-                events::data_import::DataImportImportProcessDryRunComplete::from_fields(
+                EventRef::DataImportImportProcessDryRunComplete(
+                    events::data_import::DataImportImportProcessDryRunComplete::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::DataImportImportProcessDryRunComplete)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessDryRunError => {
-                events::data_import::DataImportImportProcessDryRunError::from_fields(
+                EventRef::DataImportImportProcessDryRunError(
+                    events::data_import::DataImportImportProcessDryRunError::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::DataImportImportProcessDryRunError)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessError => {
-                events::data_import::DataImportImportProcessError::from_fields(
+                EventRef::DataImportImportProcessError(
+                    events::data_import::DataImportImportProcessError::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::DataImportImportProcessError)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessPostImportCompleted => {
-                events::data_import::DataImportImportProcessPostImportCompleted::from_fields(
+                EventRef::DataImportImportProcessPostImportCompleted(
+                    events::data_import::DataImportImportProcessPostImportCompleted::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::DataImportImportProcessPostImportCompleted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessPostImportError => {
-                events::data_import::DataImportImportProcessPostImportError::from_fields(
+                EventRef::DataImportImportProcessPostImportError(
+                    events::data_import::DataImportImportProcessPostImportError::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::DataImportImportProcessPostImportError)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportOrderProcessCancelled => {
-                events::data_import::DataImportOrderProcessCancelled::from_fields(
+                EventRef::DataImportOrderProcessCancelled(
+                    events::data_import::DataImportOrderProcessCancelled::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::DataImportOrderProcessCancelled)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportOrderProcessComplete => {
-                events::data_import::DataImportOrderProcessComplete::from_fields(
+                EventRef::DataImportOrderProcessComplete(
+                    events::data_import::DataImportOrderProcessComplete::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::DataImportOrderProcessComplete)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportOrderProcessError => {
-                events::data_import::DataImportOrderProcessError::from_fields(
+                EventRef::DataImportOrderProcessError(
+                    events::data_import::DataImportOrderProcessError::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::DataImportOrderProcessError)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::DebtActioningAutomatedDebtWriteBackCompleted => {
-                events::collections::DebtActioningAutomatedDebtWriteBackCompleted::from_fields(
+                EventRef::DebtActioningAutomatedDebtWriteBackCompleted(
+                    events::collections::DebtActioningAutomatedDebtWriteBackCompleted::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::DebtActioningAutomatedDebtWriteBackCompleted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::DebtActioningAutomatedDebtWriteBackFailed => {
-                events::collections::DebtActioningAutomatedDebtWriteBackFailed::from_fields(
+                EventRef::DebtActioningAutomatedDebtWriteBackFailed(
+                    events::collections::DebtActioningAutomatedDebtWriteBackFailed::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::DebtActioningAutomatedDebtWriteBackFailed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::DebtActioningAutomatedDebtWriteBackSkipped => {
-                events::collections::DebtActioningAutomatedDebtWriteBackSkipped::from_fields(
+                EventRef::DebtActioningAutomatedDebtWriteBackSkipped(
+                    events::collections::DebtActioningAutomatedDebtWriteBackSkipped::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::DebtActioningAutomatedDebtWriteBackSkipped)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::DelinquentDebtAllocationCreated => {
-                events::collections::DelinquentDebtAllocationCreated::from_fields(
+                EventRef::DelinquentDebtAllocationCreated(
+                    events::collections::DelinquentDebtAllocationCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::DelinquentDebtAllocationCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::DelinquentDebtPositionChanged => {
-                events::collections::DelinquentDebtPositionChanged::from_fields(
+                EventRef::DelinquentDebtPositionChanged(
+                    events::collections::DelinquentDebtPositionChanged::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::DelinquentDebtPositionChanged)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementAccepted => {
-                events::collections::DepositAgreementAccepted::from_fields(
+                EventRef::DepositAgreementAccepted(
+                    events::collections::DepositAgreementAccepted::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::DepositAgreementAccepted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementFulfilled => {
-                events::collections::DepositAgreementFulfilled::from_fields(
+                EventRef::DepositAgreementFulfilled(
+                    events::collections::DepositAgreementFulfilled::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::DepositAgreementFulfilled)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementInstalmentReturned => {
-                events::collections::DepositAgreementInstalmentReturned::from_fields(
+                EventRef::DepositAgreementInstalmentReturned(
+                    events::collections::DepositAgreementInstalmentReturned::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::DepositAgreementInstalmentReturned)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementReturned => {
-                events::collections::DepositAgreementReturned::from_fields(
+                EventRef::DepositAgreementReturned(
+                    events::collections::DepositAgreementReturned::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::DepositAgreementReturned)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementWithdrawn => {
-                events::collections::DepositAgreementWithdrawn::from_fields(
+                EventRef::DepositAgreementWithdrawn(
+                    events::collections::DepositAgreementWithdrawn::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::DepositAgreementWithdrawn)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::DunningPathPaused => {
-                events::collections::DunningPathPaused::from_fields(self.version, fields)
-                    .map(EventRef::DunningPathPaused)
+                EventRef::DunningPathPaused(
+                    events::collections::DunningPathPaused::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::DunningPathStarted => {
-                events::collections::DunningPathStarted::from_fields(
+                EventRef::DunningPathStarted(
+                    events::collections::DunningPathStarted::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::DunningPathStarted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::DunningPathUnpaused => {
-                events::collections::DunningPathUnpaused::from_fields(
+                EventRef::DunningPathUnpaused(
+                    events::collections::DunningPathUnpaused::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::DunningPathUnpaused)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::DunningPathWithdrawn => {
-                events::collections::DunningPathWithdrawn::from_fields(
+                EventRef::DunningPathWithdrawn(
+                    events::collections::DunningPathWithdrawn::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::DunningPathWithdrawn)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileCancellationInvoiceProcessed => {
-                events::market_files::ElectricityFlowFileCancellationInvoiceProcessed::from_fields(
+                EventRef::ElectricityFlowFileCancellationInvoiceProcessed(
+                    events::market_files::ElectricityFlowFileCancellationInvoiceProcessed::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ElectricityFlowFileCancellationInvoiceProcessed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileComplementaryInvoiceProcessed => {
-                events::market_files::ElectricityFlowFileComplementaryInvoiceProcessed::from_fields(
+                EventRef::ElectricityFlowFileComplementaryInvoiceProcessed(
+                    events::market_files::ElectricityFlowFileComplementaryInvoiceProcessed::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ElectricityFlowFileComplementaryInvoiceProcessed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileRectificationInvoiceProcessed => {
-                events::market_files::ElectricityFlowFileRectificationInvoiceProcessed::from_fields(
+                EventRef::ElectricityFlowFileRectificationInvoiceProcessed(
+                    events::market_files::ElectricityFlowFileRectificationInvoiceProcessed::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ElectricityFlowFileRectificationInvoiceProcessed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileRegularizerInvoiceProcessed => {
-                events::market_files::ElectricityFlowFileRegularizerInvoiceProcessed::from_fields(
+                EventRef::ElectricityFlowFileRegularizerInvoiceProcessed(
+                    events::market_files::ElectricityFlowFileRegularizerInvoiceProcessed::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ElectricityFlowFileRegularizerInvoiceProcessed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileBillableConceptsInvoiceProcessed => {
-                events::market_files::ElectricityFlowFileBillableConceptsInvoiceProcessed::from_fields(
+                EventRef::ElectricityFlowFileBillableConceptsInvoiceProcessed(
+                    events::market_files::ElectricityFlowFileBillableConceptsInvoiceProcessed::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ElectricityFlowFileBillableConceptsInvoiceProcessed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileRegularInvoiceProcessed => {
-                events::market_files::ElectricityFlowFileRegularInvoiceProcessed::from_fields(
+                EventRef::ElectricityFlowFileRegularInvoiceProcessed(
+                    events::market_files::ElectricityFlowFileRegularInvoiceProcessed::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ElectricityFlowFileRegularInvoiceProcessed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::EspSupplyPointsEnrichmentDataSent => {
-                events::market_files::EspSupplyPointsEnrichmentDataSent::from_fields(
+                EventRef::EspSupplyPointsEnrichmentDataSent(
+                    events::market_files::EspSupplyPointsEnrichmentDataSent::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::EspSupplyPointsEnrichmentDataSent)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::EspSupplyPointsAtrSnapshotSent => {
-                events::market_files::EspSupplyPointsAtrSnapshotSent::from_fields(
+                EventRef::EspSupplyPointsAtrSnapshotSent(
+                    events::market_files::EspSupplyPointsAtrSnapshotSent::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::EspSupplyPointsAtrSnapshotSent)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileProcessed => {
-                events::data_import::ExternalMessagingUploadedFileProcessed::from_fields(
+                EventRef::ExternalMessagingUploadedFileProcessed(
+                    events::data_import::ExternalMessagingUploadedFileProcessed::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ExternalMessagingUploadedFileProcessed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileProcessingFailed => {
-                events::data_import::ExternalMessagingUploadedFileProcessingFailed::from_fields(
+                EventRef::ExternalMessagingUploadedFileProcessingFailed(
+                    events::data_import::ExternalMessagingUploadedFileProcessingFailed::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ExternalMessagingUploadedFileProcessingFailed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileSafe => {
-                events::data_import::ExternalMessagingUploadedFileSafe::from_fields(
+                EventRef::ExternalMessagingUploadedFileSafe(
+                    events::data_import::ExternalMessagingUploadedFileSafe::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ExternalMessagingUploadedFileSafe)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileUnsafe => {
-                events::data_import::ExternalMessagingUploadedFileUnsafe::from_fields(
+                EventRef::ExternalMessagingUploadedFileUnsafe(
+                    events::data_import::ExternalMessagingUploadedFileUnsafe::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::ExternalMessagingUploadedFileUnsafe)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceDeauthenticated => {
-                events::flexible_devices::FlexDeviceDeauthenticated::from_fields(
+                EventRef::FlexDeviceDeauthenticated(
+                    events::flexible_devices::FlexDeviceDeauthenticated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::FlexDeviceDeauthenticated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceDisconnected => {
-                events::flexible_devices::FlexDeviceDisconnected::from_fields(
+                EventRef::FlexDeviceDisconnected(
+                    events::flexible_devices::FlexDeviceDisconnected::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::FlexDeviceDisconnected)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceOptimisationCreated => {
-                events::flexible_devices::FlexDeviceOptimisationCreated::from_fields(
+                EventRef::FlexDeviceOptimisationCreated(
+                    events::flexible_devices::FlexDeviceOptimisationCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::FlexDeviceOptimisationCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceRegistered => {
-                events::flexible_devices::FlexDeviceRegistered::from_fields(
+                EventRef::FlexDeviceRegistered(
+                    events::flexible_devices::FlexDeviceRegistered::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::FlexDeviceRegistered)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated => {
-                events::market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::from_fields(
+                EventRef::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated(
+                    events::market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        EventRef::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsCancellationInvoiceCreated => {
-                events::market_files::GasBillFlowDetailsCancellationInvoiceCreated::from_fields(
+                EventRef::GasBillFlowDetailsCancellationInvoiceCreated(
+                    events::market_files::GasBillFlowDetailsCancellationInvoiceCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::GasBillFlowDetailsCancellationInvoiceCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsComplementaryInvoiceCreated => {
-                events::market_files::GasBillFlowDetailsComplementaryInvoiceCreated::from_fields(
+                EventRef::GasBillFlowDetailsComplementaryInvoiceCreated(
+                    events::market_files::GasBillFlowDetailsComplementaryInvoiceCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::GasBillFlowDetailsComplementaryInvoiceCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsRectificationInvoiceCreated => {
-                events::market_files::GasBillFlowDetailsRectificationInvoiceCreated::from_fields(
+                EventRef::GasBillFlowDetailsRectificationInvoiceCreated(
+                    events::market_files::GasBillFlowDetailsRectificationInvoiceCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::GasBillFlowDetailsRectificationInvoiceCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsRegularInvoiceCreated => {
-                events::market_files::GasBillFlowDetailsRegularInvoiceCreated::from_fields(
+                EventRef::GasBillFlowDetailsRegularInvoiceCreated(
+                    events::market_files::GasBillFlowDetailsRegularInvoiceCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::GasBillFlowDetailsRegularInvoiceCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasFlowFileB7033ComplementaryInvoiceProcessed => {
-                events::market_files::GasFlowFileB7033ComplementaryInvoiceProcessed::from_fields(
+                EventRef::GasFlowFileB7033ComplementaryInvoiceProcessed(
+                    events::market_files::GasFlowFileB7033ComplementaryInvoiceProcessed::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::GasFlowFileB7033ComplementaryInvoiceProcessed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasFlowFileB7033RegularInvoiceProcessed => {
-                events::market_files::GasFlowFileB7033RegularInvoiceProcessed::from_fields(
+                EventRef::GasFlowFileB7033RegularInvoiceProcessed(
+                    events::market_files::GasFlowFileB7033RegularInvoiceProcessed::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::GasFlowFileB7033RegularInvoiceProcessed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasSupplyPointInspectionResultsReceived => {
-                events::market_files::GasSupplyPointInspectionResultsReceived::from_fields(
+                EventRef::GasSupplyPointInspectionResultsReceived(
+                    events::market_files::GasSupplyPointInspectionResultsReceived::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::GasSupplyPointInspectionResultsReceived)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::GoodsPurchaseCreated => {
-                events::communications::GoodsPurchaseCreated::from_fields(
+                EventRef::GoodsPurchaseCreated(
+                    events::communications::GoodsPurchaseCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::GoodsPurchaseCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::GoodsQuoteCreatedForAccount => {
-                events::communications::GoodsQuoteCreatedForAccount::from_fields(
+                EventRef::GoodsQuoteCreatedForAccount(
+                    events::communications::GoodsQuoteCreatedForAccount::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::GoodsQuoteCreatedForAccount)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::GoodsQuoteCreatedWithoutAccount => {
-                events::communications::GoodsQuoteCreatedWithoutAccount::from_fields(
+                EventRef::GoodsQuoteCreatedWithoutAccount(
+                    events::communications::GoodsQuoteCreatedWithoutAccount::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::GoodsQuoteCreatedWithoutAccount)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfEnergisationUnsolicitedMessage => {
-                events::industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessage::from_fields(
+                EventRef::IndustryElectricityChangeOfEnergisationUnsolicitedMessage(
+                    events::industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessage::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        EventRef::IndustryElectricityChangeOfEnergisationUnsolicitedMessage,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfServiceMeterDeactivated => {
-                events::industry::IndustryElectricityChangeOfServiceMeterDeactivated::from_fields(
+                EventRef::IndustryElectricityChangeOfServiceMeterDeactivated(
+                    events::industry::IndustryElectricityChangeOfServiceMeterDeactivated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::IndustryElectricityChangeOfServiceMeterDeactivated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfSupplyGainInitiated => {
-                events::industry::IndustryElectricityChangeOfSupplyGainInitiated::from_fields(
+                EventRef::IndustryElectricityChangeOfSupplyGainInitiated(
+                    events::industry::IndustryElectricityChangeOfSupplyGainInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::IndustryElectricityChangeOfSupplyGainInitiated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfSupplyLossComplete => {
-                events::industry::IndustryElectricityChangeOfSupplyLossComplete::from_fields(
+                EventRef::IndustryElectricityChangeOfSupplyLossComplete(
+                    events::industry::IndustryElectricityChangeOfSupplyLossComplete::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::IndustryElectricityChangeOfSupplyLossComplete)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityExportInstallationValidated => {
-                events::industry::IndustryElectricityExportInstallationValidated::from_fields(
+                EventRef::IndustryElectricityExportInstallationValidated(
+                    events::industry::IndustryElectricityExportInstallationValidated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::IndustryElectricityExportInstallationValidated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryGasChangeOfSupplyGainInitiated => {
-                events::industry::IndustryGasChangeOfSupplyGainInitiated::from_fields(
+                EventRef::IndustryGasChangeOfSupplyGainInitiated(
+                    events::industry::IndustryGasChangeOfSupplyGainInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::IndustryGasChangeOfSupplyGainInitiated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryGasChangeOfSupplyLossComplete => {
-                events::industry::IndustryGasChangeOfSupplyLossComplete::from_fields(
+                EventRef::IndustryGasChangeOfSupplyLossComplete(
+                    events::industry::IndustryGasChangeOfSupplyLossComplete::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::IndustryGasChangeOfSupplyLossComplete)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkActionsRun => {
-                events::conversations::InkActionsRun::from_fields(self.version, fields)
-                    .map(EventRef::InkActionsRun)
+                EventRef::InkActionsRun(
+                    events::conversations::InkActionsRun::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkContentInboundMessageTagged => {
-                events::conversations::InkContentInboundMessageTagged::from_fields(
+                EventRef::InkContentInboundMessageTagged(
+                    events::conversations::InkContentInboundMessageTagged::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::InkContentInboundMessageTagged)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationAssignedToBucket => {
-                events::conversations::InkConversationAssignedToBucket::from_fields(
+                EventRef::InkConversationAssignedToBucket(
+                    events::conversations::InkConversationAssignedToBucket::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::InkConversationAssignedToBucket)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationAssignedToTimeline => {
-                events::conversations::InkConversationAssignedToTimeline::from_fields(
+                EventRef::InkConversationAssignedToTimeline(
+                    events::conversations::InkConversationAssignedToTimeline::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::InkConversationAssignedToTimeline)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationAwaitCustomerReply => {
-                events::conversations::InkConversationAwaitCustomerReply::from_fields(
+                EventRef::InkConversationAwaitCustomerReply(
+                    events::conversations::InkConversationAwaitCustomerReply::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::InkConversationAwaitCustomerReply)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationClosed => {
-                events::conversations::InkConversationClosed::from_fields(
+                EventRef::InkConversationClosed(
+                    events::conversations::InkConversationClosed::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::InkConversationClosed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationOpenStatusChanged => {
-                events::conversations::InkConversationOpenStatusChanged::from_fields(
+                EventRef::InkConversationOpenStatusChanged(
+                    events::conversations::InkConversationOpenStatusChanged::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::InkConversationOpenStatusChanged)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationOpened => {
-                events::conversations::InkConversationOpened::from_fields(
+                EventRef::InkConversationOpened(
+                    events::conversations::InkConversationOpened::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::InkConversationOpened)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationPriorityChanged => {
-                events::conversations::InkConversationPriorityChanged::from_fields(
+                EventRef::InkConversationPriorityChanged(
+                    events::conversations::InkConversationPriorityChanged::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::InkConversationPriorityChanged)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationSnoozed => {
-                events::conversations::InkConversationSnoozed::from_fields(
+                EventRef::InkConversationSnoozed(
+                    events::conversations::InkConversationSnoozed::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::InkConversationSnoozed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationUnassignedFromBucket => {
-                events::conversations::InkConversationUnassignedFromBucket::from_fields(
+                EventRef::InkConversationUnassignedFromBucket(
+                    events::conversations::InkConversationUnassignedFromBucket::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::InkConversationUnassignedFromBucket)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationUnassignedFromTimeline => {
-                events::conversations::InkConversationUnassignedFromTimeline::from_fields(
+                EventRef::InkConversationUnassignedFromTimeline(
+                    events::conversations::InkConversationUnassignedFromTimeline::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::InkConversationUnassignedFromTimeline)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkLiveChatClosed => {
-                events::conversations::InkLiveChatClosed::from_fields(
+                EventRef::InkLiveChatClosed(
+                    events::conversations::InkLiveChatClosed::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::InkLiveChatClosed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkLiveChatInitiated => {
-                events::conversations::InkLiveChatInitiated::from_fields(
+                EventRef::InkLiveChatInitiated(
+                    events::conversations::InkLiveChatInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::InkLiveChatInitiated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkLiveChatMessagesOutboundMessageCreated => {
-                events::conversations::InkLiveChatMessagesOutboundMessageCreated::from_fields(
+                EventRef::InkLiveChatMessagesOutboundMessageCreated(
+                    events::conversations::InkLiveChatMessagesOutboundMessageCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::InkLiveChatMessagesOutboundMessageCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessageAttachmentSafe => {
-                events::conversations::InkMessageAttachmentSafe::from_fields(
+                EventRef::InkMessageAttachmentSafe(
+                    events::conversations::InkMessageAttachmentSafe::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::InkMessageAttachmentSafe)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessageAttachmentUnsafe => {
-                events::conversations::InkMessageAttachmentUnsafe::from_fields(
+                EventRef::InkMessageAttachmentUnsafe(
+                    events::conversations::InkMessageAttachmentUnsafe::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::InkMessageAttachmentUnsafe)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesInboundEmailMigration => {
-                events::conversations::InkMessagesInboundEmailMigration::from_fields(
+                EventRef::InkMessagesInboundEmailMigration(
+                    events::conversations::InkMessagesInboundEmailMigration::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::InkMessagesInboundEmailMigration)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesInboundMessageCreated => {
-                events::conversations::InkMessagesInboundMessageCreated::from_fields(
+                EventRef::InkMessagesInboundMessageCreated(
+                    events::conversations::InkMessagesInboundMessageCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::InkMessagesInboundMessageCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesInboundMessageIngested => {
-                events::conversations::InkMessagesInboundMessageIngested::from_fields(
+                EventRef::InkMessagesInboundMessageIngested(
+                    events::conversations::InkMessagesInboundMessageIngested::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::InkMessagesInboundMessageIngested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesOutboundMessageCreated => {
-                events::conversations::InkMessagesOutboundMessageCreated::from_fields(
+                EventRef::InkMessagesOutboundMessageCreated(
+                    events::conversations::InkMessagesOutboundMessageCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::InkMessagesOutboundMessageCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesOutboundMessageFailed => {
-                events::conversations::InkMessagesOutboundMessageFailed::from_fields(
+                EventRef::InkMessagesOutboundMessageFailed(
+                    events::conversations::InkMessagesOutboundMessageFailed::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::InkMessagesOutboundMessageFailed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesPhishingReportDismissed => {
-                events::conversations::InkMessagesPhishingReportDismissed::from_fields(
+                EventRef::InkMessagesPhishingReportDismissed(
+                    events::conversations::InkMessagesPhishingReportDismissed::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::InkMessagesPhishingReportDismissed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesReportedPhishing => {
-                events::conversations::InkMessagesReportedPhishing::from_fields(
+                EventRef::InkMessagesReportedPhishing(
+                    events::conversations::InkMessagesReportedPhishing::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::InkMessagesReportedPhishing)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesReportedSpam => {
-                events::conversations::InkMessagesReportedSpam::from_fields(
+                EventRef::InkMessagesReportedSpam(
+                    events::conversations::InkMessagesReportedSpam::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::InkMessagesReportedSpam)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesSpamReportDismissed => {
-                events::conversations::InkMessagesSpamReportDismissed::from_fields(
+                EventRef::InkMessagesSpamReportDismissed(
+                    events::conversations::InkMessagesSpamReportDismissed::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::InkMessagesSpamReportDismissed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "businesses")]
             EventType::InternalCompanyCreated => {
-                events::businesses::InternalCompanyCreated::from_fields(
+                EventRef::InternalCompanyCreated(
+                    events::businesses::InternalCompanyCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::InternalCompanyCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeApplicationServiceCompleted => {
-                events::billing::LatePaymentFeeApplicationServiceCompleted::from_fields(
+                EventRef::LatePaymentFeeApplicationServiceCompleted(
+                    events::billing::LatePaymentFeeApplicationServiceCompleted::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LatePaymentFeeApplicationServiceCompleted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeApplicationServiceFeeApplied => {
-                events::billing::LatePaymentFeeApplicationServiceFeeApplied::from_fields(
+                EventRef::LatePaymentFeeApplicationServiceFeeApplied(
+                    events::billing::LatePaymentFeeApplicationServiceFeeApplied::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LatePaymentFeeApplicationServiceFeeApplied)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeApplicationServiceStarted => {
-                events::billing::LatePaymentFeeApplicationServiceStarted::from_fields(
+                EventRef::LatePaymentFeeApplicationServiceStarted(
+                    events::billing::LatePaymentFeeApplicationServiceStarted::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LatePaymentFeeApplicationServiceStarted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculationServiceCompleted => {
-                events::billing::LatePaymentFeeCalculationServiceCompleted::from_fields(
+                EventRef::LatePaymentFeeCalculationServiceCompleted(
+                    events::billing::LatePaymentFeeCalculationServiceCompleted::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LatePaymentFeeCalculationServiceCompleted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculationServiceStarted => {
-                events::billing::LatePaymentFeeCalculationServiceStarted::from_fields(
+                EventRef::LatePaymentFeeCalculationServiceStarted(
+                    events::billing::LatePaymentFeeCalculationServiceStarted::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LatePaymentFeeCalculationServiceStarted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculatorCompleted => {
-                events::billing::LatePaymentFeeCalculatorCompleted::from_fields(
+                EventRef::LatePaymentFeeCalculatorCompleted(
+                    events::billing::LatePaymentFeeCalculatorCompleted::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LatePaymentFeeCalculatorCompleted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculatorFeeApplied => {
-                events::billing::LatePaymentFeeCalculatorFeeApplied::from_fields(
+                EventRef::LatePaymentFeeCalculatorFeeApplied(
+                    events::billing::LatePaymentFeeCalculatorFeeApplied::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LatePaymentFeeCalculatorFeeApplied)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculatorStarted => {
-                events::billing::LatePaymentFeeCalculatorStarted::from_fields(
+                EventRef::LatePaymentFeeCalculatorStarted(
+                    events::billing::LatePaymentFeeCalculatorStarted::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LatePaymentFeeCalculatorStarted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeWaived => {
-                events::billing::LatePaymentFeeWaived::from_fields(self.version, fields)
-                    .map(EventRef::LatePaymentFeeWaived)
+                EventRef::LatePaymentFeeWaived(
+                    events::billing::LatePaymentFeeWaived::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::LeadsLeadStageUpdated => {
-                events::communications::LeadsLeadStageUpdated::from_fields(
+                EventRef::LeadsLeadStageUpdated(
+                    events::communications::LeadsLeadStageUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LeadsLeadStageUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::LeadsOpportunityDocumentAttachedToOpportunity => {
-                events::communications::LeadsOpportunityDocumentAttachedToOpportunity::from_fields(
+                EventRef::LeadsOpportunityDocumentAttachedToOpportunity(
+                    events::communications::LeadsOpportunityDocumentAttachedToOpportunity::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LeadsOpportunityDocumentAttachedToOpportunity)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::LeadsOpportunityOfferGroupCreated => {
-                events::communications::LeadsOpportunityOfferGroupCreated::from_fields(
+                EventRef::LeadsOpportunityOfferGroupCreated(
+                    events::communications::LeadsOpportunityOfferGroupCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LeadsOpportunityOfferGroupCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::LeadsOpportunityStageUpdated => {
-                events::communications::LeadsOpportunityStageUpdated::from_fields(
+                EventRef::LeadsOpportunityStageUpdated(
+                    events::communications::LeadsOpportunityStageUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LeadsOpportunityStageUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleEnrollmentLoyaltyPointsQualificationReversed => {
-                events::lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversed::from_fields(
+                EventRef::LifecycleEnrollmentLoyaltyPointsQualificationReversed(
+                    events::lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversed::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LifecycleEnrollmentLoyaltyPointsQualificationReversed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint => {
-                events::lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::from_fields(
+                EventRef::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint(
+                    events::lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        EventRef::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierActivationCompleted => {
-                events::lifecycle_join::LifecycleJoinSupplierActivationCompleted::from_fields(
+                EventRef::LifecycleJoinSupplierActivationCompleted(
+                    events::lifecycle_join::LifecycleJoinSupplierActivationCompleted::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LifecycleJoinSupplierActivationCompleted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierActivationInitiated => {
-                events::lifecycle_join::LifecycleJoinSupplierActivationInitiated::from_fields(
+                EventRef::LifecycleJoinSupplierActivationInitiated(
+                    events::lifecycle_join::LifecycleJoinSupplierActivationInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LifecycleJoinSupplierActivationInitiated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAgreementCreated => {
-                events::lifecycle_join::LifecycleJoinSupplierAgreementCreated::from_fields(
+                EventRef::LifecycleJoinSupplierAgreementCreated(
+                    events::lifecycle_join::LifecycleJoinSupplierAgreementCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LifecycleJoinSupplierAgreementCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated => {
-                events::lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::from_fields(
+                EventRef::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated(
+                    events::lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        EventRef::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated => {
-                events::lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::from_fields(
+                EventRef::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated(
+                    events::lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        EventRef::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated => {
-                events::lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::from_fields(
+                EventRef::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated(
+                    events::lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        EventRef::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierCancellationRequested => {
-                events::lifecycle_join::LifecycleJoinSupplierCancellationRequested::from_fields(
+                EventRef::LifecycleJoinSupplierCancellationRequested(
+                    events::lifecycle_join::LifecycleJoinSupplierCancellationRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LifecycleJoinSupplierCancellationRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierCancelled => {
-                events::lifecycle_join::LifecycleJoinSupplierCancelled::from_fields(
+                EventRef::LifecycleJoinSupplierCancelled(
+                    events::lifecycle_join::LifecycleJoinSupplierCancelled::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LifecycleJoinSupplierCancelled)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierCompleted => {
-                events::lifecycle_join::LifecycleJoinSupplierCompleted::from_fields(
+                EventRef::LifecycleJoinSupplierCompleted(
+                    events::lifecycle_join::LifecycleJoinSupplierCompleted::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LifecycleJoinSupplierCompleted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierRequested => {
-                events::lifecycle_join::LifecycleJoinSupplierRequested::from_fields(
+                EventRef::LifecycleJoinSupplierRequested(
+                    events::lifecycle_join::LifecycleJoinSupplierRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LifecycleJoinSupplierRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierReversalRequested => {
-                events::lifecycle_join::LifecycleJoinSupplierReversalRequested::from_fields(
+                EventRef::LifecycleJoinSupplierReversalRequested(
+                    events::lifecycle_join::LifecycleJoinSupplierReversalRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LifecycleJoinSupplierReversalRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierReversed => {
-                events::lifecycle_join::LifecycleJoinSupplierReversed::from_fields(
+                EventRef::LifecycleJoinSupplierReversed(
+                    events::lifecycle_join::LifecycleJoinSupplierReversed::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LifecycleJoinSupplierReversed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSupplyPeriodCreated => {
-                events::lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreated::from_fields(
+                EventRef::LifecycleJoinSupplierSupplyPeriodCreated(
+                    events::lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LifecycleJoinSupplierSupplyPeriodCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated => {
-                events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::from_fields(
+                EventRef::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated(
+                    events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        EventRef::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated => {
-                events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::from_fields(
+                EventRef::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated(
+                    events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        EventRef::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted => {
-                events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::from_fields(
+                EventRef::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted(
+                    events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        EventRef::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated => {
-                events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::from_fields(
+                EventRef::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated(
+                    events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        EventRef::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSecurityDepositsCreated => {
-                events::lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreated::from_fields(
+                EventRef::LifecycleJoinSupplierSecurityDepositsCreated(
+                    events::lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LifecycleJoinSupplierSecurityDepositsCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierTermsAndConditionsAccepted => {
-                events::lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAccepted::from_fields(
+                EventRef::LifecycleJoinSupplierTermsAndConditionsAccepted(
+                    events::lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAccepted::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LifecycleJoinSupplierTermsAndConditionsAccepted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated => {
-                events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::from_fields(
+                EventRef::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated(
+                    events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        EventRef::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated => {
-                events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::from_fields(
+                EventRef::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated(
+                    events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        EventRef::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated => {
-                events::lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::from_fields(
+                EventRef::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated(
+                    events::lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        EventRef::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierCancellationRequested => {
-                events::lifecycle_leave::LifecycleLeaveSupplierCancellationRequested::from_fields(
+                EventRef::LifecycleLeaveSupplierCancellationRequested(
+                    events::lifecycle_leave::LifecycleLeaveSupplierCancellationRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LifecycleLeaveSupplierCancellationRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierCancelled => {
-                events::lifecycle_leave::LifecycleLeaveSupplierCancelled::from_fields(
+                EventRef::LifecycleLeaveSupplierCancelled(
+                    events::lifecycle_leave::LifecycleLeaveSupplierCancelled::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LifecycleLeaveSupplierCancelled)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierCompleted => {
-                events::lifecycle_leave::LifecycleLeaveSupplierCompleted::from_fields(
+                EventRef::LifecycleLeaveSupplierCompleted(
+                    events::lifecycle_leave::LifecycleLeaveSupplierCompleted::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LifecycleLeaveSupplierCompleted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierRequested => {
-                events::lifecycle_leave::LifecycleLeaveSupplierRequested::from_fields(
+                EventRef::LifecycleLeaveSupplierRequested(
+                    events::lifecycle_leave::LifecycleLeaveSupplierRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LifecycleLeaveSupplierRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierReversalRequested => {
-                events::lifecycle_leave::LifecycleLeaveSupplierReversalRequested::from_fields(
+                EventRef::LifecycleLeaveSupplierReversalRequested(
+                    events::lifecycle_leave::LifecycleLeaveSupplierReversalRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LifecycleLeaveSupplierReversalRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated => {
-                events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::from_fields(
+                EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated(
+                    events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated => {
-                events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::from_fields(
+                EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated(
+                    events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated => {
-                events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::from_fields(
+                EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated(
+                    events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierTerminationConfirmed => {
-                events::lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmed::from_fields(
+                EventRef::LifecycleLeaveSupplierTerminationConfirmed(
+                    events::lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmed::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LifecycleLeaveSupplierTerminationConfirmed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierTerminationInitiated => {
-                events::lifecycle_leave::LifecycleLeaveSupplierTerminationInitiated::from_fields(
+                EventRef::LifecycleLeaveSupplierTerminationInitiated(
+                    events::lifecycle_leave::LifecycleLeaveSupplierTerminationInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LifecycleLeaveSupplierTerminationInitiated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierUpdated => {
-                events::lifecycle_leave::LifecycleLeaveSupplierUpdated::from_fields(
+                EventRef::LifecycleLeaveSupplierUpdated(
+                    events::lifecycle_leave::LifecycleLeaveSupplierUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LifecycleLeaveSupplierUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleStatusChanged => {
-                events::lifecycle_status::LifecycleStatusChanged::from_fields(
+                EventRef::LifecycleStatusChanged(
+                    events::lifecycle_status::LifecycleStatusChanged::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LifecycleStatusChanged)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleSupportSiteSale => {
-                events::lifecycle_status::LifecycleSupportSiteSale::from_fields(
+                EventRef::LifecycleSupportSiteSale(
+                    events::lifecycle_status::LifecycleSupportSiteSale::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LifecycleSupportSiteSale)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "customer-access")]
             EventType::LoyaltyPointsUserRoleRemoval => {
-                events::customer_access::LoyaltyPointsUserRoleRemoval::from_fields(
+                EventRef::LoyaltyPointsUserRoleRemoval(
+                    events::customer_access::LoyaltyPointsUserRoleRemoval::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::LoyaltyPointsUserRoleRemoval)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::MarketsEspBillFlowFileProcessed => {
-                events::market_files::MarketsEspBillFlowFileProcessed::from_fields(
+                EventRef::MarketsEspBillFlowFileProcessed(
+                    events::market_files::MarketsEspBillFlowFileProcessed::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::MarketsEspBillFlowFileProcessed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::MarketsEspFlowFileProcessed => {
-                events::market_files::MarketsEspFlowFileProcessed::from_fields(
+                EventRef::MarketsEspFlowFileProcessed(
+                    events::market_files::MarketsEspFlowFileProcessed::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::MarketsEspFlowFileProcessed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::MarketsEspIndustryGasbillflowdetailsInspectionProcessed => {
-                events::market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessed::from_fields(
+                EventRef::MarketsEspIndustryGasbillflowdetailsInspectionProcessed(
+                    events::market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessed::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        EventRef::MarketsEspIndustryGasbillflowdetailsInspectionProcessed,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::MarketsGasSupplyPointCreated => {
-                events::market_files::MarketsGasSupplyPointCreated::from_fields(
+                EventRef::MarketsGasSupplyPointCreated(
+                    events::market_files::MarketsGasSupplyPointCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::MarketsGasSupplyPointCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::MarketsNetworkOperatorCreated => {
-                events::market_files::MarketsNetworkOperatorCreated::from_fields(
+                EventRef::MarketsNetworkOperatorCreated(
+                    events::market_files::MarketsNetworkOperatorCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::MarketsNetworkOperatorCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::MessagingPushNotificationTokenUnregistered => {
-                events::communications::MessagingPushNotificationTokenUnregistered::from_fields(
+                EventRef::MessagingPushNotificationTokenUnregistered(
+                    events::communications::MessagingPushNotificationTokenUnregistered::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::MessagingPushNotificationTokenUnregistered)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-data-quality")]
             EventType::MeterDataQualityResolutionCancelled => {
-                events::meter_data_quality::MeterDataQualityResolutionCancelled::from_fields(
+                EventRef::MeterDataQualityResolutionCancelled(
+                    events::meter_data_quality::MeterDataQualityResolutionCancelled::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::MeterDataQualityResolutionCancelled)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-data-quality")]
             EventType::MeterDataQualityResolutionRequested => {
-                events::meter_data_quality::MeterDataQualityResolutionRequested::from_fields(
+                EventRef::MeterDataQualityResolutionRequested(
+                    events::meter_data_quality::MeterDataQualityResolutionRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::MeterDataQualityResolutionRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointElecCosGainRegistrationRequested => {
-                events::meter_points::MeterpointElecCosGainRegistrationRequested::from_fields(
+                EventRef::MeterpointElecCosGainRegistrationRequested(
+                    events::meter_points::MeterpointElecCosGainRegistrationRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::MeterpointElecCosGainRegistrationRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasApiBackfill => {
-                events::meter_points::MeterpointGasApiBackfill::from_fields(
+                EventRef::MeterpointGasApiBackfill(
+                    events::meter_points::MeterpointGasApiBackfill::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::MeterpointGasApiBackfill)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasAppointMamRequested => {
-                events::meter_points::MeterpointGasAppointMamRequested::from_fields(
+                EventRef::MeterpointGasAppointMamRequested(
+                    events::meter_points::MeterpointGasAppointMamRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::MeterpointGasAppointMamRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasBackfill => {
-                events::meter_points::MeterpointGasBackfill::from_fields(
+                EventRef::MeterpointGasBackfill(
+                    events::meter_points::MeterpointGasBackfill::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::MeterpointGasBackfill)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasChangeOfCohortRequested => {
-                events::meter_points::MeterpointGasChangeOfCohortRequested::from_fields(
+                EventRef::MeterpointGasChangeOfCohortRequested(
+                    events::meter_points::MeterpointGasChangeOfCohortRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::MeterpointGasChangeOfCohortRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasChangeOfMamRequested => {
-                events::meter_points::MeterpointGasChangeOfMamRequested::from_fields(
+                EventRef::MeterpointGasChangeOfMamRequested(
+                    events::meter_points::MeterpointGasChangeOfMamRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::MeterpointGasChangeOfMamRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosGainMtdReceived => {
-                events::meter_points::MeterpointGasCosGainMtdReceived::from_fields(
+                EventRef::MeterpointGasCosGainMtdReceived(
+                    events::meter_points::MeterpointGasCosGainMtdReceived::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::MeterpointGasCosGainMtdReceived)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosGainRegistrationConfirmed => {
-                events::meter_points::MeterpointGasCosGainRegistrationConfirmed::from_fields(
+                EventRef::MeterpointGasCosGainRegistrationConfirmed(
+                    events::meter_points::MeterpointGasCosGainRegistrationConfirmed::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::MeterpointGasCosGainRegistrationConfirmed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosGainRegistrationRequested => {
-                events::meter_points::MeterpointGasCosGainRegistrationRequested::from_fields(
+                EventRef::MeterpointGasCosGainRegistrationRequested(
+                    events::meter_points::MeterpointGasCosGainRegistrationRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::MeterpointGasCosGainRegistrationRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosLossConfirmed => {
-                events::meter_points::MeterpointGasCosLossConfirmed::from_fields(
+                EventRef::MeterpointGasCosLossConfirmed(
+                    events::meter_points::MeterpointGasCosLossConfirmed::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::MeterpointGasCosLossConfirmed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDeappointMamRequested => {
-                events::meter_points::MeterpointGasDeappointMamRequested::from_fields(
+                EventRef::MeterpointGasDeappointMamRequested(
+                    events::meter_points::MeterpointGasDeappointMamRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::MeterpointGasDeappointMamRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAcceptedByUs => {
-                events::meter_points::MeterpointGasDisputedClosingReadingAcceptedByUs::from_fields(
+                EventRef::MeterpointGasDisputedClosingReadingAcceptedByUs(
+                    events::meter_points::MeterpointGasDisputedClosingReadingAcceptedByUs::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::MeterpointGasDisputedClosingReadingAcceptedByUs)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier => {
-                events::meter_points::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::from_fields(
+                EventRef::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier(
+                    events::meter_points::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        EventRef::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAlternativeProposedByUs => {
-                events::meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedByUs::from_fields(
+                EventRef::MeterpointGasDisputedClosingReadingAlternativeProposedByUs(
+                    events::meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedByUs::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        EventRef::MeterpointGasDisputedClosingReadingAlternativeProposedByUs,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier => {
-                events::meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::from_fields(
+                EventRef::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier(
+                    events::meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        EventRef::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingQueriedByUs => {
-                events::meter_points::MeterpointGasDisputedClosingReadingQueriedByUs::from_fields(
+                EventRef::MeterpointGasDisputedClosingReadingQueriedByUs(
+                    events::meter_points::MeterpointGasDisputedClosingReadingQueriedByUs::build(
                         self.version,
                         fields,
-                    )
-                    .map(EventRef::MeterpointGasDisputedClosingReadingQueriedByUs)
+                        &mut ok,
+                    ),
+                )
             }
-        }
+        };
+        if ok { ::std::option::Option::Some(event) } else { ::std::option::Option::None }
     }
 
     /// Reads the view of a payload of this kind with the fast reader

@@ -16,7 +16,7 @@ pub struct ActivatedSupplyPoint<'a> {
 
 #[cfg(feature = "lifecycle-join")]
 ::energy_api_core::table_struct!(
-    ActivatedSupplyPoint<'a>,
+    nested ActivatedSupplyPoint<'a>,
     crate::shapes::ActivatedSupplyPoint,
     Borrowed,
     [
@@ -38,7 +38,7 @@ pub struct ActivationInitiatedSupplyPoint<'a> {
 
 #[cfg(feature = "lifecycle-join")]
 ::energy_api_core::table_struct!(
-    ActivationInitiatedSupplyPoint<'a>,
+    nested ActivationInitiatedSupplyPoint<'a>,
     crate::shapes::ActivationInitiatedSupplyPoint,
     Borrowed,
     [
@@ -59,7 +59,7 @@ pub struct AllocationComponent<'a> {
 
 #[cfg(feature = "collections")]
 ::energy_api_core::table_struct!(
-    AllocationComponent<'a>,
+    nested AllocationComponent<'a>,
     crate::shapes::AllocationComponent,
     Borrowed,
     [
@@ -84,7 +84,7 @@ pub struct AmendedSubject<'a> {
 
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
-    AmendedSubject<'a>,
+    nested AmendedSubject<'a>,
     crate::shapes::AmendedSubject,
     Borrowed,
     [
@@ -105,7 +105,7 @@ pub struct BillingAccount<'a> {
 
 #[cfg(feature = "billing")]
 ::energy_api_core::table_struct!(
-    BillingAccount<'a>,
+    nested BillingAccount<'a>,
     crate::shapes::BillingAccount,
     Borrowed,
     [
@@ -125,7 +125,7 @@ pub struct ChargePeriod<'a> {
 
 #[cfg(feature = "billing")]
 ::energy_api_core::table_struct!(
-    ChargePeriod<'a>,
+    nested ChargePeriod<'a>,
     crate::shapes::ChargePeriod,
     Borrowed,
     [
@@ -152,7 +152,7 @@ pub struct CommsPreferencesChanges<'a> {
 
 #[cfg(feature = "accounts")]
 ::energy_api_core::table_struct!(
-    CommsPreferencesChanges<'a>,
+    nested CommsPreferencesChanges<'a>,
     crate::shapes::CommsPreferencesChanges,
     Borrowed,
     [
@@ -178,7 +178,7 @@ pub struct Consent<'a> {
 
 #[cfg(feature = "communications")]
 ::energy_api_core::table_struct!(
-    Consent<'a>,
+    nested Consent<'a>,
     crate::shapes::Consent,
     Borrowed,
     [
@@ -203,7 +203,7 @@ pub struct ContractJourney<'a> {
 
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
-    ContractJourney<'a>,
+    nested ContractJourney<'a>,
     crate::shapes::ContractJourney,
     Borrowed,
     [
@@ -229,7 +229,7 @@ pub struct ContractReferences<'a> {
 
 #[cfg(feature = "lifecycle-join")]
 ::energy_api_core::table_struct!(
-    ContractReferences<'a>,
+    nested ContractReferences<'a>,
     crate::shapes::ContractReferences,
     Borrowed,
     [
@@ -252,7 +252,7 @@ pub struct DispatchPayload<'a> {
 
 #[cfg(feature = "flexible-devices")]
 ::energy_api_core::table_struct!(
-    DispatchPayload<'a>,
+    nested DispatchPayload<'a>,
     crate::shapes::DispatchPayload,
     Borrowed,
     [
@@ -312,7 +312,7 @@ pub struct DisputedClosingReading<'a> {
 }
 
 ::energy_api_core::table_struct!(
-    DisputedClosingReading<'a>,
+    nested DisputedClosingReading<'a>,
     crate::shapes::DisputedClosingReading,
     Borrowed,
     [
@@ -357,7 +357,7 @@ pub struct EnrollmentSupplyPoint<'a> {
 
 #[cfg(feature = "lifecycle-status")]
 ::energy_api_core::table_struct!(
-    EnrollmentSupplyPoint<'a>,
+    nested EnrollmentSupplyPoint<'a>,
     crate::shapes::EnrollmentSupplyPoint,
     Borrowed,
     [
@@ -380,7 +380,7 @@ pub struct FlexDeviceDisconnectedPayload<'a> {
 
 #[cfg(feature = "flexible-devices")]
 ::energy_api_core::table_struct!(
-    FlexDeviceDisconnectedPayload<'a>,
+    nested FlexDeviceDisconnectedPayload<'a>,
     crate::shapes::FlexDeviceDisconnectedPayload,
     Borrowed,
     [
@@ -429,7 +429,7 @@ pub struct FlexDeviceOptimisationCreatedPayload<'a> {
 
 #[cfg(feature = "flexible-devices")]
 ::energy_api_core::table_struct!(
-    FlexDeviceOptimisationCreatedPayload<'a>,
+    nested FlexDeviceOptimisationCreatedPayload<'a>,
     crate::shapes::FlexDeviceOptimisationCreatedPayload,
     Borrowed,
     [
@@ -466,7 +466,7 @@ pub struct GroupMembership<'a> {
 
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
-    GroupMembership<'a>,
+    nested GroupMembership<'a>,
     crate::shapes::GroupMembership,
     Borrowed,
     [
@@ -490,7 +490,7 @@ pub struct GroupMembershipNew<'a> {
 
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
-    GroupMembershipNew<'a>,
+    nested GroupMembershipNew<'a>,
     crate::shapes::GroupMembershipNew,
     Borrowed,
     [
@@ -512,7 +512,7 @@ pub struct GroupPeriod<'a> {
 
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
-    GroupPeriod<'a>,
+    nested GroupPeriod<'a>,
     crate::shapes::GroupPeriod,
     Borrowed,
     [
@@ -535,7 +535,7 @@ pub struct GroupTrait<'a> {
 
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
-    GroupTrait<'a>,
+    nested GroupTrait<'a>,
     crate::shapes::GroupTrait,
     Borrowed,
     [
@@ -561,7 +561,7 @@ pub struct GroupVersion<'a> {
 
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
-    GroupVersion<'a>,
+    nested GroupVersion<'a>,
     crate::shapes::GroupVersion,
     Borrowed,
     [
@@ -582,7 +582,7 @@ pub struct HouseMoveAccount<'a> {
 }
 
 ::energy_api_core::table_struct!(
-    HouseMoveAccount<'a>,
+    nested HouseMoveAccount<'a>,
     crate::shapes::HouseMoveAccount,
     Borrowed,
     [
@@ -605,7 +605,7 @@ pub struct HouseMoveSupplyPoint<'a> {
 }
 
 ::energy_api_core::table_struct!(
-    HouseMoveSupplyPoint<'a>,
+    nested HouseMoveSupplyPoint<'a>,
     crate::shapes::HouseMoveSupplyPoint,
     Borrowed,
     [
@@ -630,7 +630,7 @@ pub struct InkAction<'a> {
 
 #[cfg(feature = "conversations")]
 ::energy_api_core::table_struct!(
-    InkAction<'a>,
+    nested InkAction<'a>,
     crate::shapes::InkAction,
     Borrowed,
     [
@@ -658,7 +658,7 @@ pub struct InkContent<'a> {
 
 #[cfg(feature = "conversations")]
 ::energy_api_core::table_struct!(
-    InkContent<'a>,
+    nested InkContent<'a>,
     crate::shapes::InkContent,
     Borrowed,
     [
@@ -683,7 +683,7 @@ pub struct InkConversation<'a> {
 
 #[cfg(feature = "conversations")]
 ::energy_api_core::table_struct!(
-    InkConversation<'a>,
+    nested InkConversation<'a>,
     crate::shapes::InkConversation,
     Borrowed,
     [
@@ -707,7 +707,7 @@ pub struct InkFailureData<'a> {
 
 #[cfg(feature = "conversations")]
 ::energy_api_core::table_struct!(
-    InkFailureData<'a>,
+    nested InkFailureData<'a>,
     crate::shapes::InkFailureData,
     Borrowed,
     [
@@ -733,7 +733,7 @@ pub struct InkMessage<'a> {
 
 #[cfg(feature = "conversations")]
 ::energy_api_core::table_struct!(
-    InkMessage<'a>,
+    nested InkMessage<'a>,
     crate::shapes::InkMessage,
     Borrowed,
     [
@@ -760,7 +760,7 @@ pub struct InkMessageContent<'a> {
 
 #[cfg(feature = "conversations")]
 ::energy_api_core::table_struct!(
-    InkMessageContent<'a>,
+    nested InkMessageContent<'a>,
     crate::shapes::InkMessageContent,
     Borrowed,
     [
@@ -789,7 +789,7 @@ pub struct InkMessageWithVendor<'a> {
 
 #[cfg(feature = "conversations")]
 ::energy_api_core::table_struct!(
-    InkMessageWithVendor<'a>,
+    nested InkMessageWithVendor<'a>,
     crate::shapes::InkMessageWithVendor,
     Borrowed,
     [
@@ -817,7 +817,7 @@ pub struct JoinAgreement<'a> {
 
 #[cfg(feature = "lifecycle-join")]
 ::energy_api_core::table_struct!(
-    JoinAgreement<'a>,
+    nested JoinAgreement<'a>,
     crate::shapes::JoinAgreement,
     Borrowed,
     [
@@ -842,7 +842,7 @@ pub struct JoinSupplyPoint<'a> {
 
 #[cfg(feature = "lifecycle-join")]
 ::energy_api_core::table_struct!(
-    JoinSupplyPoint<'a>,
+    nested JoinSupplyPoint<'a>,
     crate::shapes::JoinSupplyPoint,
     Borrowed,
     [
@@ -866,7 +866,7 @@ pub struct LeaveSupplyPoint<'a> {
 
 #[cfg(feature = "lifecycle-leave")]
 ::energy_api_core::table_struct!(
-    LeaveSupplyPoint<'a>,
+    nested LeaveSupplyPoint<'a>,
     crate::shapes::LeaveSupplyPoint,
     Borrowed,
     [
@@ -890,7 +890,7 @@ pub struct Ledger<'a> {
 
 #[cfg(feature = "billing")]
 ::energy_api_core::table_struct!(
-    Ledger<'a>,
+    nested Ledger<'a>,
     crate::shapes::Ledger,
     Borrowed,
     [
@@ -926,7 +926,7 @@ pub struct LedgerEntry<'a> {
 
 #[cfg(feature = "billing")]
 ::energy_api_core::table_struct!(
-    LedgerEntry<'a>,
+    nested LedgerEntry<'a>,
     crate::shapes::LedgerEntry,
     Borrowed,
     [
@@ -968,7 +968,7 @@ pub struct LedgerEntryRemoval<'a> {
 
 #[cfg(feature = "billing")]
 ::energy_api_core::table_struct!(
-    LedgerEntryRemoval<'a>,
+    nested LedgerEntryRemoval<'a>,
     crate::shapes::LedgerEntryRemoval,
     Borrowed,
     [
@@ -1026,7 +1026,7 @@ pub struct Meter<'a> {
 }
 
 ::energy_api_core::table_struct!(
-    Meter<'a>,
+    nested Meter<'a>,
     crate::shapes::Meter,
     Borrowed,
     [
@@ -1067,7 +1067,7 @@ pub struct Payment<'a> {
 }
 
 ::energy_api_core::table_struct!(
-    Payment<'a>,
+    nested Payment<'a>,
     crate::shapes::Payment,
     Borrowed,
     [
@@ -1087,7 +1087,7 @@ pub struct PaymentsAccount<'a> {
 }
 
 ::energy_api_core::table_struct!(
-    PaymentsAccount<'a>,
+    nested PaymentsAccount<'a>,
     crate::shapes::PaymentsAccount,
     Borrowed,
     [
@@ -1105,7 +1105,7 @@ pub struct PaymentsLedger<'a> {
 }
 
 ::energy_api_core::table_struct!(
-    PaymentsLedger<'a>,
+    nested PaymentsLedger<'a>,
     crate::shapes::PaymentsLedger,
     Borrowed,
     [
@@ -1128,7 +1128,7 @@ pub struct Product<'a> {
 
 #[cfg(feature = "agreements-and-approvals")]
 ::energy_api_core::table_struct!(
-    Product<'a>,
+    nested Product<'a>,
     crate::shapes::Product,
     Borrowed,
     [
@@ -1152,7 +1152,7 @@ pub struct PsrRecord<'a> {
 
 #[cfg(feature = "account-users")]
 ::energy_api_core::table_struct!(
-    PsrRecord<'a>,
+    nested PsrRecord<'a>,
     crate::shapes::PsrRecord,
     Borrowed,
     [
@@ -1184,7 +1184,7 @@ pub struct Register<'a> {
 }
 
 ::energy_api_core::table_struct!(
-    Register<'a>,
+    nested Register<'a>,
     crate::shapes::Register,
     Borrowed,
     [
@@ -1211,7 +1211,7 @@ pub struct RemovedMeter<'a> {
 }
 
 ::energy_api_core::table_struct!(
-    RemovedMeter<'a>,
+    nested RemovedMeter<'a>,
     crate::shapes::RemovedMeter,
     Borrowed,
     [
@@ -1233,7 +1233,7 @@ pub struct SigningIdentity<'a> {
 
 #[cfg(feature = "communications")]
 ::energy_api_core::table_struct!(
-    SigningIdentity<'a>,
+    nested SigningIdentity<'a>,
     crate::shapes::SigningIdentity,
     Borrowed,
     [
@@ -1254,7 +1254,7 @@ pub struct SubjectContractJourney<'a> {
 
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
-    SubjectContractJourney<'a>,
+    nested SubjectContractJourney<'a>,
     crate::shapes::SubjectContractJourney,
     Borrowed,
     [
@@ -1277,7 +1277,7 @@ pub struct SupplyPeriodData<'a> {
 
 #[cfg(feature = "lifecycle-join")]
 ::energy_api_core::table_struct!(
-    SupplyPeriodData<'a>,
+    nested SupplyPeriodData<'a>,
     crate::shapes::SupplyPeriodData,
     Borrowed,
     [
@@ -1301,7 +1301,7 @@ pub struct TerminatedSupplyPoint<'a> {
 
 #[cfg(feature = "lifecycle-leave")]
 ::energy_api_core::table_struct!(
-    TerminatedSupplyPoint<'a>,
+    nested TerminatedSupplyPoint<'a>,
     crate::shapes::TerminatedSupplyPoint,
     Borrowed,
     [
@@ -1325,7 +1325,7 @@ pub struct TerminationInitiatedSupplyPoint<'a> {
 
 #[cfg(feature = "lifecycle-leave")]
 ::energy_api_core::table_struct!(
-    TerminationInitiatedSupplyPoint<'a>,
+    nested TerminationInitiatedSupplyPoint<'a>,
     crate::shapes::TerminationInitiatedSupplyPoint,
     Borrowed,
     [

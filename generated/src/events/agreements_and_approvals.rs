@@ -51,16 +51,19 @@ impl ActualIntervalsReceived {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <ActualIntervalsReceivedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <ActualIntervalsReceivedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -168,16 +171,19 @@ impl AffiliatesAffiliateAccountContractCreated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <AffiliatesAffiliateAccountContractCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <AffiliatesAffiliateAccountContractCreatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -293,14 +299,19 @@ impl AgreementCreated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <AgreementCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <AgreementCreatedV1 as ::energy_api_core::table::FromFields>::build(
+                fields,
+                ok,
+            ),
+        )
     }
 }
 
@@ -424,23 +435,28 @@ impl AgreementRevoked {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         match index {
             0u8 => {
-                <AgreementRevokedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                Self::V1(
+                    <AgreementRevokedV1 as ::energy_api_core::table::FromFields>::build(
                         fields,
-                    )
-                    .map(Self::V1)
+                        ok,
+                    ),
+                )
             }
             _ => {
-                <AgreementRevokedV2 as ::energy_api_core::table::FromFields>::from_fields(
+                Self::V2(
+                    <AgreementRevokedV2 as ::energy_api_core::table::FromFields>::build(
                         fields,
-                    )
-                    .map(Self::V2)
+                        ok,
+                    ),
+                )
             }
         }
     }
@@ -596,16 +612,19 @@ impl AgreementRolloverCompleted {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <AgreementRolloverCompletedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <AgreementRolloverCompletedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -732,23 +751,28 @@ impl AgreementTerminated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         match index {
             0u8 => {
-                <AgreementTerminatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                Self::V1(
+                    <AgreementTerminatedV1 as ::energy_api_core::table::FromFields>::build(
                         fields,
-                    )
-                    .map(Self::V1)
+                        ok,
+                    ),
+                )
             }
             _ => {
-                <AgreementTerminatedV2 as ::energy_api_core::table::FromFields>::from_fields(
+                Self::V2(
+                    <AgreementTerminatedV2 as ::energy_api_core::table::FromFields>::build(
                         fields,
-                    )
-                    .map(Self::V2)
+                        ok,
+                    ),
+                )
             }
         }
     }
@@ -926,23 +950,28 @@ impl AgreementUpdated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         match index {
             0u8 => {
-                <AgreementUpdatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                Self::V1(
+                    <AgreementUpdatedV1 as ::energy_api_core::table::FromFields>::build(
                         fields,
-                    )
-                    .map(Self::V1)
+                        ok,
+                    ),
+                )
             }
             _ => {
-                <AgreementUpdatedV2 as ::energy_api_core::table::FromFields>::from_fields(
+                Self::V2(
+                    <AgreementUpdatedV2 as ::energy_api_core::table::FromFields>::build(
                         fields,
-                    )
-                    .map(Self::V2)
+                        ok,
+                    ),
+                )
             }
         }
     }
@@ -1091,16 +1120,19 @@ impl ApprovalsApprovalApproved {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <ApprovalsApprovalApprovedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <ApprovalsApprovalApprovedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1211,16 +1243,19 @@ impl ApprovalsApprovalCreated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <ApprovalsApprovalCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <ApprovalsApprovalCreatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1328,16 +1363,19 @@ impl ApprovalsApprovalRejected {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <ApprovalsApprovalRejectedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <ApprovalsApprovalRejectedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1451,16 +1489,19 @@ impl ApprovalsApprovalRequestApproved {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <ApprovalsApprovalRequestApprovedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <ApprovalsApprovalRequestApprovedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1572,16 +1613,19 @@ impl ApprovalsApprovalRequestAssigned {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <ApprovalsApprovalRequestAssignedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <ApprovalsApprovalRequestAssignedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1696,16 +1740,19 @@ impl ApprovalsApprovalRequestRejected {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <ApprovalsApprovalRequestRejectedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <ApprovalsApprovalRequestRejectedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 

@@ -54,16 +54,19 @@ impl AuthServerAccessTokenIssued {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <AuthServerAccessTokenIssuedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <AuthServerAccessTokenIssuedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -169,16 +172,19 @@ impl AuthServerAccountUserGenerateMfaChallengeError {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <AuthServerAccountUserGenerateMfaChallengeErrorV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <AuthServerAccountUserGenerateMfaChallengeErrorV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -288,16 +294,19 @@ impl AuthServerAccountUserLoggedIn {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <AuthServerAccountUserLoggedInV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <AuthServerAccountUserLoggedInV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -403,16 +412,19 @@ impl AuthServerAccountUserLoginDenied {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <AuthServerAccountUserLoginDeniedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <AuthServerAccountUserLoginDeniedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -527,16 +539,19 @@ impl AuthServerAccountUserLoginFailed {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <AuthServerAccountUserLoginFailedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <AuthServerAccountUserLoginFailedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -645,16 +660,19 @@ impl AuthServerAccountUserLoginStepCompleted {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <AuthServerAccountUserLoginStepCompletedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <AuthServerAccountUserLoginStepCompletedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 

@@ -72,16 +72,19 @@ impl BillingBillingDocumentHeld {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingBillingDocumentHeldV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <BillingBillingDocumentHeldV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -220,23 +223,28 @@ impl BillingBillingDocumentIssued {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         match index {
             0u8 => {
-                <BillingBillingDocumentIssuedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                Self::V1(
+                    <BillingBillingDocumentIssuedV1 as ::energy_api_core::table::FromFields>::build(
                         fields,
-                    )
-                    .map(Self::V1)
+                        ok,
+                    ),
+                )
             }
             _ => {
-                <BillingBillingDocumentIssuedV2 as ::energy_api_core::table::FromFields>::from_fields(
+                Self::V2(
+                    <BillingBillingDocumentIssuedV2 as ::energy_api_core::table::FromFields>::build(
                         fields,
-                    )
-                    .map(Self::V2)
+                        ok,
+                    ),
+                )
             }
         }
     }
@@ -473,29 +481,36 @@ impl BillingBillingDocumentRepresentationDispatched {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         match index {
             0u8 => {
-                <BillingBillingDocumentRepresentationDispatchedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                Self::V1(
+                    <BillingBillingDocumentRepresentationDispatchedV1 as ::energy_api_core::table::FromFields>::build(
                         fields,
-                    )
-                    .map(Self::V1)
+                        ok,
+                    ),
+                )
             }
             1u8 => {
-                <BillingBillingDocumentRepresentationDispatchedV2 as ::energy_api_core::table::FromFields>::from_fields(
+                Self::V2(
+                    <BillingBillingDocumentRepresentationDispatchedV2 as ::energy_api_core::table::FromFields>::build(
                         fields,
-                    )
-                    .map(Self::V2)
+                        ok,
+                    ),
+                )
             }
             _ => {
-                <BillingBillingDocumentRepresentationDispatchedV3 as ::energy_api_core::table::FromFields>::from_fields(
+                Self::V3(
+                    <BillingBillingDocumentRepresentationDispatchedV3 as ::energy_api_core::table::FromFields>::build(
                         fields,
-                    )
-                    .map(Self::V3)
+                        ok,
+                    ),
+                )
             }
         }
     }
@@ -729,16 +744,19 @@ impl BillingBillingOptionsUpdated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingBillingOptionsUpdatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <BillingBillingOptionsUpdatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -844,16 +862,19 @@ impl BillingChargingLedgerAssignedToAgreement {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingChargingLedgerAssignedToAgreementV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <BillingChargingLedgerAssignedToAgreementV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -957,16 +978,19 @@ impl BillingChargingSupplyPointTriggered {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingChargingSupplyPointTriggeredV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <BillingChargingSupplyPointTriggeredV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1066,16 +1090,19 @@ impl BillingDuosInvoiceCancel {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingDuosInvoiceCancelV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <BillingDuosInvoiceCancelV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1174,16 +1201,19 @@ impl BillingDuosInvoiceNew {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingDuosInvoiceNewV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <BillingDuosInvoiceNewV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1281,16 +1311,19 @@ impl BillingDuosInvoiceReplace {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingDuosInvoiceReplaceV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <BillingDuosInvoiceReplaceV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1395,14 +1428,19 @@ impl BillingFinalBill {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingFinalBillV1 as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <BillingFinalBillV1 as ::energy_api_core::table::FromFields>::build(
+                fields,
+                ok,
+            ),
+        )
     }
 }
 
@@ -1507,16 +1545,19 @@ impl BillingIssuanceExternalStatusCreated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingIssuanceExternalStatusCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <BillingIssuanceExternalStatusCreatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1620,16 +1661,19 @@ impl BillingIssuedBill {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingIssuedBillV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <BillingIssuedBillV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1753,23 +1797,28 @@ impl BillingLedgerEntryPosted {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         match index {
             0u8 => {
-                <BillingLedgerEntryPostedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                Self::V1(
+                    <BillingLedgerEntryPostedV1 as ::energy_api_core::table::FromFields>::build(
                         fields,
-                    )
-                    .map(Self::V1)
+                        ok,
+                    ),
+                )
             }
             _ => {
-                <BillingLedgerEntryPostedV2 as ::energy_api_core::table::FromFields>::from_fields(
+                Self::V2(
+                    <BillingLedgerEntryPostedV2 as ::energy_api_core::table::FromFields>::build(
                         fields,
-                    )
-                    .map(Self::V2)
+                        ok,
+                    ),
+                )
             }
         }
     }
@@ -1939,23 +1988,28 @@ impl BillingLedgerEntryRemoved {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         match index {
             0u8 => {
-                <BillingLedgerEntryRemovedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                Self::V1(
+                    <BillingLedgerEntryRemovedV1 as ::energy_api_core::table::FromFields>::build(
                         fields,
-                    )
-                    .map(Self::V1)
+                        ok,
+                    ),
+                )
             }
             _ => {
-                <BillingLedgerEntryRemovedV2 as ::energy_api_core::table::FromFields>::from_fields(
+                Self::V2(
+                    <BillingLedgerEntryRemovedV2 as ::energy_api_core::table::FromFields>::build(
                         fields,
-                    )
-                    .map(Self::V2)
+                        ok,
+                    ),
+                )
             }
         }
     }
@@ -2118,16 +2172,19 @@ impl BillingPathwayTraversalFailed {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingPathwayTraversalFailedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <BillingPathwayTraversalFailedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -2236,16 +2293,19 @@ impl BillingPathwayTraversalSucceeded {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingPathwayTraversalSucceededV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <BillingPathwayTraversalSucceededV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -2354,16 +2414,19 @@ impl BillingPortfolioInvoiceSummaryCompleted {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingPortfolioInvoiceSummaryCompletedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <BillingPortfolioInvoiceSummaryCompletedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -2476,16 +2539,19 @@ impl BillingRebateAccepted {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingRebateAcceptedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <BillingRebateAcceptedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -2602,16 +2668,19 @@ impl BillingRebateCreated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingRebateCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <BillingRebateCreatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -2726,16 +2795,19 @@ impl BillingRebateDeclined {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingRebateDeclinedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <BillingRebateDeclinedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -2852,16 +2924,19 @@ impl BillingRebateUpdated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingRebateUpdatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <BillingRebateUpdatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -2966,16 +3041,19 @@ impl ChargingPrimingErrored {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <ChargingPrimingErroredV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <ChargingPrimingErroredV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -3082,16 +3160,19 @@ impl LatePaymentFeeApplicationServiceCompleted {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LatePaymentFeeApplicationServiceCompletedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LatePaymentFeeApplicationServiceCompletedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -3207,16 +3288,19 @@ impl LatePaymentFeeApplicationServiceFeeApplied {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LatePaymentFeeApplicationServiceFeeAppliedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LatePaymentFeeApplicationServiceFeeAppliedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -3320,16 +3404,19 @@ impl LatePaymentFeeApplicationServiceStarted {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LatePaymentFeeApplicationServiceStartedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LatePaymentFeeApplicationServiceStartedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -3436,16 +3523,19 @@ impl LatePaymentFeeCalculationServiceCompleted {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LatePaymentFeeCalculationServiceCompletedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LatePaymentFeeCalculationServiceCompletedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -3549,16 +3639,19 @@ impl LatePaymentFeeCalculationServiceStarted {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LatePaymentFeeCalculationServiceStartedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LatePaymentFeeCalculationServiceStartedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -3668,16 +3761,19 @@ impl LatePaymentFeeCalculatorCompleted {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LatePaymentFeeCalculatorCompletedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LatePaymentFeeCalculatorCompletedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -3783,16 +3879,19 @@ impl LatePaymentFeeCalculatorFeeApplied {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LatePaymentFeeCalculatorFeeAppliedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LatePaymentFeeCalculatorFeeAppliedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -3895,16 +3994,19 @@ impl LatePaymentFeeCalculatorStarted {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LatePaymentFeeCalculatorStartedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LatePaymentFeeCalculatorStartedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -4010,16 +4112,19 @@ impl LatePaymentFeeWaived {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LatePaymentFeeWaivedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LatePaymentFeeWaivedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 

@@ -54,16 +54,19 @@ impl CollateralAgreementFulfilled {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <CollateralAgreementFulfilledV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <CollateralAgreementFulfilledV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -178,16 +181,19 @@ impl CollectionProceedingCreated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <CollectionProceedingCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <CollectionProceedingCreatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -308,16 +314,19 @@ impl CollectionProcessCommStepResolved {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <CollectionProcessCommStepResolvedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <CollectionProcessCommStepResolvedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -423,16 +432,19 @@ impl CollectionProcessLeaveSupplierInstigated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <CollectionProcessLeaveSupplierInstigatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <CollectionProcessLeaveSupplierInstigatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -542,16 +554,19 @@ impl CollectionProcessPaused {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <CollectionProcessPausedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <CollectionProcessPausedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -662,16 +677,19 @@ impl CollectionProcessRaised {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <CollectionProcessRaisedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <CollectionProcessRaisedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -770,16 +788,19 @@ impl CollectionProcessReactivated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <CollectionProcessReactivatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <CollectionProcessReactivatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -879,16 +900,19 @@ impl CollectionProcessRunTerminationRequested {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <CollectionProcessRunTerminationRequestedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <CollectionProcessRunTerminationRequestedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -995,16 +1019,19 @@ impl CollectionProcessUnpaused {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <CollectionProcessUnpausedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <CollectionProcessUnpausedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1135,23 +1162,28 @@ impl CollectionProcessWithdrawn {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         match index {
             0u8 => {
-                <CollectionProcessWithdrawnV1 as ::energy_api_core::table::FromFields>::from_fields(
+                Self::V1(
+                    <CollectionProcessWithdrawnV1 as ::energy_api_core::table::FromFields>::build(
                         fields,
-                    )
-                    .map(Self::V1)
+                        ok,
+                    ),
+                )
             }
             _ => {
-                <CollectionProcessWithdrawnV2 as ::energy_api_core::table::FromFields>::from_fields(
+                Self::V2(
+                    <CollectionProcessWithdrawnV2 as ::energy_api_core::table::FromFields>::build(
                         fields,
-                    )
-                    .map(Self::V2)
+                        ok,
+                    ),
+                )
             }
         }
     }
@@ -1281,16 +1313,19 @@ impl CreditCheckCreated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <CreditCheckCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <CreditCheckCreatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1392,16 +1427,19 @@ impl DebtActioningAutomatedDebtWriteBackCompleted {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <DebtActioningAutomatedDebtWriteBackCompletedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <DebtActioningAutomatedDebtWriteBackCompletedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1511,16 +1549,19 @@ impl DebtActioningAutomatedDebtWriteBackFailed {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <DebtActioningAutomatedDebtWriteBackFailedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <DebtActioningAutomatedDebtWriteBackFailedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1627,16 +1668,19 @@ impl DebtActioningAutomatedDebtWriteBackSkipped {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <DebtActioningAutomatedDebtWriteBackSkippedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <DebtActioningAutomatedDebtWriteBackSkippedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1761,16 +1805,19 @@ impl DelinquentDebtAllocationCreated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <DelinquentDebtAllocationCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <DelinquentDebtAllocationCreatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1916,23 +1963,28 @@ impl DelinquentDebtPositionChanged {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         match index {
             0u8 => {
-                <DelinquentDebtPositionChangedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                Self::V1(
+                    <DelinquentDebtPositionChangedV1 as ::energy_api_core::table::FromFields>::build(
                         fields,
-                    )
-                    .map(Self::V1)
+                        ok,
+                    ),
+                )
             }
             _ => {
-                <DelinquentDebtPositionChangedV2 as ::energy_api_core::table::FromFields>::from_fields(
+                Self::V2(
+                    <DelinquentDebtPositionChangedV2 as ::energy_api_core::table::FromFields>::build(
                         fields,
-                    )
-                    .map(Self::V2)
+                        ok,
+                    ),
+                )
             }
         }
     }
@@ -2105,16 +2157,19 @@ impl DepositAgreementAccepted {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <DepositAgreementAcceptedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <DepositAgreementAcceptedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -2230,16 +2285,19 @@ impl DepositAgreementFulfilled {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <DepositAgreementFulfilledV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <DepositAgreementFulfilledV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -2358,16 +2416,19 @@ impl DepositAgreementInstalmentReturned {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <DepositAgreementInstalmentReturnedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <DepositAgreementInstalmentReturnedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -2484,16 +2545,19 @@ impl DepositAgreementReturned {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <DepositAgreementReturnedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <DepositAgreementReturnedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -2609,16 +2673,19 @@ impl DepositAgreementWithdrawn {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <DepositAgreementWithdrawnV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <DepositAgreementWithdrawnV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -2732,16 +2799,19 @@ impl DunningPathPaused {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <DunningPathPausedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <DunningPathPausedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -2849,16 +2919,19 @@ impl DunningPathStarted {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <DunningPathStartedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <DunningPathStartedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -2960,16 +3033,19 @@ impl DunningPathUnpaused {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <DunningPathUnpausedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <DunningPathUnpausedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -3077,16 +3153,19 @@ impl DunningPathWithdrawn {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <DunningPathWithdrawnV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <DunningPathWithdrawnV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 

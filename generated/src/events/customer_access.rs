@@ -51,16 +51,19 @@ impl CustomerAccessPartnerRolesCreated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <CustomerAccessPartnerRolesCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <CustomerAccessPartnerRolesCreatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -169,16 +172,19 @@ impl CustomerAccessPartnerRolesUpdated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <CustomerAccessPartnerRolesUpdatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <CustomerAccessPartnerRolesUpdatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -281,16 +287,19 @@ impl CustomerAccessPartnerUserRolesCreated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <CustomerAccessPartnerUserRolesCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <CustomerAccessPartnerUserRolesCreatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -400,16 +409,19 @@ impl CustomerAccessPartnerUserRolesUpdated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <CustomerAccessPartnerUserRolesUpdatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <CustomerAccessPartnerUserRolesUpdatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -516,16 +528,19 @@ impl CustomerAccessUserRolesCreated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <CustomerAccessUserRolesCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <CustomerAccessUserRolesCreatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -634,16 +649,19 @@ impl CustomerAccessUserRolesUpdated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <CustomerAccessUserRolesUpdatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <CustomerAccessUserRolesUpdatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -746,16 +764,19 @@ impl LoyaltyPointsUserRoleRemoval {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LoyaltyPointsUserRoleRemovalV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LoyaltyPointsUserRoleRemovalV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 

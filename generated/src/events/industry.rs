@@ -54,16 +54,19 @@ impl IndustryElectricityChangeOfEnergisationUnsolicitedMessage {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -177,16 +180,19 @@ impl IndustryElectricityChangeOfServiceMeterDeactivated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <IndustryElectricityChangeOfServiceMeterDeactivatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <IndustryElectricityChangeOfServiceMeterDeactivatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -290,16 +296,19 @@ impl IndustryElectricityChangeOfSupplyGainInitiated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <IndustryElectricityChangeOfSupplyGainInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <IndustryElectricityChangeOfSupplyGainInitiatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -409,16 +418,19 @@ impl IndustryElectricityChangeOfSupplyLossComplete {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <IndustryElectricityChangeOfSupplyLossCompleteV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <IndustryElectricityChangeOfSupplyLossCompleteV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -587,23 +599,28 @@ impl IndustryElectricityExportInstallationValidated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         match index {
             0u8 => {
-                <IndustryElectricityExportInstallationValidatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+                Self::V1(
+                    <IndustryElectricityExportInstallationValidatedV1 as ::energy_api_core::table::FromFields>::build(
                         fields,
-                    )
-                    .map(Self::V1)
+                        ok,
+                    ),
+                )
             }
             _ => {
-                <IndustryElectricityExportInstallationValidatedV2 as ::energy_api_core::table::FromFields>::from_fields(
+                Self::V2(
+                    <IndustryElectricityExportInstallationValidatedV2 as ::energy_api_core::table::FromFields>::build(
                         fields,
-                    )
-                    .map(Self::V2)
+                        ok,
+                    ),
+                )
             }
         }
     }
@@ -763,16 +780,19 @@ impl IndustryGasChangeOfSupplyGainInitiated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <IndustryGasChangeOfSupplyGainInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <IndustryGasChangeOfSupplyGainInitiatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -882,16 +902,19 @@ impl IndustryGasChangeOfSupplyLossComplete {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <IndustryGasChangeOfSupplyLossCompleteV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <IndustryGasChangeOfSupplyLossCompleteV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 

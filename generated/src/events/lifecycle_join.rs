@@ -62,16 +62,19 @@ impl LifecycleJoinSupplierActivationCompleted {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierActivationCompletedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LifecycleJoinSupplierActivationCompletedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -186,16 +189,19 @@ impl LifecycleJoinSupplierActivationInitiated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierActivationInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LifecycleJoinSupplierActivationInitiatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -310,16 +316,19 @@ impl LifecycleJoinSupplierAgreementCreated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierAgreementCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LifecycleJoinSupplierAgreementCreatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -428,16 +437,19 @@ impl LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -553,16 +565,19 @@ impl LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -678,16 +693,19 @@ impl LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -804,16 +822,19 @@ impl LifecycleJoinSupplierCancellationRequested {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierCancellationRequestedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LifecycleJoinSupplierCancellationRequestedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -925,16 +946,19 @@ impl LifecycleJoinSupplierCancelled {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierCancelledV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LifecycleJoinSupplierCancelledV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1045,16 +1069,19 @@ impl LifecycleJoinSupplierCompleted {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierCompletedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LifecycleJoinSupplierCompletedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1168,16 +1195,19 @@ impl LifecycleJoinSupplierRequested {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierRequestedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LifecycleJoinSupplierRequestedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1288,16 +1318,19 @@ impl LifecycleJoinSupplierReversalRequested {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierReversalRequestedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LifecycleJoinSupplierReversalRequestedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1409,16 +1442,19 @@ impl LifecycleJoinSupplierReversed {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierReversedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LifecycleJoinSupplierReversedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1532,16 +1568,19 @@ impl LifecycleJoinSupplierSupplyPeriodCreated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierSupplyPeriodCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LifecycleJoinSupplierSupplyPeriodCreatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1653,16 +1692,19 @@ impl LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1790,16 +1832,19 @@ impl LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated 
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1924,16 +1969,19 @@ impl LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V2(
+            <LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V2)
+                ok,
+            ),
+        )
     }
 }
 
@@ -2049,16 +2097,19 @@ impl LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V2(
+            <LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V2)
+                ok,
+            ),
+        )
     }
 }
 
@@ -2166,16 +2217,19 @@ impl LifecycleJoinSupplierSecurityDepositsCreated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierSecurityDepositsCreatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LifecycleJoinSupplierSecurityDepositsCreatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -2281,16 +2335,19 @@ impl LifecycleJoinSupplierTermsAndConditionsAccepted {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierTermsAndConditionsAcceptedV2 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V2(
+            <LifecycleJoinSupplierTermsAndConditionsAcceptedV2 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V2)
+                ok,
+            ),
+        )
     }
 }
 

@@ -54,16 +54,19 @@ impl LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -180,16 +183,19 @@ impl LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -303,16 +309,19 @@ impl LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -431,16 +440,19 @@ impl LifecycleLeaveSupplierCancellationRequested {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleLeaveSupplierCancellationRequestedV2 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V2(
+            <LifecycleLeaveSupplierCancellationRequestedV2 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V2)
+                ok,
+            ),
+        )
     }
 }
 
@@ -552,16 +564,19 @@ impl LifecycleLeaveSupplierCancelled {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleLeaveSupplierCancelledV2 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V2(
+            <LifecycleLeaveSupplierCancelledV2 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V2)
+                ok,
+            ),
+        )
     }
 }
 
@@ -675,16 +690,19 @@ impl LifecycleLeaveSupplierCompleted {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleLeaveSupplierCompletedV3 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V3(
+            <LifecycleLeaveSupplierCompletedV3 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V3)
+                ok,
+            ),
+        )
     }
 }
 
@@ -862,23 +880,28 @@ impl LifecycleLeaveSupplierRequested {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         match index {
             0u8 => {
-                <LifecycleLeaveSupplierRequestedV2 as ::energy_api_core::table::FromFields>::from_fields(
+                Self::V2(
+                    <LifecycleLeaveSupplierRequestedV2 as ::energy_api_core::table::FromFields>::build(
                         fields,
-                    )
-                    .map(Self::V2)
+                        ok,
+                    ),
+                )
             }
             _ => {
-                <LifecycleLeaveSupplierRequestedV3 as ::energy_api_core::table::FromFields>::from_fields(
+                Self::V3(
+                    <LifecycleLeaveSupplierRequestedV3 as ::energy_api_core::table::FromFields>::build(
                         fields,
-                    )
-                    .map(Self::V3)
+                        ok,
+                    ),
+                )
             }
         }
     }
@@ -1051,16 +1074,19 @@ impl LifecycleLeaveSupplierReversalRequested {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleLeaveSupplierReversalRequestedV2 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V2(
+            <LifecycleLeaveSupplierReversalRequestedV2 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V2)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1170,16 +1196,19 @@ impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiat
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1307,16 +1336,19 @@ impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowSte
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1444,16 +1476,19 @@ impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiate
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1584,16 +1619,19 @@ impl LifecycleLeaveSupplierTerminationConfirmed {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleLeaveSupplierTerminationConfirmedV2 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V2(
+            <LifecycleLeaveSupplierTerminationConfirmedV2 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V2)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1703,16 +1741,19 @@ impl LifecycleLeaveSupplierTerminationInitiated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleLeaveSupplierTerminationInitiatedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LifecycleLeaveSupplierTerminationInitiatedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -1891,23 +1932,28 @@ impl LifecycleLeaveSupplierUpdated {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         match index {
             0u8 => {
-                <LifecycleLeaveSupplierUpdatedV2 as ::energy_api_core::table::FromFields>::from_fields(
+                Self::V2(
+                    <LifecycleLeaveSupplierUpdatedV2 as ::energy_api_core::table::FromFields>::build(
                         fields,
-                    )
-                    .map(Self::V2)
+                        ok,
+                    ),
+                )
             }
             _ => {
-                <LifecycleLeaveSupplierUpdatedV3 as ::energy_api_core::table::FromFields>::from_fields(
+                Self::V3(
+                    <LifecycleLeaveSupplierUpdatedV3 as ::energy_api_core::table::FromFields>::build(
                         fields,
-                    )
-                    .map(Self::V3)
+                        ok,
+                    ),
+                )
             }
         }
     }

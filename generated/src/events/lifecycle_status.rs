@@ -59,16 +59,19 @@ impl LifecycleEnrollmentLoyaltyPointsQualificationReversed {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleEnrollmentLoyaltyPointsQualificationReversedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LifecycleEnrollmentLoyaltyPointsQualificationReversedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -187,16 +190,19 @@ impl LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V2(
+            <LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V2)
+                ok,
+            ),
+        )
     }
 }
 
@@ -319,16 +325,19 @@ impl LifecycleStatusChanged {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleStatusChangedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <LifecycleStatusChangedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 
@@ -434,16 +443,19 @@ impl LifecycleSupportSiteSale {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleSupportSiteSaleV1_0_0 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1_0_0(
+            <LifecycleSupportSiteSaleV1_0_0 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1_0_0)
+                ok,
+            ),
+        )
     }
 }
 

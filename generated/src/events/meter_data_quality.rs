@@ -132,23 +132,28 @@ impl MeterDataQualityResolutionCancelled {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         match index {
             0u8 => {
-                <MeterDataQualityResolutionCancelledV1 as ::energy_api_core::table::FromFields>::from_fields(
+                Self::V1(
+                    <MeterDataQualityResolutionCancelledV1 as ::energy_api_core::table::FromFields>::build(
                         fields,
-                    )
-                    .map(Self::V1)
+                        ok,
+                    ),
+                )
             }
             _ => {
-                <MeterDataQualityResolutionCancelledV2 as ::energy_api_core::table::FromFields>::from_fields(
+                Self::V2(
+                    <MeterDataQualityResolutionCancelledV2 as ::energy_api_core::table::FromFields>::build(
                         fields,
-                    )
-                    .map(Self::V2)
+                        ok,
+                    ),
+                )
             }
         }
     }
@@ -339,16 +344,19 @@ impl MeterDataQualityResolutionRequested {
     }
 
     /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read.
-    pub(crate) fn from_fields(
+    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <MeterDataQualityResolutionRequestedV1 as ::energy_api_core::table::FromFields>::from_fields(
+        Self::V1(
+            <MeterDataQualityResolutionRequestedV1 as ::energy_api_core::table::FromFields>::build(
                 fields,
-            )
-            .map(Self::V1)
+                ok,
+            ),
+        )
     }
 }
 

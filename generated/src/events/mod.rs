@@ -11409,2287 +11409,2911 @@ impl EventKind {
         self,
         fields: ::energy_api_core::table::Fields<'_>,
     ) -> ::std::option::Option<Event> {
-        match self.event_type {
+        let mut ok = true;
+        let event = match self.event_type {
             #[cfg(feature = "accounts")]
             EventType::AccountCommunicationsPreferencesUpdated => {
-                accounts::AccountCommunicationsPreferencesUpdated::from_fields(
+                Event::AccountCommunicationsPreferencesUpdated(
+                    accounts::AccountCommunicationsPreferencesUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::AccountCommunicationsPreferencesUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountCreated => {
-                accounts::AccountCreated::from_fields(self.version, fields)
-                    .map(Event::AccountCreated)
+                Event::AccountCreated(
+                    accounts::AccountCreated::build(self.version, fields, &mut ok),
+                )
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountOccupied => {
-                accounts::AccountOccupied::from_fields(self.version, fields)
-                    .map(Event::AccountOccupied)
+                Event::AccountOccupied(
+                    accounts::AccountOccupied::build(self.version, fields, &mut ok),
+                )
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountReactivated => {
-                accounts::AccountReactivated::from_fields(self.version, fields)
-                    .map(Event::AccountReactivated)
+                Event::AccountReactivated(
+                    accounts::AccountReactivated::build(self.version, fields, &mut ok),
+                )
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountSmartMeterReadPermissionChanged => {
-                accounts::AccountSmartMeterReadPermissionChanged::from_fields(
+                Event::AccountSmartMeterReadPermissionChanged(
+                    accounts::AccountSmartMeterReadPermissionChanged::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::AccountSmartMeterReadPermissionChanged)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountUpdated => {
-                accounts::AccountUpdated::from_fields(self.version, fields)
-                    .map(Event::AccountUpdated)
+                Event::AccountUpdated(
+                    accounts::AccountUpdated::build(self.version, fields, &mut ok),
+                )
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountMetadataCreated => {
-                accounts::AccountMetadataCreated::from_fields(self.version, fields)
-                    .map(Event::AccountMetadataCreated)
+                Event::AccountMetadataCreated(
+                    accounts::AccountMetadataCreated::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountMetadataRemoved => {
-                accounts::AccountMetadataRemoved::from_fields(self.version, fields)
-                    .map(Event::AccountMetadataRemoved)
+                Event::AccountMetadataRemoved(
+                    accounts::AccountMetadataRemoved::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountMetadataUpdated => {
-                accounts::AccountMetadataUpdated::from_fields(self.version, fields)
-                    .map(Event::AccountMetadataUpdated)
+                Event::AccountMetadataUpdated(
+                    accounts::AccountMetadataUpdated::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountPropertyEffectivePeriodMetadataCreated => {
-                accounts::AccountPropertyEffectivePeriodMetadataCreated::from_fields(
+                Event::AccountPropertyEffectivePeriodMetadataCreated(
+                    accounts::AccountPropertyEffectivePeriodMetadataCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::AccountPropertyEffectivePeriodMetadataCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountPropertyEffectivePeriodMetadataRemoved => {
-                accounts::AccountPropertyEffectivePeriodMetadataRemoved::from_fields(
+                Event::AccountPropertyEffectivePeriodMetadataRemoved(
+                    accounts::AccountPropertyEffectivePeriodMetadataRemoved::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::AccountPropertyEffectivePeriodMetadataRemoved)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountPropertyEffectivePeriodMetadataUpdated => {
-                accounts::AccountPropertyEffectivePeriodMetadataUpdated::from_fields(
+                Event::AccountPropertyEffectivePeriodMetadataUpdated(
+                    accounts::AccountPropertyEffectivePeriodMetadataUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::AccountPropertyEffectivePeriodMetadataUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserCreated => {
-                account_users::AccountUserCreated::from_fields(self.version, fields)
-                    .map(Event::AccountUserCreated)
+                Event::AccountUserCreated(
+                    account_users::AccountUserCreated::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserPasswordChanged => {
-                account_users::AccountUserPasswordChanged::from_fields(
+                Event::AccountUserPasswordChanged(
+                    account_users::AccountUserPasswordChanged::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::AccountUserPasswordChanged)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserPasswordResetRequested => {
-                account_users::AccountUserPasswordResetRequested::from_fields(
+                Event::AccountUserPasswordResetRequested(
+                    account_users::AccountUserPasswordResetRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::AccountUserPasswordResetRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserPsrRecordsUpdated => {
-                account_users::AccountUserPsrRecordsUpdated::from_fields(
+                Event::AccountUserPsrRecordsUpdated(
+                    account_users::AccountUserPsrRecordsUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::AccountUserPsrRecordsUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserRemoved => {
-                account_users::AccountUserRemoved::from_fields(self.version, fields)
-                    .map(Event::AccountUserRemoved)
+                Event::AccountUserRemoved(
+                    account_users::AccountUserRemoved::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserUpdated => {
-                account_users::AccountUserUpdated::from_fields(self.version, fields)
-                    .map(Event::AccountUserUpdated)
+                Event::AccountUserUpdated(
+                    account_users::AccountUserUpdated::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserVerificationCompleted => {
-                account_users::AccountUserVerificationCompleted::from_fields(
+                Event::AccountUserVerificationCompleted(
+                    account_users::AccountUserVerificationCompleted::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::AccountUserVerificationCompleted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserVerificationStarted => {
-                account_users::AccountUserVerificationStarted::from_fields(
+                Event::AccountUserVerificationStarted(
+                    account_users::AccountUserVerificationStarted::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::AccountUserVerificationStarted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserMetadataCreated => {
-                account_users::AccountUserMetadataCreated::from_fields(
+                Event::AccountUserMetadataCreated(
+                    account_users::AccountUserMetadataCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::AccountUserMetadataCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserMetadataRemoved => {
-                account_users::AccountUserMetadataRemoved::from_fields(
+                Event::AccountUserMetadataRemoved(
+                    account_users::AccountUserMetadataRemoved::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::AccountUserMetadataRemoved)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserMetadataUpdated => {
-                account_users::AccountUserMetadataUpdated::from_fields(
+                Event::AccountUserMetadataUpdated(
+                    account_users::AccountUserMetadataUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::AccountUserMetadataUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ActualIntervalsReceived => {
-                agreements_and_approvals::ActualIntervalsReceived::from_fields(
+                Event::ActualIntervalsReceived(
+                    agreements_and_approvals::ActualIntervalsReceived::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::ActualIntervalsReceived)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AffiliatesAffiliateAccountContractCreated => {
-                agreements_and_approvals::AffiliatesAffiliateAccountContractCreated::from_fields(
+                Event::AffiliatesAffiliateAccountContractCreated(
+                    agreements_and_approvals::AffiliatesAffiliateAccountContractCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::AffiliatesAffiliateAccountContractCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementCreated => {
-                agreements_and_approvals::AgreementCreated::from_fields(
+                Event::AgreementCreated(
+                    agreements_and_approvals::AgreementCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::AgreementCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementRevoked => {
-                agreements_and_approvals::AgreementRevoked::from_fields(
+                Event::AgreementRevoked(
+                    agreements_and_approvals::AgreementRevoked::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::AgreementRevoked)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementRolloverCompleted => {
-                agreements_and_approvals::AgreementRolloverCompleted::from_fields(
+                Event::AgreementRolloverCompleted(
+                    agreements_and_approvals::AgreementRolloverCompleted::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::AgreementRolloverCompleted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementTerminated => {
-                agreements_and_approvals::AgreementTerminated::from_fields(
+                Event::AgreementTerminated(
+                    agreements_and_approvals::AgreementTerminated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::AgreementTerminated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementUpdated => {
-                agreements_and_approvals::AgreementUpdated::from_fields(
+                Event::AgreementUpdated(
+                    agreements_and_approvals::AgreementUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::AgreementUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalApproved => {
-                agreements_and_approvals::ApprovalsApprovalApproved::from_fields(
+                Event::ApprovalsApprovalApproved(
+                    agreements_and_approvals::ApprovalsApprovalApproved::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::ApprovalsApprovalApproved)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalCreated => {
-                agreements_and_approvals::ApprovalsApprovalCreated::from_fields(
+                Event::ApprovalsApprovalCreated(
+                    agreements_and_approvals::ApprovalsApprovalCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::ApprovalsApprovalCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRejected => {
-                agreements_and_approvals::ApprovalsApprovalRejected::from_fields(
+                Event::ApprovalsApprovalRejected(
+                    agreements_and_approvals::ApprovalsApprovalRejected::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::ApprovalsApprovalRejected)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRequestApproved => {
-                agreements_and_approvals::ApprovalsApprovalRequestApproved::from_fields(
+                Event::ApprovalsApprovalRequestApproved(
+                    agreements_and_approvals::ApprovalsApprovalRequestApproved::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::ApprovalsApprovalRequestApproved)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRequestAssigned => {
-                agreements_and_approvals::ApprovalsApprovalRequestAssigned::from_fields(
+                Event::ApprovalsApprovalRequestAssigned(
+                    agreements_and_approvals::ApprovalsApprovalRequestAssigned::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::ApprovalsApprovalRequestAssigned)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRequestRejected => {
-                agreements_and_approvals::ApprovalsApprovalRequestRejected::from_fields(
+                Event::ApprovalsApprovalRequestRejected(
+                    agreements_and_approvals::ApprovalsApprovalRequestRejected::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::ApprovalsApprovalRequestRejected)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccessTokenIssued => {
-                authentication_server::AuthServerAccessTokenIssued::from_fields(
+                Event::AuthServerAccessTokenIssued(
+                    authentication_server::AuthServerAccessTokenIssued::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::AuthServerAccessTokenIssued)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserGenerateMfaChallengeError => {
-                authentication_server::AuthServerAccountUserGenerateMfaChallengeError::from_fields(
+                Event::AuthServerAccountUserGenerateMfaChallengeError(
+                    authentication_server::AuthServerAccountUserGenerateMfaChallengeError::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::AuthServerAccountUserGenerateMfaChallengeError)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoggedIn => {
-                authentication_server::AuthServerAccountUserLoggedIn::from_fields(
+                Event::AuthServerAccountUserLoggedIn(
+                    authentication_server::AuthServerAccountUserLoggedIn::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::AuthServerAccountUserLoggedIn)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoginDenied => {
-                authentication_server::AuthServerAccountUserLoginDenied::from_fields(
+                Event::AuthServerAccountUserLoginDenied(
+                    authentication_server::AuthServerAccountUserLoginDenied::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::AuthServerAccountUserLoginDenied)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoginFailed => {
-                authentication_server::AuthServerAccountUserLoginFailed::from_fields(
+                Event::AuthServerAccountUserLoginFailed(
+                    authentication_server::AuthServerAccountUserLoginFailed::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::AuthServerAccountUserLoginFailed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoginStepCompleted => {
-                authentication_server::AuthServerAccountUserLoginStepCompleted::from_fields(
+                Event::AuthServerAccountUserLoginStepCompleted(
+                    authentication_server::AuthServerAccountUserLoginStepCompleted::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::AuthServerAccountUserLoginStepCompleted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingBillingDocumentHeld => {
-                billing::BillingBillingDocumentHeld::from_fields(self.version, fields)
-                    .map(Event::BillingBillingDocumentHeld)
+                Event::BillingBillingDocumentHeld(
+                    billing::BillingBillingDocumentHeld::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingBillingDocumentIssued => {
-                billing::BillingBillingDocumentIssued::from_fields(self.version, fields)
-                    .map(Event::BillingBillingDocumentIssued)
+                Event::BillingBillingDocumentIssued(
+                    billing::BillingBillingDocumentIssued::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingBillingDocumentRepresentationDispatched => {
-                billing::BillingBillingDocumentRepresentationDispatched::from_fields(
+                Event::BillingBillingDocumentRepresentationDispatched(
+                    billing::BillingBillingDocumentRepresentationDispatched::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::BillingBillingDocumentRepresentationDispatched)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingBillingOptionsUpdated => {
-                billing::BillingBillingOptionsUpdated::from_fields(self.version, fields)
-                    .map(Event::BillingBillingOptionsUpdated)
+                Event::BillingBillingOptionsUpdated(
+                    billing::BillingBillingOptionsUpdated::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingChargingLedgerAssignedToAgreement => {
-                billing::BillingChargingLedgerAssignedToAgreement::from_fields(
+                Event::BillingChargingLedgerAssignedToAgreement(
+                    billing::BillingChargingLedgerAssignedToAgreement::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::BillingChargingLedgerAssignedToAgreement)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingChargingSupplyPointTriggered => {
-                billing::BillingChargingSupplyPointTriggered::from_fields(
+                Event::BillingChargingSupplyPointTriggered(
+                    billing::BillingChargingSupplyPointTriggered::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::BillingChargingSupplyPointTriggered)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingDuosInvoiceCancel => {
-                billing::BillingDuosInvoiceCancel::from_fields(self.version, fields)
-                    .map(Event::BillingDuosInvoiceCancel)
+                Event::BillingDuosInvoiceCancel(
+                    billing::BillingDuosInvoiceCancel::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingDuosInvoiceNew => {
-                billing::BillingDuosInvoiceNew::from_fields(self.version, fields)
-                    .map(Event::BillingDuosInvoiceNew)
+                Event::BillingDuosInvoiceNew(
+                    billing::BillingDuosInvoiceNew::build(self.version, fields, &mut ok),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingDuosInvoiceReplace => {
-                billing::BillingDuosInvoiceReplace::from_fields(self.version, fields)
-                    .map(Event::BillingDuosInvoiceReplace)
+                Event::BillingDuosInvoiceReplace(
+                    billing::BillingDuosInvoiceReplace::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingFinalBill => {
-                billing::BillingFinalBill::from_fields(self.version, fields)
-                    .map(Event::BillingFinalBill)
+                Event::BillingFinalBill(
+                    billing::BillingFinalBill::build(self.version, fields, &mut ok),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingIssuanceExternalStatusCreated => {
-                billing::BillingIssuanceExternalStatusCreated::from_fields(
+                Event::BillingIssuanceExternalStatusCreated(
+                    billing::BillingIssuanceExternalStatusCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::BillingIssuanceExternalStatusCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingIssuedBill => {
-                billing::BillingIssuedBill::from_fields(self.version, fields)
-                    .map(Event::BillingIssuedBill)
+                Event::BillingIssuedBill(
+                    billing::BillingIssuedBill::build(self.version, fields, &mut ok),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingLedgerEntryPosted => {
-                billing::BillingLedgerEntryPosted::from_fields(self.version, fields)
-                    .map(Event::BillingLedgerEntryPosted)
+                Event::BillingLedgerEntryPosted(
+                    billing::BillingLedgerEntryPosted::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingLedgerEntryRemoved => {
-                billing::BillingLedgerEntryRemoved::from_fields(self.version, fields)
-                    .map(Event::BillingLedgerEntryRemoved)
+                Event::BillingLedgerEntryRemoved(
+                    billing::BillingLedgerEntryRemoved::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingPathwayTraversalFailed => {
-                billing::BillingPathwayTraversalFailed::from_fields(self.version, fields)
-                    .map(Event::BillingPathwayTraversalFailed)
+                Event::BillingPathwayTraversalFailed(
+                    billing::BillingPathwayTraversalFailed::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingPathwayTraversalSucceeded => {
-                billing::BillingPathwayTraversalSucceeded::from_fields(
+                Event::BillingPathwayTraversalSucceeded(
+                    billing::BillingPathwayTraversalSucceeded::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::BillingPathwayTraversalSucceeded)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingPortfolioInvoiceSummaryCompleted => {
-                billing::BillingPortfolioInvoiceSummaryCompleted::from_fields(
+                Event::BillingPortfolioInvoiceSummaryCompleted(
+                    billing::BillingPortfolioInvoiceSummaryCompleted::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::BillingPortfolioInvoiceSummaryCompleted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingRebateAccepted => {
-                billing::BillingRebateAccepted::from_fields(self.version, fields)
-                    .map(Event::BillingRebateAccepted)
+                Event::BillingRebateAccepted(
+                    billing::BillingRebateAccepted::build(self.version, fields, &mut ok),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingRebateCreated => {
-                billing::BillingRebateCreated::from_fields(self.version, fields)
-                    .map(Event::BillingRebateCreated)
+                Event::BillingRebateCreated(
+                    billing::BillingRebateCreated::build(self.version, fields, &mut ok),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingRebateDeclined => {
-                billing::BillingRebateDeclined::from_fields(self.version, fields)
-                    .map(Event::BillingRebateDeclined)
+                Event::BillingRebateDeclined(
+                    billing::BillingRebateDeclined::build(self.version, fields, &mut ok),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingRebateUpdated => {
-                billing::BillingRebateUpdated::from_fields(self.version, fields)
-                    .map(Event::BillingRebateUpdated)
+                Event::BillingRebateUpdated(
+                    billing::BillingRebateUpdated::build(self.version, fields, &mut ok),
+                )
             }
 
             #[cfg(feature = "businesses")]
             EventType::BusinessCreated => {
-                businesses::BusinessCreated::from_fields(self.version, fields)
-                    .map(Event::BusinessCreated)
+                Event::BusinessCreated(
+                    businesses::BusinessCreated::build(self.version, fields, &mut ok),
+                )
             }
 
             #[cfg(feature = "businesses")]
             EventType::BusinessUpdated => {
-                businesses::BusinessUpdated::from_fields(self.version, fields)
-                    .map(Event::BusinessUpdated)
+                Event::BusinessUpdated(
+                    businesses::BusinessUpdated::build(self.version, fields, &mut ok),
+                )
             }
 
             #[cfg(feature = "businesses")]
             EventType::BusinessOperationsTeamUpdated => {
-                businesses::BusinessOperationsTeamUpdated::from_fields(
+                Event::BusinessOperationsTeamUpdated(
+                    businesses::BusinessOperationsTeamUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::BusinessOperationsTeamUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "accounts")]
             EventType::CampaignAccountAdded => {
-                accounts::CampaignAccountAdded::from_fields(self.version, fields)
-                    .map(Event::CampaignAccountAdded)
+                Event::CampaignAccountAdded(
+                    accounts::CampaignAccountAdded::build(self.version, fields, &mut ok),
+                )
             }
 
             #[cfg(feature = "accounts")]
             EventType::CampaignAccountRemoved => {
-                accounts::CampaignAccountRemoved::from_fields(self.version, fields)
-                    .map(Event::CampaignAccountRemoved)
+                Event::CampaignAccountRemoved(
+                    accounts::CampaignAccountRemoved::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "accounts")]
             EventType::CampaignAccountUpdated => {
-                accounts::CampaignAccountUpdated::from_fields(self.version, fields)
-                    .map(Event::CampaignAccountUpdated)
+                Event::CampaignAccountUpdated(
+                    accounts::CampaignAccountUpdated::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::ChargingPrimingErrored => {
-                billing::ChargingPrimingErrored::from_fields(self.version, fields)
-                    .map(Event::ChargingPrimingErrored)
+                Event::ChargingPrimingErrored(
+                    billing::ChargingPrimingErrored::build(self.version, fields, &mut ok),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::CollateralAgreementFulfilled => {
-                collections::CollateralAgreementFulfilled::from_fields(
+                Event::CollateralAgreementFulfilled(
+                    collections::CollateralAgreementFulfilled::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::CollateralAgreementFulfilled)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProceedingCreated => {
-                collections::CollectionProceedingCreated::from_fields(
+                Event::CollectionProceedingCreated(
+                    collections::CollectionProceedingCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::CollectionProceedingCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessCommStepResolved => {
-                collections::CollectionProcessCommStepResolved::from_fields(
+                Event::CollectionProcessCommStepResolved(
+                    collections::CollectionProcessCommStepResolved::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::CollectionProcessCommStepResolved)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessLeaveSupplierInstigated => {
-                collections::CollectionProcessLeaveSupplierInstigated::from_fields(
+                Event::CollectionProcessLeaveSupplierInstigated(
+                    collections::CollectionProcessLeaveSupplierInstigated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::CollectionProcessLeaveSupplierInstigated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessPaused => {
-                collections::CollectionProcessPaused::from_fields(self.version, fields)
-                    .map(Event::CollectionProcessPaused)
+                Event::CollectionProcessPaused(
+                    collections::CollectionProcessPaused::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessRaised => {
-                collections::CollectionProcessRaised::from_fields(self.version, fields)
-                    .map(Event::CollectionProcessRaised)
+                Event::CollectionProcessRaised(
+                    collections::CollectionProcessRaised::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessReactivated => {
-                collections::CollectionProcessReactivated::from_fields(
+                Event::CollectionProcessReactivated(
+                    collections::CollectionProcessReactivated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::CollectionProcessReactivated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessRunTerminationRequested => {
-                collections::CollectionProcessRunTerminationRequested::from_fields(
+                Event::CollectionProcessRunTerminationRequested(
+                    collections::CollectionProcessRunTerminationRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::CollectionProcessRunTerminationRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessUnpaused => {
-                collections::CollectionProcessUnpaused::from_fields(self.version, fields)
-                    .map(Event::CollectionProcessUnpaused)
+                Event::CollectionProcessUnpaused(
+                    collections::CollectionProcessUnpaused::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessWithdrawn => {
-                collections::CollectionProcessWithdrawn::from_fields(
+                Event::CollectionProcessWithdrawn(
+                    collections::CollectionProcessWithdrawn::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::CollectionProcessWithdrawn)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::CommsAccountCallUpdated => {
-                communications::CommsAccountCallUpdated::from_fields(
+                Event::CommsAccountCallUpdated(
+                    communications::CommsAccountCallUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::CommsAccountCallUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::CommsCustomerEmailBounced => {
-                communications::CommsCustomerEmailBounced::from_fields(
+                Event::CommsCustomerEmailBounced(
+                    communications::CommsCustomerEmailBounced::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::CommsCustomerEmailBounced)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::CommsPushNotificationReceivedUnregisteredOrExpiredToken => {
-                communications::CommsPushNotificationReceivedUnregisteredOrExpiredToken::from_fields(
+                Event::CommsPushNotificationReceivedUnregisteredOrExpiredToken(
+                    communications::CommsPushNotificationReceivedUnregisteredOrExpiredToken::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::CommsPushNotificationReceivedUnregisteredOrExpiredToken)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::CommsTranscriptionCreated => {
-                communications::CommsTranscriptionCreated::from_fields(
+                Event::CommsTranscriptionCreated(
+                    communications::CommsTranscriptionCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::CommsTranscriptionCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplaintsComplaintNewContact => {
-                communications::ComplaintsComplaintNewContact::from_fields(
+                Event::ComplaintsComplaintNewContact(
+                    communications::ComplaintsComplaintNewContact::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::ComplaintsComplaintNewContact)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplaintsComplaintOpened => {
-                communications::ComplaintsComplaintOpened::from_fields(
+                Event::ComplaintsComplaintOpened(
+                    communications::ComplaintsComplaintOpened::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::ComplaintsComplaintOpened)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplaintsDrpFinished => {
-                communications::ComplaintsDrpFinished::from_fields(self.version, fields)
-                    .map(Event::ComplaintsDrpFinished)
+                Event::ComplaintsDrpFinished(
+                    communications::ComplaintsDrpFinished::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplaintsDrpStarted => {
-                communications::ComplaintsDrpStarted::from_fields(self.version, fields)
-                    .map(Event::ComplaintsDrpStarted)
+                Event::ComplaintsDrpStarted(
+                    communications::ComplaintsDrpStarted::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplexQuotingCostCalculationFinished => {
-                communications::ComplexQuotingCostCalculationFinished::from_fields(
+                Event::ComplexQuotingCostCalculationFinished(
+                    communications::ComplexQuotingCostCalculationFinished::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::ComplexQuotingCostCalculationFinished)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::ConsentsConsentCreated => {
-                communications::ConsentsConsentCreated::from_fields(self.version, fields)
-                    .map(Event::ConsentsConsentCreated)
+                Event::ConsentsConsentCreated(
+                    communications::ConsentsConsentCreated::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::ConsentsConsentUpdated => {
-                communications::ConsentsConsentUpdated::from_fields(self.version, fields)
-                    .map(Event::ConsentsConsentUpdated)
+                Event::ConsentsConsentUpdated(
+                    communications::ConsentsConsentUpdated::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractGroupsCreated => {
-                contracts::ContractGroupsCreated::from_fields(self.version, fields)
-                    .map(Event::ContractGroupsCreated)
+                Event::ContractGroupsCreated(
+                    contracts::ContractGroupsCreated::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractGroupsMembershipsChanged => {
-                contracts::ContractGroupsMembershipsChanged::from_fields(
+                Event::ContractGroupsMembershipsChanged(
+                    contracts::ContractGroupsMembershipsChanged::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::ContractGroupsMembershipsChanged)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractGroupsVersionCreated => {
-                contracts::ContractGroupsVersionCreated::from_fields(
+                Event::ContractGroupsVersionCreated(
+                    contracts::ContractGroupsVersionCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::ContractGroupsVersionCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsActualized => {
-                contracts::ContractsActualized::from_fields(self.version, fields)
-                    .map(Event::ContractsActualized)
+                Event::ContractsActualized(
+                    contracts::ContractsActualized::build(self.version, fields, &mut ok),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsCreated => {
-                contracts::ContractsCreated::from_fields(self.version, fields)
-                    .map(Event::ContractsCreated)
+                Event::ContractsCreated(
+                    contracts::ContractsCreated::build(self.version, fields, &mut ok),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsExpired => {
-                contracts::ContractsExpired::from_fields(self.version, fields)
-                    .map(Event::ContractsExpired)
+                Event::ContractsExpired(
+                    contracts::ContractsExpired::build(self.version, fields, &mut ok),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsExpiryApproaching => {
-                contracts::ContractsExpiryApproaching::from_fields(self.version, fields)
-                    .map(Event::ContractsExpiryApproaching)
+                Event::ContractsExpiryApproaching(
+                    contracts::ContractsExpiryApproaching::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsJourneysCreationStarted => {
-                contracts::ContractsJourneysCreationStarted::from_fields(
+                Event::ContractsJourneysCreationStarted(
+                    contracts::ContractsJourneysCreationStarted::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::ContractsJourneysCreationStarted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsJourneysTerminationStarted => {
-                contracts::ContractsJourneysTerminationStarted::from_fields(
+                Event::ContractsJourneysTerminationStarted(
+                    contracts::ContractsJourneysTerminationStarted::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::ContractsJourneysTerminationStarted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsJourneysVariationStarted => {
-                contracts::ContractsJourneysVariationStarted::from_fields(
+                Event::ContractsJourneysVariationStarted(
+                    contracts::ContractsJourneysVariationStarted::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::ContractsJourneysVariationStarted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsNovated => {
-                contracts::ContractsNovated::from_fields(self.version, fields)
-                    .map(Event::ContractsNovated)
+                Event::ContractsNovated(
+                    contracts::ContractsNovated::build(self.version, fields, &mut ok),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsRescinded => {
-                contracts::ContractsRescinded::from_fields(self.version, fields)
-                    .map(Event::ContractsRescinded)
+                Event::ContractsRescinded(
+                    contracts::ContractsRescinded::build(self.version, fields, &mut ok),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsRevoked => {
-                contracts::ContractsRevoked::from_fields(self.version, fields)
-                    .map(Event::ContractsRevoked)
+                Event::ContractsRevoked(
+                    contracts::ContractsRevoked::build(self.version, fields, &mut ok),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsSubjectAmended => {
-                contracts::ContractsSubjectAmended::from_fields(self.version, fields)
-                    .map(Event::ContractsSubjectAmended)
+                Event::ContractsSubjectAmended(
+                    contracts::ContractsSubjectAmended::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsTerminated => {
-                contracts::ContractsTerminated::from_fields(self.version, fields)
-                    .map(Event::ContractsTerminated)
+                Event::ContractsTerminated(
+                    contracts::ContractsTerminated::build(self.version, fields, &mut ok),
+                )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsTermsVaried => {
-                contracts::ContractsTermsVaried::from_fields(self.version, fields)
-                    .map(Event::ContractsTermsVaried)
+                Event::ContractsTermsVaried(
+                    contracts::ContractsTermsVaried::build(self.version, fields, &mut ok),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::CreditCheckCreated => {
-                collections::CreditCheckCreated::from_fields(self.version, fields)
-                    .map(Event::CreditCheckCreated)
+                Event::CreditCheckCreated(
+                    collections::CreditCheckCreated::build(self.version, fields, &mut ok),
+                )
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerRolesCreated => {
-                customer_access::CustomerAccessPartnerRolesCreated::from_fields(
+                Event::CustomerAccessPartnerRolesCreated(
+                    customer_access::CustomerAccessPartnerRolesCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::CustomerAccessPartnerRolesCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerRolesUpdated => {
-                customer_access::CustomerAccessPartnerRolesUpdated::from_fields(
+                Event::CustomerAccessPartnerRolesUpdated(
+                    customer_access::CustomerAccessPartnerRolesUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::CustomerAccessPartnerRolesUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerUserRolesCreated => {
-                customer_access::CustomerAccessPartnerUserRolesCreated::from_fields(
+                Event::CustomerAccessPartnerUserRolesCreated(
+                    customer_access::CustomerAccessPartnerUserRolesCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::CustomerAccessPartnerUserRolesCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerUserRolesUpdated => {
-                customer_access::CustomerAccessPartnerUserRolesUpdated::from_fields(
+                Event::CustomerAccessPartnerUserRolesUpdated(
+                    customer_access::CustomerAccessPartnerUserRolesUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::CustomerAccessPartnerUserRolesUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessUserRolesCreated => {
-                customer_access::CustomerAccessUserRolesCreated::from_fields(
+                Event::CustomerAccessUserRolesCreated(
+                    customer_access::CustomerAccessUserRolesCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::CustomerAccessUserRolesCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessUserRolesUpdated => {
-                customer_access::CustomerAccessUserRolesUpdated::from_fields(
+                Event::CustomerAccessUserRolesUpdated(
+                    customer_access::CustomerAccessUserRolesUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::CustomerAccessUserRolesUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessCancelled => {
-                data_import::DataImportImportProcessCancelled::from_fields(
+                Event::DataImportImportProcessCancelled(
+                    data_import::DataImportImportProcessCancelled::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::DataImportImportProcessCancelled)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessComplete => {
-                data_import::DataImportImportProcessComplete::from_fields(
+                Event::DataImportImportProcessComplete(
+                    data_import::DataImportImportProcessComplete::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::DataImportImportProcessComplete)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessDryRunComplete => {
-                data_import::DataImportImportProcessDryRunComplete::from_fields(
+                Event::DataImportImportProcessDryRunComplete(
+                    data_import::DataImportImportProcessDryRunComplete::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::DataImportImportProcessDryRunComplete)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessDryRunError => {
-                data_import::DataImportImportProcessDryRunError::from_fields(
+                Event::DataImportImportProcessDryRunError(
+                    data_import::DataImportImportProcessDryRunError::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::DataImportImportProcessDryRunError)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessError => {
-                data_import::DataImportImportProcessError::from_fields(
+                Event::DataImportImportProcessError(
+                    data_import::DataImportImportProcessError::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::DataImportImportProcessError)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessPostImportCompleted => {
-                data_import::DataImportImportProcessPostImportCompleted::from_fields(
+                Event::DataImportImportProcessPostImportCompleted(
+                    data_import::DataImportImportProcessPostImportCompleted::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::DataImportImportProcessPostImportCompleted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessPostImportError => {
-                data_import::DataImportImportProcessPostImportError::from_fields(
+                Event::DataImportImportProcessPostImportError(
+                    data_import::DataImportImportProcessPostImportError::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::DataImportImportProcessPostImportError)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportOrderProcessCancelled => {
-                data_import::DataImportOrderProcessCancelled::from_fields(
+                Event::DataImportOrderProcessCancelled(
+                    data_import::DataImportOrderProcessCancelled::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::DataImportOrderProcessCancelled)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportOrderProcessComplete => {
-                data_import::DataImportOrderProcessComplete::from_fields(
+                Event::DataImportOrderProcessComplete(
+                    data_import::DataImportOrderProcessComplete::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::DataImportOrderProcessComplete)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportOrderProcessError => {
-                data_import::DataImportOrderProcessError::from_fields(
+                Event::DataImportOrderProcessError(
+                    data_import::DataImportOrderProcessError::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::DataImportOrderProcessError)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::DebtActioningAutomatedDebtWriteBackCompleted => {
-                collections::DebtActioningAutomatedDebtWriteBackCompleted::from_fields(
+                Event::DebtActioningAutomatedDebtWriteBackCompleted(
+                    collections::DebtActioningAutomatedDebtWriteBackCompleted::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::DebtActioningAutomatedDebtWriteBackCompleted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::DebtActioningAutomatedDebtWriteBackFailed => {
-                collections::DebtActioningAutomatedDebtWriteBackFailed::from_fields(
+                Event::DebtActioningAutomatedDebtWriteBackFailed(
+                    collections::DebtActioningAutomatedDebtWriteBackFailed::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::DebtActioningAutomatedDebtWriteBackFailed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::DebtActioningAutomatedDebtWriteBackSkipped => {
-                collections::DebtActioningAutomatedDebtWriteBackSkipped::from_fields(
+                Event::DebtActioningAutomatedDebtWriteBackSkipped(
+                    collections::DebtActioningAutomatedDebtWriteBackSkipped::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::DebtActioningAutomatedDebtWriteBackSkipped)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::DelinquentDebtAllocationCreated => {
-                collections::DelinquentDebtAllocationCreated::from_fields(
+                Event::DelinquentDebtAllocationCreated(
+                    collections::DelinquentDebtAllocationCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::DelinquentDebtAllocationCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::DelinquentDebtPositionChanged => {
-                collections::DelinquentDebtPositionChanged::from_fields(
+                Event::DelinquentDebtPositionChanged(
+                    collections::DelinquentDebtPositionChanged::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::DelinquentDebtPositionChanged)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementAccepted => {
-                collections::DepositAgreementAccepted::from_fields(self.version, fields)
-                    .map(Event::DepositAgreementAccepted)
+                Event::DepositAgreementAccepted(
+                    collections::DepositAgreementAccepted::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementFulfilled => {
-                collections::DepositAgreementFulfilled::from_fields(self.version, fields)
-                    .map(Event::DepositAgreementFulfilled)
+                Event::DepositAgreementFulfilled(
+                    collections::DepositAgreementFulfilled::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementInstalmentReturned => {
-                collections::DepositAgreementInstalmentReturned::from_fields(
+                Event::DepositAgreementInstalmentReturned(
+                    collections::DepositAgreementInstalmentReturned::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::DepositAgreementInstalmentReturned)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementReturned => {
-                collections::DepositAgreementReturned::from_fields(self.version, fields)
-                    .map(Event::DepositAgreementReturned)
+                Event::DepositAgreementReturned(
+                    collections::DepositAgreementReturned::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementWithdrawn => {
-                collections::DepositAgreementWithdrawn::from_fields(self.version, fields)
-                    .map(Event::DepositAgreementWithdrawn)
+                Event::DepositAgreementWithdrawn(
+                    collections::DepositAgreementWithdrawn::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::DunningPathPaused => {
-                collections::DunningPathPaused::from_fields(self.version, fields)
-                    .map(Event::DunningPathPaused)
+                Event::DunningPathPaused(
+                    collections::DunningPathPaused::build(self.version, fields, &mut ok),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::DunningPathStarted => {
-                collections::DunningPathStarted::from_fields(self.version, fields)
-                    .map(Event::DunningPathStarted)
+                Event::DunningPathStarted(
+                    collections::DunningPathStarted::build(self.version, fields, &mut ok),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::DunningPathUnpaused => {
-                collections::DunningPathUnpaused::from_fields(self.version, fields)
-                    .map(Event::DunningPathUnpaused)
+                Event::DunningPathUnpaused(
+                    collections::DunningPathUnpaused::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "collections")]
             EventType::DunningPathWithdrawn => {
-                collections::DunningPathWithdrawn::from_fields(self.version, fields)
-                    .map(Event::DunningPathWithdrawn)
+                Event::DunningPathWithdrawn(
+                    collections::DunningPathWithdrawn::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileCancellationInvoiceProcessed => {
-                market_files::ElectricityFlowFileCancellationInvoiceProcessed::from_fields(
+                Event::ElectricityFlowFileCancellationInvoiceProcessed(
+                    market_files::ElectricityFlowFileCancellationInvoiceProcessed::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::ElectricityFlowFileCancellationInvoiceProcessed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileComplementaryInvoiceProcessed => {
-                market_files::ElectricityFlowFileComplementaryInvoiceProcessed::from_fields(
+                Event::ElectricityFlowFileComplementaryInvoiceProcessed(
+                    market_files::ElectricityFlowFileComplementaryInvoiceProcessed::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::ElectricityFlowFileComplementaryInvoiceProcessed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileRectificationInvoiceProcessed => {
-                market_files::ElectricityFlowFileRectificationInvoiceProcessed::from_fields(
+                Event::ElectricityFlowFileRectificationInvoiceProcessed(
+                    market_files::ElectricityFlowFileRectificationInvoiceProcessed::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::ElectricityFlowFileRectificationInvoiceProcessed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileRegularizerInvoiceProcessed => {
-                market_files::ElectricityFlowFileRegularizerInvoiceProcessed::from_fields(
+                Event::ElectricityFlowFileRegularizerInvoiceProcessed(
+                    market_files::ElectricityFlowFileRegularizerInvoiceProcessed::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::ElectricityFlowFileRegularizerInvoiceProcessed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileBillableConceptsInvoiceProcessed => {
-                market_files::ElectricityFlowFileBillableConceptsInvoiceProcessed::from_fields(
+                Event::ElectricityFlowFileBillableConceptsInvoiceProcessed(
+                    market_files::ElectricityFlowFileBillableConceptsInvoiceProcessed::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::ElectricityFlowFileBillableConceptsInvoiceProcessed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileRegularInvoiceProcessed => {
-                market_files::ElectricityFlowFileRegularInvoiceProcessed::from_fields(
+                Event::ElectricityFlowFileRegularInvoiceProcessed(
+                    market_files::ElectricityFlowFileRegularInvoiceProcessed::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::ElectricityFlowFileRegularInvoiceProcessed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::EspSupplyPointsEnrichmentDataSent => {
-                market_files::EspSupplyPointsEnrichmentDataSent::from_fields(
+                Event::EspSupplyPointsEnrichmentDataSent(
+                    market_files::EspSupplyPointsEnrichmentDataSent::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::EspSupplyPointsEnrichmentDataSent)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::EspSupplyPointsAtrSnapshotSent => {
-                market_files::EspSupplyPointsAtrSnapshotSent::from_fields(
+                Event::EspSupplyPointsAtrSnapshotSent(
+                    market_files::EspSupplyPointsAtrSnapshotSent::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::EspSupplyPointsAtrSnapshotSent)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileProcessed => {
-                data_import::ExternalMessagingUploadedFileProcessed::from_fields(
+                Event::ExternalMessagingUploadedFileProcessed(
+                    data_import::ExternalMessagingUploadedFileProcessed::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::ExternalMessagingUploadedFileProcessed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileProcessingFailed => {
-                data_import::ExternalMessagingUploadedFileProcessingFailed::from_fields(
+                Event::ExternalMessagingUploadedFileProcessingFailed(
+                    data_import::ExternalMessagingUploadedFileProcessingFailed::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::ExternalMessagingUploadedFileProcessingFailed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileSafe => {
-                data_import::ExternalMessagingUploadedFileSafe::from_fields(
+                Event::ExternalMessagingUploadedFileSafe(
+                    data_import::ExternalMessagingUploadedFileSafe::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::ExternalMessagingUploadedFileSafe)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileUnsafe => {
-                data_import::ExternalMessagingUploadedFileUnsafe::from_fields(
+                Event::ExternalMessagingUploadedFileUnsafe(
+                    data_import::ExternalMessagingUploadedFileUnsafe::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::ExternalMessagingUploadedFileUnsafe)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceDeauthenticated => {
-                flexible_devices::FlexDeviceDeauthenticated::from_fields(
+                Event::FlexDeviceDeauthenticated(
+                    flexible_devices::FlexDeviceDeauthenticated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::FlexDeviceDeauthenticated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceDisconnected => {
-                flexible_devices::FlexDeviceDisconnected::from_fields(
+                Event::FlexDeviceDisconnected(
+                    flexible_devices::FlexDeviceDisconnected::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::FlexDeviceDisconnected)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceOptimisationCreated => {
-                flexible_devices::FlexDeviceOptimisationCreated::from_fields(
+                Event::FlexDeviceOptimisationCreated(
+                    flexible_devices::FlexDeviceOptimisationCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::FlexDeviceOptimisationCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceRegistered => {
-                flexible_devices::FlexDeviceRegistered::from_fields(self.version, fields)
-                    .map(Event::FlexDeviceRegistered)
+                Event::FlexDeviceRegistered(
+                    flexible_devices::FlexDeviceRegistered::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated => {
-                market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::from_fields(
+                Event::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated(
+                    market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsCancellationInvoiceCreated => {
-                market_files::GasBillFlowDetailsCancellationInvoiceCreated::from_fields(
+                Event::GasBillFlowDetailsCancellationInvoiceCreated(
+                    market_files::GasBillFlowDetailsCancellationInvoiceCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::GasBillFlowDetailsCancellationInvoiceCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsComplementaryInvoiceCreated => {
-                market_files::GasBillFlowDetailsComplementaryInvoiceCreated::from_fields(
+                Event::GasBillFlowDetailsComplementaryInvoiceCreated(
+                    market_files::GasBillFlowDetailsComplementaryInvoiceCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::GasBillFlowDetailsComplementaryInvoiceCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsRectificationInvoiceCreated => {
-                market_files::GasBillFlowDetailsRectificationInvoiceCreated::from_fields(
+                Event::GasBillFlowDetailsRectificationInvoiceCreated(
+                    market_files::GasBillFlowDetailsRectificationInvoiceCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::GasBillFlowDetailsRectificationInvoiceCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsRegularInvoiceCreated => {
-                market_files::GasBillFlowDetailsRegularInvoiceCreated::from_fields(
+                Event::GasBillFlowDetailsRegularInvoiceCreated(
+                    market_files::GasBillFlowDetailsRegularInvoiceCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::GasBillFlowDetailsRegularInvoiceCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasFlowFileB7033ComplementaryInvoiceProcessed => {
-                market_files::GasFlowFileB7033ComplementaryInvoiceProcessed::from_fields(
+                Event::GasFlowFileB7033ComplementaryInvoiceProcessed(
+                    market_files::GasFlowFileB7033ComplementaryInvoiceProcessed::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::GasFlowFileB7033ComplementaryInvoiceProcessed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasFlowFileB7033RegularInvoiceProcessed => {
-                market_files::GasFlowFileB7033RegularInvoiceProcessed::from_fields(
+                Event::GasFlowFileB7033RegularInvoiceProcessed(
+                    market_files::GasFlowFileB7033RegularInvoiceProcessed::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::GasFlowFileB7033RegularInvoiceProcessed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasSupplyPointInspectionResultsReceived => {
-                market_files::GasSupplyPointInspectionResultsReceived::from_fields(
+                Event::GasSupplyPointInspectionResultsReceived(
+                    market_files::GasSupplyPointInspectionResultsReceived::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::GasSupplyPointInspectionResultsReceived)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::GoodsPurchaseCreated => {
-                communications::GoodsPurchaseCreated::from_fields(self.version, fields)
-                    .map(Event::GoodsPurchaseCreated)
+                Event::GoodsPurchaseCreated(
+                    communications::GoodsPurchaseCreated::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::GoodsQuoteCreatedForAccount => {
-                communications::GoodsQuoteCreatedForAccount::from_fields(
+                Event::GoodsQuoteCreatedForAccount(
+                    communications::GoodsQuoteCreatedForAccount::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::GoodsQuoteCreatedForAccount)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::GoodsQuoteCreatedWithoutAccount => {
-                communications::GoodsQuoteCreatedWithoutAccount::from_fields(
+                Event::GoodsQuoteCreatedWithoutAccount(
+                    communications::GoodsQuoteCreatedWithoutAccount::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::GoodsQuoteCreatedWithoutAccount)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfEnergisationUnsolicitedMessage => {
-                industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessage::from_fields(
+                Event::IndustryElectricityChangeOfEnergisationUnsolicitedMessage(
+                    industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessage::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        Event::IndustryElectricityChangeOfEnergisationUnsolicitedMessage,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfServiceMeterDeactivated => {
-                industry::IndustryElectricityChangeOfServiceMeterDeactivated::from_fields(
+                Event::IndustryElectricityChangeOfServiceMeterDeactivated(
+                    industry::IndustryElectricityChangeOfServiceMeterDeactivated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::IndustryElectricityChangeOfServiceMeterDeactivated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfSupplyGainInitiated => {
-                industry::IndustryElectricityChangeOfSupplyGainInitiated::from_fields(
+                Event::IndustryElectricityChangeOfSupplyGainInitiated(
+                    industry::IndustryElectricityChangeOfSupplyGainInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::IndustryElectricityChangeOfSupplyGainInitiated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfSupplyLossComplete => {
-                industry::IndustryElectricityChangeOfSupplyLossComplete::from_fields(
+                Event::IndustryElectricityChangeOfSupplyLossComplete(
+                    industry::IndustryElectricityChangeOfSupplyLossComplete::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::IndustryElectricityChangeOfSupplyLossComplete)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityExportInstallationValidated => {
-                industry::IndustryElectricityExportInstallationValidated::from_fields(
+                Event::IndustryElectricityExportInstallationValidated(
+                    industry::IndustryElectricityExportInstallationValidated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::IndustryElectricityExportInstallationValidated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryGasChangeOfSupplyGainInitiated => {
-                industry::IndustryGasChangeOfSupplyGainInitiated::from_fields(
+                Event::IndustryGasChangeOfSupplyGainInitiated(
+                    industry::IndustryGasChangeOfSupplyGainInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::IndustryGasChangeOfSupplyGainInitiated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryGasChangeOfSupplyLossComplete => {
-                industry::IndustryGasChangeOfSupplyLossComplete::from_fields(
+                Event::IndustryGasChangeOfSupplyLossComplete(
+                    industry::IndustryGasChangeOfSupplyLossComplete::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::IndustryGasChangeOfSupplyLossComplete)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkActionsRun => {
-                conversations::InkActionsRun::from_fields(self.version, fields)
-                    .map(Event::InkActionsRun)
+                Event::InkActionsRun(
+                    conversations::InkActionsRun::build(self.version, fields, &mut ok),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkContentInboundMessageTagged => {
-                conversations::InkContentInboundMessageTagged::from_fields(
+                Event::InkContentInboundMessageTagged(
+                    conversations::InkContentInboundMessageTagged::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::InkContentInboundMessageTagged)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationAssignedToBucket => {
-                conversations::InkConversationAssignedToBucket::from_fields(
+                Event::InkConversationAssignedToBucket(
+                    conversations::InkConversationAssignedToBucket::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::InkConversationAssignedToBucket)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationAssignedToTimeline => {
-                conversations::InkConversationAssignedToTimeline::from_fields(
+                Event::InkConversationAssignedToTimeline(
+                    conversations::InkConversationAssignedToTimeline::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::InkConversationAssignedToTimeline)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationAwaitCustomerReply => {
-                conversations::InkConversationAwaitCustomerReply::from_fields(
+                Event::InkConversationAwaitCustomerReply(
+                    conversations::InkConversationAwaitCustomerReply::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::InkConversationAwaitCustomerReply)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationClosed => {
-                conversations::InkConversationClosed::from_fields(self.version, fields)
-                    .map(Event::InkConversationClosed)
+                Event::InkConversationClosed(
+                    conversations::InkConversationClosed::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationOpenStatusChanged => {
-                conversations::InkConversationOpenStatusChanged::from_fields(
+                Event::InkConversationOpenStatusChanged(
+                    conversations::InkConversationOpenStatusChanged::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::InkConversationOpenStatusChanged)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationOpened => {
-                conversations::InkConversationOpened::from_fields(self.version, fields)
-                    .map(Event::InkConversationOpened)
+                Event::InkConversationOpened(
+                    conversations::InkConversationOpened::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationPriorityChanged => {
-                conversations::InkConversationPriorityChanged::from_fields(
+                Event::InkConversationPriorityChanged(
+                    conversations::InkConversationPriorityChanged::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::InkConversationPriorityChanged)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationSnoozed => {
-                conversations::InkConversationSnoozed::from_fields(self.version, fields)
-                    .map(Event::InkConversationSnoozed)
+                Event::InkConversationSnoozed(
+                    conversations::InkConversationSnoozed::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationUnassignedFromBucket => {
-                conversations::InkConversationUnassignedFromBucket::from_fields(
+                Event::InkConversationUnassignedFromBucket(
+                    conversations::InkConversationUnassignedFromBucket::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::InkConversationUnassignedFromBucket)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationUnassignedFromTimeline => {
-                conversations::InkConversationUnassignedFromTimeline::from_fields(
+                Event::InkConversationUnassignedFromTimeline(
+                    conversations::InkConversationUnassignedFromTimeline::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::InkConversationUnassignedFromTimeline)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkLiveChatClosed => {
-                conversations::InkLiveChatClosed::from_fields(self.version, fields)
-                    .map(Event::InkLiveChatClosed)
+                Event::InkLiveChatClosed(
+                    conversations::InkLiveChatClosed::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkLiveChatInitiated => {
-                conversations::InkLiveChatInitiated::from_fields(self.version, fields)
-                    .map(Event::InkLiveChatInitiated)
+                Event::InkLiveChatInitiated(
+                    conversations::InkLiveChatInitiated::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkLiveChatMessagesOutboundMessageCreated => {
-                conversations::InkLiveChatMessagesOutboundMessageCreated::from_fields(
+                Event::InkLiveChatMessagesOutboundMessageCreated(
+                    conversations::InkLiveChatMessagesOutboundMessageCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::InkLiveChatMessagesOutboundMessageCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessageAttachmentSafe => {
-                conversations::InkMessageAttachmentSafe::from_fields(
+                Event::InkMessageAttachmentSafe(
+                    conversations::InkMessageAttachmentSafe::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::InkMessageAttachmentSafe)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessageAttachmentUnsafe => {
-                conversations::InkMessageAttachmentUnsafe::from_fields(
+                Event::InkMessageAttachmentUnsafe(
+                    conversations::InkMessageAttachmentUnsafe::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::InkMessageAttachmentUnsafe)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesInboundEmailMigration => {
-                conversations::InkMessagesInboundEmailMigration::from_fields(
+                Event::InkMessagesInboundEmailMigration(
+                    conversations::InkMessagesInboundEmailMigration::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::InkMessagesInboundEmailMigration)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesInboundMessageCreated => {
-                conversations::InkMessagesInboundMessageCreated::from_fields(
+                Event::InkMessagesInboundMessageCreated(
+                    conversations::InkMessagesInboundMessageCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::InkMessagesInboundMessageCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesInboundMessageIngested => {
-                conversations::InkMessagesInboundMessageIngested::from_fields(
+                Event::InkMessagesInboundMessageIngested(
+                    conversations::InkMessagesInboundMessageIngested::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::InkMessagesInboundMessageIngested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesOutboundMessageCreated => {
-                conversations::InkMessagesOutboundMessageCreated::from_fields(
+                Event::InkMessagesOutboundMessageCreated(
+                    conversations::InkMessagesOutboundMessageCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::InkMessagesOutboundMessageCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesOutboundMessageFailed => {
-                conversations::InkMessagesOutboundMessageFailed::from_fields(
+                Event::InkMessagesOutboundMessageFailed(
+                    conversations::InkMessagesOutboundMessageFailed::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::InkMessagesOutboundMessageFailed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesPhishingReportDismissed => {
-                conversations::InkMessagesPhishingReportDismissed::from_fields(
+                Event::InkMessagesPhishingReportDismissed(
+                    conversations::InkMessagesPhishingReportDismissed::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::InkMessagesPhishingReportDismissed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesReportedPhishing => {
-                conversations::InkMessagesReportedPhishing::from_fields(
+                Event::InkMessagesReportedPhishing(
+                    conversations::InkMessagesReportedPhishing::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::InkMessagesReportedPhishing)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesReportedSpam => {
-                conversations::InkMessagesReportedSpam::from_fields(self.version, fields)
-                    .map(Event::InkMessagesReportedSpam)
+                Event::InkMessagesReportedSpam(
+                    conversations::InkMessagesReportedSpam::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesSpamReportDismissed => {
-                conversations::InkMessagesSpamReportDismissed::from_fields(
+                Event::InkMessagesSpamReportDismissed(
+                    conversations::InkMessagesSpamReportDismissed::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::InkMessagesSpamReportDismissed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "businesses")]
             EventType::InternalCompanyCreated => {
-                businesses::InternalCompanyCreated::from_fields(self.version, fields)
-                    .map(Event::InternalCompanyCreated)
+                Event::InternalCompanyCreated(
+                    businesses::InternalCompanyCreated::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeApplicationServiceCompleted => {
-                billing::LatePaymentFeeApplicationServiceCompleted::from_fields(
+                Event::LatePaymentFeeApplicationServiceCompleted(
+                    billing::LatePaymentFeeApplicationServiceCompleted::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LatePaymentFeeApplicationServiceCompleted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeApplicationServiceFeeApplied => {
-                billing::LatePaymentFeeApplicationServiceFeeApplied::from_fields(
+                Event::LatePaymentFeeApplicationServiceFeeApplied(
+                    billing::LatePaymentFeeApplicationServiceFeeApplied::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LatePaymentFeeApplicationServiceFeeApplied)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeApplicationServiceStarted => {
-                billing::LatePaymentFeeApplicationServiceStarted::from_fields(
+                Event::LatePaymentFeeApplicationServiceStarted(
+                    billing::LatePaymentFeeApplicationServiceStarted::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LatePaymentFeeApplicationServiceStarted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculationServiceCompleted => {
-                billing::LatePaymentFeeCalculationServiceCompleted::from_fields(
+                Event::LatePaymentFeeCalculationServiceCompleted(
+                    billing::LatePaymentFeeCalculationServiceCompleted::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LatePaymentFeeCalculationServiceCompleted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculationServiceStarted => {
-                billing::LatePaymentFeeCalculationServiceStarted::from_fields(
+                Event::LatePaymentFeeCalculationServiceStarted(
+                    billing::LatePaymentFeeCalculationServiceStarted::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LatePaymentFeeCalculationServiceStarted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculatorCompleted => {
-                billing::LatePaymentFeeCalculatorCompleted::from_fields(
+                Event::LatePaymentFeeCalculatorCompleted(
+                    billing::LatePaymentFeeCalculatorCompleted::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LatePaymentFeeCalculatorCompleted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculatorFeeApplied => {
-                billing::LatePaymentFeeCalculatorFeeApplied::from_fields(
+                Event::LatePaymentFeeCalculatorFeeApplied(
+                    billing::LatePaymentFeeCalculatorFeeApplied::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LatePaymentFeeCalculatorFeeApplied)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculatorStarted => {
-                billing::LatePaymentFeeCalculatorStarted::from_fields(
+                Event::LatePaymentFeeCalculatorStarted(
+                    billing::LatePaymentFeeCalculatorStarted::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LatePaymentFeeCalculatorStarted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeWaived => {
-                billing::LatePaymentFeeWaived::from_fields(self.version, fields)
-                    .map(Event::LatePaymentFeeWaived)
+                Event::LatePaymentFeeWaived(
+                    billing::LatePaymentFeeWaived::build(self.version, fields, &mut ok),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::LeadsLeadStageUpdated => {
-                communications::LeadsLeadStageUpdated::from_fields(self.version, fields)
-                    .map(Event::LeadsLeadStageUpdated)
+                Event::LeadsLeadStageUpdated(
+                    communications::LeadsLeadStageUpdated::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::LeadsOpportunityDocumentAttachedToOpportunity => {
-                communications::LeadsOpportunityDocumentAttachedToOpportunity::from_fields(
+                Event::LeadsOpportunityDocumentAttachedToOpportunity(
+                    communications::LeadsOpportunityDocumentAttachedToOpportunity::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LeadsOpportunityDocumentAttachedToOpportunity)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::LeadsOpportunityOfferGroupCreated => {
-                communications::LeadsOpportunityOfferGroupCreated::from_fields(
+                Event::LeadsOpportunityOfferGroupCreated(
+                    communications::LeadsOpportunityOfferGroupCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LeadsOpportunityOfferGroupCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::LeadsOpportunityStageUpdated => {
-                communications::LeadsOpportunityStageUpdated::from_fields(
+                Event::LeadsOpportunityStageUpdated(
+                    communications::LeadsOpportunityStageUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LeadsOpportunityStageUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleEnrollmentLoyaltyPointsQualificationReversed => {
-                lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversed::from_fields(
+                Event::LifecycleEnrollmentLoyaltyPointsQualificationReversed(
+                    lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversed::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LifecycleEnrollmentLoyaltyPointsQualificationReversed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint => {
-                lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::from_fields(
+                Event::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint(
+                    lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        Event::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierActivationCompleted => {
-                lifecycle_join::LifecycleJoinSupplierActivationCompleted::from_fields(
+                Event::LifecycleJoinSupplierActivationCompleted(
+                    lifecycle_join::LifecycleJoinSupplierActivationCompleted::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LifecycleJoinSupplierActivationCompleted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierActivationInitiated => {
-                lifecycle_join::LifecycleJoinSupplierActivationInitiated::from_fields(
+                Event::LifecycleJoinSupplierActivationInitiated(
+                    lifecycle_join::LifecycleJoinSupplierActivationInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LifecycleJoinSupplierActivationInitiated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAgreementCreated => {
-                lifecycle_join::LifecycleJoinSupplierAgreementCreated::from_fields(
+                Event::LifecycleJoinSupplierAgreementCreated(
+                    lifecycle_join::LifecycleJoinSupplierAgreementCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LifecycleJoinSupplierAgreementCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::from_fields(
+                Event::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated(
+                    lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        Event::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::from_fields(
+                Event::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated(
+                    lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::from_fields(
+                Event::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated(
+                    lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierCancellationRequested => {
-                lifecycle_join::LifecycleJoinSupplierCancellationRequested::from_fields(
+                Event::LifecycleJoinSupplierCancellationRequested(
+                    lifecycle_join::LifecycleJoinSupplierCancellationRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LifecycleJoinSupplierCancellationRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierCancelled => {
-                lifecycle_join::LifecycleJoinSupplierCancelled::from_fields(
+                Event::LifecycleJoinSupplierCancelled(
+                    lifecycle_join::LifecycleJoinSupplierCancelled::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LifecycleJoinSupplierCancelled)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierCompleted => {
-                lifecycle_join::LifecycleJoinSupplierCompleted::from_fields(
+                Event::LifecycleJoinSupplierCompleted(
+                    lifecycle_join::LifecycleJoinSupplierCompleted::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LifecycleJoinSupplierCompleted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierRequested => {
-                lifecycle_join::LifecycleJoinSupplierRequested::from_fields(
+                Event::LifecycleJoinSupplierRequested(
+                    lifecycle_join::LifecycleJoinSupplierRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LifecycleJoinSupplierRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierReversalRequested => {
-                lifecycle_join::LifecycleJoinSupplierReversalRequested::from_fields(
+                Event::LifecycleJoinSupplierReversalRequested(
+                    lifecycle_join::LifecycleJoinSupplierReversalRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LifecycleJoinSupplierReversalRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierReversed => {
-                lifecycle_join::LifecycleJoinSupplierReversed::from_fields(
+                Event::LifecycleJoinSupplierReversed(
+                    lifecycle_join::LifecycleJoinSupplierReversed::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LifecycleJoinSupplierReversed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSupplyPeriodCreated => {
-                lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreated::from_fields(
+                Event::LifecycleJoinSupplierSupplyPeriodCreated(
+                    lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LifecycleJoinSupplierSupplyPeriodCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::from_fields(
+                Event::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated(
+                    lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        Event::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::from_fields(
+                Event::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated(
+                    lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        Event::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted => {
-                lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::from_fields(
+                Event::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted(
+                    lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        Event::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::from_fields(
+                Event::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated(
+                    lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        Event::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSecurityDepositsCreated => {
-                lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreated::from_fields(
+                Event::LifecycleJoinSupplierSecurityDepositsCreated(
+                    lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LifecycleJoinSupplierSecurityDepositsCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierTermsAndConditionsAccepted => {
-                lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAccepted::from_fields(
+                Event::LifecycleJoinSupplierTermsAndConditionsAccepted(
+                    lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAccepted::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LifecycleJoinSupplierTermsAndConditionsAccepted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::from_fields(
+                Event::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated(
+                    lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        Event::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::from_fields(
+                Event::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated(
+                    lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        Event::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::from_fields(
+                Event::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated(
+                    lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        Event::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierCancellationRequested => {
-                lifecycle_leave::LifecycleLeaveSupplierCancellationRequested::from_fields(
+                Event::LifecycleLeaveSupplierCancellationRequested(
+                    lifecycle_leave::LifecycleLeaveSupplierCancellationRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LifecycleLeaveSupplierCancellationRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierCancelled => {
-                lifecycle_leave::LifecycleLeaveSupplierCancelled::from_fields(
+                Event::LifecycleLeaveSupplierCancelled(
+                    lifecycle_leave::LifecycleLeaveSupplierCancelled::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LifecycleLeaveSupplierCancelled)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierCompleted => {
-                lifecycle_leave::LifecycleLeaveSupplierCompleted::from_fields(
+                Event::LifecycleLeaveSupplierCompleted(
+                    lifecycle_leave::LifecycleLeaveSupplierCompleted::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LifecycleLeaveSupplierCompleted)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierRequested => {
-                lifecycle_leave::LifecycleLeaveSupplierRequested::from_fields(
+                Event::LifecycleLeaveSupplierRequested(
+                    lifecycle_leave::LifecycleLeaveSupplierRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LifecycleLeaveSupplierRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierReversalRequested => {
-                lifecycle_leave::LifecycleLeaveSupplierReversalRequested::from_fields(
+                Event::LifecycleLeaveSupplierReversalRequested(
+                    lifecycle_leave::LifecycleLeaveSupplierReversalRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LifecycleLeaveSupplierReversalRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::from_fields(
+                Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated(
+                    lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::from_fields(
+                Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated(
+                    lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::from_fields(
+                Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated(
+                    lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierTerminationConfirmed => {
-                lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmed::from_fields(
+                Event::LifecycleLeaveSupplierTerminationConfirmed(
+                    lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmed::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LifecycleLeaveSupplierTerminationConfirmed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierTerminationInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierTerminationInitiated::from_fields(
+                Event::LifecycleLeaveSupplierTerminationInitiated(
+                    lifecycle_leave::LifecycleLeaveSupplierTerminationInitiated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LifecycleLeaveSupplierTerminationInitiated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierUpdated => {
-                lifecycle_leave::LifecycleLeaveSupplierUpdated::from_fields(
+                Event::LifecycleLeaveSupplierUpdated(
+                    lifecycle_leave::LifecycleLeaveSupplierUpdated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LifecycleLeaveSupplierUpdated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleStatusChanged => {
-                lifecycle_status::LifecycleStatusChanged::from_fields(
+                Event::LifecycleStatusChanged(
+                    lifecycle_status::LifecycleStatusChanged::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LifecycleStatusChanged)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleSupportSiteSale => {
-                lifecycle_status::LifecycleSupportSiteSale::from_fields(
+                Event::LifecycleSupportSiteSale(
+                    lifecycle_status::LifecycleSupportSiteSale::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LifecycleSupportSiteSale)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "customer-access")]
             EventType::LoyaltyPointsUserRoleRemoval => {
-                customer_access::LoyaltyPointsUserRoleRemoval::from_fields(
+                Event::LoyaltyPointsUserRoleRemoval(
+                    customer_access::LoyaltyPointsUserRoleRemoval::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::LoyaltyPointsUserRoleRemoval)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::MarketsEspBillFlowFileProcessed => {
-                market_files::MarketsEspBillFlowFileProcessed::from_fields(
+                Event::MarketsEspBillFlowFileProcessed(
+                    market_files::MarketsEspBillFlowFileProcessed::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::MarketsEspBillFlowFileProcessed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::MarketsEspFlowFileProcessed => {
-                market_files::MarketsEspFlowFileProcessed::from_fields(
+                Event::MarketsEspFlowFileProcessed(
+                    market_files::MarketsEspFlowFileProcessed::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::MarketsEspFlowFileProcessed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::MarketsEspIndustryGasbillflowdetailsInspectionProcessed => {
-                market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessed::from_fields(
+                Event::MarketsEspIndustryGasbillflowdetailsInspectionProcessed(
+                    market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessed::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::MarketsEspIndustryGasbillflowdetailsInspectionProcessed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::MarketsGasSupplyPointCreated => {
-                market_files::MarketsGasSupplyPointCreated::from_fields(
+                Event::MarketsGasSupplyPointCreated(
+                    market_files::MarketsGasSupplyPointCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::MarketsGasSupplyPointCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "market-files")]
             EventType::MarketsNetworkOperatorCreated => {
-                market_files::MarketsNetworkOperatorCreated::from_fields(
+                Event::MarketsNetworkOperatorCreated(
+                    market_files::MarketsNetworkOperatorCreated::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::MarketsNetworkOperatorCreated)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "communications")]
             EventType::MessagingPushNotificationTokenUnregistered => {
-                communications::MessagingPushNotificationTokenUnregistered::from_fields(
+                Event::MessagingPushNotificationTokenUnregistered(
+                    communications::MessagingPushNotificationTokenUnregistered::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::MessagingPushNotificationTokenUnregistered)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-data-quality")]
             EventType::MeterDataQualityResolutionCancelled => {
-                meter_data_quality::MeterDataQualityResolutionCancelled::from_fields(
+                Event::MeterDataQualityResolutionCancelled(
+                    meter_data_quality::MeterDataQualityResolutionCancelled::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::MeterDataQualityResolutionCancelled)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-data-quality")]
             EventType::MeterDataQualityResolutionRequested => {
-                meter_data_quality::MeterDataQualityResolutionRequested::from_fields(
+                Event::MeterDataQualityResolutionRequested(
+                    meter_data_quality::MeterDataQualityResolutionRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::MeterDataQualityResolutionRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointElecCosGainRegistrationRequested => {
-                meter_points::MeterpointElecCosGainRegistrationRequested::from_fields(
+                Event::MeterpointElecCosGainRegistrationRequested(
+                    meter_points::MeterpointElecCosGainRegistrationRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::MeterpointElecCosGainRegistrationRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasApiBackfill => {
-                meter_points::MeterpointGasApiBackfill::from_fields(self.version, fields)
-                    .map(Event::MeterpointGasApiBackfill)
+                Event::MeterpointGasApiBackfill(
+                    meter_points::MeterpointGasApiBackfill::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasAppointMamRequested => {
-                meter_points::MeterpointGasAppointMamRequested::from_fields(
+                Event::MeterpointGasAppointMamRequested(
+                    meter_points::MeterpointGasAppointMamRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::MeterpointGasAppointMamRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasBackfill => {
-                meter_points::MeterpointGasBackfill::from_fields(self.version, fields)
-                    .map(Event::MeterpointGasBackfill)
+                Event::MeterpointGasBackfill(
+                    meter_points::MeterpointGasBackfill::build(
+                        self.version,
+                        fields,
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasChangeOfCohortRequested => {
-                meter_points::MeterpointGasChangeOfCohortRequested::from_fields(
+                Event::MeterpointGasChangeOfCohortRequested(
+                    meter_points::MeterpointGasChangeOfCohortRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::MeterpointGasChangeOfCohortRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasChangeOfMamRequested => {
-                meter_points::MeterpointGasChangeOfMamRequested::from_fields(
+                Event::MeterpointGasChangeOfMamRequested(
+                    meter_points::MeterpointGasChangeOfMamRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::MeterpointGasChangeOfMamRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosGainMtdReceived => {
-                meter_points::MeterpointGasCosGainMtdReceived::from_fields(
+                Event::MeterpointGasCosGainMtdReceived(
+                    meter_points::MeterpointGasCosGainMtdReceived::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::MeterpointGasCosGainMtdReceived)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosGainRegistrationConfirmed => {
-                meter_points::MeterpointGasCosGainRegistrationConfirmed::from_fields(
+                Event::MeterpointGasCosGainRegistrationConfirmed(
+                    meter_points::MeterpointGasCosGainRegistrationConfirmed::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::MeterpointGasCosGainRegistrationConfirmed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosGainRegistrationRequested => {
-                meter_points::MeterpointGasCosGainRegistrationRequested::from_fields(
+                Event::MeterpointGasCosGainRegistrationRequested(
+                    meter_points::MeterpointGasCosGainRegistrationRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::MeterpointGasCosGainRegistrationRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosLossConfirmed => {
-                meter_points::MeterpointGasCosLossConfirmed::from_fields(
+                Event::MeterpointGasCosLossConfirmed(
+                    meter_points::MeterpointGasCosLossConfirmed::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::MeterpointGasCosLossConfirmed)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDeappointMamRequested => {
-                meter_points::MeterpointGasDeappointMamRequested::from_fields(
+                Event::MeterpointGasDeappointMamRequested(
+                    meter_points::MeterpointGasDeappointMamRequested::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::MeterpointGasDeappointMamRequested)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAcceptedByUs => {
-                meter_points::MeterpointGasDisputedClosingReadingAcceptedByUs::from_fields(
+                Event::MeterpointGasDisputedClosingReadingAcceptedByUs(
+                    meter_points::MeterpointGasDisputedClosingReadingAcceptedByUs::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::MeterpointGasDisputedClosingReadingAcceptedByUs)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier => {
-                meter_points::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::from_fields(
+                Event::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier(
+                    meter_points::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier)
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAlternativeProposedByUs => {
-                meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedByUs::from_fields(
+                Event::MeterpointGasDisputedClosingReadingAlternativeProposedByUs(
+                    meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedByUs::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        Event::MeterpointGasDisputedClosingReadingAlternativeProposedByUs,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier => {
-                meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::from_fields(
+                Event::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier(
+                    meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::build(
                         self.version,
                         fields,
-                    )
-                    .map(
-                        Event::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier,
-                    )
+                        &mut ok,
+                    ),
+                )
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingQueriedByUs => {
-                meter_points::MeterpointGasDisputedClosingReadingQueriedByUs::from_fields(
+                Event::MeterpointGasDisputedClosingReadingQueriedByUs(
+                    meter_points::MeterpointGasDisputedClosingReadingQueriedByUs::build(
                         self.version,
                         fields,
-                    )
-                    .map(Event::MeterpointGasDisputedClosingReadingQueriedByUs)
+                        &mut ok,
+                    ),
+                )
             }
-        }
+        };
+        if ok { ::std::option::Option::Some(event) } else { ::std::option::Option::None }
     }
 
     /// Reads a payload of this kind with the fast reader ([`energy_api_core::read`]): it stops

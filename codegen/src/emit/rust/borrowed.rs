@@ -126,6 +126,7 @@ impl Borrowing {
     fn view_struct(
         &self,
         s: &Struct,
+        nested: bool,
         owned: TokenStream,
         deprecated: Option<&str>,
         cfg: &TokenStream,
@@ -157,7 +158,7 @@ impl Borrowing {
                 pub additional_fields: ::energy_api_core::Unlisted,
             }
         });
-        let deserialize = table_impl(s, quote!(#name<'a>), "Borrowed");
+        let deserialize = table_impl(s, quote!(#name<'a>), "Borrowed", nested);
         quote! {
             #doc
             #deprecated
@@ -178,7 +179,7 @@ impl Borrowing {
         let cfgs = super::shared_type_cfgs(model);
         let views = model.shared_types.iter().map(|t| {
             let name = format_ident!("{}", t.rust_name);
-            self.view_struct(t, quote!(crate::types::#name), None, &cfgs[&t.name])
+            self.view_struct(t, true, quote!(crate::types::#name), None, &cfgs[&t.name])
         });
         quote! {
             #![doc = " Borrowed views of the shared payload types (cargo feature `borrowed`): strings and free-form"]
@@ -223,6 +224,7 @@ impl Borrowing {
                             .map(|d| format!("sunset {}", d.sunset));
                         self.view_struct(
                             &v.payload,
+                            false,
                             quote!(#owned::#name),
                             note.as_deref(),
                             &quote!(),
@@ -298,11 +300,12 @@ impl Borrowing {
                 }
 
                 /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-                /// from the fields its table read.
-                pub(crate) fn from_fields(
+                /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+                pub(crate) fn build(
                     index: u8,
                     fields: ::energy_api_core::table::Fields<'a>,
-                ) -> ::std::option::Option<Self> {
+                    ok: &mut bool,
+                ) -> Self {
                     #build
                 }
             }
@@ -398,9 +401,11 @@ impl Borrowing {
                     self,
                     fields: ::energy_api_core::table::Fields<'a>,
                 ) -> ::std::option::Option<EventRef<'a>> {
-                    match self.event_type {
-                        #(#cfgs EventType::#names => #paths::from_fields(self.version, fields).map(EventRef::#names),)*
-                    }
+                    let mut ok = true;
+                    let event = match self.event_type {
+                        #(#cfgs EventType::#names => EventRef::#names(#paths::build(self.version, fields, &mut ok)),)*
+                    };
+                    if ok { ::std::option::Option::Some(event) } else { ::std::option::Option::None }
                 }
 
                 /// Reads the view of a payload of this kind with the fast reader

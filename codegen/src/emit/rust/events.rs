@@ -63,7 +63,7 @@ pub(super) fn section_rs(
                 quote! { #doc pub type #name = crate::types::#target; }
             }
             None => {
-                let tokens = struct_tokens(&v.payload, Home::Types, &quote!());
+                let tokens = struct_tokens(&v.payload, Home::Types, false, &quote!());
                 match &v.deprecated {
                     Some(d) => {
                         let note = format!("sunset {}", d.sunset);
@@ -121,7 +121,7 @@ pub(super) fn build_each_version(
         .iter()
         .zip(payloads)
         .map(|(variant, payload)| {
-            quote!(<#payload as ::energy_api_core::table::FromFields>::from_fields(fields).map(Self::#variant))
+            quote!(Self::#variant(<#payload as ::energy_api_core::table::FromFields>::build(fields, ok)))
         })
         .collect()
 }
@@ -198,11 +198,12 @@ fn version_enum(section: &Section, e: &EventType) -> TokenStream {
             }
 
             /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-            /// ([`Self::shape`]) read.
-            pub(crate) fn from_fields(
+            /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
+            pub(crate) fn build(
                 index: u8,
                 fields: ::energy_api_core::table::Fields<'_>,
-            ) -> ::std::option::Option<Self> {
+                ok: &mut bool,
+            ) -> Self {
                 #build
             }
         }
@@ -615,9 +616,11 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
 
             /// The event of this kind from the fields its table read.
             fn event_of(self, fields: ::energy_api_core::table::Fields<'_>) -> ::std::option::Option<Event> {
-                match self.event_type {
-                    #(#cfgs EventType::#names => #paths::from_fields(self.version, fields).map(Event::#names),)*
-                }
+                let mut ok = true;
+                let event = match self.event_type {
+                    #(#cfgs EventType::#names => Event::#names(#paths::build(self.version, fields, &mut ok)),)*
+                };
+                if ok { ::std::option::Option::Some(event) } else { ::std::option::Option::None }
             }
 
             /// Reads a payload of this kind with the fast reader ([`energy_api_core::read`]): it stops

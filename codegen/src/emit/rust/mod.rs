@@ -352,7 +352,7 @@ fn types_rs(model: &Model) -> TokenStream {
     let structs = model
         .shared_types
         .iter()
-        .map(|s| struct_tokens(s, Home::Types, &cfgs[&s.name]));
+        .map(|s| struct_tokens(s, Home::Types, true, &cfgs[&s.name]));
     quote! {
         #![doc = " Payload types shared by several events (the catalogue's \"Shared payload types\"). Each is"]
         #![doc = " compiled with the sections whose events use it; one that no event uses, always."]
@@ -502,7 +502,12 @@ pub(crate) fn field_doc(f: &Field) -> String {
 /// A struct with serde: a derived `Serialize`, and a compact `Deserialize` (see [`deserialize_impl`]).
 /// Optional fields are `Option` and skipped when absent; unknown fields are ignored, or kept in
 /// `additional_fields` when the struct is incomplete.
-pub(crate) fn struct_tokens(s: &Struct, home: Home, cfg: &TokenStream) -> TokenStream {
+pub(crate) fn struct_tokens(
+    s: &Struct,
+    home: Home,
+    nested: bool,
+    cfg: &TokenStream,
+) -> TokenStream {
     let name = format_ident!("{}", s.rust_name);
     let doc = if s.incomplete {
         doc_attrs(&format!(
@@ -583,7 +588,7 @@ pub(crate) fn struct_tokens(s: &Struct, home: Home, cfg: &TokenStream) -> TokenS
     } else {
         quote!(#[derive(Debug, Clone, PartialEq, ::serde::Serialize)])
     };
-    let deserialize = deserialize_impl(s, home);
+    let deserialize = deserialize_impl(s, home, nested);
     quote! {
         #doc
         #cfg
@@ -693,29 +698,31 @@ fn shape_expr(ty: &Type) -> TokenStream {
 /// `energy_api_core::table` read, and `Deserialize` and the fast reader's `ReadJson` as calls to that
 /// reader. REST resources, read only by the client through serde, get `deserialize_struct!`'s compact
 /// map visitor.
-fn deserialize_impl(s: &Struct, home: Home) -> TokenStream {
+fn deserialize_impl(s: &Struct, home: Home, nested: bool) -> TokenStream {
     let name = format_ident!("{}", s.rust_name);
     let generics = s.generic.as_ref().map(|g| {
         let g = format_ident!("{}", g);
         quote!(<#g>)
     });
     match home {
-        Home::Types => table_impl(s, quote!(#name), "Owned"),
+        Home::Types => table_impl(s, quote!(#name), "Owned", nested),
         Home::Rest => deserialize_impl_named(s, quote!(#name #generics)),
     }
 }
 
 /// The impls of a struct read by its table (`crate::shapes::<name>`), for the struct named `name` (a
-/// borrowed view's `Name<'a>`) in `mode` (`Owned` or `Borrowed`).
-pub(crate) fn table_impl(s: &Struct, name: TokenStream, mode: &str) -> TokenStream {
+/// borrowed view's `Name<'a>`) in `mode` (`Owned` or `Borrowed`); `nested` for a shared type, which
+/// other structs hold (a payload struct is only ever read and written whole).
+pub(crate) fn table_impl(s: &Struct, name: TokenStream, mode: &str, nested: bool) -> TokenStream {
     let shape = format_ident!("{}", s.rust_name);
     let mode = format_ident!("{}", mode);
     let fields = s.fields.iter().map(|f| ident(&f.rust_name));
     let keep = s
         .incomplete
         .then(|| quote!(, keep_unlisted_in additional_fields));
+    let nested = nested.then(|| quote!(nested));
     quote! {
-        ::energy_api_core::table_struct!(#name, crate::shapes::#shape, #mode, [#(#fields),*] #keep);
+        ::energy_api_core::table_struct!(#nested #name, crate::shapes::#shape, #mode, [#(#fields),*] #keep);
     }
 }
 

@@ -15,7 +15,7 @@ pub(super) fn file(model: &Model) -> TokenStream {
     let resources = rest
         .resources
         .iter()
-        .map(|r| struct_tokens(r, Home::Rest, &quote!()));
+        .map(|r| struct_tokens(r, Home::Rest, false, &quote!()));
     let endpoints = rest.endpoints.iter().map(endpoint);
     let error = rest.error_response.as_ref().map(|t| {
         let ty = value_type(t, None, Home::Rest, false);

@@ -63,16 +63,18 @@ impl<'a> AccountUserCreated<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <AccountUserCreatedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <AccountUserCreatedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -126,16 +128,18 @@ impl<'a> AccountUserPasswordResetRequested<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <AccountUserPasswordResetRequestedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <AccountUserPasswordResetRequestedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -192,16 +196,18 @@ impl<'a> AccountUserPsrRecordsUpdated<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <AccountUserPsrRecordsUpdatedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <AccountUserPsrRecordsUpdatedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -267,16 +273,18 @@ impl<'a> AccountUserRemoved<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <AccountUserRemovedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <AccountUserRemovedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -348,16 +356,18 @@ impl<'a> AccountUserUpdated<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <AccountUserUpdatedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <AccountUserUpdatedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -411,16 +421,18 @@ impl<'a> AccountUserVerificationCompleted<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <AccountUserVerificationCompletedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <AccountUserVerificationCompletedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -474,16 +486,18 @@ impl<'a> AccountUserVerificationStarted<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <AccountUserVerificationStartedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <AccountUserVerificationStartedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -537,16 +551,18 @@ impl<'a> AccountUserMetadataCreated<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <AccountUserMetadataCreatedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <AccountUserMetadataCreatedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -600,16 +616,18 @@ impl<'a> AccountUserMetadataRemoved<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <AccountUserMetadataRemovedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <AccountUserMetadataRemovedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -660,15 +678,17 @@ impl<'a> AccountUserMetadataUpdated<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <AccountUserMetadataUpdatedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <AccountUserMetadataUpdatedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }

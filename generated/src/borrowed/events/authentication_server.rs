@@ -51,16 +51,18 @@ impl<'a> AuthServerAccessTokenIssued<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <AuthServerAccessTokenIssuedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <AuthServerAccessTokenIssuedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -114,16 +116,18 @@ impl<'a> AuthServerAccountUserGenerateMfaChallengeError<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <AuthServerAccountUserGenerateMfaChallengeErrorV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <AuthServerAccountUserGenerateMfaChallengeErrorV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -180,16 +184,18 @@ impl<'a> AuthServerAccountUserLoggedIn<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <AuthServerAccountUserLoggedInV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <AuthServerAccountUserLoggedInV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -243,16 +249,18 @@ impl<'a> AuthServerAccountUserLoginDenied<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <AuthServerAccountUserLoginDeniedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <AuthServerAccountUserLoginDeniedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -315,16 +323,18 @@ impl<'a> AuthServerAccountUserLoginFailed<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <AuthServerAccountUserLoginFailedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <AuthServerAccountUserLoginFailedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -381,15 +391,17 @@ impl<'a> AuthServerAccountUserLoginStepCompleted<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <AuthServerAccountUserLoginStepCompletedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <AuthServerAccountUserLoginStepCompletedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }

@@ -69,16 +69,18 @@ impl<'a> BillingBillingDocumentHeld<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingBillingDocumentHeldV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <BillingBillingDocumentHeldV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -161,23 +163,26 @@ impl<'a> BillingBillingDocumentIssued<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         match index {
             0u8 => {
-                <BillingBillingDocumentIssuedV1<
-                    'a,
-                > as ::energy_api_core::table::FromFields>::from_fields(fields)
-                    .map(Self::V1)
+                Self::V1(
+                    <BillingBillingDocumentIssuedV1<
+                        'a,
+                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
+                )
             }
             _ => {
-                <BillingBillingDocumentIssuedV2<
-                    'a,
-                > as ::energy_api_core::table::FromFields>::from_fields(fields)
-                    .map(Self::V2)
+                Self::V2(
+                    <BillingBillingDocumentIssuedV2<
+                        'a,
+                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
+                )
             }
         }
     }
@@ -300,29 +305,33 @@ impl<'a> BillingBillingDocumentRepresentationDispatched<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         match index {
             0u8 => {
-                <BillingBillingDocumentRepresentationDispatchedV1<
-                    'a,
-                > as ::energy_api_core::table::FromFields>::from_fields(fields)
-                    .map(Self::V1)
+                Self::V1(
+                    <BillingBillingDocumentRepresentationDispatchedV1<
+                        'a,
+                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
+                )
             }
             1u8 => {
-                <BillingBillingDocumentRepresentationDispatchedV2<
-                    'a,
-                > as ::energy_api_core::table::FromFields>::from_fields(fields)
-                    .map(Self::V2)
+                Self::V2(
+                    <BillingBillingDocumentRepresentationDispatchedV2<
+                        'a,
+                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
+                )
             }
             _ => {
-                <BillingBillingDocumentRepresentationDispatchedV3<
-                    'a,
-                > as ::energy_api_core::table::FromFields>::from_fields(fields)
-                    .map(Self::V3)
+                Self::V3(
+                    <BillingBillingDocumentRepresentationDispatchedV3<
+                        'a,
+                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
+                )
             }
         }
     }
@@ -381,16 +390,18 @@ impl<'a> BillingBillingOptionsUpdated<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingBillingOptionsUpdatedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <BillingBillingOptionsUpdatedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -444,16 +455,18 @@ impl<'a> BillingChargingLedgerAssignedToAgreement<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingChargingLedgerAssignedToAgreementV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <BillingChargingLedgerAssignedToAgreementV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -504,16 +517,18 @@ impl<'a> BillingChargingSupplyPointTriggered<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingChargingSupplyPointTriggeredV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <BillingChargingSupplyPointTriggeredV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -574,16 +589,18 @@ impl<'a> BillingFinalBill<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingFinalBillV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <BillingFinalBillV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -640,16 +657,18 @@ impl<'a> BillingIssuanceExternalStatusCreated<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingIssuanceExternalStatusCreatedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <BillingIssuanceExternalStatusCreatedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -700,16 +719,18 @@ impl<'a> BillingIssuedBill<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingIssuedBillV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <BillingIssuedBillV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -780,23 +801,26 @@ impl<'a> BillingLedgerEntryPosted<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         match index {
             0u8 => {
-                <BillingLedgerEntryPostedV1<
-                    'a,
-                > as ::energy_api_core::table::FromFields>::from_fields(fields)
-                    .map(Self::V1)
+                Self::V1(
+                    <BillingLedgerEntryPostedV1<
+                        'a,
+                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
+                )
             }
             _ => {
-                <BillingLedgerEntryPostedV2<
-                    'a,
-                > as ::energy_api_core::table::FromFields>::from_fields(fields)
-                    .map(Self::V2)
+                Self::V2(
+                    <BillingLedgerEntryPostedV2<
+                        'a,
+                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
+                )
             }
         }
     }
@@ -869,23 +893,26 @@ impl<'a> BillingLedgerEntryRemoved<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         match index {
             0u8 => {
-                <BillingLedgerEntryRemovedV1<
-                    'a,
-                > as ::energy_api_core::table::FromFields>::from_fields(fields)
-                    .map(Self::V1)
+                Self::V1(
+                    <BillingLedgerEntryRemovedV1<
+                        'a,
+                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
+                )
             }
             _ => {
-                <BillingLedgerEntryRemovedV2<
-                    'a,
-                > as ::energy_api_core::table::FromFields>::from_fields(fields)
-                    .map(Self::V2)
+                Self::V2(
+                    <BillingLedgerEntryRemovedV2<
+                        'a,
+                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
+                )
             }
         }
     }
@@ -953,16 +980,18 @@ impl<'a> BillingPathwayTraversalFailed<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingPathwayTraversalFailedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <BillingPathwayTraversalFailedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -1019,16 +1048,18 @@ impl<'a> BillingPathwayTraversalSucceeded<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingPathwayTraversalSucceededV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <BillingPathwayTraversalSucceededV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -1085,16 +1116,18 @@ impl<'a> BillingPortfolioInvoiceSummaryCompleted<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingPortfolioInvoiceSummaryCompletedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <BillingPortfolioInvoiceSummaryCompletedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -1154,16 +1187,18 @@ impl<'a> BillingRebateAccepted<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingRebateAcceptedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <BillingRebateAcceptedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -1226,16 +1261,18 @@ impl<'a> BillingRebateCreated<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingRebateCreatedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <BillingRebateCreatedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -1298,16 +1335,18 @@ impl<'a> BillingRebateDeclined<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingRebateDeclinedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <BillingRebateDeclinedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -1370,16 +1409,18 @@ impl<'a> BillingRebateUpdated<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <BillingRebateUpdatedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <BillingRebateUpdatedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -1436,16 +1477,18 @@ impl<'a> ChargingPrimingErrored<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <ChargingPrimingErroredV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <ChargingPrimingErroredV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -1502,16 +1545,18 @@ impl<'a> LatePaymentFeeApplicationServiceCompleted<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LatePaymentFeeApplicationServiceCompletedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LatePaymentFeeApplicationServiceCompletedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -1574,16 +1619,18 @@ impl<'a> LatePaymentFeeApplicationServiceFeeApplied<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LatePaymentFeeApplicationServiceFeeAppliedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LatePaymentFeeApplicationServiceFeeAppliedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -1634,16 +1681,18 @@ impl<'a> LatePaymentFeeApplicationServiceStarted<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LatePaymentFeeApplicationServiceStartedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LatePaymentFeeApplicationServiceStartedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -1697,16 +1746,18 @@ impl<'a> LatePaymentFeeCalculationServiceCompleted<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LatePaymentFeeCalculationServiceCompletedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LatePaymentFeeCalculationServiceCompletedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -1757,16 +1808,18 @@ impl<'a> LatePaymentFeeCalculationServiceStarted<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LatePaymentFeeCalculationServiceStartedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LatePaymentFeeCalculationServiceStartedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -1823,16 +1876,18 @@ impl<'a> LatePaymentFeeCalculatorCompleted<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LatePaymentFeeCalculatorCompletedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LatePaymentFeeCalculatorCompletedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -1886,16 +1941,18 @@ impl<'a> LatePaymentFeeCalculatorFeeApplied<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LatePaymentFeeCalculatorFeeAppliedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LatePaymentFeeCalculatorFeeAppliedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -1946,16 +2003,18 @@ impl<'a> LatePaymentFeeCalculatorStarted<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LatePaymentFeeCalculatorStartedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LatePaymentFeeCalculatorStartedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -2009,15 +2068,17 @@ impl<'a> LatePaymentFeeWaived<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LatePaymentFeeWaivedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LatePaymentFeeWaivedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }

@@ -57,16 +57,18 @@ impl<'a> LifecycleJoinSupplierActivationCompleted<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierActivationCompletedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LifecycleJoinSupplierActivationCompletedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -126,16 +128,18 @@ impl<'a> LifecycleJoinSupplierActivationInitiated<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierActivationInitiatedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LifecycleJoinSupplierActivationInitiatedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -195,16 +199,18 @@ impl<'a> LifecycleJoinSupplierAgreementCreated<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierAgreementCreatedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LifecycleJoinSupplierAgreementCreatedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -259,16 +265,18 @@ impl<'a> LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -323,16 +331,18 @@ impl<'a> LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -386,16 +396,18 @@ impl<'a> LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -452,16 +464,18 @@ impl<'a> LifecycleJoinSupplierCancellationRequested<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierCancellationRequestedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LifecycleJoinSupplierCancellationRequestedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -518,16 +532,18 @@ impl<'a> LifecycleJoinSupplierCancelled<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierCancelledV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LifecycleJoinSupplierCancelledV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -584,16 +600,18 @@ impl<'a> LifecycleJoinSupplierCompleted<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierCompletedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LifecycleJoinSupplierCompletedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -653,16 +671,18 @@ impl<'a> LifecycleJoinSupplierRequested<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierRequestedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LifecycleJoinSupplierRequestedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -719,16 +739,18 @@ impl<'a> LifecycleJoinSupplierReversalRequested<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierReversalRequestedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LifecycleJoinSupplierReversalRequestedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -785,16 +807,18 @@ impl<'a> LifecycleJoinSupplierReversed<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierReversedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LifecycleJoinSupplierReversedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -854,16 +878,18 @@ impl<'a> LifecycleJoinSupplierSupplyPeriodCreated<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierSupplyPeriodCreatedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LifecycleJoinSupplierSupplyPeriodCreatedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -929,16 +955,18 @@ impl<
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -998,16 +1026,18 @@ impl<'a> LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitia
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -1062,16 +1092,18 @@ impl<'a> LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V2)
+        Self::V2(
+            <LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -1126,16 +1158,18 @@ impl<'a> LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V2)
+        Self::V2(
+            <LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -1183,16 +1217,18 @@ impl<'a> LifecycleJoinSupplierSecurityDepositsCreated<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierSecurityDepositsCreatedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LifecycleJoinSupplierSecurityDepositsCreatedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -1243,15 +1279,17 @@ impl<'a> LifecycleJoinSupplierTermsAndConditionsAccepted<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleJoinSupplierTermsAndConditionsAcceptedV2<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V2)
+        Self::V2(
+            <LifecycleJoinSupplierTermsAndConditionsAcceptedV2<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }

@@ -52,16 +52,18 @@ impl<'a> LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -116,16 +118,18 @@ impl<'a> LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -180,16 +184,18 @@ impl<'a> LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -246,16 +252,18 @@ impl<'a> LifecycleLeaveSupplierCancellationRequested<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleLeaveSupplierCancellationRequestedV2<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V2)
+        Self::V2(
+            <LifecycleLeaveSupplierCancellationRequestedV2<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -312,16 +320,18 @@ impl<'a> LifecycleLeaveSupplierCancelled<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleLeaveSupplierCancelledV2<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V2)
+        Self::V2(
+            <LifecycleLeaveSupplierCancelledV2<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -383,16 +393,18 @@ impl<'a> LifecycleLeaveSupplierCompleted<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleLeaveSupplierCompletedV3<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V3)
+        Self::V3(
+            <LifecycleLeaveSupplierCompletedV3<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -511,23 +523,26 @@ impl<'a> LifecycleLeaveSupplierRequested<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         match index {
             0u8 => {
-                <LifecycleLeaveSupplierRequestedV2<
-                    'a,
-                > as ::energy_api_core::table::FromFields>::from_fields(fields)
-                    .map(Self::V2)
+                Self::V2(
+                    <LifecycleLeaveSupplierRequestedV2<
+                        'a,
+                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
+                )
             }
             _ => {
-                <LifecycleLeaveSupplierRequestedV3<
-                    'a,
-                > as ::energy_api_core::table::FromFields>::from_fields(fields)
-                    .map(Self::V3)
+                Self::V3(
+                    <LifecycleLeaveSupplierRequestedV3<
+                        'a,
+                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
+                )
             }
         }
     }
@@ -586,16 +601,18 @@ impl<'a> LifecycleLeaveSupplierReversalRequested<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleLeaveSupplierReversalRequestedV2<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V2)
+        Self::V2(
+            <LifecycleLeaveSupplierReversalRequestedV2<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -663,16 +680,18 @@ impl<
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -744,16 +763,18 @@ impl<
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -821,16 +842,18 @@ impl<
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -890,16 +913,18 @@ impl<'a> LifecycleLeaveSupplierTerminationConfirmed<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleLeaveSupplierTerminationConfirmedV2<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V2)
+        Self::V2(
+            <LifecycleLeaveSupplierTerminationConfirmedV2<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -956,16 +981,18 @@ impl<'a> LifecycleLeaveSupplierTerminationInitiated<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <LifecycleLeaveSupplierTerminationInitiatedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <LifecycleLeaveSupplierTerminationInitiatedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
 
@@ -1084,23 +1111,26 @@ impl<'a> LifecycleLeaveSupplierUpdated<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         match index {
             0u8 => {
-                <LifecycleLeaveSupplierUpdatedV2<
-                    'a,
-                > as ::energy_api_core::table::FromFields>::from_fields(fields)
-                    .map(Self::V2)
+                Self::V2(
+                    <LifecycleLeaveSupplierUpdatedV2<
+                        'a,
+                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
+                )
             }
             _ => {
-                <LifecycleLeaveSupplierUpdatedV3<
-                    'a,
-                > as ::energy_api_core::table::FromFields>::from_fields(fields)
-                    .map(Self::V3)
+                Self::V3(
+                    <LifecycleLeaveSupplierUpdatedV3<
+                        'a,
+                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
+                )
             }
         }
     }

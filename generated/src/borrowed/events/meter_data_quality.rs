@@ -122,23 +122,26 @@ impl<'a> MeterDataQualityResolutionCancelled<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         match index {
             0u8 => {
-                <MeterDataQualityResolutionCancelledV1<
-                    'a,
-                > as ::energy_api_core::table::FromFields>::from_fields(fields)
-                    .map(Self::V1)
+                Self::V1(
+                    <MeterDataQualityResolutionCancelledV1<
+                        'a,
+                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
+                )
             }
             _ => {
-                <MeterDataQualityResolutionCancelledV2<
-                    'a,
-                > as ::energy_api_core::table::FromFields>::from_fields(fields)
-                    .map(Self::V2)
+                Self::V2(
+                    <MeterDataQualityResolutionCancelledV2<
+                        'a,
+                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
+                )
             }
         }
     }
@@ -215,15 +218,17 @@ impl<'a> MeterDataQualityResolutionRequested<'a> {
     }
 
     /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read.
-    pub(crate) fn from_fields(
+    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
+    pub(crate) fn build(
         index: u8,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<Self> {
+        ok: &mut bool,
+    ) -> Self {
         let _ = index;
-        <MeterDataQualityResolutionRequestedV1<
-            'a,
-        > as ::energy_api_core::table::FromFields>::from_fields(fields)
-            .map(Self::V1)
+        Self::V1(
+            <MeterDataQualityResolutionRequestedV1<
+                'a,
+            > as ::energy_api_core::table::FromFields>::build(fields, ok),
+        )
     }
 }
