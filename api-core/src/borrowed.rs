@@ -5,8 +5,7 @@
 //! `serde_json::Map`. They accept exactly what those accept, so a view decodes exactly the payloads its
 //! owned twin decodes.
 
-use crate::shape::{Shape, check_value};
-use serde::de::{self, Deserialize, Deserializer, Visitor};
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, Serializer};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -190,9 +189,105 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawObject<'a> {
         let raw = <&'de RawValue>::deserialize(deserializer)?;
         // The text is a JSON value; whether it is one a `Map` accepts is checked in place.
         let mut text = serde_json::Deserializer::from_str(raw.get());
-        check_value(&Shape::Obj, &mut text)
-            .map_err(|e| de::Error::custom(crate::json::message_of(&e)))?;
+        check_free_form(&mut text).map_err(|e| de::Error::custom(crate::json::message_of(&e)))?;
         Ok(Self(raw))
+    }
+}
+
+/// Checks a free-form object as `serde_json::Map<String, Value>` reads it (or `null`, as `Option` of
+/// one), keeping nothing: what a [`RawObject`] holds, and how the tables' checker checks one.
+pub(crate) fn check_free_form<'de, D: Deserializer<'de>>(deserializer: D) -> Result<(), D::Error> {
+    deserializer.deserialize_map(Object)
+}
+
+/// A member name of a free-form object: any string.
+struct FreeFormKey;
+
+impl<'de> DeserializeSeed<'de> for FreeFormKey {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FreeFormKey {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+}
+
+/// A free-form object, checked as `serde_json::Map<String, Value>` reads it.
+struct Object;
+
+impl<'de> Visitor<'de> for Object {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a map")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while map.next_key_seed(FreeFormKey)?.is_some() {
+            map.next_value_seed(AnyValue)?;
+        }
+        Ok(())
+    }
+}
+
+/// Any JSON value, checked as `serde_json::Value` reads it (numbers in range, strings valid).
+#[derive(Clone, Copy)]
+struct AnyValue;
+
+impl<'de> DeserializeSeed<'de> for AnyValue {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for AnyValue {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(self)?.is_some() {}
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while map.next_key_seed(FreeFormKey)?.is_some() {
+            map.next_value_seed(self)?;
+        }
+        Ok(())
     }
 }
 

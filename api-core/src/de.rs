@@ -1,78 +1,13 @@
-//! The serde side of reading structs: the field-name lookup of map keys ([`Key`]), shared by the
-//! tables' reader ([`crate::table`]) and the shape check ([`crate::shape`]), and the `Deserialize` impl
-//! of REST resources ([`deserialize_struct!`](crate::deserialize_struct)).
+//! The `Deserialize` impl of REST resources ([`deserialize_struct!`](crate::deserialize_struct)): an
+//! adapter over the tables' field-name lookup ([`crate::table::Key`]). REST resources are read only by
+//! the REST client, through serde, and some are generic (`Page<T>`), so they have no table.
 //!
 //! serde_derive writes a field enum, a key visitor, a map visitor and a sequence visitor for every struct;
 //! the macro writes one map visitor per struct and shares everything else. It accepts and rejects what
 //! the derive would, with the same messages ("missing field", "duplicate field", type errors), except
 //! that a struct written as a JSON array is rejected.
 
-use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
-use std::fmt;
-
-/// A map key, read as a field of the struct being decoded.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FieldKey {
-    /// The field at this index of the struct's field names.
-    Known(usize),
-    /// A name the struct does not list: kept (`Some`) when the struct keeps unlisted fields, else only
-    /// noted (`None`, nothing allocated).
-    Unknown(Option<String>),
-}
-
-/// Reads a map key as a [`FieldKey`] of `fields`.
-///
-/// Keys usually arrive in the order the schema lists them, so the field after the last one found is tried
-/// first: a whole object is then read with one comparison per key.
-pub struct Key<'h> {
-    /// The struct's JSON field names, in declared order.
-    pub fields: &'static [&'static str],
-    /// Former names of fields (`renamed_from:` in the schema), each with its field's index: read as
-    /// the field.
-    pub aliases: &'static [(&'static str, usize)],
-    /// Where to look first: one past the last field found (start at 0).
-    pub next: &'h mut usize,
-    /// Whether an unlisted name is kept (for a struct with `additional_fields`).
-    pub keep_unknown: bool,
-}
-
-impl Key<'_> {
-    #[inline]
-    fn find(self, name: &[u8]) -> Option<usize> {
-        crate::read::find_field(self.fields, self.aliases, self.next, name)
-    }
-
-    fn key(self, name: &str) -> FieldKey {
-        let keep = self.keep_unknown;
-        match self.find(name.as_bytes()) {
-            Some(i) => FieldKey::Known(i),
-            None => FieldKey::Unknown(keep.then(|| name.to_owned())),
-        }
-    }
-}
-
-impl<'de> DeserializeSeed<'de> for Key<'_> {
-    type Value = FieldKey;
-    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<FieldKey, D::Error> {
-        deserializer.deserialize_identifier(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Key<'_> {
-    type Value = FieldKey;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a field name")
-    }
-    fn visit_str<E: de::Error>(self, name: &str) -> Result<FieldKey, E> {
-        Ok(self.key(name))
-    }
-    fn visit_bytes<E: de::Error>(self, name: &[u8]) -> Result<FieldKey, E> {
-        match std::str::from_utf8(name) {
-            Ok(name) => Ok(self.key(name)),
-            Err(_) => Ok(FieldKey::Unknown(None)),
-        }
-    }
-}
+use serde::de::{self, MapAccess};
 
 /// Reads the value of a field into its slot; a field seen twice is an error, as with serde_derive.
 #[inline]
@@ -104,7 +39,7 @@ pub fn optional<T, E: de::Error>(
 }
 
 /// `Deserialize` for a generated REST resource: one map visitor that finds each key's field with
-/// [`Key`], reads its value once, and checks that the required ones are present. (Event payloads are
+/// [`Key`](crate::table::Key), reads its value once, and checks that the required ones are present. (Event payloads are
 /// read by their tables instead: [`table_struct!`](crate::table_struct).)
 ///
 /// ```
@@ -156,7 +91,7 @@ macro_rules! deserialize_struct {
                         while let ::std::option::Option::Some(key) =
                             $crate::__private::serde::de::MapAccess::next_key_seed(
                                 &mut map,
-                                $crate::de::Key {
+                                $crate::table::Key {
                                     fields: FIELDS,
                                     aliases: ALIASES,
                                     next: &mut next,
@@ -165,7 +100,7 @@ macro_rules! deserialize_struct {
                             )?
                         {
                             match key {
-                                $($crate::de::FieldKey::Known($index) => {
+                                $($crate::table::FieldKey::Known($index) => {
                                     $crate::de::set(&mut $field, &mut map, FIELDS[$index])?
                                 })*
                                 unlisted => {
@@ -193,7 +128,7 @@ macro_rules! deserialize_struct {
     }};
     (@unlisted $map:ident, $key:ident, $additional:ident) => {{
         match $key {
-            $crate::de::FieldKey::Unknown(::std::option::Option::Some(name)) => {
+            $crate::table::FieldKey::Unknown(::std::option::Option::Some(name)) => {
                 $additional.insert(
                     name,
                     $crate::__private::serde::de::MapAccess::next_value::<$crate::RawJson>(&mut $map)?,

@@ -1,5 +1,6 @@
-//! The fast reader: payloads read straight from JSON text into generated structs, without serde's
-//! visitor interface, for the decoding paths that must run near the speed of parsing.
+//! The JSON text reader of the fast path: values read straight from JSON text, without serde's visitor
+//! interface, for the decoding paths that must run near the speed of parsing. The tables' reader
+//! ([`crate::table::read`]) walks a struct's table with it.
 //!
 //! It accepts a subset of what the `Deserialize` impls accept and never more: anything it is not sure of
 //! (an escaped key, a number with an exponent, a duplicate field, a wrong type, bad JSON, deep nesting)
@@ -8,20 +9,21 @@
 //! give, and where it stops nothing changes but the time. The generated crate's tests decode every
 //! sample both ways, and a property test here feeds both arbitrary values of every JSON type.
 //!
-//! Each generated struct gets its [`ReadJson`] impl from the same `deserialize_struct!` invocation as its
-//! `Deserialize` impl, so the two read the same fields under the same names.
+//! Every generated struct is [`ReadJson`] through its table (one impl in [`crate::table`]), so the fast
+//! path and `Deserialize` read the same fields under the same names.
 
 use crate::borrowed::{CowStr, RawObject};
-use serde_json::value::RawValue;
 use std::borrow::Cow;
 
 /// The fast reader gave up on its input: decode it again with serde for the value or the error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stop;
 
-/// How deeply nested a value the reader reads before it gives up (serde_json's limit is 128), which
-/// also bounds its recursion through recursive types.
-pub const MAX_DEPTH: usize = 100;
+/// How deeply nested a value the reader reads before it gives up: serde_json's limit (it refuses the
+/// 128th container open at once), so that the reader stops only where serde refuses too. The reader
+/// counts every container from the start of its text, skipped ones too, and serde only those it
+/// decodes: the reader is never the more lenient. It also bounds the recursion through recursive types.
+pub const MAX_DEPTH: usize = 127;
 
 /// A position in a JSON text.
 #[derive(Debug, Clone)]
@@ -184,23 +186,32 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Reads a string written without escapes (anything else stops the reader).
-    #[inline]
-    fn plain_string(&mut self) -> Result<&'a str, Stop> {
+    /// Skips a string as serde skips a value it ignores: escapes are checked (by serde_json itself)
+    /// but not decoded.
+    fn skip_string(&mut self) -> Result<(), Stop> {
         self.eat(b'"')?;
         let start = self.at;
         let end = scan_string(self.bytes(), start);
-        if self.bytes().get(end) != Some(&b'"') {
-            return Err(Stop);
+        match self.bytes().get(end) {
+            Some(b'"') => {
+                self.at = end + 1;
+                Ok(())
+            }
+            Some(b'\\') => {
+                let close = string_end(self.bytes(), end).ok_or(Stop)?;
+                let quoted = self.text.get(start - 1..=close).ok_or(Stop)?;
+                serde_json::from_str::<serde::de::IgnoredAny>(quoted).map_err(|_| Stop)?;
+                self.at = close + 1;
+                Ok(())
+            }
+            _ => Err(Stop),
         }
-        self.at = end + 1;
-        self.text.get(start..end).ok_or(Stop)
     }
 
-    /// Reads an object key written without escapes, and the `:` after it.
+    /// Reads an object key, decoded as serde decodes one (escapes too), and the `:` after it.
     #[inline]
-    fn key(&mut self) -> Result<&'a str, Stop> {
-        let key = self.plain_string()?;
+    fn key(&mut self) -> Result<Cow<'a, str>, Stop> {
+        let key = self.string()?;
         self.eat(b':')?;
         Ok(key)
     }
@@ -218,14 +229,15 @@ impl<'a> Reader<'a> {
         let first = at;
         let mut value: u64 = 0;
         while let Some(&digit @ b'0'..=b'9') = bytes.get(at) {
-            value = value * 10 + u64::from(digit - b'0');
+            // Past `u64` serde reads a float, which an `i64` refuses: so does the reader.
+            value = value
+                .checked_mul(10)
+                .and_then(|v| v.checked_add(u64::from(digit - b'0')))
+                .ok_or(Stop)?;
             at += 1;
-            // 18 digits always fit; longer numbers, and the rules of -0 and leading zeros, are serde's.
-            if at - first > 18 {
-                return Err(Stop);
-            }
         }
         let digits = at - first;
+        // Leading zeros, and `-0` (a float to serde), are serde's to refuse or read.
         if digits == 0
             || (digits > 1 && bytes.get(first) == Some(&b'0'))
             || (negative && value == 0)
@@ -233,9 +245,14 @@ impl<'a> Reader<'a> {
         {
             return Err(Stop);
         }
+        // Every `i64`: up to 9223372036854775807, down to -9223372036854775808.
+        let value = if negative {
+            0i64.checked_sub_unsigned(value).ok_or(Stop)?
+        } else {
+            i64::try_from(value).map_err(|_| Stop)?
+        };
         self.at = at;
-        let value = i64::try_from(value).map_err(|_| Stop)?;
-        Ok(if negative { -value } else { value })
+        Ok(value)
     }
 
     /// Reads a number as `f64`, with serde_json's own conversion.
@@ -263,8 +280,9 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Skips one value, checking that it is JSON of the plainest kind (no escapes, no exponents, not
-    /// deeply nested): anything else stops the reader. Returns its text.
+    /// Skips one value, checking it as serde checks a value it ignores (`IgnoredAny`): its grammar, and
+    /// its strings' escapes. Returns its text. Iterative, so that no nesting can exhaust the stack;
+    /// [`MAX_DEPTH`] bounds it like any other value.
     pub fn skip(&mut self) -> Result<&'a str, Stop> {
         self.peek();
         let start = self.at;
@@ -273,29 +291,76 @@ impl<'a> Reader<'a> {
     }
 
     fn skip_value(&mut self) -> Result<(), Stop> {
-        match self.peek().ok_or(Stop)? {
-            b'{' => {
-                let mut members = self.object()?;
-                while members.next_key(self)?.is_some() {
-                    self.skip_value()?;
+        // The containers open around the position, innermost last: `true` for an object.
+        let mut open: Vec<bool> = Vec::new();
+        loop {
+            // A value.
+            match self.peek().ok_or(Stop)? {
+                b'{' => {
+                    self.object()?;
+                    if self.peek() == Some(b'}') {
+                        self.close();
+                    } else {
+                        open.push(true);
+                        self.skip_key()?;
+                        continue;
+                    }
                 }
-                Ok(())
-            }
-            b'[' => {
-                let mut elements = self.array()?;
-                while elements.next(self)? {
-                    self.skip_value()?;
+                b'[' => {
+                    self.array()?;
+                    if self.peek() == Some(b']') {
+                        self.close();
+                    } else {
+                        open.push(false);
+                        continue;
+                    }
                 }
-                Ok(())
+                b'"' => self.skip_string()?,
+                b't' | b'f' => drop(self.boolean()?),
+                b'n' => self.null().then_some(()).ok_or(Stop)?,
+                _ => self.skip_number()?,
             }
-            b'"' => self.plain_string().map(drop),
-            b't' | b'f' => self.boolean().map(drop),
-            b'n' => self.null().then_some(()).ok_or(Stop),
-            _ => self.skip_number(),
+            // After a value: close what ends here, up to the next value.
+            loop {
+                let Some(&in_object) = open.last() else {
+                    return Ok(());
+                };
+                match self.peek() {
+                    Some(b',') => {
+                        self.at += 1;
+                        if in_object {
+                            self.skip_key()?;
+                        }
+                        break;
+                    }
+                    Some(b'}') if in_object => {
+                        self.close();
+                        open.pop();
+                    }
+                    Some(b']') if !in_object => {
+                        self.close();
+                        open.pop();
+                    }
+                    _ => return Err(Stop),
+                }
+            }
         }
     }
 
-    /// A number of JSON's grammar without an exponent: `-?(0|[1-9][0-9]*)(\.[0-9]+)?`.
+    /// Consumes the `}` or `]` the reader is on, closing its container.
+    fn close(&mut self) {
+        self.at += 1;
+        self.depth -= 1;
+    }
+
+    /// Skips a member name and its `:`.
+    fn skip_key(&mut self) -> Result<(), Stop> {
+        self.skip_string()?;
+        self.eat(b':')
+    }
+
+    /// A number of JSON's grammar, `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`, not converted (as
+    /// serde ignores one: `1e400` too).
     fn skip_number(&mut self) -> Result<(), Stop> {
         let bytes = self.bytes();
         let mut at = self.at;
@@ -321,7 +386,13 @@ impl<'a> Reader<'a> {
             }
         }
         if matches!(bytes.get(at), Some(b'e' | b'E')) {
-            return Err(Stop);
+            at += 1;
+            if matches!(bytes.get(at), Some(b'+' | b'-')) {
+                at += 1;
+            }
+            if digits(&mut at) == 0 {
+                return Err(Stop);
+            }
         }
         self.at = at;
         Ok(())
@@ -335,12 +406,12 @@ pub struct Members {
 }
 
 /// A member of an object read as a field of a struct.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Member<'a> {
     /// The field at this index of the struct's field names.
     Field(usize),
-    /// A name the struct does not list.
-    Other(&'a str),
+    /// A name the struct does not list (decoded: borrowed unless it had escapes).
+    Other(Cow<'a, str>),
 }
 
 impl Members {
@@ -363,7 +434,7 @@ impl Members {
 
     /// The next member's key (its `:` consumed), or `None` at the closing `}` (consumed).
     #[inline]
-    pub fn next_key<'a>(&mut self, reader: &mut Reader<'a>) -> Result<Option<&'a str>, Stop> {
+    pub fn next_key<'a>(&mut self, reader: &mut Reader<'a>) -> Result<Option<Cow<'a, str>>, Stop> {
         if !self.advance(reader)? {
             return Ok(None);
         }
@@ -583,7 +654,7 @@ impl<'a, T: ReadJson<'a>> ReadJson<'a> for Vec<T> {
 }
 
 /// A map of the schema (`map<T>`): a later duplicate key replaces the earlier one, as serde's does.
-impl<'a, K: From<&'a str> + Ord, V: ReadJson<'a>> ReadJson<'a>
+impl<'a, K: From<Cow<'a, str>> + Ord, V: ReadJson<'a>> ReadJson<'a>
     for std::collections::BTreeMap<K, V>
 {
     fn read(reader: &mut Reader<'a>) -> Result<Self, Stop> {
@@ -601,9 +672,10 @@ impl<'a> ReadJson<'a> for RawObject<'a> {
         if reader.peek() != Some(b'{') {
             return Err(Stop);
         }
+        // Skipping checks what serde checks of a value it ignores; a free-form object must be one a
+        // `Map` accepts (numbers in range, escapes that decode): `RawObject`'s own check.
         let text = reader.skip()?;
-        let raw = serde_json::from_str::<&'a RawValue>(text).map_err(|_| Stop)?;
-        Ok(RawObject::from_raw(raw))
+        serde_json::from_str::<RawObject<'a>>(text).map_err(|_| Stop)
     }
 }
 
@@ -638,10 +710,21 @@ mod tests {
 
     #[test]
     fn reads_plain_values_as_serde_does() {
-        for json in ["0", "7", "-12", "123456789012345678", " 42 "] {
+        // Every `i64`, its 19-digit edges too.
+        for json in [
+            "0",
+            "7",
+            "-12",
+            "123456789012345678",
+            " 42 ",
+            "9223372036854775807",
+            "-9223372036854775808",
+            "1000000000000000000",
+            "-999999999999999999",
+        ] {
             assert_eq!(
                 Reader::read_all::<i64>(json).ok(),
-                serde_json::from_str(json).ok(),
+                Some(serde_json::from_str::<i64>(json).unwrap()),
                 "{json}"
             );
         }
@@ -673,17 +756,23 @@ mod tests {
 
     #[test]
     fn stops_where_it_is_not_sure() {
+        // Where serde refuses an `i64` (or, for `-0`, reads a float): beyond its range, 20 digits and
+        // more, fractions, exponents, leading zeros.
         for json in [
             "01",
             "-0",
             "1.0",
             "1e3",
-            "9223372036854775807",
+            "9223372036854775808",
+            "-9223372036854775809",
+            "18446744073709551615",
+            "18446744073709551616",
             "-",
             "+1",
             "1 2",
         ] {
             assert_eq!(Reader::read_all::<i64>(json), Err(Stop), "{json}");
+            assert!(serde_json::from_str::<i64>(json).is_err(), "{json}");
         }
         for json in ["\"a\u{1}\"", "\"open", "7", "\"a\" \"b\""] {
             assert_eq!(Reader::read_all::<String>(json), Err(Stop), "{json:?}");
@@ -691,25 +780,64 @@ mod tests {
         for json in ["[1,]", "[,1]", "[1 2]", "[", "{}"] {
             assert_eq!(Reader::read_all::<Vec<i64>>(json), Err(Stop), "{json}");
         }
-        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
-        let mut reader = Reader::new(&deep);
-        assert_eq!(reader.skip(), Err(Stop));
         assert_eq!(
             Reader::read_all::<Vec<Vec<Vec<i64>>>>("[[[]]]"),
             Ok(vec![vec![vec![]]])
         );
-        let deep = format!("{}{}", "[".repeat(101), "]".repeat(101));
-        assert!(Reader::read_all::<Nested>(&deep).is_err());
-        let deep = format!("{}{}", "[".repeat(100), "]".repeat(100));
-        let Ok(mut nested) = Reader::read_all::<Nested>(&deep) else {
-            panic!("100 levels are read");
-        };
-        let mut levels = 0;
-        while let Some(inner) = nested.0.into_iter().next() {
-            nested = inner;
-            levels += 1;
+    }
+
+    /// Nesting is read as deep as serde reads it, and no deeper: 127 containers open at once.
+    #[test]
+    fn nesting_is_read_to_serde_s_limit() {
+        for levels in [1, 100, 126, 127, 128, 129, 1000] {
+            let deep = format!("{}{}", "[".repeat(levels), "]".repeat(levels));
+            let serde = serde_json::from_str::<serde_json::Value>(&deep).is_ok();
+            assert_eq!(serde, levels <= MAX_DEPTH, "serde at {levels} levels");
+            let read = Reader::read_all::<Nested>(&deep);
+            assert_eq!(read.is_ok(), serde, "{levels} levels");
+            if let Ok(mut nested) = read {
+                let mut depth = 1;
+                while let Some(inner) = nested.0.into_iter().next() {
+                    nested = inner;
+                    depth += 1;
+                }
+                assert_eq!(depth, levels);
+            }
+            assert_eq!(
+                Reader::new(&deep).skip().is_ok(),
+                serde,
+                "skipped, {levels} levels"
+            );
         }
-        assert_eq!(levels, 99);
+        // Skipping is iterative: a million levels stop it without exhausting the stack.
+        let deep = format!("{}{}", "[{\"a\":".repeat(500_000), "}]".repeat(500_000));
+        assert_eq!(Reader::new(&deep).skip(), Err(Stop));
+    }
+
+    /// What serde ignores it checks only so far (grammar, escapes): so does skipping.
+    #[test]
+    fn skipping_checks_what_serde_checks_of_an_ignored_value() {
+        for json in [
+            "1e400",
+            "-1.5E+3",
+            "2e-2",
+            r#""caf\u00e9 \"q\" \\ \/ \b\f\n\r\t""#,
+            r#"{"k\u0065y": ["\ud83d\ude00", {"": 0}]}"#,
+            r#""\ud800""#,
+            r#""\x""#,
+            r#""\u12""#,
+            "1e",
+            "1.e3",
+            "-",
+            "[1,]",
+            r#"{"a" 1}"#,
+            "tru",
+        ] {
+            let serde = serde_json::from_str::<serde::de::IgnoredAny>(json).is_ok();
+            let mut reader = Reader::new(json);
+            let skipped = reader.skip().and_then(|_| reader.end()).is_ok();
+            assert_eq!(skipped, serde, "{json}");
+        }
     }
 
     /// A recursive type.
@@ -771,10 +899,15 @@ mod tests {
         );
         assert_eq!(
             members(r#"{"account_number":2,"idx":1,"i":0}"#),
-            Ok(vec![Field(1), Other("idx"), Other("i")])
+            Ok(vec![Field(1), Other("idx".into()), Other("i".into())])
         );
-        // A key that only starts like the expected one is not it; an escaped one stops the reader.
-        assert_eq!(members(r#"{"id\u0041":1}"#), Err(Stop));
+        // A key that only starts like the expected one is not it; an escaped one is decoded first.
+        assert_eq!(members(r#"{"id\u0041":1}"#), Ok(vec![Other("idA".into())]));
+        assert_eq!(
+            members(r#"{"n\u0075mber":1,"\u0069d":2}"#),
+            Ok(vec![Field(1), Field(0)])
+        );
+        assert_eq!(members(r#"{"\ud800":1}"#), Err(Stop));
         assert_eq!(members(r#"{"id":1,}"#), Err(Stop));
         assert_eq!(members(r#"{"id" 1}"#), Err(Stop));
         assert!(plain_names(&fields) && plain_names(&[]));

@@ -1,12 +1,11 @@
-//! Checking payloads against their shape without building them: no allocation, the same verdict.
+//! Checking payloads against their tables without building them: no allocation, the same verdict.
 //!
-//! The generator writes each struct's shape as static data (the generated crate's `shapes` module); one
-//! checker walks it. It accepts exactly what the generated `Deserialize` impls
-//! ([`deserialize_struct!`](crate::deserialize_struct)) accept, so that a check and a decode of the same
-//! bytes always agree (the differential test `tests/shape_agrees.rs` holds it to that); a failure is then
-//! explained by decoding.
+//! An adapter over [`crate::table`]: it walks the same tables the reader reads by, through the same
+//! serde calls, keeping nothing. It accepts exactly what the tables' reader accepts, so that a check
+//! and a decode of the same bytes always agree (the differential test `tests/shape_agrees.rs` holds it
+//! to that); a failure is then explained by decoding.
 
-use crate::de::{FieldKey, Key};
+use crate::table::{FieldKey, Key};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 
@@ -40,7 +39,7 @@ impl<'de> DeserializeSeed<'de> for Check {
             Shape::Int => deserializer.deserialize_i64(Scalar::Int),
             Shape::Num => deserializer.deserialize_f64(Scalar::Num),
             Shape::Bool => deserializer.deserialize_bool(Scalar::Bool),
-            Shape::Obj => deserializer.deserialize_map(Object),
+            Shape::Obj => crate::borrowed::check_free_form(deserializer),
             Shape::Array(item) => deserializer.deserialize_seq(Array(item)),
             Shape::Map(value) => deserializer.deserialize_map(ValueMap(value)),
             Shape::Struct(shape) => check_struct(shape, deserializer),
@@ -149,77 +148,6 @@ impl<'de> Visitor<'de> for ValueMap {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         while map.next_key_seed(Check(&Shape::Str))?.is_some() {
             map.next_value_seed(Check(self.0))?;
-        }
-        Ok(())
-    }
-}
-
-/// A free-form object, checked as `serde_json::Map<String, Value>` reads it.
-struct Object;
-
-impl<'de> Visitor<'de> for Object {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a map")
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while map.next_key_seed(Check(&Shape::Str))?.is_some() {
-            map.next_value_seed(AnyValue)?;
-        }
-        Ok(())
-    }
-}
-
-/// Any JSON value, checked as `serde_json::Value` reads it (numbers in range, strings valid).
-#[derive(Clone, Copy)]
-struct AnyValue;
-
-impl<'de> DeserializeSeed<'de> for AnyValue {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for AnyValue {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any valid JSON value")
-    }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_none<E: de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_any(self)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element_seed(self)?.is_some() {}
-        Ok(())
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while map.next_key_seed(Check(&Shape::Str))?.is_some() {
-            map.next_value_seed(self)?;
         }
         Ok(())
     }

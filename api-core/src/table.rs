@@ -19,7 +19,6 @@
 //! copied out of the input or point into it.
 
 use crate::borrowed::{CowStr, RawObject};
-use crate::de::{FieldKey, Key};
 use crate::raw::{RawJson, Unlisted};
 use crate::read::{Member, Reader, Stop};
 use serde::de::{
@@ -78,6 +77,70 @@ impl StructShape {
     pub fn rust_name(&self) -> &'static str {
         let name: &'static str = self.name;
         name.strip_prefix("struct ").unwrap_or(name)
+    }
+}
+
+/// A map key, read as a field of the struct being decoded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FieldKey {
+    /// The field at this index of the struct's field names.
+    Known(usize),
+    /// A name the struct does not list: kept (`Some`) when the struct keeps unlisted fields, else only
+    /// noted (`None`, nothing allocated).
+    Unknown(Option<String>),
+}
+
+/// Reads a map key as a [`FieldKey`] of `fields`.
+///
+/// Keys usually arrive in the order the schema lists them, so the field after the last one found is tried
+/// first: a whole object is then read with one comparison per key.
+pub struct Key<'h> {
+    /// The struct's JSON field names, in declared order.
+    pub fields: &'static [&'static str],
+    /// Former names of fields (`renamed_from:` in the schema), each with its field's index: read as
+    /// the field.
+    pub aliases: &'static [(&'static str, usize)],
+    /// Where to look first: one past the last field found (start at 0).
+    pub next: &'h mut usize,
+    /// Whether an unlisted name is kept (for a struct with `additional_fields`).
+    pub keep_unknown: bool,
+}
+
+impl Key<'_> {
+    #[inline]
+    fn find(self, name: &[u8]) -> Option<usize> {
+        crate::read::find_field(self.fields, self.aliases, self.next, name)
+    }
+
+    fn key(self, name: &str) -> FieldKey {
+        let keep = self.keep_unknown;
+        match self.find(name.as_bytes()) {
+            Some(i) => FieldKey::Known(i),
+            None => FieldKey::Unknown(keep.then(|| name.to_owned())),
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Key<'_> {
+    type Value = FieldKey;
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<FieldKey, D::Error> {
+        deserializer.deserialize_identifier(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Key<'_> {
+    type Value = FieldKey;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a field name")
+    }
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<FieldKey, E> {
+        Ok(self.key(name))
+    }
+    fn visit_bytes<E: de::Error>(self, name: &[u8]) -> Result<FieldKey, E> {
+        match std::str::from_utf8(name) {
+            Ok(name) => Ok(self.key(name)),
+            Err(_) => Ok(FieldKey::Unknown(None)),
+        }
     }
 }
 
@@ -495,7 +558,7 @@ pub fn read<'a>(
             Member::Other(name) if shape.keep_unlisted => {
                 let text = reader.skip()?;
                 let raw = RawJson::from_json(text).map_err(|_| Stop)?;
-                fields.unlisted.insert(name.to_owned(), raw);
+                fields.unlisted.insert(name.into_owned(), raw);
             }
             Member::Other(_) => {
                 reader.skip()?;
@@ -540,7 +603,7 @@ fn read_value<'a>(
             let mut members = reader.object()?;
             let mut entries = Vec::new();
             while let Some(key) = members.next_key(reader)? {
-                entries.push((Cow::Borrowed(key), read_value(reader, value, mode)?));
+                entries.push((key, read_value(reader, value, mode)?));
             }
             Slot::Entries(entries)
         }

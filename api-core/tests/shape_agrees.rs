@@ -7,8 +7,10 @@
 //! edges of `i64`/`f64`, each member removed, repeated, or joined by an unknown one) and on arbitrary
 //! JSON:
 //! - the table decodes what the derive decodes, to the same value, and refuses what it refuses with the
-//!   same error (message, line, column), the borrowed twins with the same message; one documented
-//!   difference: a struct written as a JSON array (which the derive reads by position) is refused;
+//!   same error (message, line, column), and the borrowed twins accept and refuse the same (their
+//!   errors are explained by decoding the owned type again, as `EventKind::locate_error` does: a view
+//!   reads a free-form object whole before it checks it); one documented difference: a struct written
+//!   as a JSON array (which the derive reads by position) is refused;
 //! - the shape checker (`energy_api_core::shape`) gives the same verdict without keeping anything;
 //! - the fast reader may stop where serde decodes, but never reads what it refuses, and what it reads
 //!   is serde's value;
@@ -307,13 +309,6 @@ fn refuses_a_struct_as_array(error: &str) -> bool {
     error.starts_with("invalid type: sequence, expected struct ")
 }
 
-/// An error's message without its position: a borrowed view reads a free-form object whole before it
-/// checks it, so its errors there are placed at the object's end (decoding the owned type again places
-/// them, as `EventKind::locate_error` does).
-fn message(error: &str) -> &str {
-    error.split(" at line ").next().unwrap_or(error)
-}
-
 /// The calls serde makes when `value` is written, as `serde_assert`'s tokens.
 fn tokens<T: Serialize>(value: &T) -> String {
     let written = value
@@ -349,13 +344,8 @@ where
                 "{name}, borrowed, written: {json}"
             );
         }
-        (_, Err(t), Err(b)) if refuses_a_struct_as_array(t) => {
-            assert_eq!(message(t), message(b), "{name}, borrowed: {json}");
-        }
-        (Err(r), Err(t), Err(b)) => {
-            assert_eq!(r, t, "{name}: {json}");
-            assert_eq!(message(t), message(b), "{name}, borrowed: {json}");
-        }
+        (_, Err(_), Err(_)) if owned.as_ref().is_err_and(|t| refuses_a_struct_as_array(t)) => {}
+        (Err(r), Err(t), Err(_)) => assert_eq!(r, t, "{name}: {json}"),
         _ => panic!(
             "{name}: the derive {:?}, the table {:?}, borrowed {:?}: {json}",
             reference.map(|_| ()),
@@ -455,6 +445,11 @@ const REPLACEMENTS: &[&str] = &[
     "{}",
     "{\"number\": \"x\"}",
     "{\"a\": {\"b\": [null, 1.5, \"\\u00e9\"]}}",
+    "-9223372036854775808",
+    "1E+2",
+    "\"\\ud800\"",
+    "{\"n\\u0075mber\": \"x\", \"a\": 1e400}",
+    "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
 ];
 
 fn valid_samples() -> Vec<Value> {
@@ -468,6 +463,7 @@ fn valid_samples() -> Vec<Value> {
         }),
         json!({"mprn": "7512345606", "supplier": "X", "reading": {"value": 3}}),
         json!({"account_number": "A-1", "note": "renamed field under its former name"}),
+        json!({"n\u{75}mber": "A-1", "escaped key": "\u{e9}"}),
         json!({"account_id": "A-1", "account_number": "A-1"}),
         json!({
             "tariffs": {"_A": {"direct_debit_monthly": {"number": "E-1R-X-A"}}, "_B": {}},

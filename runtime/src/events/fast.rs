@@ -52,7 +52,7 @@ pub(crate) fn read_envelope<'a, K: Keep>(
         } else {
             let text = reader.skip()?;
             let raw = serde_json::from_str::<&'a RawValue>(text).map_err(|_| Stop)?;
-            metadata.push((Cow::Borrowed(key), raw));
+            metadata.push((key, raw));
         }
     }
     reader.end()?;
