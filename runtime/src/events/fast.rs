@@ -119,8 +119,7 @@ mod tests {
             // Repeated fields, of the envelope and of the metadata.
             r#"{"event_type": "agreement.revoked", "event_type": "agreement.revoked", "version": "v2", "payload": {"agreement_id": 1, "account_number": "A"}}"#,
             r#"{"id": 1, "id": 2, "event_type": "agreement.revoked", "version": "v2", "payload": {"agreement_id": 1, "account_number": "A"}}"#,
-            // An escaped key, a missing field, a wrong type, trailing text.
-            r#"{"event_\u0074ype": "agreement.revoked", "version": "v2", "payload": {"agreement_id": 1, "account_number": "A"}}"#,
+            // A missing field, a wrong type, trailing text.
             r#"{"event_type": "agreement.revoked", "version": "v2", "payload": {"agreement_id": 1}}"#,
             r#"{"event_type": "agreement.revoked", "version": "v2", "payload": {"agreement_id": "1", "account_number": "A"}}"#,
             r#"{"event_type": "agreement.revoked", "version": "v2", "payload": {"agreement_id": 1, "account_number": "A"}} x"#,
@@ -131,5 +130,9 @@ mod tests {
                 "the fast reader read {line}"
             );
         }
+        // An escaped key is decoded, as serde decodes it.
+        let escaped = r#"{"event_\u0074ype": "agreement.revoked", "version": "v2", "payload": {"agreement_id": 1, "account_number": "A"}}"#;
+        let fast = read_envelope::<KeepEvent>(escaped, &fields).expect("reads an escaped key");
+        assert_eq!(fast.event_type, "agreement.revoked");
     }
 }
