@@ -142,35 +142,35 @@ impl<'de> Visitor<'de> for CowStrVisitor {
 /// assert!(serde_json::from_str::<RawObject<'_>>("[1]").is_err());
 /// ```
 #[derive(Clone, Copy)]
-pub struct RawObject<'a>(&'a RawValue);
+pub struct RawObject<'a>(&'a str);
 
 impl<'a> RawObject<'a> {
-    /// The object whose text `raw` is (already checked to be what a `Map` accepts).
-    pub(crate) fn from_raw(raw: &'a RawValue) -> Self {
-        Self(raw)
+    /// The object whose text `text` is (already checked to be what a `Map` accepts).
+    pub(crate) fn from_text(text: &'a str) -> Self {
+        Self(text)
     }
 
     /// The JSON text of the object (or `null`), exactly as in the input.
     pub fn get(&self) -> &'a str {
-        self.0.get()
+        self.0
     }
 
     /// Reads the object as `T` (a `serde_json::Map`, a `Value`, or any type it should have).
     pub fn parse<T: Deserialize<'a>>(&self) -> serde_json::Result<T> {
-        serde_json::from_str(self.0.get())
+        serde_json::from_str(self.0)
     }
 }
 
 impl fmt::Debug for RawObject<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.0.get())
+        f.write_str(self.0)
     }
 }
 
 /// Equal when the texts are.
 impl PartialEq for RawObject<'_> {
     fn eq(&self, other: &Self) -> bool {
-        self.0.get() == other.0.get()
+        self.0 == other.0
     }
 }
 
@@ -180,7 +180,11 @@ impl Eq for RawObject<'_> {}
 /// wrapper).
 impl Serialize for RawObject<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(serializer)
+        // The text is held as text (the fast reader finds and checks it without serde_json), so
+        // serde_json's raw value is found again for writing.
+        serde_json::from_str::<&RawValue>(self.0)
+            .map_err(serde::ser::Error::custom)?
+            .serialize(serializer)
     }
 }
 
@@ -190,7 +194,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawObject<'a> {
         // The text is a JSON value; whether it is one a `Map` accepts is checked in place.
         let mut text = serde_json::Deserializer::from_str(raw.get());
         check_free_form(&mut text).map_err(|e| de::Error::custom(crate::json::message_of(&e)))?;
-        Ok(Self(raw))
+        Ok(Self(raw.get()))
     }
 }
 

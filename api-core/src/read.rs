@@ -20,9 +20,9 @@ use std::borrow::Cow;
 pub struct Stop;
 
 /// How deeply nested a value the reader reads before it gives up: serde_json's limit (it refuses the
-/// 128th container open at once), so that the reader stops only where serde refuses too. The reader
-/// counts every container from the start of its text, skipped ones too, and serde only those it
-/// decodes: the reader is never the more lenient. It also bounds the recursion through recursive types.
+/// 128th container open at once), so that the reader stops only where serde refuses too. Like serde, it
+/// counts the containers it reads from the start of its text, and not those it skips (serde skips an
+/// ignored value at any depth). It also bounds the recursion through recursive types.
 pub const MAX_DEPTH: usize = 127;
 
 /// A position in a JSON text.
@@ -186,9 +186,9 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Skips a string as serde skips a value it ignores: escapes are checked (by serde_json itself)
-    /// but not decoded.
-    fn skip_string(&mut self) -> Result<(), Stop> {
+    /// Skips a string as serde skips a value it ignores (escapes are checked, by serde_json itself,
+    /// but not decoded) or, for [`Check::Decoded`], as `String` reads one (its escapes must decode).
+    fn skip_string(&mut self, check: Check) -> Result<(), Stop> {
         self.eat(b'"')?;
         let start = self.at;
         let end = scan_string(self.bytes(), start);
@@ -200,7 +200,14 @@ impl<'a> Reader<'a> {
             Some(b'\\') => {
                 let close = string_end(self.bytes(), end).ok_or(Stop)?;
                 let quoted = self.text.get(start - 1..=close).ok_or(Stop)?;
-                serde_json::from_str::<serde::de::IgnoredAny>(quoted).map_err(|_| Stop)?;
+                match check {
+                    Check::Ignored | Check::Counted => drop(
+                        serde_json::from_str::<serde::de::IgnoredAny>(quoted).map_err(|_| Stop)?,
+                    ),
+                    Check::Decoded => {
+                        drop(serde_json::from_str::<String>(quoted).map_err(|_| Stop)?)
+                    }
+                }
                 self.at = close + 1;
                 Ok(())
             }
@@ -281,64 +288,86 @@ impl<'a> Reader<'a> {
     }
 
     /// Skips one value, checking it as serde checks a value it ignores (`IgnoredAny`): its grammar, and
-    /// its strings' escapes. Returns its text. Iterative, so that no nesting can exhaust the stack;
-    /// [`MAX_DEPTH`] bounds it like any other value.
+    /// its strings' escapes. Returns its text. Iterative, and, as serde's skipping, at any depth: no
+    /// nesting exhausts the stack, and a skipped value does not count towards [`MAX_DEPTH`].
     pub fn skip(&mut self) -> Result<&'a str, Stop> {
         self.peek();
         let start = self.at;
-        self.skip_value()?;
+        self.skip_value(Check::Ignored)?;
         self.text.get(start..self.at).ok_or(Stop)
     }
 
-    fn skip_value(&mut self) -> Result<(), Stop> {
-        // The containers open around the position, innermost last: `true` for an object.
-        let mut open: Vec<bool> = Vec::new();
+    /// Skips a free-form object, checking it as `serde_json::Map<String, Value>` reads one (every
+    /// string's escapes decode, every number is in `f64`'s range, its nesting counts towards
+    /// [`MAX_DEPTH`]), in the same one pass as [`Self::skip`]. Returns its text.
+    pub fn free_form_object(&mut self) -> Result<&'a str, Stop> {
+        if self.peek() != Some(b'{') {
+            return Err(Stop);
+        }
+        let start = self.at;
+        self.skip_value(Check::Decoded)?;
+        self.text.get(start..self.at).ok_or(Stop)
+    }
+
+    /// Skips an object as [`Self::skip`] does, but counting its nesting towards [`MAX_DEPTH`]: for a
+    /// value that serde_json then reads from its text alone.
+    pub fn counted_object(&mut self) -> Result<&'a str, Stop> {
+        if self.peek() != Some(b'{') {
+            return Err(Stop);
+        }
+        let start = self.at;
+        self.skip_value(Check::Counted)?;
+        self.text.get(start..self.at).ok_or(Stop)
+    }
+
+    fn skip_value(&mut self, check: Check) -> Result<(), Stop> {
+        let mut open = Open::default();
         loop {
             // A value.
             match self.peek().ok_or(Stop)? {
                 b'{' => {
-                    self.object()?;
+                    self.open_skipped(b'{', check)?;
                     if self.peek() == Some(b'}') {
-                        self.close();
+                        self.close_skipped(check);
                     } else {
                         open.push(true);
-                        self.skip_key()?;
+                        self.skip_key(check)?;
                         continue;
                     }
                 }
                 b'[' => {
-                    self.array()?;
+                    self.open_skipped(b'[', check)?;
                     if self.peek() == Some(b']') {
-                        self.close();
+                        self.close_skipped(check);
                     } else {
                         open.push(false);
                         continue;
                     }
                 }
-                b'"' => self.skip_string()?,
+                b'"' => self.skip_string(check)?,
                 b't' | b'f' => drop(self.boolean()?),
                 b'n' => self.null().then_some(()).ok_or(Stop)?,
-                _ => self.skip_number()?,
+                _ => self.skip_number(check)?,
             }
             // After a value: close what ends here, up to the next value.
             loop {
-                let Some(&in_object) = open.last() else {
+                let Some(in_object) = open.last() else {
                     return Ok(());
                 };
                 match self.peek() {
                     Some(b',') => {
                         self.at += 1;
                         if in_object {
-                            self.skip_key()?;
+                            self.skip_key(check)?;
                         }
                         break;
                     }
                     Some(b'}') if in_object => {
-                        self.close();
+                        self.close_skipped(check);
                         open.pop();
                     }
                     Some(b']') if !in_object => {
-                        self.close();
+                        self.close_skipped(check);
                         open.pop();
                     }
                     _ => return Err(Stop),
@@ -347,21 +376,36 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Consumes the `}` or `]` the reader is on, closing its container.
-    fn close(&mut self) {
+    /// Opens a container being skipped. serde skips an ignored value at any depth; one it reads (a
+    /// free-form object) counts towards its limit, as here.
+    #[inline]
+    fn open_skipped(&mut self, byte: u8, check: Check) -> Result<(), Stop> {
+        self.eat(byte)?;
+        match check {
+            Check::Ignored => Ok(()),
+            Check::Counted | Check::Decoded => self.enter(),
+        }
+    }
+
+    /// Closes a container being skipped (see [`Self::open_skipped`]).
+    #[inline]
+    fn close_skipped(&mut self, check: Check) {
         self.at += 1;
-        self.depth -= 1;
+        if check != Check::Ignored {
+            self.depth -= 1;
+        }
     }
 
     /// Skips a member name and its `:`.
-    fn skip_key(&mut self) -> Result<(), Stop> {
-        self.skip_string()?;
+    fn skip_key(&mut self, check: Check) -> Result<(), Stop> {
+        self.skip_string(check)?;
         self.eat(b':')
     }
 
     /// A number of JSON's grammar, `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`, not converted (as
-    /// serde ignores one: `1e400` too).
-    fn skip_number(&mut self) -> Result<(), Stop> {
+    /// serde ignores one: `1e400` too) or, for [`Check::Decoded`], one that `serde_json::Value` reads (in
+    /// `f64`'s range).
+    fn skip_number(&mut self, check: Check) -> Result<(), Stop> {
         let bytes = self.bytes();
         let mut at = self.at;
         if bytes.get(at) == Some(&b'-') {
@@ -394,9 +438,67 @@ impl<'a> Reader<'a> {
                 return Err(Stop);
             }
         }
+        // A short integer is in range; anything else is converted by serde_json, which refuses one out
+        // of `f64`'s range.
+        if check == Check::Decoded && (whole > 18 || at != first + whole) {
+            let token = self.text.get(self.at..at).ok_or(Stop)?;
+            serde_json::from_str::<f64>(token).map_err(|_| Stop)?;
+        }
         self.at = at;
         Ok(())
     }
+}
+
+/// The containers open around the position of a value being skipped, innermost last (`true`: an
+/// object): in bits up to 128 levels, so that skipping allocates nothing, and past them in a vector.
+#[derive(Debug, Default)]
+struct Open {
+    bits: u128,
+    len: usize,
+    deeper: Vec<bool>,
+}
+
+impl Open {
+    fn push(&mut self, object: bool) {
+        if self.len < 128 {
+            let bit = 1u128 << self.len;
+            self.bits = if object {
+                self.bits | bit
+            } else {
+                self.bits & !bit
+            };
+        } else {
+            self.deeper.push(object);
+        }
+        self.len += 1;
+    }
+
+    fn last(&self) -> Option<bool> {
+        match self.len {
+            0 => None,
+            n @ 1..=128 => Some(self.bits & (1u128 << (n - 1)) != 0),
+            _ => self.deeper.last().copied(),
+        }
+    }
+
+    fn pop(&mut self) {
+        if self.len > 128 {
+            self.deeper.pop();
+        }
+        self.len = self.len.saturating_sub(1);
+    }
+}
+
+/// What skipping a value checks besides its grammar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Check {
+    /// What serde checks of a value it ignores (`IgnoredAny`), at any depth.
+    Ignored,
+    /// The same, its nesting counted towards [`MAX_DEPTH`]: a value serde_json then reads itself.
+    Counted,
+    /// What `serde_json::Value` checks of one it reads: its nesting counted, escapes that decode,
+    /// numbers in range.
+    Decoded,
 }
 
 /// The members of an object being read.
@@ -669,22 +771,16 @@ impl<'a, K: From<Cow<'a, str>> + Ord, V: ReadJson<'a>> ReadJson<'a>
 
 impl<'a> ReadJson<'a> for RawObject<'a> {
     fn read(reader: &mut Reader<'a>) -> Result<Self, Stop> {
-        if reader.peek() != Some(b'{') {
-            return Err(Stop);
-        }
-        // Skipping checks what serde checks of a value it ignores; a free-form object must be one a
-        // `Map` accepts (numbers in range, escapes that decode): `RawObject`'s own check.
-        let text = reader.skip()?;
-        serde_json::from_str::<RawObject<'a>>(text).map_err(|_| Stop)
+        // Found and checked in one pass, as a `Map` reads it.
+        reader.free_form_object().map(RawObject::from_text)
     }
 }
 
 impl<'a> ReadJson<'a> for serde_json::Map<String, serde_json::Value> {
     fn read(reader: &mut Reader<'a>) -> Result<Self, Stop> {
-        if reader.peek() != Some(b'{') {
-            return Err(Stop);
-        }
-        serde_json::from_str(reader.skip()?).map_err(|_| Stop)
+        // Found with its depth counted from the payload's top, as serde counts it (serde_json, reading
+        // the text alone, would count from the object), then read and checked by serde_json.
+        serde_json::from_str(reader.counted_object()?).map_err(|_| Stop)
     }
 }
 
@@ -803,15 +899,27 @@ mod tests {
                 }
                 assert_eq!(depth, levels);
             }
+            // A free-form object counts its nesting as serde does; a skipped value is skipped at
+            // any depth, as serde skips one.
+            let object = format!("{{\"a\":{}}}", &deep);
+            let map = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&object);
             assert_eq!(
+                Reader::read_all::<RawObject<'_>>(&object).is_ok(),
+                map.is_ok(),
+                "{levels}"
+            );
+            assert!(
                 Reader::new(&deep).skip().is_ok(),
-                serde,
                 "skipped, {levels} levels"
             );
+            assert!(serde_json::from_str::<serde::de::IgnoredAny>(&deep).is_ok());
         }
-        // Skipping is iterative: a million levels stop it without exhausting the stack.
-        let deep = format!("{}{}", "[{\"a\":".repeat(500_000), "}]".repeat(500_000));
-        assert_eq!(Reader::new(&deep).skip(), Err(Stop));
+        // Skipping is iterative: a million levels are skipped without exhausting the stack.
+        let deep = format!("{}1{}", "[{\"a\":".repeat(500_000), "}]".repeat(500_000));
+        assert!(serde_json::from_str::<serde::de::IgnoredAny>(&deep).is_ok());
+        assert_eq!(Reader::new(&deep).skip().map(str::len), Ok(deep.len()));
+        let unclosed = format!("{}1{}", "[{\"a\":".repeat(500_000), "}]".repeat(499_999));
+        assert_eq!(Reader::new(&unclosed).skip(), Err(Stop));
     }
 
     /// What serde ignores it checks only so far (grammar, escapes): so does skipping.
@@ -859,11 +967,23 @@ mod tests {
             "[1]",
             "\"x\"",
             r#"{"a": 1e400}"#,
+            r#"{"a": [-1.8e308]}"#,
+            r#"{"a": 1e-400, "b": -0, "c": 123456789012345678901234567890}"#,
+            r#"{"a": 18446744073709551616, "b": -9223372036854775809}"#,
+            r#"{"a": "\ud800"}"#,
+            r#"{"\ud800": 1}"#,
+            r#"{"\ud83d\ude00": "caf\u00e9", "b": {"c": ["\n"]}}"#,
+            r#"{"a": "\x"}"#,
             r#"{"a" 1}"#,
             r#"{"a": 1,}"#,
+            r#"{"a": 01}"#,
         ] {
             let fast = Reader::read_all::<RawObject<'_>>(json);
             let serde = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(json);
+            // Every object: the reader takes exactly what a `Map` takes, in its one pass.
+            if json.starts_with('{') {
+                assert_eq!(fast.is_ok(), serde.is_ok(), "{json}");
+            }
             if let Ok(fast) = fast {
                 assert!(serde.is_ok(), "{json}");
                 assert_eq!(fast.get(), json.trim());
@@ -959,6 +1079,11 @@ mod tests {
             same::<Vec<Option<i64>>>(&json);
             same::<Vec<String>>(&json);
             same::<serde_json::Map<String, serde_json::Value>>(&json);
+            // A free-form object: taken exactly where a `Map` is.
+            if json.starts_with('{') {
+                let map = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&json);
+                prop_assert_eq!(Reader::read_all::<RawObject<'_>>(&json).is_ok(), map.is_ok(), "{}", json);
+            }
             let mut reader = Reader::new(&json);
             if let Ok(text) = reader.skip() && reader.end().is_ok() {
                 prop_assert!(serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok(), "{}", json);

@@ -296,7 +296,7 @@ scalar_from_slot! {
     f64 => Num(v) v, 0.0;
     bool => Bool(v) v, false;
     Map<String, Value> => Map(map) map, Map::new();
-    RawObject<'a> => Raw(raw) raw, RawObject::from_raw(serde_json::value::RawValue::NULL);
+    RawObject<'a> => Raw(raw) raw, RawObject::from_text("null");
 }
 
 /// Absent and `null` are both `None`.
@@ -553,7 +553,7 @@ pub fn read<'a>(
                 if slot.is_some() {
                     return Err(Stop);
                 }
-                *slot = Some(read_value(reader, &shape.shapes[i], mode)?);
+                read_field(reader, &shape.shapes[i], mode, slot)?;
             }
             Member::Other(name) if shape.keep_unlisted => {
                 let text = reader.skip()?;
@@ -577,6 +577,29 @@ pub fn read<'a>(
 #[inline]
 pub fn read_into<'a, T: FromFields<'a>>(reader: &mut Reader<'a>) -> Result<T, Stop> {
     T::from_fields(read(reader, T::SHAPE, T::MODE)?).ok_or(Stop)
+}
+
+/// Reads a field's value into its slot: scalars, most fields, are written in place rather than
+/// returned and moved (a slot is several words; the move was a tenth of the reader's time).
+#[inline]
+fn read_field<'a>(
+    reader: &mut Reader<'a>,
+    shape: &'static Shape,
+    mode: Mode,
+    slot: &mut Option<Slot<'a>>,
+) -> Result<(), Stop> {
+    match shape {
+        Shape::Str => *slot = Some(Slot::Str(reader.string()?)),
+        Shape::Int => *slot = Some(Slot::Int(reader.integer()?)),
+        Shape::Bool => *slot = Some(Slot::Bool(reader.boolean()?)),
+        Shape::Optional(inner) if reader.null() => {
+            let _ = inner;
+            *slot = Some(Slot::Null);
+        }
+        Shape::Optional(inner) => read_field(reader, inner, mode, slot)?,
+        _ => *slot = Some(read_value(reader, shape, mode)?),
+    }
+    Ok(())
 }
 
 fn read_value<'a>(

@@ -16,7 +16,7 @@ pub(crate) struct FuzzArgs {
 }
 
 /// Every fuzz target in `fuzz/fuzz_targets/`.
-const TARGETS: &[&str] = &["schema_loader", "event_decode", "envelope"];
+const TARGETS: &[&str] = &["schema_loader", "event_decode", "readers_agree", "envelope"];
 
 pub(crate) fn run(args: &FuzzArgs) -> ExitCode {
     let root = crate::workspace_root();
@@ -108,8 +108,11 @@ fn seed(root: &Path) -> std::io::Result<()> {
         input.extend(&rest);
         std::fs::write(loader.join(format!("seed-{i:02}")), input)?;
     }
+    // `readers_agree` reads the same input as `event_decode`: a selector, then a payload.
     let decode = corpus.join("event_decode");
+    let agree = corpus.join("readers_agree");
     std::fs::create_dir_all(&decode)?;
+    std::fs::create_dir_all(&agree)?;
     let model =
         energy_codegen::build_model(&schema).map_err(|f| std::io::Error::other(f.render(false)))?;
     let events: Vec<_> = model.events().collect();
@@ -123,7 +126,8 @@ fn seed(root: &Path) -> std::io::Result<()> {
             let index = u16::try_from(index).unwrap_or(u16::MAX).to_le_bytes();
             let mut input = vec![index[0], index[1], u8::try_from(v).unwrap_or(0)];
             input.extend(serde_json::to_vec(&payload).map_err(std::io::Error::other)?);
-            std::fs::write(decode.join(format!("seed-{}", version.id)), input)?;
+            std::fs::write(decode.join(format!("seed-{}", version.id)), &input)?;
+            std::fs::write(agree.join(format!("seed-{}", version.id)), input)?;
         }
     }
     let envelope = corpus.join("envelope");

@@ -3952,20 +3952,21 @@ impl ::serde::Serialize for EventRef<'_> {
 }
 
 impl crate::EventKind {
-    /// The view of an event of this kind from the fields its table read.
+    /// The view of an event of this kind from the fields its table read; `ok` is cleared if
+    /// the table and the struct disagree (as `event_of`, returned as is).
     fn view_of<'a>(
         self,
         fields: ::energy_api_core::table::Fields<'a>,
-    ) -> ::std::option::Option<EventRef<'a>> {
-        let mut ok = true;
-        let event = match self.event_type {
+        ok: &mut bool,
+    ) -> EventRef<'a> {
+        match self.event_type {
             #[cfg(feature = "accounts")]
             EventType::AccountCommunicationsPreferencesUpdated => {
                 EventRef::AccountCommunicationsPreferencesUpdated(
                     events::accounts::AccountCommunicationsPreferencesUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -3973,33 +3974,21 @@ impl crate::EventKind {
             #[cfg(feature = "accounts")]
             EventType::AccountCreated => {
                 EventRef::AccountCreated(
-                    events::accounts::AccountCreated::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    events::accounts::AccountCreated::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountOccupied => {
                 EventRef::AccountOccupied(
-                    events::accounts::AccountOccupied::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    events::accounts::AccountOccupied::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountReactivated => {
                 EventRef::AccountReactivated(
-                    events::accounts::AccountReactivated::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    events::accounts::AccountReactivated::build(self.version, fields, ok),
                 )
             }
 
@@ -4009,7 +3998,7 @@ impl crate::EventKind {
                     events::accounts::AccountSmartMeterReadPermissionChanged::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4017,11 +4006,7 @@ impl crate::EventKind {
             #[cfg(feature = "accounts")]
             EventType::AccountUpdated => {
                 EventRef::AccountUpdated(
-                    events::accounts::AccountUpdated::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    events::accounts::AccountUpdated::build(self.version, fields, ok),
                 )
             }
 
@@ -4031,7 +4016,7 @@ impl crate::EventKind {
                     events::accounts::AccountMetadataCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4042,7 +4027,7 @@ impl crate::EventKind {
                     events::accounts::AccountMetadataRemoved::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4053,7 +4038,7 @@ impl crate::EventKind {
                     events::accounts::AccountMetadataUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4064,7 +4049,7 @@ impl crate::EventKind {
                     events::accounts::AccountPropertyEffectivePeriodMetadataCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4075,7 +4060,7 @@ impl crate::EventKind {
                     events::accounts::AccountPropertyEffectivePeriodMetadataRemoved::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4086,7 +4071,7 @@ impl crate::EventKind {
                     events::accounts::AccountPropertyEffectivePeriodMetadataUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4097,7 +4082,7 @@ impl crate::EventKind {
                     events::account_users::AccountUserCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4108,7 +4093,7 @@ impl crate::EventKind {
                     events::account_users::AccountUserPasswordChanged::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4119,7 +4104,7 @@ impl crate::EventKind {
                     events::account_users::AccountUserPasswordResetRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4130,7 +4115,7 @@ impl crate::EventKind {
                     events::account_users::AccountUserPsrRecordsUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4141,7 +4126,7 @@ impl crate::EventKind {
                     events::account_users::AccountUserRemoved::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4152,7 +4137,7 @@ impl crate::EventKind {
                     events::account_users::AccountUserUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4163,7 +4148,7 @@ impl crate::EventKind {
                     events::account_users::AccountUserVerificationCompleted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4174,7 +4159,7 @@ impl crate::EventKind {
                     events::account_users::AccountUserVerificationStarted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4185,7 +4170,7 @@ impl crate::EventKind {
                     events::account_users::AccountUserMetadataCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4196,7 +4181,7 @@ impl crate::EventKind {
                     events::account_users::AccountUserMetadataRemoved::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4207,7 +4192,7 @@ impl crate::EventKind {
                     events::account_users::AccountUserMetadataUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4218,7 +4203,7 @@ impl crate::EventKind {
                     events::agreements_and_approvals::ActualIntervalsReceived::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4229,7 +4214,7 @@ impl crate::EventKind {
                     events::agreements_and_approvals::AffiliatesAffiliateAccountContractCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4240,7 +4225,7 @@ impl crate::EventKind {
                     events::agreements_and_approvals::AgreementCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4251,7 +4236,7 @@ impl crate::EventKind {
                     events::agreements_and_approvals::AgreementRevoked::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4262,7 +4247,7 @@ impl crate::EventKind {
                     events::agreements_and_approvals::AgreementRolloverCompleted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4273,7 +4258,7 @@ impl crate::EventKind {
                     events::agreements_and_approvals::AgreementTerminated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4284,7 +4269,7 @@ impl crate::EventKind {
                     events::agreements_and_approvals::AgreementUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4295,7 +4280,7 @@ impl crate::EventKind {
                     events::agreements_and_approvals::ApprovalsApprovalApproved::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4306,7 +4291,7 @@ impl crate::EventKind {
                     events::agreements_and_approvals::ApprovalsApprovalCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4317,7 +4302,7 @@ impl crate::EventKind {
                     events::agreements_and_approvals::ApprovalsApprovalRejected::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4328,7 +4313,7 @@ impl crate::EventKind {
                     events::agreements_and_approvals::ApprovalsApprovalRequestApproved::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4339,7 +4324,7 @@ impl crate::EventKind {
                     events::agreements_and_approvals::ApprovalsApprovalRequestAssigned::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4350,7 +4335,7 @@ impl crate::EventKind {
                     events::agreements_and_approvals::ApprovalsApprovalRequestRejected::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4361,7 +4346,7 @@ impl crate::EventKind {
                     events::authentication_server::AuthServerAccessTokenIssued::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4372,7 +4357,7 @@ impl crate::EventKind {
                     events::authentication_server::AuthServerAccountUserGenerateMfaChallengeError::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4383,7 +4368,7 @@ impl crate::EventKind {
                     events::authentication_server::AuthServerAccountUserLoggedIn::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4394,7 +4379,7 @@ impl crate::EventKind {
                     events::authentication_server::AuthServerAccountUserLoginDenied::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4405,7 +4390,7 @@ impl crate::EventKind {
                     events::authentication_server::AuthServerAccountUserLoginFailed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4416,7 +4401,7 @@ impl crate::EventKind {
                     events::authentication_server::AuthServerAccountUserLoginStepCompleted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4427,7 +4412,7 @@ impl crate::EventKind {
                     events::billing::BillingBillingDocumentHeld::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4438,7 +4423,7 @@ impl crate::EventKind {
                     events::billing::BillingBillingDocumentIssued::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4449,7 +4434,7 @@ impl crate::EventKind {
                     events::billing::BillingBillingDocumentRepresentationDispatched::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4460,7 +4445,7 @@ impl crate::EventKind {
                     events::billing::BillingBillingOptionsUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4471,7 +4456,7 @@ impl crate::EventKind {
                     events::billing::BillingChargingLedgerAssignedToAgreement::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4482,7 +4467,7 @@ impl crate::EventKind {
                     events::billing::BillingChargingSupplyPointTriggered::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4493,7 +4478,7 @@ impl crate::EventKind {
                     events::billing::BillingDuosInvoiceCancel::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4504,7 +4489,7 @@ impl crate::EventKind {
                     events::billing::BillingDuosInvoiceNew::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4515,7 +4500,7 @@ impl crate::EventKind {
                     events::billing::BillingDuosInvoiceReplace::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4523,11 +4508,7 @@ impl crate::EventKind {
             #[cfg(feature = "billing")]
             EventType::BillingFinalBill => {
                 EventRef::BillingFinalBill(
-                    events::billing::BillingFinalBill::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    events::billing::BillingFinalBill::build(self.version, fields, ok),
                 )
             }
 
@@ -4537,7 +4518,7 @@ impl crate::EventKind {
                     events::billing::BillingIssuanceExternalStatusCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4545,11 +4526,7 @@ impl crate::EventKind {
             #[cfg(feature = "billing")]
             EventType::BillingIssuedBill => {
                 EventRef::BillingIssuedBill(
-                    events::billing::BillingIssuedBill::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    events::billing::BillingIssuedBill::build(self.version, fields, ok),
                 )
             }
 
@@ -4559,7 +4536,7 @@ impl crate::EventKind {
                     events::billing::BillingLedgerEntryPosted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4570,7 +4547,7 @@ impl crate::EventKind {
                     events::billing::BillingLedgerEntryRemoved::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4581,7 +4558,7 @@ impl crate::EventKind {
                     events::billing::BillingPathwayTraversalFailed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4592,7 +4569,7 @@ impl crate::EventKind {
                     events::billing::BillingPathwayTraversalSucceeded::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4603,7 +4580,7 @@ impl crate::EventKind {
                     events::billing::BillingPortfolioInvoiceSummaryCompleted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4614,7 +4591,7 @@ impl crate::EventKind {
                     events::billing::BillingRebateAccepted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4625,7 +4602,7 @@ impl crate::EventKind {
                     events::billing::BillingRebateCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4636,7 +4613,7 @@ impl crate::EventKind {
                     events::billing::BillingRebateDeclined::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4647,7 +4624,7 @@ impl crate::EventKind {
                     events::billing::BillingRebateUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4655,22 +4632,14 @@ impl crate::EventKind {
             #[cfg(feature = "businesses")]
             EventType::BusinessCreated => {
                 EventRef::BusinessCreated(
-                    events::businesses::BusinessCreated::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    events::businesses::BusinessCreated::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "businesses")]
             EventType::BusinessUpdated => {
                 EventRef::BusinessUpdated(
-                    events::businesses::BusinessUpdated::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    events::businesses::BusinessUpdated::build(self.version, fields, ok),
                 )
             }
 
@@ -4680,7 +4649,7 @@ impl crate::EventKind {
                     events::businesses::BusinessOperationsTeamUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4691,7 +4660,7 @@ impl crate::EventKind {
                     events::accounts::CampaignAccountAdded::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4702,7 +4671,7 @@ impl crate::EventKind {
                     events::accounts::CampaignAccountRemoved::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4713,7 +4682,7 @@ impl crate::EventKind {
                     events::accounts::CampaignAccountUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4724,7 +4693,7 @@ impl crate::EventKind {
                     events::billing::ChargingPrimingErrored::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4735,7 +4704,7 @@ impl crate::EventKind {
                     events::collections::CollateralAgreementFulfilled::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4746,7 +4715,7 @@ impl crate::EventKind {
                     events::collections::CollectionProceedingCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4757,7 +4726,7 @@ impl crate::EventKind {
                     events::collections::CollectionProcessCommStepResolved::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4768,7 +4737,7 @@ impl crate::EventKind {
                     events::collections::CollectionProcessLeaveSupplierInstigated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4779,7 +4748,7 @@ impl crate::EventKind {
                     events::collections::CollectionProcessPaused::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4790,7 +4759,7 @@ impl crate::EventKind {
                     events::collections::CollectionProcessRaised::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4801,7 +4770,7 @@ impl crate::EventKind {
                     events::collections::CollectionProcessReactivated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4812,7 +4781,7 @@ impl crate::EventKind {
                     events::collections::CollectionProcessRunTerminationRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4823,7 +4792,7 @@ impl crate::EventKind {
                     events::collections::CollectionProcessUnpaused::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4834,7 +4803,7 @@ impl crate::EventKind {
                     events::collections::CollectionProcessWithdrawn::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4845,7 +4814,7 @@ impl crate::EventKind {
                     events::communications::CommsAccountCallUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4856,7 +4825,7 @@ impl crate::EventKind {
                     events::communications::CommsCustomerEmailBounced::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4867,7 +4836,7 @@ impl crate::EventKind {
                     events::communications::CommsPushNotificationReceivedUnregisteredOrExpiredToken::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4878,7 +4847,7 @@ impl crate::EventKind {
                     events::communications::CommsTranscriptionCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4889,7 +4858,7 @@ impl crate::EventKind {
                     events::communications::ComplaintsComplaintNewContact::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4900,7 +4869,7 @@ impl crate::EventKind {
                     events::communications::ComplaintsComplaintOpened::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4911,7 +4880,7 @@ impl crate::EventKind {
                     events::communications::ComplaintsDrpFinished::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4922,7 +4891,7 @@ impl crate::EventKind {
                     events::communications::ComplaintsDrpStarted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4933,7 +4902,7 @@ impl crate::EventKind {
                     events::communications::ComplexQuotingCostCalculationFinished::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4944,7 +4913,7 @@ impl crate::EventKind {
                     events::communications::ConsentsConsentCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4955,7 +4924,7 @@ impl crate::EventKind {
                     events::communications::ConsentsConsentUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4966,7 +4935,7 @@ impl crate::EventKind {
                     events::contracts::ContractGroupsCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4977,7 +4946,7 @@ impl crate::EventKind {
                     events::contracts::ContractGroupsMembershipsChanged::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4988,7 +4957,7 @@ impl crate::EventKind {
                     events::contracts::ContractGroupsVersionCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -4999,7 +4968,7 @@ impl crate::EventKind {
                     events::contracts::ContractsActualized::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5007,22 +4976,14 @@ impl crate::EventKind {
             #[cfg(feature = "contracts")]
             EventType::ContractsCreated => {
                 EventRef::ContractsCreated(
-                    events::contracts::ContractsCreated::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    events::contracts::ContractsCreated::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsExpired => {
                 EventRef::ContractsExpired(
-                    events::contracts::ContractsExpired::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    events::contracts::ContractsExpired::build(self.version, fields, ok),
                 )
             }
 
@@ -5032,7 +4993,7 @@ impl crate::EventKind {
                     events::contracts::ContractsExpiryApproaching::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5043,7 +5004,7 @@ impl crate::EventKind {
                     events::contracts::ContractsJourneysCreationStarted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5054,7 +5015,7 @@ impl crate::EventKind {
                     events::contracts::ContractsJourneysTerminationStarted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5065,7 +5026,7 @@ impl crate::EventKind {
                     events::contracts::ContractsJourneysVariationStarted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5073,11 +5034,7 @@ impl crate::EventKind {
             #[cfg(feature = "contracts")]
             EventType::ContractsNovated => {
                 EventRef::ContractsNovated(
-                    events::contracts::ContractsNovated::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    events::contracts::ContractsNovated::build(self.version, fields, ok),
                 )
             }
 
@@ -5087,7 +5044,7 @@ impl crate::EventKind {
                     events::contracts::ContractsRescinded::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5095,11 +5052,7 @@ impl crate::EventKind {
             #[cfg(feature = "contracts")]
             EventType::ContractsRevoked => {
                 EventRef::ContractsRevoked(
-                    events::contracts::ContractsRevoked::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    events::contracts::ContractsRevoked::build(self.version, fields, ok),
                 )
             }
 
@@ -5109,7 +5062,7 @@ impl crate::EventKind {
                     events::contracts::ContractsSubjectAmended::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5120,7 +5073,7 @@ impl crate::EventKind {
                     events::contracts::ContractsTerminated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5131,7 +5084,7 @@ impl crate::EventKind {
                     events::contracts::ContractsTermsVaried::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5142,7 +5095,7 @@ impl crate::EventKind {
                     events::collections::CreditCheckCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5153,7 +5106,7 @@ impl crate::EventKind {
                     events::customer_access::CustomerAccessPartnerRolesCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5164,7 +5117,7 @@ impl crate::EventKind {
                     events::customer_access::CustomerAccessPartnerRolesUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5175,7 +5128,7 @@ impl crate::EventKind {
                     events::customer_access::CustomerAccessPartnerUserRolesCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5186,7 +5139,7 @@ impl crate::EventKind {
                     events::customer_access::CustomerAccessPartnerUserRolesUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5197,7 +5150,7 @@ impl crate::EventKind {
                     events::customer_access::CustomerAccessUserRolesCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5208,7 +5161,7 @@ impl crate::EventKind {
                     events::customer_access::CustomerAccessUserRolesUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5219,7 +5172,7 @@ impl crate::EventKind {
                     events::data_import::DataImportImportProcessCancelled::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5230,7 +5183,7 @@ impl crate::EventKind {
                     events::data_import::DataImportImportProcessComplete::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5241,7 +5194,7 @@ impl crate::EventKind {
                     events::data_import::DataImportImportProcessDryRunComplete::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5252,7 +5205,7 @@ impl crate::EventKind {
                     events::data_import::DataImportImportProcessDryRunError::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5263,7 +5216,7 @@ impl crate::EventKind {
                     events::data_import::DataImportImportProcessError::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5274,7 +5227,7 @@ impl crate::EventKind {
                     events::data_import::DataImportImportProcessPostImportCompleted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5285,7 +5238,7 @@ impl crate::EventKind {
                     events::data_import::DataImportImportProcessPostImportError::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5296,7 +5249,7 @@ impl crate::EventKind {
                     events::data_import::DataImportOrderProcessCancelled::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5307,7 +5260,7 @@ impl crate::EventKind {
                     events::data_import::DataImportOrderProcessComplete::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5318,7 +5271,7 @@ impl crate::EventKind {
                     events::data_import::DataImportOrderProcessError::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5329,7 +5282,7 @@ impl crate::EventKind {
                     events::collections::DebtActioningAutomatedDebtWriteBackCompleted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5340,7 +5293,7 @@ impl crate::EventKind {
                     events::collections::DebtActioningAutomatedDebtWriteBackFailed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5351,7 +5304,7 @@ impl crate::EventKind {
                     events::collections::DebtActioningAutomatedDebtWriteBackSkipped::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5362,7 +5315,7 @@ impl crate::EventKind {
                     events::collections::DelinquentDebtAllocationCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5373,7 +5326,7 @@ impl crate::EventKind {
                     events::collections::DelinquentDebtPositionChanged::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5384,7 +5337,7 @@ impl crate::EventKind {
                     events::collections::DepositAgreementAccepted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5395,7 +5348,7 @@ impl crate::EventKind {
                     events::collections::DepositAgreementFulfilled::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5406,7 +5359,7 @@ impl crate::EventKind {
                     events::collections::DepositAgreementInstalmentReturned::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5417,7 +5370,7 @@ impl crate::EventKind {
                     events::collections::DepositAgreementReturned::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5428,7 +5381,7 @@ impl crate::EventKind {
                     events::collections::DepositAgreementWithdrawn::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5439,7 +5392,7 @@ impl crate::EventKind {
                     events::collections::DunningPathPaused::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5450,7 +5403,7 @@ impl crate::EventKind {
                     events::collections::DunningPathStarted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5461,7 +5414,7 @@ impl crate::EventKind {
                     events::collections::DunningPathUnpaused::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5472,7 +5425,7 @@ impl crate::EventKind {
                     events::collections::DunningPathWithdrawn::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5483,7 +5436,7 @@ impl crate::EventKind {
                     events::market_files::ElectricityFlowFileCancellationInvoiceProcessed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5494,7 +5447,7 @@ impl crate::EventKind {
                     events::market_files::ElectricityFlowFileComplementaryInvoiceProcessed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5505,7 +5458,7 @@ impl crate::EventKind {
                     events::market_files::ElectricityFlowFileRectificationInvoiceProcessed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5516,7 +5469,7 @@ impl crate::EventKind {
                     events::market_files::ElectricityFlowFileRegularizerInvoiceProcessed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5527,7 +5480,7 @@ impl crate::EventKind {
                     events::market_files::ElectricityFlowFileBillableConceptsInvoiceProcessed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5538,7 +5491,7 @@ impl crate::EventKind {
                     events::market_files::ElectricityFlowFileRegularInvoiceProcessed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5549,7 +5502,7 @@ impl crate::EventKind {
                     events::market_files::EspSupplyPointsEnrichmentDataSent::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5560,7 +5513,7 @@ impl crate::EventKind {
                     events::market_files::EspSupplyPointsAtrSnapshotSent::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5571,7 +5524,7 @@ impl crate::EventKind {
                     events::data_import::ExternalMessagingUploadedFileProcessed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5582,7 +5535,7 @@ impl crate::EventKind {
                     events::data_import::ExternalMessagingUploadedFileProcessingFailed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5593,7 +5546,7 @@ impl crate::EventKind {
                     events::data_import::ExternalMessagingUploadedFileSafe::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5604,7 +5557,7 @@ impl crate::EventKind {
                     events::data_import::ExternalMessagingUploadedFileUnsafe::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5615,7 +5568,7 @@ impl crate::EventKind {
                     events::flexible_devices::FlexDeviceDeauthenticated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5626,7 +5579,7 @@ impl crate::EventKind {
                     events::flexible_devices::FlexDeviceDisconnected::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5637,7 +5590,7 @@ impl crate::EventKind {
                     events::flexible_devices::FlexDeviceOptimisationCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5648,7 +5601,7 @@ impl crate::EventKind {
                     events::flexible_devices::FlexDeviceRegistered::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5659,7 +5612,7 @@ impl crate::EventKind {
                     events::market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5670,7 +5623,7 @@ impl crate::EventKind {
                     events::market_files::GasBillFlowDetailsCancellationInvoiceCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5681,7 +5634,7 @@ impl crate::EventKind {
                     events::market_files::GasBillFlowDetailsComplementaryInvoiceCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5692,7 +5645,7 @@ impl crate::EventKind {
                     events::market_files::GasBillFlowDetailsRectificationInvoiceCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5703,7 +5656,7 @@ impl crate::EventKind {
                     events::market_files::GasBillFlowDetailsRegularInvoiceCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5714,7 +5667,7 @@ impl crate::EventKind {
                     events::market_files::GasFlowFileB7033ComplementaryInvoiceProcessed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5725,7 +5678,7 @@ impl crate::EventKind {
                     events::market_files::GasFlowFileB7033RegularInvoiceProcessed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5736,7 +5689,7 @@ impl crate::EventKind {
                     events::market_files::GasSupplyPointInspectionResultsReceived::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5747,7 +5700,7 @@ impl crate::EventKind {
                     events::communications::GoodsPurchaseCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5758,7 +5711,7 @@ impl crate::EventKind {
                     events::communications::GoodsQuoteCreatedForAccount::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5769,7 +5722,7 @@ impl crate::EventKind {
                     events::communications::GoodsQuoteCreatedWithoutAccount::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5780,7 +5733,7 @@ impl crate::EventKind {
                     events::industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessage::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5791,7 +5744,7 @@ impl crate::EventKind {
                     events::industry::IndustryElectricityChangeOfServiceMeterDeactivated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5802,7 +5755,7 @@ impl crate::EventKind {
                     events::industry::IndustryElectricityChangeOfSupplyGainInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5813,7 +5766,7 @@ impl crate::EventKind {
                     events::industry::IndustryElectricityChangeOfSupplyLossComplete::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5824,7 +5777,7 @@ impl crate::EventKind {
                     events::industry::IndustryElectricityExportInstallationValidated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5835,7 +5788,7 @@ impl crate::EventKind {
                     events::industry::IndustryGasChangeOfSupplyGainInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5846,7 +5799,7 @@ impl crate::EventKind {
                     events::industry::IndustryGasChangeOfSupplyLossComplete::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5854,11 +5807,7 @@ impl crate::EventKind {
             #[cfg(feature = "conversations")]
             EventType::InkActionsRun => {
                 EventRef::InkActionsRun(
-                    events::conversations::InkActionsRun::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    events::conversations::InkActionsRun::build(self.version, fields, ok),
                 )
             }
 
@@ -5868,7 +5817,7 @@ impl crate::EventKind {
                     events::conversations::InkContentInboundMessageTagged::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5879,7 +5828,7 @@ impl crate::EventKind {
                     events::conversations::InkConversationAssignedToBucket::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5890,7 +5839,7 @@ impl crate::EventKind {
                     events::conversations::InkConversationAssignedToTimeline::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5901,7 +5850,7 @@ impl crate::EventKind {
                     events::conversations::InkConversationAwaitCustomerReply::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5912,7 +5861,7 @@ impl crate::EventKind {
                     events::conversations::InkConversationClosed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5923,7 +5872,7 @@ impl crate::EventKind {
                     events::conversations::InkConversationOpenStatusChanged::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5934,7 +5883,7 @@ impl crate::EventKind {
                     events::conversations::InkConversationOpened::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5945,7 +5894,7 @@ impl crate::EventKind {
                     events::conversations::InkConversationPriorityChanged::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5956,7 +5905,7 @@ impl crate::EventKind {
                     events::conversations::InkConversationSnoozed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5967,7 +5916,7 @@ impl crate::EventKind {
                     events::conversations::InkConversationUnassignedFromBucket::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5978,7 +5927,7 @@ impl crate::EventKind {
                     events::conversations::InkConversationUnassignedFromTimeline::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -5989,7 +5938,7 @@ impl crate::EventKind {
                     events::conversations::InkLiveChatClosed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6000,7 +5949,7 @@ impl crate::EventKind {
                     events::conversations::InkLiveChatInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6011,7 +5960,7 @@ impl crate::EventKind {
                     events::conversations::InkLiveChatMessagesOutboundMessageCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6022,7 +5971,7 @@ impl crate::EventKind {
                     events::conversations::InkMessageAttachmentSafe::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6033,7 +5982,7 @@ impl crate::EventKind {
                     events::conversations::InkMessageAttachmentUnsafe::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6044,7 +5993,7 @@ impl crate::EventKind {
                     events::conversations::InkMessagesInboundEmailMigration::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6055,7 +6004,7 @@ impl crate::EventKind {
                     events::conversations::InkMessagesInboundMessageCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6066,7 +6015,7 @@ impl crate::EventKind {
                     events::conversations::InkMessagesInboundMessageIngested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6077,7 +6026,7 @@ impl crate::EventKind {
                     events::conversations::InkMessagesOutboundMessageCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6088,7 +6037,7 @@ impl crate::EventKind {
                     events::conversations::InkMessagesOutboundMessageFailed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6099,7 +6048,7 @@ impl crate::EventKind {
                     events::conversations::InkMessagesPhishingReportDismissed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6110,7 +6059,7 @@ impl crate::EventKind {
                     events::conversations::InkMessagesReportedPhishing::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6121,7 +6070,7 @@ impl crate::EventKind {
                     events::conversations::InkMessagesReportedSpam::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6132,7 +6081,7 @@ impl crate::EventKind {
                     events::conversations::InkMessagesSpamReportDismissed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6143,7 +6092,7 @@ impl crate::EventKind {
                     events::businesses::InternalCompanyCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6154,7 +6103,7 @@ impl crate::EventKind {
                     events::billing::LatePaymentFeeApplicationServiceCompleted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6165,7 +6114,7 @@ impl crate::EventKind {
                     events::billing::LatePaymentFeeApplicationServiceFeeApplied::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6176,7 +6125,7 @@ impl crate::EventKind {
                     events::billing::LatePaymentFeeApplicationServiceStarted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6187,7 +6136,7 @@ impl crate::EventKind {
                     events::billing::LatePaymentFeeCalculationServiceCompleted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6198,7 +6147,7 @@ impl crate::EventKind {
                     events::billing::LatePaymentFeeCalculationServiceStarted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6209,7 +6158,7 @@ impl crate::EventKind {
                     events::billing::LatePaymentFeeCalculatorCompleted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6220,7 +6169,7 @@ impl crate::EventKind {
                     events::billing::LatePaymentFeeCalculatorFeeApplied::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6231,7 +6180,7 @@ impl crate::EventKind {
                     events::billing::LatePaymentFeeCalculatorStarted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6242,7 +6191,7 @@ impl crate::EventKind {
                     events::billing::LatePaymentFeeWaived::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6253,7 +6202,7 @@ impl crate::EventKind {
                     events::communications::LeadsLeadStageUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6264,7 +6213,7 @@ impl crate::EventKind {
                     events::communications::LeadsOpportunityDocumentAttachedToOpportunity::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6275,7 +6224,7 @@ impl crate::EventKind {
                     events::communications::LeadsOpportunityOfferGroupCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6286,7 +6235,7 @@ impl crate::EventKind {
                     events::communications::LeadsOpportunityStageUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6297,7 +6246,7 @@ impl crate::EventKind {
                     events::lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6308,7 +6257,7 @@ impl crate::EventKind {
                     events::lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6319,7 +6268,7 @@ impl crate::EventKind {
                     events::lifecycle_join::LifecycleJoinSupplierActivationCompleted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6330,7 +6279,7 @@ impl crate::EventKind {
                     events::lifecycle_join::LifecycleJoinSupplierActivationInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6341,7 +6290,7 @@ impl crate::EventKind {
                     events::lifecycle_join::LifecycleJoinSupplierAgreementCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6352,7 +6301,7 @@ impl crate::EventKind {
                     events::lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6363,7 +6312,7 @@ impl crate::EventKind {
                     events::lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6374,7 +6323,7 @@ impl crate::EventKind {
                     events::lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6385,7 +6334,7 @@ impl crate::EventKind {
                     events::lifecycle_join::LifecycleJoinSupplierCancellationRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6396,7 +6345,7 @@ impl crate::EventKind {
                     events::lifecycle_join::LifecycleJoinSupplierCancelled::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6407,7 +6356,7 @@ impl crate::EventKind {
                     events::lifecycle_join::LifecycleJoinSupplierCompleted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6418,7 +6367,7 @@ impl crate::EventKind {
                     events::lifecycle_join::LifecycleJoinSupplierRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6429,7 +6378,7 @@ impl crate::EventKind {
                     events::lifecycle_join::LifecycleJoinSupplierReversalRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6440,7 +6389,7 @@ impl crate::EventKind {
                     events::lifecycle_join::LifecycleJoinSupplierReversed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6451,7 +6400,7 @@ impl crate::EventKind {
                     events::lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6462,7 +6411,7 @@ impl crate::EventKind {
                     events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6473,7 +6422,7 @@ impl crate::EventKind {
                     events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6484,7 +6433,7 @@ impl crate::EventKind {
                     events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6495,7 +6444,7 @@ impl crate::EventKind {
                     events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6506,7 +6455,7 @@ impl crate::EventKind {
                     events::lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6517,7 +6466,7 @@ impl crate::EventKind {
                     events::lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAccepted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6528,7 +6477,7 @@ impl crate::EventKind {
                     events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6539,7 +6488,7 @@ impl crate::EventKind {
                     events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6550,7 +6499,7 @@ impl crate::EventKind {
                     events::lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6561,7 +6510,7 @@ impl crate::EventKind {
                     events::lifecycle_leave::LifecycleLeaveSupplierCancellationRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6572,7 +6521,7 @@ impl crate::EventKind {
                     events::lifecycle_leave::LifecycleLeaveSupplierCancelled::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6583,7 +6532,7 @@ impl crate::EventKind {
                     events::lifecycle_leave::LifecycleLeaveSupplierCompleted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6594,7 +6543,7 @@ impl crate::EventKind {
                     events::lifecycle_leave::LifecycleLeaveSupplierRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6605,7 +6554,7 @@ impl crate::EventKind {
                     events::lifecycle_leave::LifecycleLeaveSupplierReversalRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6616,7 +6565,7 @@ impl crate::EventKind {
                     events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6627,7 +6576,7 @@ impl crate::EventKind {
                     events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6638,7 +6587,7 @@ impl crate::EventKind {
                     events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6649,7 +6598,7 @@ impl crate::EventKind {
                     events::lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6660,7 +6609,7 @@ impl crate::EventKind {
                     events::lifecycle_leave::LifecycleLeaveSupplierTerminationInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6671,7 +6620,7 @@ impl crate::EventKind {
                     events::lifecycle_leave::LifecycleLeaveSupplierUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6682,7 +6631,7 @@ impl crate::EventKind {
                     events::lifecycle_status::LifecycleStatusChanged::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6693,7 +6642,7 @@ impl crate::EventKind {
                     events::lifecycle_status::LifecycleSupportSiteSale::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6704,7 +6653,7 @@ impl crate::EventKind {
                     events::customer_access::LoyaltyPointsUserRoleRemoval::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6715,7 +6664,7 @@ impl crate::EventKind {
                     events::market_files::MarketsEspBillFlowFileProcessed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6726,7 +6675,7 @@ impl crate::EventKind {
                     events::market_files::MarketsEspFlowFileProcessed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6737,7 +6686,7 @@ impl crate::EventKind {
                     events::market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6748,7 +6697,7 @@ impl crate::EventKind {
                     events::market_files::MarketsGasSupplyPointCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6759,7 +6708,7 @@ impl crate::EventKind {
                     events::market_files::MarketsNetworkOperatorCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6770,7 +6719,7 @@ impl crate::EventKind {
                     events::communications::MessagingPushNotificationTokenUnregistered::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6781,7 +6730,7 @@ impl crate::EventKind {
                     events::meter_data_quality::MeterDataQualityResolutionCancelled::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6792,7 +6741,7 @@ impl crate::EventKind {
                     events::meter_data_quality::MeterDataQualityResolutionRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6803,7 +6752,7 @@ impl crate::EventKind {
                     events::meter_points::MeterpointElecCosGainRegistrationRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6814,7 +6763,7 @@ impl crate::EventKind {
                     events::meter_points::MeterpointGasApiBackfill::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6825,7 +6774,7 @@ impl crate::EventKind {
                     events::meter_points::MeterpointGasAppointMamRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6836,7 +6785,7 @@ impl crate::EventKind {
                     events::meter_points::MeterpointGasBackfill::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6847,7 +6796,7 @@ impl crate::EventKind {
                     events::meter_points::MeterpointGasChangeOfCohortRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6858,7 +6807,7 @@ impl crate::EventKind {
                     events::meter_points::MeterpointGasChangeOfMamRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6869,7 +6818,7 @@ impl crate::EventKind {
                     events::meter_points::MeterpointGasCosGainMtdReceived::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6880,7 +6829,7 @@ impl crate::EventKind {
                     events::meter_points::MeterpointGasCosGainRegistrationConfirmed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6891,7 +6840,7 @@ impl crate::EventKind {
                     events::meter_points::MeterpointGasCosGainRegistrationRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6902,7 +6851,7 @@ impl crate::EventKind {
                     events::meter_points::MeterpointGasCosLossConfirmed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6913,7 +6862,7 @@ impl crate::EventKind {
                     events::meter_points::MeterpointGasDeappointMamRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6924,7 +6873,7 @@ impl crate::EventKind {
                     events::meter_points::MeterpointGasDisputedClosingReadingAcceptedByUs::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6935,7 +6884,7 @@ impl crate::EventKind {
                     events::meter_points::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6946,7 +6895,7 @@ impl crate::EventKind {
                     events::meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedByUs::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6957,7 +6906,7 @@ impl crate::EventKind {
                     events::meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -6968,12 +6917,11 @@ impl crate::EventKind {
                     events::meter_points::MeterpointGasDisputedClosingReadingQueriedByUs::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
-        };
-        if ok { ::std::option::Option::Some(event) } else { ::std::option::Option::None }
+        }
     }
 
     /// Reads the view of a payload of this kind with the fast reader
@@ -6988,7 +6936,13 @@ impl crate::EventKind {
             self.shape(),
             ::energy_api_core::table::Mode::Borrowed,
         )?;
-        self.view_of(fields).ok_or(::energy_api_core::read::Stop)
+        let mut ok = true;
+        let event = self.view_of(fields, &mut ok);
+        if ok {
+            ::std::result::Result::Ok(event)
+        } else {
+            ::std::result::Result::Err(::energy_api_core::read::Stop)
+        }
     }
 }
 
@@ -7005,9 +6959,16 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for BorrowedPayload {
             kind.shape(),
             ::energy_api_core::table::Mode::Borrowed,
         )?;
-        kind.view_of(fields)
-            .ok_or_else(|| <D::Error as ::serde::de::Error>::custom(
-                ::energy_api_core::table::MISMATCH,
-            ))
+        let mut ok = true;
+        let event = kind.view_of(fields, &mut ok);
+        if ok {
+            ::std::result::Result::Ok(event)
+        } else {
+            ::std::result::Result::Err(
+                <D::Error as ::serde::de::Error>::custom(
+                    ::energy_api_core::table::MISMATCH,
+                ),
+            )
+        }
     }
 }

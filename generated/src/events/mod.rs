@@ -11404,20 +11404,22 @@ impl EventKind {
         }
     }
 
-    /// The event of this kind from the fields its table read.
+    /// The event of this kind from the fields its table read; `ok` is cleared if the table and
+    /// the struct disagree (see `energy_api_core::table::FromFields::build`). Returned as is
+    /// rather than in an `Option`: each wrapping of an event moved all of its bytes again.
     fn event_of(
         self,
         fields: ::energy_api_core::table::Fields<'_>,
-    ) -> ::std::option::Option<Event> {
-        let mut ok = true;
-        let event = match self.event_type {
+        ok: &mut bool,
+    ) -> Event {
+        match self.event_type {
             #[cfg(feature = "accounts")]
             EventType::AccountCommunicationsPreferencesUpdated => {
                 Event::AccountCommunicationsPreferencesUpdated(
                     accounts::AccountCommunicationsPreferencesUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11425,21 +11427,21 @@ impl EventKind {
             #[cfg(feature = "accounts")]
             EventType::AccountCreated => {
                 Event::AccountCreated(
-                    accounts::AccountCreated::build(self.version, fields, &mut ok),
+                    accounts::AccountCreated::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountOccupied => {
                 Event::AccountOccupied(
-                    accounts::AccountOccupied::build(self.version, fields, &mut ok),
+                    accounts::AccountOccupied::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountReactivated => {
                 Event::AccountReactivated(
-                    accounts::AccountReactivated::build(self.version, fields, &mut ok),
+                    accounts::AccountReactivated::build(self.version, fields, ok),
                 )
             }
 
@@ -11449,7 +11451,7 @@ impl EventKind {
                     accounts::AccountSmartMeterReadPermissionChanged::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11457,40 +11459,28 @@ impl EventKind {
             #[cfg(feature = "accounts")]
             EventType::AccountUpdated => {
                 Event::AccountUpdated(
-                    accounts::AccountUpdated::build(self.version, fields, &mut ok),
+                    accounts::AccountUpdated::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountMetadataCreated => {
                 Event::AccountMetadataCreated(
-                    accounts::AccountMetadataCreated::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    accounts::AccountMetadataCreated::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountMetadataRemoved => {
                 Event::AccountMetadataRemoved(
-                    accounts::AccountMetadataRemoved::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    accounts::AccountMetadataRemoved::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountMetadataUpdated => {
                 Event::AccountMetadataUpdated(
-                    accounts::AccountMetadataUpdated::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    accounts::AccountMetadataUpdated::build(self.version, fields, ok),
                 )
             }
 
@@ -11500,7 +11490,7 @@ impl EventKind {
                     accounts::AccountPropertyEffectivePeriodMetadataCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11511,7 +11501,7 @@ impl EventKind {
                     accounts::AccountPropertyEffectivePeriodMetadataRemoved::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11522,7 +11512,7 @@ impl EventKind {
                     accounts::AccountPropertyEffectivePeriodMetadataUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11530,11 +11520,7 @@ impl EventKind {
             #[cfg(feature = "account-users")]
             EventType::AccountUserCreated => {
                 Event::AccountUserCreated(
-                    account_users::AccountUserCreated::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    account_users::AccountUserCreated::build(self.version, fields, ok),
                 )
             }
 
@@ -11544,7 +11530,7 @@ impl EventKind {
                     account_users::AccountUserPasswordChanged::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11555,7 +11541,7 @@ impl EventKind {
                     account_users::AccountUserPasswordResetRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11566,7 +11552,7 @@ impl EventKind {
                     account_users::AccountUserPsrRecordsUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11574,22 +11560,14 @@ impl EventKind {
             #[cfg(feature = "account-users")]
             EventType::AccountUserRemoved => {
                 Event::AccountUserRemoved(
-                    account_users::AccountUserRemoved::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    account_users::AccountUserRemoved::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserUpdated => {
                 Event::AccountUserUpdated(
-                    account_users::AccountUserUpdated::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    account_users::AccountUserUpdated::build(self.version, fields, ok),
                 )
             }
 
@@ -11599,7 +11577,7 @@ impl EventKind {
                     account_users::AccountUserVerificationCompleted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11610,7 +11588,7 @@ impl EventKind {
                     account_users::AccountUserVerificationStarted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11621,7 +11599,7 @@ impl EventKind {
                     account_users::AccountUserMetadataCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11632,7 +11610,7 @@ impl EventKind {
                     account_users::AccountUserMetadataRemoved::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11643,7 +11621,7 @@ impl EventKind {
                     account_users::AccountUserMetadataUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11654,7 +11632,7 @@ impl EventKind {
                     agreements_and_approvals::ActualIntervalsReceived::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11665,7 +11643,7 @@ impl EventKind {
                     agreements_and_approvals::AffiliatesAffiliateAccountContractCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11676,7 +11654,7 @@ impl EventKind {
                     agreements_and_approvals::AgreementCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11687,7 +11665,7 @@ impl EventKind {
                     agreements_and_approvals::AgreementRevoked::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11698,7 +11676,7 @@ impl EventKind {
                     agreements_and_approvals::AgreementRolloverCompleted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11709,7 +11687,7 @@ impl EventKind {
                     agreements_and_approvals::AgreementTerminated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11720,7 +11698,7 @@ impl EventKind {
                     agreements_and_approvals::AgreementUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11731,7 +11709,7 @@ impl EventKind {
                     agreements_and_approvals::ApprovalsApprovalApproved::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11742,7 +11720,7 @@ impl EventKind {
                     agreements_and_approvals::ApprovalsApprovalCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11753,7 +11731,7 @@ impl EventKind {
                     agreements_and_approvals::ApprovalsApprovalRejected::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11764,7 +11742,7 @@ impl EventKind {
                     agreements_and_approvals::ApprovalsApprovalRequestApproved::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11775,7 +11753,7 @@ impl EventKind {
                     agreements_and_approvals::ApprovalsApprovalRequestAssigned::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11786,7 +11764,7 @@ impl EventKind {
                     agreements_and_approvals::ApprovalsApprovalRequestRejected::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11797,7 +11775,7 @@ impl EventKind {
                     authentication_server::AuthServerAccessTokenIssued::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11808,7 +11786,7 @@ impl EventKind {
                     authentication_server::AuthServerAccountUserGenerateMfaChallengeError::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11819,7 +11797,7 @@ impl EventKind {
                     authentication_server::AuthServerAccountUserLoggedIn::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11830,7 +11808,7 @@ impl EventKind {
                     authentication_server::AuthServerAccountUserLoginDenied::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11841,7 +11819,7 @@ impl EventKind {
                     authentication_server::AuthServerAccountUserLoginFailed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11852,7 +11830,7 @@ impl EventKind {
                     authentication_server::AuthServerAccountUserLoginStepCompleted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11860,11 +11838,7 @@ impl EventKind {
             #[cfg(feature = "billing")]
             EventType::BillingBillingDocumentHeld => {
                 Event::BillingBillingDocumentHeld(
-                    billing::BillingBillingDocumentHeld::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    billing::BillingBillingDocumentHeld::build(self.version, fields, ok),
                 )
             }
 
@@ -11874,7 +11848,7 @@ impl EventKind {
                     billing::BillingBillingDocumentIssued::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11885,7 +11859,7 @@ impl EventKind {
                     billing::BillingBillingDocumentRepresentationDispatched::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11896,7 +11870,7 @@ impl EventKind {
                     billing::BillingBillingOptionsUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11907,7 +11881,7 @@ impl EventKind {
                     billing::BillingChargingLedgerAssignedToAgreement::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11918,7 +11892,7 @@ impl EventKind {
                     billing::BillingChargingSupplyPointTriggered::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11926,36 +11900,28 @@ impl EventKind {
             #[cfg(feature = "billing")]
             EventType::BillingDuosInvoiceCancel => {
                 Event::BillingDuosInvoiceCancel(
-                    billing::BillingDuosInvoiceCancel::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    billing::BillingDuosInvoiceCancel::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingDuosInvoiceNew => {
                 Event::BillingDuosInvoiceNew(
-                    billing::BillingDuosInvoiceNew::build(self.version, fields, &mut ok),
+                    billing::BillingDuosInvoiceNew::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingDuosInvoiceReplace => {
                 Event::BillingDuosInvoiceReplace(
-                    billing::BillingDuosInvoiceReplace::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    billing::BillingDuosInvoiceReplace::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingFinalBill => {
                 Event::BillingFinalBill(
-                    billing::BillingFinalBill::build(self.version, fields, &mut ok),
+                    billing::BillingFinalBill::build(self.version, fields, ok),
                 )
             }
 
@@ -11965,7 +11931,7 @@ impl EventKind {
                     billing::BillingIssuanceExternalStatusCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -11973,29 +11939,21 @@ impl EventKind {
             #[cfg(feature = "billing")]
             EventType::BillingIssuedBill => {
                 Event::BillingIssuedBill(
-                    billing::BillingIssuedBill::build(self.version, fields, &mut ok),
+                    billing::BillingIssuedBill::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingLedgerEntryPosted => {
                 Event::BillingLedgerEntryPosted(
-                    billing::BillingLedgerEntryPosted::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    billing::BillingLedgerEntryPosted::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingLedgerEntryRemoved => {
                 Event::BillingLedgerEntryRemoved(
-                    billing::BillingLedgerEntryRemoved::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    billing::BillingLedgerEntryRemoved::build(self.version, fields, ok),
                 )
             }
 
@@ -12005,7 +11963,7 @@ impl EventKind {
                     billing::BillingPathwayTraversalFailed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12016,7 +11974,7 @@ impl EventKind {
                     billing::BillingPathwayTraversalSucceeded::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12027,7 +11985,7 @@ impl EventKind {
                     billing::BillingPortfolioInvoiceSummaryCompleted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12035,42 +11993,42 @@ impl EventKind {
             #[cfg(feature = "billing")]
             EventType::BillingRebateAccepted => {
                 Event::BillingRebateAccepted(
-                    billing::BillingRebateAccepted::build(self.version, fields, &mut ok),
+                    billing::BillingRebateAccepted::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingRebateCreated => {
                 Event::BillingRebateCreated(
-                    billing::BillingRebateCreated::build(self.version, fields, &mut ok),
+                    billing::BillingRebateCreated::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingRebateDeclined => {
                 Event::BillingRebateDeclined(
-                    billing::BillingRebateDeclined::build(self.version, fields, &mut ok),
+                    billing::BillingRebateDeclined::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingRebateUpdated => {
                 Event::BillingRebateUpdated(
-                    billing::BillingRebateUpdated::build(self.version, fields, &mut ok),
+                    billing::BillingRebateUpdated::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "businesses")]
             EventType::BusinessCreated => {
                 Event::BusinessCreated(
-                    businesses::BusinessCreated::build(self.version, fields, &mut ok),
+                    businesses::BusinessCreated::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "businesses")]
             EventType::BusinessUpdated => {
                 Event::BusinessUpdated(
-                    businesses::BusinessUpdated::build(self.version, fields, &mut ok),
+                    businesses::BusinessUpdated::build(self.version, fields, ok),
                 )
             }
 
@@ -12080,7 +12038,7 @@ impl EventKind {
                     businesses::BusinessOperationsTeamUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12088,36 +12046,28 @@ impl EventKind {
             #[cfg(feature = "accounts")]
             EventType::CampaignAccountAdded => {
                 Event::CampaignAccountAdded(
-                    accounts::CampaignAccountAdded::build(self.version, fields, &mut ok),
+                    accounts::CampaignAccountAdded::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "accounts")]
             EventType::CampaignAccountRemoved => {
                 Event::CampaignAccountRemoved(
-                    accounts::CampaignAccountRemoved::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    accounts::CampaignAccountRemoved::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "accounts")]
             EventType::CampaignAccountUpdated => {
                 Event::CampaignAccountUpdated(
-                    accounts::CampaignAccountUpdated::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    accounts::CampaignAccountUpdated::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "billing")]
             EventType::ChargingPrimingErrored => {
                 Event::ChargingPrimingErrored(
-                    billing::ChargingPrimingErrored::build(self.version, fields, &mut ok),
+                    billing::ChargingPrimingErrored::build(self.version, fields, ok),
                 )
             }
 
@@ -12127,7 +12077,7 @@ impl EventKind {
                     collections::CollateralAgreementFulfilled::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12138,7 +12088,7 @@ impl EventKind {
                     collections::CollectionProceedingCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12149,7 +12099,7 @@ impl EventKind {
                     collections::CollectionProcessCommStepResolved::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12160,7 +12110,7 @@ impl EventKind {
                     collections::CollectionProcessLeaveSupplierInstigated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12168,22 +12118,14 @@ impl EventKind {
             #[cfg(feature = "collections")]
             EventType::CollectionProcessPaused => {
                 Event::CollectionProcessPaused(
-                    collections::CollectionProcessPaused::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    collections::CollectionProcessPaused::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessRaised => {
                 Event::CollectionProcessRaised(
-                    collections::CollectionProcessRaised::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    collections::CollectionProcessRaised::build(self.version, fields, ok),
                 )
             }
 
@@ -12193,7 +12135,7 @@ impl EventKind {
                     collections::CollectionProcessReactivated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12204,7 +12146,7 @@ impl EventKind {
                     collections::CollectionProcessRunTerminationRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12215,7 +12157,7 @@ impl EventKind {
                     collections::CollectionProcessUnpaused::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12226,7 +12168,7 @@ impl EventKind {
                     collections::CollectionProcessWithdrawn::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12237,7 +12179,7 @@ impl EventKind {
                     communications::CommsAccountCallUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12248,7 +12190,7 @@ impl EventKind {
                     communications::CommsCustomerEmailBounced::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12259,7 +12201,7 @@ impl EventKind {
                     communications::CommsPushNotificationReceivedUnregisteredOrExpiredToken::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12270,7 +12212,7 @@ impl EventKind {
                     communications::CommsTranscriptionCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12281,7 +12223,7 @@ impl EventKind {
                     communications::ComplaintsComplaintNewContact::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12292,7 +12234,7 @@ impl EventKind {
                     communications::ComplaintsComplaintOpened::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12303,7 +12245,7 @@ impl EventKind {
                     communications::ComplaintsDrpFinished::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12311,11 +12253,7 @@ impl EventKind {
             #[cfg(feature = "communications")]
             EventType::ComplaintsDrpStarted => {
                 Event::ComplaintsDrpStarted(
-                    communications::ComplaintsDrpStarted::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    communications::ComplaintsDrpStarted::build(self.version, fields, ok),
                 )
             }
 
@@ -12325,7 +12263,7 @@ impl EventKind {
                     communications::ComplexQuotingCostCalculationFinished::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12336,7 +12274,7 @@ impl EventKind {
                     communications::ConsentsConsentCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12347,7 +12285,7 @@ impl EventKind {
                     communications::ConsentsConsentUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12355,11 +12293,7 @@ impl EventKind {
             #[cfg(feature = "contracts")]
             EventType::ContractGroupsCreated => {
                 Event::ContractGroupsCreated(
-                    contracts::ContractGroupsCreated::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    contracts::ContractGroupsCreated::build(self.version, fields, ok),
                 )
             }
 
@@ -12369,7 +12303,7 @@ impl EventKind {
                     contracts::ContractGroupsMembershipsChanged::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12380,7 +12314,7 @@ impl EventKind {
                     contracts::ContractGroupsVersionCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12388,21 +12322,21 @@ impl EventKind {
             #[cfg(feature = "contracts")]
             EventType::ContractsActualized => {
                 Event::ContractsActualized(
-                    contracts::ContractsActualized::build(self.version, fields, &mut ok),
+                    contracts::ContractsActualized::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsCreated => {
                 Event::ContractsCreated(
-                    contracts::ContractsCreated::build(self.version, fields, &mut ok),
+                    contracts::ContractsCreated::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsExpired => {
                 Event::ContractsExpired(
-                    contracts::ContractsExpired::build(self.version, fields, &mut ok),
+                    contracts::ContractsExpired::build(self.version, fields, ok),
                 )
             }
 
@@ -12412,7 +12346,7 @@ impl EventKind {
                     contracts::ContractsExpiryApproaching::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12423,7 +12357,7 @@ impl EventKind {
                     contracts::ContractsJourneysCreationStarted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12434,7 +12368,7 @@ impl EventKind {
                     contracts::ContractsJourneysTerminationStarted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12445,7 +12379,7 @@ impl EventKind {
                     contracts::ContractsJourneysVariationStarted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12453,53 +12387,49 @@ impl EventKind {
             #[cfg(feature = "contracts")]
             EventType::ContractsNovated => {
                 Event::ContractsNovated(
-                    contracts::ContractsNovated::build(self.version, fields, &mut ok),
+                    contracts::ContractsNovated::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsRescinded => {
                 Event::ContractsRescinded(
-                    contracts::ContractsRescinded::build(self.version, fields, &mut ok),
+                    contracts::ContractsRescinded::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsRevoked => {
                 Event::ContractsRevoked(
-                    contracts::ContractsRevoked::build(self.version, fields, &mut ok),
+                    contracts::ContractsRevoked::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsSubjectAmended => {
                 Event::ContractsSubjectAmended(
-                    contracts::ContractsSubjectAmended::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    contracts::ContractsSubjectAmended::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsTerminated => {
                 Event::ContractsTerminated(
-                    contracts::ContractsTerminated::build(self.version, fields, &mut ok),
+                    contracts::ContractsTerminated::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsTermsVaried => {
                 Event::ContractsTermsVaried(
-                    contracts::ContractsTermsVaried::build(self.version, fields, &mut ok),
+                    contracts::ContractsTermsVaried::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "collections")]
             EventType::CreditCheckCreated => {
                 Event::CreditCheckCreated(
-                    collections::CreditCheckCreated::build(self.version, fields, &mut ok),
+                    collections::CreditCheckCreated::build(self.version, fields, ok),
                 )
             }
 
@@ -12509,7 +12439,7 @@ impl EventKind {
                     customer_access::CustomerAccessPartnerRolesCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12520,7 +12450,7 @@ impl EventKind {
                     customer_access::CustomerAccessPartnerRolesUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12531,7 +12461,7 @@ impl EventKind {
                     customer_access::CustomerAccessPartnerUserRolesCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12542,7 +12472,7 @@ impl EventKind {
                     customer_access::CustomerAccessPartnerUserRolesUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12553,7 +12483,7 @@ impl EventKind {
                     customer_access::CustomerAccessUserRolesCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12564,7 +12494,7 @@ impl EventKind {
                     customer_access::CustomerAccessUserRolesUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12575,7 +12505,7 @@ impl EventKind {
                     data_import::DataImportImportProcessCancelled::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12586,7 +12516,7 @@ impl EventKind {
                     data_import::DataImportImportProcessComplete::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12597,7 +12527,7 @@ impl EventKind {
                     data_import::DataImportImportProcessDryRunComplete::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12608,7 +12538,7 @@ impl EventKind {
                     data_import::DataImportImportProcessDryRunError::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12619,7 +12549,7 @@ impl EventKind {
                     data_import::DataImportImportProcessError::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12630,7 +12560,7 @@ impl EventKind {
                     data_import::DataImportImportProcessPostImportCompleted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12641,7 +12571,7 @@ impl EventKind {
                     data_import::DataImportImportProcessPostImportError::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12652,7 +12582,7 @@ impl EventKind {
                     data_import::DataImportOrderProcessCancelled::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12663,7 +12593,7 @@ impl EventKind {
                     data_import::DataImportOrderProcessComplete::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12674,7 +12604,7 @@ impl EventKind {
                     data_import::DataImportOrderProcessError::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12685,7 +12615,7 @@ impl EventKind {
                     collections::DebtActioningAutomatedDebtWriteBackCompleted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12696,7 +12626,7 @@ impl EventKind {
                     collections::DebtActioningAutomatedDebtWriteBackFailed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12707,7 +12637,7 @@ impl EventKind {
                     collections::DebtActioningAutomatedDebtWriteBackSkipped::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12718,7 +12648,7 @@ impl EventKind {
                     collections::DelinquentDebtAllocationCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12729,7 +12659,7 @@ impl EventKind {
                     collections::DelinquentDebtPositionChanged::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12740,7 +12670,7 @@ impl EventKind {
                     collections::DepositAgreementAccepted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12751,7 +12681,7 @@ impl EventKind {
                     collections::DepositAgreementFulfilled::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12762,7 +12692,7 @@ impl EventKind {
                     collections::DepositAgreementInstalmentReturned::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12773,7 +12703,7 @@ impl EventKind {
                     collections::DepositAgreementReturned::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12784,7 +12714,7 @@ impl EventKind {
                     collections::DepositAgreementWithdrawn::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12792,36 +12722,28 @@ impl EventKind {
             #[cfg(feature = "collections")]
             EventType::DunningPathPaused => {
                 Event::DunningPathPaused(
-                    collections::DunningPathPaused::build(self.version, fields, &mut ok),
+                    collections::DunningPathPaused::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "collections")]
             EventType::DunningPathStarted => {
                 Event::DunningPathStarted(
-                    collections::DunningPathStarted::build(self.version, fields, &mut ok),
+                    collections::DunningPathStarted::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "collections")]
             EventType::DunningPathUnpaused => {
                 Event::DunningPathUnpaused(
-                    collections::DunningPathUnpaused::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    collections::DunningPathUnpaused::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "collections")]
             EventType::DunningPathWithdrawn => {
                 Event::DunningPathWithdrawn(
-                    collections::DunningPathWithdrawn::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    collections::DunningPathWithdrawn::build(self.version, fields, ok),
                 )
             }
 
@@ -12831,7 +12753,7 @@ impl EventKind {
                     market_files::ElectricityFlowFileCancellationInvoiceProcessed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12842,7 +12764,7 @@ impl EventKind {
                     market_files::ElectricityFlowFileComplementaryInvoiceProcessed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12853,7 +12775,7 @@ impl EventKind {
                     market_files::ElectricityFlowFileRectificationInvoiceProcessed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12864,7 +12786,7 @@ impl EventKind {
                     market_files::ElectricityFlowFileRegularizerInvoiceProcessed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12875,7 +12797,7 @@ impl EventKind {
                     market_files::ElectricityFlowFileBillableConceptsInvoiceProcessed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12886,7 +12808,7 @@ impl EventKind {
                     market_files::ElectricityFlowFileRegularInvoiceProcessed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12897,7 +12819,7 @@ impl EventKind {
                     market_files::EspSupplyPointsEnrichmentDataSent::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12908,7 +12830,7 @@ impl EventKind {
                     market_files::EspSupplyPointsAtrSnapshotSent::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12919,7 +12841,7 @@ impl EventKind {
                     data_import::ExternalMessagingUploadedFileProcessed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12930,7 +12852,7 @@ impl EventKind {
                     data_import::ExternalMessagingUploadedFileProcessingFailed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12941,7 +12863,7 @@ impl EventKind {
                     data_import::ExternalMessagingUploadedFileSafe::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12952,7 +12874,7 @@ impl EventKind {
                     data_import::ExternalMessagingUploadedFileUnsafe::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12963,7 +12885,7 @@ impl EventKind {
                     flexible_devices::FlexDeviceDeauthenticated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12974,7 +12896,7 @@ impl EventKind {
                     flexible_devices::FlexDeviceDisconnected::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12985,7 +12907,7 @@ impl EventKind {
                     flexible_devices::FlexDeviceOptimisationCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -12996,7 +12918,7 @@ impl EventKind {
                     flexible_devices::FlexDeviceRegistered::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13007,7 +12929,7 @@ impl EventKind {
                     market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13018,7 +12940,7 @@ impl EventKind {
                     market_files::GasBillFlowDetailsCancellationInvoiceCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13029,7 +12951,7 @@ impl EventKind {
                     market_files::GasBillFlowDetailsComplementaryInvoiceCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13040,7 +12962,7 @@ impl EventKind {
                     market_files::GasBillFlowDetailsRectificationInvoiceCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13051,7 +12973,7 @@ impl EventKind {
                     market_files::GasBillFlowDetailsRegularInvoiceCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13062,7 +12984,7 @@ impl EventKind {
                     market_files::GasFlowFileB7033ComplementaryInvoiceProcessed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13073,7 +12995,7 @@ impl EventKind {
                     market_files::GasFlowFileB7033RegularInvoiceProcessed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13084,7 +13006,7 @@ impl EventKind {
                     market_files::GasSupplyPointInspectionResultsReceived::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13092,11 +13014,7 @@ impl EventKind {
             #[cfg(feature = "communications")]
             EventType::GoodsPurchaseCreated => {
                 Event::GoodsPurchaseCreated(
-                    communications::GoodsPurchaseCreated::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    communications::GoodsPurchaseCreated::build(self.version, fields, ok),
                 )
             }
 
@@ -13106,7 +13024,7 @@ impl EventKind {
                     communications::GoodsQuoteCreatedForAccount::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13117,7 +13035,7 @@ impl EventKind {
                     communications::GoodsQuoteCreatedWithoutAccount::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13128,7 +13046,7 @@ impl EventKind {
                     industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessage::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13139,7 +13057,7 @@ impl EventKind {
                     industry::IndustryElectricityChangeOfServiceMeterDeactivated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13150,7 +13068,7 @@ impl EventKind {
                     industry::IndustryElectricityChangeOfSupplyGainInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13161,7 +13079,7 @@ impl EventKind {
                     industry::IndustryElectricityChangeOfSupplyLossComplete::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13172,7 +13090,7 @@ impl EventKind {
                     industry::IndustryElectricityExportInstallationValidated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13183,7 +13101,7 @@ impl EventKind {
                     industry::IndustryGasChangeOfSupplyGainInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13194,7 +13112,7 @@ impl EventKind {
                     industry::IndustryGasChangeOfSupplyLossComplete::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13202,7 +13120,7 @@ impl EventKind {
             #[cfg(feature = "conversations")]
             EventType::InkActionsRun => {
                 Event::InkActionsRun(
-                    conversations::InkActionsRun::build(self.version, fields, &mut ok),
+                    conversations::InkActionsRun::build(self.version, fields, ok),
                 )
             }
 
@@ -13212,7 +13130,7 @@ impl EventKind {
                     conversations::InkContentInboundMessageTagged::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13223,7 +13141,7 @@ impl EventKind {
                     conversations::InkConversationAssignedToBucket::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13234,7 +13152,7 @@ impl EventKind {
                     conversations::InkConversationAssignedToTimeline::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13245,7 +13163,7 @@ impl EventKind {
                     conversations::InkConversationAwaitCustomerReply::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13253,11 +13171,7 @@ impl EventKind {
             #[cfg(feature = "conversations")]
             EventType::InkConversationClosed => {
                 Event::InkConversationClosed(
-                    conversations::InkConversationClosed::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    conversations::InkConversationClosed::build(self.version, fields, ok),
                 )
             }
 
@@ -13267,7 +13181,7 @@ impl EventKind {
                     conversations::InkConversationOpenStatusChanged::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13275,11 +13189,7 @@ impl EventKind {
             #[cfg(feature = "conversations")]
             EventType::InkConversationOpened => {
                 Event::InkConversationOpened(
-                    conversations::InkConversationOpened::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    conversations::InkConversationOpened::build(self.version, fields, ok),
                 )
             }
 
@@ -13289,7 +13199,7 @@ impl EventKind {
                     conversations::InkConversationPriorityChanged::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13300,7 +13210,7 @@ impl EventKind {
                     conversations::InkConversationSnoozed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13311,7 +13221,7 @@ impl EventKind {
                     conversations::InkConversationUnassignedFromBucket::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13322,7 +13232,7 @@ impl EventKind {
                     conversations::InkConversationUnassignedFromTimeline::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13330,22 +13240,14 @@ impl EventKind {
             #[cfg(feature = "conversations")]
             EventType::InkLiveChatClosed => {
                 Event::InkLiveChatClosed(
-                    conversations::InkLiveChatClosed::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    conversations::InkLiveChatClosed::build(self.version, fields, ok),
                 )
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkLiveChatInitiated => {
                 Event::InkLiveChatInitiated(
-                    conversations::InkLiveChatInitiated::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    conversations::InkLiveChatInitiated::build(self.version, fields, ok),
                 )
             }
 
@@ -13355,7 +13257,7 @@ impl EventKind {
                     conversations::InkLiveChatMessagesOutboundMessageCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13366,7 +13268,7 @@ impl EventKind {
                     conversations::InkMessageAttachmentSafe::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13377,7 +13279,7 @@ impl EventKind {
                     conversations::InkMessageAttachmentUnsafe::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13388,7 +13290,7 @@ impl EventKind {
                     conversations::InkMessagesInboundEmailMigration::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13399,7 +13301,7 @@ impl EventKind {
                     conversations::InkMessagesInboundMessageCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13410,7 +13312,7 @@ impl EventKind {
                     conversations::InkMessagesInboundMessageIngested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13421,7 +13323,7 @@ impl EventKind {
                     conversations::InkMessagesOutboundMessageCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13432,7 +13334,7 @@ impl EventKind {
                     conversations::InkMessagesOutboundMessageFailed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13443,7 +13345,7 @@ impl EventKind {
                     conversations::InkMessagesPhishingReportDismissed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13454,7 +13356,7 @@ impl EventKind {
                     conversations::InkMessagesReportedPhishing::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13465,7 +13367,7 @@ impl EventKind {
                     conversations::InkMessagesReportedSpam::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13476,7 +13378,7 @@ impl EventKind {
                     conversations::InkMessagesSpamReportDismissed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13484,11 +13386,7 @@ impl EventKind {
             #[cfg(feature = "businesses")]
             EventType::InternalCompanyCreated => {
                 Event::InternalCompanyCreated(
-                    businesses::InternalCompanyCreated::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    businesses::InternalCompanyCreated::build(self.version, fields, ok),
                 )
             }
 
@@ -13498,7 +13396,7 @@ impl EventKind {
                     billing::LatePaymentFeeApplicationServiceCompleted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13509,7 +13407,7 @@ impl EventKind {
                     billing::LatePaymentFeeApplicationServiceFeeApplied::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13520,7 +13418,7 @@ impl EventKind {
                     billing::LatePaymentFeeApplicationServiceStarted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13531,7 +13429,7 @@ impl EventKind {
                     billing::LatePaymentFeeCalculationServiceCompleted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13542,7 +13440,7 @@ impl EventKind {
                     billing::LatePaymentFeeCalculationServiceStarted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13553,7 +13451,7 @@ impl EventKind {
                     billing::LatePaymentFeeCalculatorCompleted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13564,7 +13462,7 @@ impl EventKind {
                     billing::LatePaymentFeeCalculatorFeeApplied::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13575,7 +13473,7 @@ impl EventKind {
                     billing::LatePaymentFeeCalculatorStarted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13583,7 +13481,7 @@ impl EventKind {
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeWaived => {
                 Event::LatePaymentFeeWaived(
-                    billing::LatePaymentFeeWaived::build(self.version, fields, &mut ok),
+                    billing::LatePaymentFeeWaived::build(self.version, fields, ok),
                 )
             }
 
@@ -13593,7 +13491,7 @@ impl EventKind {
                     communications::LeadsLeadStageUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13604,7 +13502,7 @@ impl EventKind {
                     communications::LeadsOpportunityDocumentAttachedToOpportunity::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13615,7 +13513,7 @@ impl EventKind {
                     communications::LeadsOpportunityOfferGroupCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13626,7 +13524,7 @@ impl EventKind {
                     communications::LeadsOpportunityStageUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13637,7 +13535,7 @@ impl EventKind {
                     lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13648,7 +13546,7 @@ impl EventKind {
                     lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13659,7 +13557,7 @@ impl EventKind {
                     lifecycle_join::LifecycleJoinSupplierActivationCompleted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13670,7 +13568,7 @@ impl EventKind {
                     lifecycle_join::LifecycleJoinSupplierActivationInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13681,7 +13579,7 @@ impl EventKind {
                     lifecycle_join::LifecycleJoinSupplierAgreementCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13692,7 +13590,7 @@ impl EventKind {
                     lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13703,7 +13601,7 @@ impl EventKind {
                     lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13714,7 +13612,7 @@ impl EventKind {
                     lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13725,7 +13623,7 @@ impl EventKind {
                     lifecycle_join::LifecycleJoinSupplierCancellationRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13736,7 +13634,7 @@ impl EventKind {
                     lifecycle_join::LifecycleJoinSupplierCancelled::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13747,7 +13645,7 @@ impl EventKind {
                     lifecycle_join::LifecycleJoinSupplierCompleted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13758,7 +13656,7 @@ impl EventKind {
                     lifecycle_join::LifecycleJoinSupplierRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13769,7 +13667,7 @@ impl EventKind {
                     lifecycle_join::LifecycleJoinSupplierReversalRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13780,7 +13678,7 @@ impl EventKind {
                     lifecycle_join::LifecycleJoinSupplierReversed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13791,7 +13689,7 @@ impl EventKind {
                     lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13802,7 +13700,7 @@ impl EventKind {
                     lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13813,7 +13711,7 @@ impl EventKind {
                     lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13824,7 +13722,7 @@ impl EventKind {
                     lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13835,7 +13733,7 @@ impl EventKind {
                     lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13846,7 +13744,7 @@ impl EventKind {
                     lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13857,7 +13755,7 @@ impl EventKind {
                     lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAccepted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13868,7 +13766,7 @@ impl EventKind {
                     lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13879,7 +13777,7 @@ impl EventKind {
                     lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13890,7 +13788,7 @@ impl EventKind {
                     lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13901,7 +13799,7 @@ impl EventKind {
                     lifecycle_leave::LifecycleLeaveSupplierCancellationRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13912,7 +13810,7 @@ impl EventKind {
                     lifecycle_leave::LifecycleLeaveSupplierCancelled::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13923,7 +13821,7 @@ impl EventKind {
                     lifecycle_leave::LifecycleLeaveSupplierCompleted::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13934,7 +13832,7 @@ impl EventKind {
                     lifecycle_leave::LifecycleLeaveSupplierRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13945,7 +13843,7 @@ impl EventKind {
                     lifecycle_leave::LifecycleLeaveSupplierReversalRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13956,7 +13854,7 @@ impl EventKind {
                     lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13967,7 +13865,7 @@ impl EventKind {
                     lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13978,7 +13876,7 @@ impl EventKind {
                     lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -13989,7 +13887,7 @@ impl EventKind {
                     lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -14000,7 +13898,7 @@ impl EventKind {
                     lifecycle_leave::LifecycleLeaveSupplierTerminationInitiated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -14011,7 +13909,7 @@ impl EventKind {
                     lifecycle_leave::LifecycleLeaveSupplierUpdated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -14022,7 +13920,7 @@ impl EventKind {
                     lifecycle_status::LifecycleStatusChanged::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -14033,7 +13931,7 @@ impl EventKind {
                     lifecycle_status::LifecycleSupportSiteSale::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -14044,7 +13942,7 @@ impl EventKind {
                     customer_access::LoyaltyPointsUserRoleRemoval::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -14055,7 +13953,7 @@ impl EventKind {
                     market_files::MarketsEspBillFlowFileProcessed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -14066,7 +13964,7 @@ impl EventKind {
                     market_files::MarketsEspFlowFileProcessed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -14077,7 +13975,7 @@ impl EventKind {
                     market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -14088,7 +13986,7 @@ impl EventKind {
                     market_files::MarketsGasSupplyPointCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -14099,7 +13997,7 @@ impl EventKind {
                     market_files::MarketsNetworkOperatorCreated::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -14110,7 +14008,7 @@ impl EventKind {
                     communications::MessagingPushNotificationTokenUnregistered::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -14121,7 +14019,7 @@ impl EventKind {
                     meter_data_quality::MeterDataQualityResolutionCancelled::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -14132,7 +14030,7 @@ impl EventKind {
                     meter_data_quality::MeterDataQualityResolutionRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -14143,7 +14041,7 @@ impl EventKind {
                     meter_points::MeterpointElecCosGainRegistrationRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -14154,7 +14052,7 @@ impl EventKind {
                     meter_points::MeterpointGasApiBackfill::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -14165,7 +14063,7 @@ impl EventKind {
                     meter_points::MeterpointGasAppointMamRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -14173,11 +14071,7 @@ impl EventKind {
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasBackfill => {
                 Event::MeterpointGasBackfill(
-                    meter_points::MeterpointGasBackfill::build(
-                        self.version,
-                        fields,
-                        &mut ok,
-                    ),
+                    meter_points::MeterpointGasBackfill::build(self.version, fields, ok),
                 )
             }
 
@@ -14187,7 +14081,7 @@ impl EventKind {
                     meter_points::MeterpointGasChangeOfCohortRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -14198,7 +14092,7 @@ impl EventKind {
                     meter_points::MeterpointGasChangeOfMamRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -14209,7 +14103,7 @@ impl EventKind {
                     meter_points::MeterpointGasCosGainMtdReceived::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -14220,7 +14114,7 @@ impl EventKind {
                     meter_points::MeterpointGasCosGainRegistrationConfirmed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -14231,7 +14125,7 @@ impl EventKind {
                     meter_points::MeterpointGasCosGainRegistrationRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -14242,7 +14136,7 @@ impl EventKind {
                     meter_points::MeterpointGasCosLossConfirmed::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -14253,7 +14147,7 @@ impl EventKind {
                     meter_points::MeterpointGasDeappointMamRequested::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -14264,7 +14158,7 @@ impl EventKind {
                     meter_points::MeterpointGasDisputedClosingReadingAcceptedByUs::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -14275,7 +14169,7 @@ impl EventKind {
                     meter_points::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -14286,7 +14180,7 @@ impl EventKind {
                     meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedByUs::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -14297,7 +14191,7 @@ impl EventKind {
                     meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
@@ -14308,12 +14202,11 @@ impl EventKind {
                     meter_points::MeterpointGasDisputedClosingReadingQueriedByUs::build(
                         self.version,
                         fields,
-                        &mut ok,
+                        ok,
                     ),
                 )
             }
-        };
-        if ok { ::std::option::Option::Some(event) } else { ::std::option::Option::None }
+        }
     }
 
     /// Reads a payload of this kind with the fast reader ([`energy_api_core::read`]): it stops
@@ -14327,7 +14220,13 @@ impl EventKind {
             self.shape(),
             ::energy_api_core::table::Mode::Owned,
         )?;
-        self.event_of(fields).ok_or(::energy_api_core::read::Stop)
+        let mut ok = true;
+        let event = self.event_of(fields, &mut ok);
+        if ok {
+            ::std::result::Result::Ok(event)
+        } else {
+            ::std::result::Result::Err(::energy_api_core::read::Stop)
+        }
     }
 }
 
@@ -14343,9 +14242,16 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
             self.shape(),
             ::energy_api_core::table::Mode::Owned,
         )?;
-        self.event_of(fields)
-            .ok_or_else(|| <D::Error as ::serde::de::Error>::custom(
-                ::energy_api_core::table::MISMATCH,
-            ))
+        let mut ok = true;
+        let event = self.event_of(fields, &mut ok);
+        if ok {
+            ::std::result::Result::Ok(event)
+        } else {
+            ::std::result::Result::Err(
+                <D::Error as ::serde::de::Error>::custom(
+                    ::energy_api_core::table::MISMATCH,
+                ),
+            )
+        }
     }
 }

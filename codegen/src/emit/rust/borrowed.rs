@@ -396,16 +396,16 @@ impl Borrowing {
             #event_ref_impls
 
             impl crate::EventKind {
-                /// The view of an event of this kind from the fields its table read.
+                /// The view of an event of this kind from the fields its table read; `ok` is cleared if
+                /// the table and the struct disagree (as `event_of`, returned as is).
                 fn view_of<'a>(
                     self,
                     fields: ::energy_api_core::table::Fields<'a>,
-                ) -> ::std::option::Option<EventRef<'a>> {
-                    let mut ok = true;
-                    let event = match self.event_type {
-                        #(#cfgs EventType::#names => EventRef::#names(#paths::build(self.version, fields, &mut ok)),)*
-                    };
-                    if ok { ::std::option::Option::Some(event) } else { ::std::option::Option::None }
+                    ok: &mut bool,
+                ) -> EventRef<'a> {
+                    match self.event_type {
+                        #(#cfgs EventType::#names => EventRef::#names(#paths::build(self.version, fields, ok)),)*
+                    }
                 }
 
                 /// Reads the view of a payload of this kind with the fast reader
@@ -416,7 +416,9 @@ impl Borrowing {
                     reader: &mut ::energy_api_core::read::Reader<'a>,
                 ) -> ::std::result::Result<EventRef<'a>, ::energy_api_core::read::Stop> {
                     let fields = ::energy_api_core::table::read(reader, self.shape(), ::energy_api_core::table::Mode::Borrowed)?;
-                    self.view_of(fields).ok_or(::energy_api_core::read::Stop)
+                    let mut ok = true;
+                    let event = self.view_of(fields, &mut ok);
+                    if ok { ::std::result::Result::Ok(event) } else { ::std::result::Result::Err(::energy_api_core::read::Stop) }
                 }
             }
 
@@ -425,8 +427,13 @@ impl Borrowing {
                 fn deserialize<D: ::serde::Deserializer<'de>>(self, deserializer: D) -> ::std::result::Result<EventRef<'de>, D::Error> {
                     let kind = self.0;
                     let fields = ::energy_api_core::table::deserialize(deserializer, kind.shape(), ::energy_api_core::table::Mode::Borrowed)?;
-                    kind.view_of(fields)
-                        .ok_or_else(|| <D::Error as ::serde::de::Error>::custom(::energy_api_core::table::MISMATCH))
+                    let mut ok = true;
+                    let event = kind.view_of(fields, &mut ok);
+                    if ok {
+                        ::std::result::Result::Ok(event)
+                    } else {
+                        ::std::result::Result::Err(<D::Error as ::serde::de::Error>::custom(::energy_api_core::table::MISMATCH))
+                    }
                 }
             }
         }

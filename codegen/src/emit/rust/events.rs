@@ -614,13 +614,13 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
                 }
             }
 
-            /// The event of this kind from the fields its table read.
-            fn event_of(self, fields: ::energy_api_core::table::Fields<'_>) -> ::std::option::Option<Event> {
-                let mut ok = true;
-                let event = match self.event_type {
-                    #(#cfgs EventType::#names => Event::#names(#paths::build(self.version, fields, &mut ok)),)*
-                };
-                if ok { ::std::option::Option::Some(event) } else { ::std::option::Option::None }
+            /// The event of this kind from the fields its table read; `ok` is cleared if the table and
+            /// the struct disagree (see `energy_api_core::table::FromFields::build`). Returned as is
+            /// rather than in an `Option`: each wrapping of an event moved all of its bytes again.
+            fn event_of(self, fields: ::energy_api_core::table::Fields<'_>, ok: &mut bool) -> Event {
+                match self.event_type {
+                    #(#cfgs EventType::#names => Event::#names(#paths::build(self.version, fields, ok)),)*
+                }
             }
 
             /// Reads a payload of this kind with the fast reader ([`energy_api_core::read`]): it stops
@@ -630,7 +630,9 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
                 reader: &mut ::energy_api_core::read::Reader<'_>,
             ) -> ::std::result::Result<Event, ::energy_api_core::read::Stop> {
                 let fields = ::energy_api_core::table::read(reader, self.shape(), ::energy_api_core::table::Mode::Owned)?;
-                self.event_of(fields).ok_or(::energy_api_core::read::Stop)
+                let mut ok = true;
+                let event = self.event_of(fields, &mut ok);
+                if ok { ::std::result::Result::Ok(event) } else { ::std::result::Result::Err(::energy_api_core::read::Stop) }
             }
         }
 
@@ -638,8 +640,13 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
             type Value = Event;
             fn deserialize<D: ::serde::Deserializer<'de>>(self, deserializer: D) -> ::std::result::Result<Event, D::Error> {
                 let fields = ::energy_api_core::table::deserialize(deserializer, self.shape(), ::energy_api_core::table::Mode::Owned)?;
-                self.event_of(fields)
-                    .ok_or_else(|| <D::Error as ::serde::de::Error>::custom(::energy_api_core::table::MISMATCH))
+                let mut ok = true;
+                let event = self.event_of(fields, &mut ok);
+                if ok {
+                    ::std::result::Result::Ok(event)
+                } else {
+                    ::std::result::Result::Err(<D::Error as ::serde::de::Error>::custom(::energy_api_core::table::MISMATCH))
+                }
             }
         }
 
