@@ -163,7 +163,10 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads a string, borrowed from the text unless it has escapes.
-    #[inline]
+    ///
+    /// Always inlined: returned through memory, the string was stored in words and loaded again in
+    /// halves by its caller, a stall that cost as much as the reading (the profile of issue 24).
+    #[inline(always)]
     pub fn string(&mut self) -> Result<Cow<'a, str>, Stop> {
         self.eat(b'"')?;
         let start = self.at;
@@ -173,17 +176,20 @@ impl<'a> Reader<'a> {
                 self.at = end + 1;
                 self.text.get(start..end).map(Cow::Borrowed).ok_or(Stop)
             }
-            Some(b'\\') => {
-                // Escapes are decoded by serde_json itself, so that every rule about them is its own.
-                let close = string_end(self.bytes(), end).ok_or(Stop)?;
-                let quoted = self.text.get(start - 1..=close).ok_or(Stop)?;
-                self.at = close + 1;
-                serde_json::from_str::<String>(quoted)
-                    .map(Cow::Owned)
-                    .map_err(|_| Stop)
-            }
+            Some(b'\\') => self.escaped_string(start, end).map(Cow::Owned),
             _ => Err(Stop),
         }
+    }
+
+    /// The rest of a string that has an escape at `escape` (its text starts at `start`): decoded by
+    /// serde_json itself, so that every rule about escapes is its own.
+    #[cold]
+    #[inline(never)]
+    fn escaped_string(&mut self, start: usize, escape: usize) -> Result<String, Stop> {
+        let close = string_end(self.bytes(), escape).ok_or(Stop)?;
+        let quoted = self.text.get(start - 1..=close).ok_or(Stop)?;
+        self.at = close + 1;
+        serde_json::from_str::<String>(quoted).map_err(|_| Stop)
     }
 
     /// Skips a string as serde skips a value it ignores (escapes are checked, by serde_json itself,

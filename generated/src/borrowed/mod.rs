@@ -3952,2974 +3952,4324 @@ impl ::serde::Serialize for EventRef<'_> {
 }
 
 impl crate::EventKind {
-    /// The view of an event of this kind from the fields its table read; `ok` is cleared if
-    /// the table and the struct disagree (as `event_of`, returned as is).
+    /// The view of an event of this kind from the fields its table read; `Stop` only if the
+    /// table and the struct disagree (as `event_of`, each arm wrapping its own payload).
     fn view_of<'a>(
         self,
         fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> EventRef<'a> {
+    ) -> ::std::result::Result<EventRef<'a>, ::energy_api_core::read::Stop> {
+        let mut ok = true;
         match self.event_type {
             #[cfg(feature = "accounts")]
             EventType::AccountCommunicationsPreferencesUpdated => {
-                EventRef::AccountCommunicationsPreferencesUpdated(
-                    events::accounts::AccountCommunicationsPreferencesUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::accounts::AccountCommunicationsPreferencesUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::AccountCommunicationsPreferencesUpdated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountCreated => {
-                EventRef::AccountCreated(
-                    events::accounts::AccountCreated::build(self.version, fields, ok),
-                )
+                let payload = events::accounts::AccountCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::AccountCreated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountOccupied => {
-                EventRef::AccountOccupied(
-                    events::accounts::AccountOccupied::build(self.version, fields, ok),
-                )
+                let payload = events::accounts::AccountOccupied::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::AccountOccupied(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountReactivated => {
-                EventRef::AccountReactivated(
-                    events::accounts::AccountReactivated::build(self.version, fields, ok),
-                )
+                let payload = events::accounts::AccountReactivated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::AccountReactivated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountSmartMeterReadPermissionChanged => {
-                EventRef::AccountSmartMeterReadPermissionChanged(
-                    events::accounts::AccountSmartMeterReadPermissionChanged::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::accounts::AccountSmartMeterReadPermissionChanged::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::AccountSmartMeterReadPermissionChanged(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountUpdated => {
-                EventRef::AccountUpdated(
-                    events::accounts::AccountUpdated::build(self.version, fields, ok),
-                )
+                let payload = events::accounts::AccountUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::AccountUpdated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountMetadataCreated => {
-                EventRef::AccountMetadataCreated(
-                    events::accounts::AccountMetadataCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::accounts::AccountMetadataCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::AccountMetadataCreated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountMetadataRemoved => {
-                EventRef::AccountMetadataRemoved(
-                    events::accounts::AccountMetadataRemoved::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::accounts::AccountMetadataRemoved::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::AccountMetadataRemoved(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountMetadataUpdated => {
-                EventRef::AccountMetadataUpdated(
-                    events::accounts::AccountMetadataUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::accounts::AccountMetadataUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::AccountMetadataUpdated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountPropertyEffectivePeriodMetadataCreated => {
-                EventRef::AccountPropertyEffectivePeriodMetadataCreated(
-                    events::accounts::AccountPropertyEffectivePeriodMetadataCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::accounts::AccountPropertyEffectivePeriodMetadataCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::AccountPropertyEffectivePeriodMetadataCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountPropertyEffectivePeriodMetadataRemoved => {
-                EventRef::AccountPropertyEffectivePeriodMetadataRemoved(
-                    events::accounts::AccountPropertyEffectivePeriodMetadataRemoved::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::accounts::AccountPropertyEffectivePeriodMetadataRemoved::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::AccountPropertyEffectivePeriodMetadataRemoved(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountPropertyEffectivePeriodMetadataUpdated => {
-                EventRef::AccountPropertyEffectivePeriodMetadataUpdated(
-                    events::accounts::AccountPropertyEffectivePeriodMetadataUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::accounts::AccountPropertyEffectivePeriodMetadataUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::AccountPropertyEffectivePeriodMetadataUpdated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserCreated => {
-                EventRef::AccountUserCreated(
-                    events::account_users::AccountUserCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::account_users::AccountUserCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::AccountUserCreated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserPasswordChanged => {
-                EventRef::AccountUserPasswordChanged(
-                    events::account_users::AccountUserPasswordChanged::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::account_users::AccountUserPasswordChanged::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::AccountUserPasswordChanged(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserPasswordResetRequested => {
-                EventRef::AccountUserPasswordResetRequested(
-                    events::account_users::AccountUserPasswordResetRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::account_users::AccountUserPasswordResetRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::AccountUserPasswordResetRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserPsrRecordsUpdated => {
-                EventRef::AccountUserPsrRecordsUpdated(
-                    events::account_users::AccountUserPsrRecordsUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::account_users::AccountUserPsrRecordsUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::AccountUserPsrRecordsUpdated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserRemoved => {
-                EventRef::AccountUserRemoved(
-                    events::account_users::AccountUserRemoved::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::account_users::AccountUserRemoved::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::AccountUserRemoved(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserUpdated => {
-                EventRef::AccountUserUpdated(
-                    events::account_users::AccountUserUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::account_users::AccountUserUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::AccountUserUpdated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserVerificationCompleted => {
-                EventRef::AccountUserVerificationCompleted(
-                    events::account_users::AccountUserVerificationCompleted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::account_users::AccountUserVerificationCompleted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::AccountUserVerificationCompleted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserVerificationStarted => {
-                EventRef::AccountUserVerificationStarted(
-                    events::account_users::AccountUserVerificationStarted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::account_users::AccountUserVerificationStarted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::AccountUserVerificationStarted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserMetadataCreated => {
-                EventRef::AccountUserMetadataCreated(
-                    events::account_users::AccountUserMetadataCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::account_users::AccountUserMetadataCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::AccountUserMetadataCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserMetadataRemoved => {
-                EventRef::AccountUserMetadataRemoved(
-                    events::account_users::AccountUserMetadataRemoved::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::account_users::AccountUserMetadataRemoved::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::AccountUserMetadataRemoved(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserMetadataUpdated => {
-                EventRef::AccountUserMetadataUpdated(
-                    events::account_users::AccountUserMetadataUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::account_users::AccountUserMetadataUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::AccountUserMetadataUpdated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ActualIntervalsReceived => {
-                EventRef::ActualIntervalsReceived(
-                    events::agreements_and_approvals::ActualIntervalsReceived::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::agreements_and_approvals::ActualIntervalsReceived::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::ActualIntervalsReceived(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AffiliatesAffiliateAccountContractCreated => {
-                EventRef::AffiliatesAffiliateAccountContractCreated(
-                    events::agreements_and_approvals::AffiliatesAffiliateAccountContractCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::agreements_and_approvals::AffiliatesAffiliateAccountContractCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::AffiliatesAffiliateAccountContractCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementCreated => {
-                EventRef::AgreementCreated(
-                    events::agreements_and_approvals::AgreementCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::agreements_and_approvals::AgreementCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::AgreementCreated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementRevoked => {
-                EventRef::AgreementRevoked(
-                    events::agreements_and_approvals::AgreementRevoked::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::agreements_and_approvals::AgreementRevoked::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::AgreementRevoked(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementRolloverCompleted => {
-                EventRef::AgreementRolloverCompleted(
-                    events::agreements_and_approvals::AgreementRolloverCompleted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::agreements_and_approvals::AgreementRolloverCompleted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::AgreementRolloverCompleted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementTerminated => {
-                EventRef::AgreementTerminated(
-                    events::agreements_and_approvals::AgreementTerminated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::agreements_and_approvals::AgreementTerminated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::AgreementTerminated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementUpdated => {
-                EventRef::AgreementUpdated(
-                    events::agreements_and_approvals::AgreementUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::agreements_and_approvals::AgreementUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::AgreementUpdated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalApproved => {
-                EventRef::ApprovalsApprovalApproved(
-                    events::agreements_and_approvals::ApprovalsApprovalApproved::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::agreements_and_approvals::ApprovalsApprovalApproved::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::ApprovalsApprovalApproved(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalCreated => {
-                EventRef::ApprovalsApprovalCreated(
-                    events::agreements_and_approvals::ApprovalsApprovalCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::agreements_and_approvals::ApprovalsApprovalCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::ApprovalsApprovalCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRejected => {
-                EventRef::ApprovalsApprovalRejected(
-                    events::agreements_and_approvals::ApprovalsApprovalRejected::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::agreements_and_approvals::ApprovalsApprovalRejected::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::ApprovalsApprovalRejected(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRequestApproved => {
-                EventRef::ApprovalsApprovalRequestApproved(
-                    events::agreements_and_approvals::ApprovalsApprovalRequestApproved::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::agreements_and_approvals::ApprovalsApprovalRequestApproved::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::ApprovalsApprovalRequestApproved(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRequestAssigned => {
-                EventRef::ApprovalsApprovalRequestAssigned(
-                    events::agreements_and_approvals::ApprovalsApprovalRequestAssigned::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::agreements_and_approvals::ApprovalsApprovalRequestAssigned::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::ApprovalsApprovalRequestAssigned(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRequestRejected => {
-                EventRef::ApprovalsApprovalRequestRejected(
-                    events::agreements_and_approvals::ApprovalsApprovalRequestRejected::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::agreements_and_approvals::ApprovalsApprovalRequestRejected::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::ApprovalsApprovalRequestRejected(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccessTokenIssued => {
-                EventRef::AuthServerAccessTokenIssued(
-                    events::authentication_server::AuthServerAccessTokenIssued::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::authentication_server::AuthServerAccessTokenIssued::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::AuthServerAccessTokenIssued(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserGenerateMfaChallengeError => {
-                EventRef::AuthServerAccountUserGenerateMfaChallengeError(
-                    events::authentication_server::AuthServerAccountUserGenerateMfaChallengeError::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::authentication_server::AuthServerAccountUserGenerateMfaChallengeError::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::AuthServerAccountUserGenerateMfaChallengeError(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoggedIn => {
-                EventRef::AuthServerAccountUserLoggedIn(
-                    events::authentication_server::AuthServerAccountUserLoggedIn::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::authentication_server::AuthServerAccountUserLoggedIn::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::AuthServerAccountUserLoggedIn(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoginDenied => {
-                EventRef::AuthServerAccountUserLoginDenied(
-                    events::authentication_server::AuthServerAccountUserLoginDenied::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::authentication_server::AuthServerAccountUserLoginDenied::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::AuthServerAccountUserLoginDenied(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoginFailed => {
-                EventRef::AuthServerAccountUserLoginFailed(
-                    events::authentication_server::AuthServerAccountUserLoginFailed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::authentication_server::AuthServerAccountUserLoginFailed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::AuthServerAccountUserLoginFailed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoginStepCompleted => {
-                EventRef::AuthServerAccountUserLoginStepCompleted(
-                    events::authentication_server::AuthServerAccountUserLoginStepCompleted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::authentication_server::AuthServerAccountUserLoginStepCompleted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::AuthServerAccountUserLoginStepCompleted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingBillingDocumentHeld => {
-                EventRef::BillingBillingDocumentHeld(
-                    events::billing::BillingBillingDocumentHeld::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::billing::BillingBillingDocumentHeld::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::BillingBillingDocumentHeld(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingBillingDocumentIssued => {
-                EventRef::BillingBillingDocumentIssued(
-                    events::billing::BillingBillingDocumentIssued::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::billing::BillingBillingDocumentIssued::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::BillingBillingDocumentIssued(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingBillingDocumentRepresentationDispatched => {
-                EventRef::BillingBillingDocumentRepresentationDispatched(
-                    events::billing::BillingBillingDocumentRepresentationDispatched::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::billing::BillingBillingDocumentRepresentationDispatched::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::BillingBillingDocumentRepresentationDispatched(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingBillingOptionsUpdated => {
-                EventRef::BillingBillingOptionsUpdated(
-                    events::billing::BillingBillingOptionsUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::billing::BillingBillingOptionsUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::BillingBillingOptionsUpdated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingChargingLedgerAssignedToAgreement => {
-                EventRef::BillingChargingLedgerAssignedToAgreement(
-                    events::billing::BillingChargingLedgerAssignedToAgreement::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::billing::BillingChargingLedgerAssignedToAgreement::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::BillingChargingLedgerAssignedToAgreement(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingChargingSupplyPointTriggered => {
-                EventRef::BillingChargingSupplyPointTriggered(
-                    events::billing::BillingChargingSupplyPointTriggered::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::billing::BillingChargingSupplyPointTriggered::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::BillingChargingSupplyPointTriggered(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingDuosInvoiceCancel => {
-                EventRef::BillingDuosInvoiceCancel(
-                    events::billing::BillingDuosInvoiceCancel::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::billing::BillingDuosInvoiceCancel::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::BillingDuosInvoiceCancel(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingDuosInvoiceNew => {
-                EventRef::BillingDuosInvoiceNew(
-                    events::billing::BillingDuosInvoiceNew::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::billing::BillingDuosInvoiceNew::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::BillingDuosInvoiceNew(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingDuosInvoiceReplace => {
-                EventRef::BillingDuosInvoiceReplace(
-                    events::billing::BillingDuosInvoiceReplace::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::billing::BillingDuosInvoiceReplace::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::BillingDuosInvoiceReplace(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingFinalBill => {
-                EventRef::BillingFinalBill(
-                    events::billing::BillingFinalBill::build(self.version, fields, ok),
-                )
+                let payload = events::billing::BillingFinalBill::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::BillingFinalBill(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingIssuanceExternalStatusCreated => {
-                EventRef::BillingIssuanceExternalStatusCreated(
-                    events::billing::BillingIssuanceExternalStatusCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::billing::BillingIssuanceExternalStatusCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::BillingIssuanceExternalStatusCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingIssuedBill => {
-                EventRef::BillingIssuedBill(
-                    events::billing::BillingIssuedBill::build(self.version, fields, ok),
-                )
+                let payload = events::billing::BillingIssuedBill::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::BillingIssuedBill(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingLedgerEntryPosted => {
-                EventRef::BillingLedgerEntryPosted(
-                    events::billing::BillingLedgerEntryPosted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::billing::BillingLedgerEntryPosted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::BillingLedgerEntryPosted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingLedgerEntryRemoved => {
-                EventRef::BillingLedgerEntryRemoved(
-                    events::billing::BillingLedgerEntryRemoved::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::billing::BillingLedgerEntryRemoved::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::BillingLedgerEntryRemoved(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingPathwayTraversalFailed => {
-                EventRef::BillingPathwayTraversalFailed(
-                    events::billing::BillingPathwayTraversalFailed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::billing::BillingPathwayTraversalFailed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::BillingPathwayTraversalFailed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingPathwayTraversalSucceeded => {
-                EventRef::BillingPathwayTraversalSucceeded(
-                    events::billing::BillingPathwayTraversalSucceeded::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::billing::BillingPathwayTraversalSucceeded::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::BillingPathwayTraversalSucceeded(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingPortfolioInvoiceSummaryCompleted => {
-                EventRef::BillingPortfolioInvoiceSummaryCompleted(
-                    events::billing::BillingPortfolioInvoiceSummaryCompleted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::billing::BillingPortfolioInvoiceSummaryCompleted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::BillingPortfolioInvoiceSummaryCompleted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingRebateAccepted => {
-                EventRef::BillingRebateAccepted(
-                    events::billing::BillingRebateAccepted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::billing::BillingRebateAccepted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::BillingRebateAccepted(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingRebateCreated => {
-                EventRef::BillingRebateCreated(
-                    events::billing::BillingRebateCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::billing::BillingRebateCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::BillingRebateCreated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingRebateDeclined => {
-                EventRef::BillingRebateDeclined(
-                    events::billing::BillingRebateDeclined::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::billing::BillingRebateDeclined::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::BillingRebateDeclined(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingRebateUpdated => {
-                EventRef::BillingRebateUpdated(
-                    events::billing::BillingRebateUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::billing::BillingRebateUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::BillingRebateUpdated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "businesses")]
             EventType::BusinessCreated => {
-                EventRef::BusinessCreated(
-                    events::businesses::BusinessCreated::build(self.version, fields, ok),
-                )
+                let payload = events::businesses::BusinessCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::BusinessCreated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "businesses")]
             EventType::BusinessUpdated => {
-                EventRef::BusinessUpdated(
-                    events::businesses::BusinessUpdated::build(self.version, fields, ok),
-                )
+                let payload = events::businesses::BusinessUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::BusinessUpdated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "businesses")]
             EventType::BusinessOperationsTeamUpdated => {
-                EventRef::BusinessOperationsTeamUpdated(
-                    events::businesses::BusinessOperationsTeamUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::businesses::BusinessOperationsTeamUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::BusinessOperationsTeamUpdated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "accounts")]
             EventType::CampaignAccountAdded => {
-                EventRef::CampaignAccountAdded(
-                    events::accounts::CampaignAccountAdded::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::accounts::CampaignAccountAdded::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::CampaignAccountAdded(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "accounts")]
             EventType::CampaignAccountRemoved => {
-                EventRef::CampaignAccountRemoved(
-                    events::accounts::CampaignAccountRemoved::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::accounts::CampaignAccountRemoved::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::CampaignAccountRemoved(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "accounts")]
             EventType::CampaignAccountUpdated => {
-                EventRef::CampaignAccountUpdated(
-                    events::accounts::CampaignAccountUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::accounts::CampaignAccountUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::CampaignAccountUpdated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::ChargingPrimingErrored => {
-                EventRef::ChargingPrimingErrored(
-                    events::billing::ChargingPrimingErrored::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::billing::ChargingPrimingErrored::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::ChargingPrimingErrored(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::CollateralAgreementFulfilled => {
-                EventRef::CollateralAgreementFulfilled(
-                    events::collections::CollateralAgreementFulfilled::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::collections::CollateralAgreementFulfilled::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::CollateralAgreementFulfilled(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProceedingCreated => {
-                EventRef::CollectionProceedingCreated(
-                    events::collections::CollectionProceedingCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::collections::CollectionProceedingCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::CollectionProceedingCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessCommStepResolved => {
-                EventRef::CollectionProcessCommStepResolved(
-                    events::collections::CollectionProcessCommStepResolved::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::collections::CollectionProcessCommStepResolved::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::CollectionProcessCommStepResolved(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessLeaveSupplierInstigated => {
-                EventRef::CollectionProcessLeaveSupplierInstigated(
-                    events::collections::CollectionProcessLeaveSupplierInstigated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::collections::CollectionProcessLeaveSupplierInstigated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::CollectionProcessLeaveSupplierInstigated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessPaused => {
-                EventRef::CollectionProcessPaused(
-                    events::collections::CollectionProcessPaused::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::collections::CollectionProcessPaused::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::CollectionProcessPaused(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessRaised => {
-                EventRef::CollectionProcessRaised(
-                    events::collections::CollectionProcessRaised::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::collections::CollectionProcessRaised::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::CollectionProcessRaised(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessReactivated => {
-                EventRef::CollectionProcessReactivated(
-                    events::collections::CollectionProcessReactivated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::collections::CollectionProcessReactivated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::CollectionProcessReactivated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessRunTerminationRequested => {
-                EventRef::CollectionProcessRunTerminationRequested(
-                    events::collections::CollectionProcessRunTerminationRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::collections::CollectionProcessRunTerminationRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::CollectionProcessRunTerminationRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessUnpaused => {
-                EventRef::CollectionProcessUnpaused(
-                    events::collections::CollectionProcessUnpaused::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::collections::CollectionProcessUnpaused::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::CollectionProcessUnpaused(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessWithdrawn => {
-                EventRef::CollectionProcessWithdrawn(
-                    events::collections::CollectionProcessWithdrawn::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::collections::CollectionProcessWithdrawn::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::CollectionProcessWithdrawn(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::CommsAccountCallUpdated => {
-                EventRef::CommsAccountCallUpdated(
-                    events::communications::CommsAccountCallUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::communications::CommsAccountCallUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::CommsAccountCallUpdated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::CommsCustomerEmailBounced => {
-                EventRef::CommsCustomerEmailBounced(
-                    events::communications::CommsCustomerEmailBounced::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::communications::CommsCustomerEmailBounced::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::CommsCustomerEmailBounced(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::CommsPushNotificationReceivedUnregisteredOrExpiredToken => {
-                EventRef::CommsPushNotificationReceivedUnregisteredOrExpiredToken(
-                    events::communications::CommsPushNotificationReceivedUnregisteredOrExpiredToken::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::communications::CommsPushNotificationReceivedUnregisteredOrExpiredToken::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::CommsPushNotificationReceivedUnregisteredOrExpiredToken(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::CommsTranscriptionCreated => {
-                EventRef::CommsTranscriptionCreated(
-                    events::communications::CommsTranscriptionCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::communications::CommsTranscriptionCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::CommsTranscriptionCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplaintsComplaintNewContact => {
-                EventRef::ComplaintsComplaintNewContact(
-                    events::communications::ComplaintsComplaintNewContact::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::communications::ComplaintsComplaintNewContact::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::ComplaintsComplaintNewContact(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplaintsComplaintOpened => {
-                EventRef::ComplaintsComplaintOpened(
-                    events::communications::ComplaintsComplaintOpened::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::communications::ComplaintsComplaintOpened::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::ComplaintsComplaintOpened(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplaintsDrpFinished => {
-                EventRef::ComplaintsDrpFinished(
-                    events::communications::ComplaintsDrpFinished::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::communications::ComplaintsDrpFinished::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::ComplaintsDrpFinished(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplaintsDrpStarted => {
-                EventRef::ComplaintsDrpStarted(
-                    events::communications::ComplaintsDrpStarted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::communications::ComplaintsDrpStarted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::ComplaintsDrpStarted(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplexQuotingCostCalculationFinished => {
-                EventRef::ComplexQuotingCostCalculationFinished(
-                    events::communications::ComplexQuotingCostCalculationFinished::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::communications::ComplexQuotingCostCalculationFinished::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::ComplexQuotingCostCalculationFinished(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::ConsentsConsentCreated => {
-                EventRef::ConsentsConsentCreated(
-                    events::communications::ConsentsConsentCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::communications::ConsentsConsentCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::ConsentsConsentCreated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::ConsentsConsentUpdated => {
-                EventRef::ConsentsConsentUpdated(
-                    events::communications::ConsentsConsentUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::communications::ConsentsConsentUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::ConsentsConsentUpdated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractGroupsCreated => {
-                EventRef::ContractGroupsCreated(
-                    events::contracts::ContractGroupsCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::contracts::ContractGroupsCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::ContractGroupsCreated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractGroupsMembershipsChanged => {
-                EventRef::ContractGroupsMembershipsChanged(
-                    events::contracts::ContractGroupsMembershipsChanged::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::contracts::ContractGroupsMembershipsChanged::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::ContractGroupsMembershipsChanged(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractGroupsVersionCreated => {
-                EventRef::ContractGroupsVersionCreated(
-                    events::contracts::ContractGroupsVersionCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::contracts::ContractGroupsVersionCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::ContractGroupsVersionCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsActualized => {
-                EventRef::ContractsActualized(
-                    events::contracts::ContractsActualized::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::contracts::ContractsActualized::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::ContractsActualized(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsCreated => {
-                EventRef::ContractsCreated(
-                    events::contracts::ContractsCreated::build(self.version, fields, ok),
-                )
+                let payload = events::contracts::ContractsCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::ContractsCreated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsExpired => {
-                EventRef::ContractsExpired(
-                    events::contracts::ContractsExpired::build(self.version, fields, ok),
-                )
+                let payload = events::contracts::ContractsExpired::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::ContractsExpired(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsExpiryApproaching => {
-                EventRef::ContractsExpiryApproaching(
-                    events::contracts::ContractsExpiryApproaching::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::contracts::ContractsExpiryApproaching::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::ContractsExpiryApproaching(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsJourneysCreationStarted => {
-                EventRef::ContractsJourneysCreationStarted(
-                    events::contracts::ContractsJourneysCreationStarted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::contracts::ContractsJourneysCreationStarted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::ContractsJourneysCreationStarted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsJourneysTerminationStarted => {
-                EventRef::ContractsJourneysTerminationStarted(
-                    events::contracts::ContractsJourneysTerminationStarted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::contracts::ContractsJourneysTerminationStarted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::ContractsJourneysTerminationStarted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsJourneysVariationStarted => {
-                EventRef::ContractsJourneysVariationStarted(
-                    events::contracts::ContractsJourneysVariationStarted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::contracts::ContractsJourneysVariationStarted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::ContractsJourneysVariationStarted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsNovated => {
-                EventRef::ContractsNovated(
-                    events::contracts::ContractsNovated::build(self.version, fields, ok),
-                )
+                let payload = events::contracts::ContractsNovated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::ContractsNovated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsRescinded => {
-                EventRef::ContractsRescinded(
-                    events::contracts::ContractsRescinded::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::contracts::ContractsRescinded::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::ContractsRescinded(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsRevoked => {
-                EventRef::ContractsRevoked(
-                    events::contracts::ContractsRevoked::build(self.version, fields, ok),
-                )
+                let payload = events::contracts::ContractsRevoked::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::ContractsRevoked(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsSubjectAmended => {
-                EventRef::ContractsSubjectAmended(
-                    events::contracts::ContractsSubjectAmended::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::contracts::ContractsSubjectAmended::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::ContractsSubjectAmended(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsTerminated => {
-                EventRef::ContractsTerminated(
-                    events::contracts::ContractsTerminated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::contracts::ContractsTerminated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::ContractsTerminated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsTermsVaried => {
-                EventRef::ContractsTermsVaried(
-                    events::contracts::ContractsTermsVaried::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::contracts::ContractsTermsVaried::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::ContractsTermsVaried(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::CreditCheckCreated => {
-                EventRef::CreditCheckCreated(
-                    events::collections::CreditCheckCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::collections::CreditCheckCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::CreditCheckCreated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerRolesCreated => {
-                EventRef::CustomerAccessPartnerRolesCreated(
-                    events::customer_access::CustomerAccessPartnerRolesCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::customer_access::CustomerAccessPartnerRolesCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::CustomerAccessPartnerRolesCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerRolesUpdated => {
-                EventRef::CustomerAccessPartnerRolesUpdated(
-                    events::customer_access::CustomerAccessPartnerRolesUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::customer_access::CustomerAccessPartnerRolesUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::CustomerAccessPartnerRolesUpdated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerUserRolesCreated => {
-                EventRef::CustomerAccessPartnerUserRolesCreated(
-                    events::customer_access::CustomerAccessPartnerUserRolesCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::customer_access::CustomerAccessPartnerUserRolesCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::CustomerAccessPartnerUserRolesCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerUserRolesUpdated => {
-                EventRef::CustomerAccessPartnerUserRolesUpdated(
-                    events::customer_access::CustomerAccessPartnerUserRolesUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::customer_access::CustomerAccessPartnerUserRolesUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::CustomerAccessPartnerUserRolesUpdated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessUserRolesCreated => {
-                EventRef::CustomerAccessUserRolesCreated(
-                    events::customer_access::CustomerAccessUserRolesCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::customer_access::CustomerAccessUserRolesCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::CustomerAccessUserRolesCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessUserRolesUpdated => {
-                EventRef::CustomerAccessUserRolesUpdated(
-                    events::customer_access::CustomerAccessUserRolesUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::customer_access::CustomerAccessUserRolesUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::CustomerAccessUserRolesUpdated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessCancelled => {
-                EventRef::DataImportImportProcessCancelled(
-                    events::data_import::DataImportImportProcessCancelled::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::data_import::DataImportImportProcessCancelled::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::DataImportImportProcessCancelled(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessComplete => {
-                EventRef::DataImportImportProcessComplete(
-                    events::data_import::DataImportImportProcessComplete::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::data_import::DataImportImportProcessComplete::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::DataImportImportProcessComplete(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessDryRunComplete => {
-                EventRef::DataImportImportProcessDryRunComplete(
-                    events::data_import::DataImportImportProcessDryRunComplete::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::data_import::DataImportImportProcessDryRunComplete::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::DataImportImportProcessDryRunComplete(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessDryRunError => {
-                EventRef::DataImportImportProcessDryRunError(
-                    events::data_import::DataImportImportProcessDryRunError::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::data_import::DataImportImportProcessDryRunError::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::DataImportImportProcessDryRunError(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessError => {
-                EventRef::DataImportImportProcessError(
-                    events::data_import::DataImportImportProcessError::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::data_import::DataImportImportProcessError::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::DataImportImportProcessError(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessPostImportCompleted => {
-                EventRef::DataImportImportProcessPostImportCompleted(
-                    events::data_import::DataImportImportProcessPostImportCompleted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::data_import::DataImportImportProcessPostImportCompleted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::DataImportImportProcessPostImportCompleted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessPostImportError => {
-                EventRef::DataImportImportProcessPostImportError(
-                    events::data_import::DataImportImportProcessPostImportError::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::data_import::DataImportImportProcessPostImportError::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::DataImportImportProcessPostImportError(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportOrderProcessCancelled => {
-                EventRef::DataImportOrderProcessCancelled(
-                    events::data_import::DataImportOrderProcessCancelled::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::data_import::DataImportOrderProcessCancelled::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::DataImportOrderProcessCancelled(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportOrderProcessComplete => {
-                EventRef::DataImportOrderProcessComplete(
-                    events::data_import::DataImportOrderProcessComplete::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::data_import::DataImportOrderProcessComplete::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::DataImportOrderProcessComplete(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportOrderProcessError => {
-                EventRef::DataImportOrderProcessError(
-                    events::data_import::DataImportOrderProcessError::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::data_import::DataImportOrderProcessError::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::DataImportOrderProcessError(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::DebtActioningAutomatedDebtWriteBackCompleted => {
-                EventRef::DebtActioningAutomatedDebtWriteBackCompleted(
-                    events::collections::DebtActioningAutomatedDebtWriteBackCompleted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::collections::DebtActioningAutomatedDebtWriteBackCompleted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::DebtActioningAutomatedDebtWriteBackCompleted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::DebtActioningAutomatedDebtWriteBackFailed => {
-                EventRef::DebtActioningAutomatedDebtWriteBackFailed(
-                    events::collections::DebtActioningAutomatedDebtWriteBackFailed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::collections::DebtActioningAutomatedDebtWriteBackFailed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::DebtActioningAutomatedDebtWriteBackFailed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::DebtActioningAutomatedDebtWriteBackSkipped => {
-                EventRef::DebtActioningAutomatedDebtWriteBackSkipped(
-                    events::collections::DebtActioningAutomatedDebtWriteBackSkipped::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::collections::DebtActioningAutomatedDebtWriteBackSkipped::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::DebtActioningAutomatedDebtWriteBackSkipped(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::DelinquentDebtAllocationCreated => {
-                EventRef::DelinquentDebtAllocationCreated(
-                    events::collections::DelinquentDebtAllocationCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::collections::DelinquentDebtAllocationCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::DelinquentDebtAllocationCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::DelinquentDebtPositionChanged => {
-                EventRef::DelinquentDebtPositionChanged(
-                    events::collections::DelinquentDebtPositionChanged::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::collections::DelinquentDebtPositionChanged::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::DelinquentDebtPositionChanged(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementAccepted => {
-                EventRef::DepositAgreementAccepted(
-                    events::collections::DepositAgreementAccepted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::collections::DepositAgreementAccepted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::DepositAgreementAccepted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementFulfilled => {
-                EventRef::DepositAgreementFulfilled(
-                    events::collections::DepositAgreementFulfilled::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::collections::DepositAgreementFulfilled::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::DepositAgreementFulfilled(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementInstalmentReturned => {
-                EventRef::DepositAgreementInstalmentReturned(
-                    events::collections::DepositAgreementInstalmentReturned::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::collections::DepositAgreementInstalmentReturned::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::DepositAgreementInstalmentReturned(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementReturned => {
-                EventRef::DepositAgreementReturned(
-                    events::collections::DepositAgreementReturned::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::collections::DepositAgreementReturned::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::DepositAgreementReturned(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementWithdrawn => {
-                EventRef::DepositAgreementWithdrawn(
-                    events::collections::DepositAgreementWithdrawn::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::collections::DepositAgreementWithdrawn::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::DepositAgreementWithdrawn(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::DunningPathPaused => {
-                EventRef::DunningPathPaused(
-                    events::collections::DunningPathPaused::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::collections::DunningPathPaused::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::DunningPathPaused(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::DunningPathStarted => {
-                EventRef::DunningPathStarted(
-                    events::collections::DunningPathStarted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::collections::DunningPathStarted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::DunningPathStarted(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::DunningPathUnpaused => {
-                EventRef::DunningPathUnpaused(
-                    events::collections::DunningPathUnpaused::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::collections::DunningPathUnpaused::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::DunningPathUnpaused(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::DunningPathWithdrawn => {
-                EventRef::DunningPathWithdrawn(
-                    events::collections::DunningPathWithdrawn::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::collections::DunningPathWithdrawn::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::DunningPathWithdrawn(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileCancellationInvoiceProcessed => {
-                EventRef::ElectricityFlowFileCancellationInvoiceProcessed(
-                    events::market_files::ElectricityFlowFileCancellationInvoiceProcessed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::market_files::ElectricityFlowFileCancellationInvoiceProcessed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::ElectricityFlowFileCancellationInvoiceProcessed(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileComplementaryInvoiceProcessed => {
-                EventRef::ElectricityFlowFileComplementaryInvoiceProcessed(
-                    events::market_files::ElectricityFlowFileComplementaryInvoiceProcessed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::market_files::ElectricityFlowFileComplementaryInvoiceProcessed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::ElectricityFlowFileComplementaryInvoiceProcessed(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileRectificationInvoiceProcessed => {
-                EventRef::ElectricityFlowFileRectificationInvoiceProcessed(
-                    events::market_files::ElectricityFlowFileRectificationInvoiceProcessed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::market_files::ElectricityFlowFileRectificationInvoiceProcessed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::ElectricityFlowFileRectificationInvoiceProcessed(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileRegularizerInvoiceProcessed => {
-                EventRef::ElectricityFlowFileRegularizerInvoiceProcessed(
-                    events::market_files::ElectricityFlowFileRegularizerInvoiceProcessed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::market_files::ElectricityFlowFileRegularizerInvoiceProcessed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::ElectricityFlowFileRegularizerInvoiceProcessed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileBillableConceptsInvoiceProcessed => {
-                EventRef::ElectricityFlowFileBillableConceptsInvoiceProcessed(
-                    events::market_files::ElectricityFlowFileBillableConceptsInvoiceProcessed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::market_files::ElectricityFlowFileBillableConceptsInvoiceProcessed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::ElectricityFlowFileBillableConceptsInvoiceProcessed(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileRegularInvoiceProcessed => {
-                EventRef::ElectricityFlowFileRegularInvoiceProcessed(
-                    events::market_files::ElectricityFlowFileRegularInvoiceProcessed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::market_files::ElectricityFlowFileRegularInvoiceProcessed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::ElectricityFlowFileRegularInvoiceProcessed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::EspSupplyPointsEnrichmentDataSent => {
-                EventRef::EspSupplyPointsEnrichmentDataSent(
-                    events::market_files::EspSupplyPointsEnrichmentDataSent::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::market_files::EspSupplyPointsEnrichmentDataSent::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::EspSupplyPointsEnrichmentDataSent(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::EspSupplyPointsAtrSnapshotSent => {
-                EventRef::EspSupplyPointsAtrSnapshotSent(
-                    events::market_files::EspSupplyPointsAtrSnapshotSent::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::market_files::EspSupplyPointsAtrSnapshotSent::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::EspSupplyPointsAtrSnapshotSent(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileProcessed => {
-                EventRef::ExternalMessagingUploadedFileProcessed(
-                    events::data_import::ExternalMessagingUploadedFileProcessed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::data_import::ExternalMessagingUploadedFileProcessed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::ExternalMessagingUploadedFileProcessed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileProcessingFailed => {
-                EventRef::ExternalMessagingUploadedFileProcessingFailed(
-                    events::data_import::ExternalMessagingUploadedFileProcessingFailed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::data_import::ExternalMessagingUploadedFileProcessingFailed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::ExternalMessagingUploadedFileProcessingFailed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileSafe => {
-                EventRef::ExternalMessagingUploadedFileSafe(
-                    events::data_import::ExternalMessagingUploadedFileSafe::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::data_import::ExternalMessagingUploadedFileSafe::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::ExternalMessagingUploadedFileSafe(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileUnsafe => {
-                EventRef::ExternalMessagingUploadedFileUnsafe(
-                    events::data_import::ExternalMessagingUploadedFileUnsafe::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::data_import::ExternalMessagingUploadedFileUnsafe::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::ExternalMessagingUploadedFileUnsafe(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceDeauthenticated => {
-                EventRef::FlexDeviceDeauthenticated(
-                    events::flexible_devices::FlexDeviceDeauthenticated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::flexible_devices::FlexDeviceDeauthenticated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::FlexDeviceDeauthenticated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceDisconnected => {
-                EventRef::FlexDeviceDisconnected(
-                    events::flexible_devices::FlexDeviceDisconnected::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::flexible_devices::FlexDeviceDisconnected::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::FlexDeviceDisconnected(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceOptimisationCreated => {
-                EventRef::FlexDeviceOptimisationCreated(
-                    events::flexible_devices::FlexDeviceOptimisationCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::flexible_devices::FlexDeviceOptimisationCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::FlexDeviceOptimisationCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceRegistered => {
-                EventRef::FlexDeviceRegistered(
-                    events::flexible_devices::FlexDeviceRegistered::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::flexible_devices::FlexDeviceRegistered::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::FlexDeviceRegistered(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated => {
-                EventRef::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated(
-                    events::market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsCancellationInvoiceCreated => {
-                EventRef::GasBillFlowDetailsCancellationInvoiceCreated(
-                    events::market_files::GasBillFlowDetailsCancellationInvoiceCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::market_files::GasBillFlowDetailsCancellationInvoiceCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::GasBillFlowDetailsCancellationInvoiceCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsComplementaryInvoiceCreated => {
-                EventRef::GasBillFlowDetailsComplementaryInvoiceCreated(
-                    events::market_files::GasBillFlowDetailsComplementaryInvoiceCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::market_files::GasBillFlowDetailsComplementaryInvoiceCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::GasBillFlowDetailsComplementaryInvoiceCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsRectificationInvoiceCreated => {
-                EventRef::GasBillFlowDetailsRectificationInvoiceCreated(
-                    events::market_files::GasBillFlowDetailsRectificationInvoiceCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::market_files::GasBillFlowDetailsRectificationInvoiceCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::GasBillFlowDetailsRectificationInvoiceCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsRegularInvoiceCreated => {
-                EventRef::GasBillFlowDetailsRegularInvoiceCreated(
-                    events::market_files::GasBillFlowDetailsRegularInvoiceCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::market_files::GasBillFlowDetailsRegularInvoiceCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::GasBillFlowDetailsRegularInvoiceCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasFlowFileB7033ComplementaryInvoiceProcessed => {
-                EventRef::GasFlowFileB7033ComplementaryInvoiceProcessed(
-                    events::market_files::GasFlowFileB7033ComplementaryInvoiceProcessed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::market_files::GasFlowFileB7033ComplementaryInvoiceProcessed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::GasFlowFileB7033ComplementaryInvoiceProcessed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasFlowFileB7033RegularInvoiceProcessed => {
-                EventRef::GasFlowFileB7033RegularInvoiceProcessed(
-                    events::market_files::GasFlowFileB7033RegularInvoiceProcessed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::market_files::GasFlowFileB7033RegularInvoiceProcessed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::GasFlowFileB7033RegularInvoiceProcessed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasSupplyPointInspectionResultsReceived => {
-                EventRef::GasSupplyPointInspectionResultsReceived(
-                    events::market_files::GasSupplyPointInspectionResultsReceived::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::market_files::GasSupplyPointInspectionResultsReceived::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::GasSupplyPointInspectionResultsReceived(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::GoodsPurchaseCreated => {
-                EventRef::GoodsPurchaseCreated(
-                    events::communications::GoodsPurchaseCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::communications::GoodsPurchaseCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::GoodsPurchaseCreated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::GoodsQuoteCreatedForAccount => {
-                EventRef::GoodsQuoteCreatedForAccount(
-                    events::communications::GoodsQuoteCreatedForAccount::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::communications::GoodsQuoteCreatedForAccount::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::GoodsQuoteCreatedForAccount(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::GoodsQuoteCreatedWithoutAccount => {
-                EventRef::GoodsQuoteCreatedWithoutAccount(
-                    events::communications::GoodsQuoteCreatedWithoutAccount::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::communications::GoodsQuoteCreatedWithoutAccount::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::GoodsQuoteCreatedWithoutAccount(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfEnergisationUnsolicitedMessage => {
-                EventRef::IndustryElectricityChangeOfEnergisationUnsolicitedMessage(
-                    events::industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessage::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessage::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::IndustryElectricityChangeOfEnergisationUnsolicitedMessage(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfServiceMeterDeactivated => {
-                EventRef::IndustryElectricityChangeOfServiceMeterDeactivated(
-                    events::industry::IndustryElectricityChangeOfServiceMeterDeactivated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::industry::IndustryElectricityChangeOfServiceMeterDeactivated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::IndustryElectricityChangeOfServiceMeterDeactivated(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfSupplyGainInitiated => {
-                EventRef::IndustryElectricityChangeOfSupplyGainInitiated(
-                    events::industry::IndustryElectricityChangeOfSupplyGainInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::industry::IndustryElectricityChangeOfSupplyGainInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::IndustryElectricityChangeOfSupplyGainInitiated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfSupplyLossComplete => {
-                EventRef::IndustryElectricityChangeOfSupplyLossComplete(
-                    events::industry::IndustryElectricityChangeOfSupplyLossComplete::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::industry::IndustryElectricityChangeOfSupplyLossComplete::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::IndustryElectricityChangeOfSupplyLossComplete(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityExportInstallationValidated => {
-                EventRef::IndustryElectricityExportInstallationValidated(
-                    events::industry::IndustryElectricityExportInstallationValidated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::industry::IndustryElectricityExportInstallationValidated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::IndustryElectricityExportInstallationValidated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryGasChangeOfSupplyGainInitiated => {
-                EventRef::IndustryGasChangeOfSupplyGainInitiated(
-                    events::industry::IndustryGasChangeOfSupplyGainInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::industry::IndustryGasChangeOfSupplyGainInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::IndustryGasChangeOfSupplyGainInitiated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryGasChangeOfSupplyLossComplete => {
-                EventRef::IndustryGasChangeOfSupplyLossComplete(
-                    events::industry::IndustryGasChangeOfSupplyLossComplete::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::industry::IndustryGasChangeOfSupplyLossComplete::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::IndustryGasChangeOfSupplyLossComplete(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkActionsRun => {
-                EventRef::InkActionsRun(
-                    events::conversations::InkActionsRun::build(self.version, fields, ok),
-                )
+                let payload = events::conversations::InkActionsRun::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::InkActionsRun(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkContentInboundMessageTagged => {
-                EventRef::InkContentInboundMessageTagged(
-                    events::conversations::InkContentInboundMessageTagged::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::conversations::InkContentInboundMessageTagged::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::InkContentInboundMessageTagged(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationAssignedToBucket => {
-                EventRef::InkConversationAssignedToBucket(
-                    events::conversations::InkConversationAssignedToBucket::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::conversations::InkConversationAssignedToBucket::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::InkConversationAssignedToBucket(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationAssignedToTimeline => {
-                EventRef::InkConversationAssignedToTimeline(
-                    events::conversations::InkConversationAssignedToTimeline::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::conversations::InkConversationAssignedToTimeline::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::InkConversationAssignedToTimeline(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationAwaitCustomerReply => {
-                EventRef::InkConversationAwaitCustomerReply(
-                    events::conversations::InkConversationAwaitCustomerReply::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::conversations::InkConversationAwaitCustomerReply::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::InkConversationAwaitCustomerReply(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationClosed => {
-                EventRef::InkConversationClosed(
-                    events::conversations::InkConversationClosed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::conversations::InkConversationClosed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::InkConversationClosed(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationOpenStatusChanged => {
-                EventRef::InkConversationOpenStatusChanged(
-                    events::conversations::InkConversationOpenStatusChanged::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::conversations::InkConversationOpenStatusChanged::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::InkConversationOpenStatusChanged(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationOpened => {
-                EventRef::InkConversationOpened(
-                    events::conversations::InkConversationOpened::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::conversations::InkConversationOpened::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::InkConversationOpened(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationPriorityChanged => {
-                EventRef::InkConversationPriorityChanged(
-                    events::conversations::InkConversationPriorityChanged::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::conversations::InkConversationPriorityChanged::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::InkConversationPriorityChanged(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationSnoozed => {
-                EventRef::InkConversationSnoozed(
-                    events::conversations::InkConversationSnoozed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::conversations::InkConversationSnoozed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::InkConversationSnoozed(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationUnassignedFromBucket => {
-                EventRef::InkConversationUnassignedFromBucket(
-                    events::conversations::InkConversationUnassignedFromBucket::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::conversations::InkConversationUnassignedFromBucket::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::InkConversationUnassignedFromBucket(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationUnassignedFromTimeline => {
-                EventRef::InkConversationUnassignedFromTimeline(
-                    events::conversations::InkConversationUnassignedFromTimeline::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::conversations::InkConversationUnassignedFromTimeline::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::InkConversationUnassignedFromTimeline(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkLiveChatClosed => {
-                EventRef::InkLiveChatClosed(
-                    events::conversations::InkLiveChatClosed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::conversations::InkLiveChatClosed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::InkLiveChatClosed(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkLiveChatInitiated => {
-                EventRef::InkLiveChatInitiated(
-                    events::conversations::InkLiveChatInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::conversations::InkLiveChatInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::InkLiveChatInitiated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkLiveChatMessagesOutboundMessageCreated => {
-                EventRef::InkLiveChatMessagesOutboundMessageCreated(
-                    events::conversations::InkLiveChatMessagesOutboundMessageCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::conversations::InkLiveChatMessagesOutboundMessageCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::InkLiveChatMessagesOutboundMessageCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessageAttachmentSafe => {
-                EventRef::InkMessageAttachmentSafe(
-                    events::conversations::InkMessageAttachmentSafe::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::conversations::InkMessageAttachmentSafe::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::InkMessageAttachmentSafe(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessageAttachmentUnsafe => {
-                EventRef::InkMessageAttachmentUnsafe(
-                    events::conversations::InkMessageAttachmentUnsafe::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::conversations::InkMessageAttachmentUnsafe::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::InkMessageAttachmentUnsafe(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesInboundEmailMigration => {
-                EventRef::InkMessagesInboundEmailMigration(
-                    events::conversations::InkMessagesInboundEmailMigration::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::conversations::InkMessagesInboundEmailMigration::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::InkMessagesInboundEmailMigration(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesInboundMessageCreated => {
-                EventRef::InkMessagesInboundMessageCreated(
-                    events::conversations::InkMessagesInboundMessageCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::conversations::InkMessagesInboundMessageCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::InkMessagesInboundMessageCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesInboundMessageIngested => {
-                EventRef::InkMessagesInboundMessageIngested(
-                    events::conversations::InkMessagesInboundMessageIngested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::conversations::InkMessagesInboundMessageIngested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::InkMessagesInboundMessageIngested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesOutboundMessageCreated => {
-                EventRef::InkMessagesOutboundMessageCreated(
-                    events::conversations::InkMessagesOutboundMessageCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::conversations::InkMessagesOutboundMessageCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::InkMessagesOutboundMessageCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesOutboundMessageFailed => {
-                EventRef::InkMessagesOutboundMessageFailed(
-                    events::conversations::InkMessagesOutboundMessageFailed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::conversations::InkMessagesOutboundMessageFailed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::InkMessagesOutboundMessageFailed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesPhishingReportDismissed => {
-                EventRef::InkMessagesPhishingReportDismissed(
-                    events::conversations::InkMessagesPhishingReportDismissed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::conversations::InkMessagesPhishingReportDismissed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::InkMessagesPhishingReportDismissed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesReportedPhishing => {
-                EventRef::InkMessagesReportedPhishing(
-                    events::conversations::InkMessagesReportedPhishing::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::conversations::InkMessagesReportedPhishing::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::InkMessagesReportedPhishing(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesReportedSpam => {
-                EventRef::InkMessagesReportedSpam(
-                    events::conversations::InkMessagesReportedSpam::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::conversations::InkMessagesReportedSpam::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::InkMessagesReportedSpam(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesSpamReportDismissed => {
-                EventRef::InkMessagesSpamReportDismissed(
-                    events::conversations::InkMessagesSpamReportDismissed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::conversations::InkMessagesSpamReportDismissed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::InkMessagesSpamReportDismissed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "businesses")]
             EventType::InternalCompanyCreated => {
-                EventRef::InternalCompanyCreated(
-                    events::businesses::InternalCompanyCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::businesses::InternalCompanyCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::InternalCompanyCreated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeApplicationServiceCompleted => {
-                EventRef::LatePaymentFeeApplicationServiceCompleted(
-                    events::billing::LatePaymentFeeApplicationServiceCompleted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::billing::LatePaymentFeeApplicationServiceCompleted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LatePaymentFeeApplicationServiceCompleted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeApplicationServiceFeeApplied => {
-                EventRef::LatePaymentFeeApplicationServiceFeeApplied(
-                    events::billing::LatePaymentFeeApplicationServiceFeeApplied::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::billing::LatePaymentFeeApplicationServiceFeeApplied::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LatePaymentFeeApplicationServiceFeeApplied(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeApplicationServiceStarted => {
-                EventRef::LatePaymentFeeApplicationServiceStarted(
-                    events::billing::LatePaymentFeeApplicationServiceStarted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::billing::LatePaymentFeeApplicationServiceStarted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LatePaymentFeeApplicationServiceStarted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculationServiceCompleted => {
-                EventRef::LatePaymentFeeCalculationServiceCompleted(
-                    events::billing::LatePaymentFeeCalculationServiceCompleted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::billing::LatePaymentFeeCalculationServiceCompleted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LatePaymentFeeCalculationServiceCompleted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculationServiceStarted => {
-                EventRef::LatePaymentFeeCalculationServiceStarted(
-                    events::billing::LatePaymentFeeCalculationServiceStarted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::billing::LatePaymentFeeCalculationServiceStarted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LatePaymentFeeCalculationServiceStarted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculatorCompleted => {
-                EventRef::LatePaymentFeeCalculatorCompleted(
-                    events::billing::LatePaymentFeeCalculatorCompleted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::billing::LatePaymentFeeCalculatorCompleted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LatePaymentFeeCalculatorCompleted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculatorFeeApplied => {
-                EventRef::LatePaymentFeeCalculatorFeeApplied(
-                    events::billing::LatePaymentFeeCalculatorFeeApplied::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::billing::LatePaymentFeeCalculatorFeeApplied::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LatePaymentFeeCalculatorFeeApplied(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculatorStarted => {
-                EventRef::LatePaymentFeeCalculatorStarted(
-                    events::billing::LatePaymentFeeCalculatorStarted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::billing::LatePaymentFeeCalculatorStarted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LatePaymentFeeCalculatorStarted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeWaived => {
-                EventRef::LatePaymentFeeWaived(
-                    events::billing::LatePaymentFeeWaived::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::billing::LatePaymentFeeWaived::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::LatePaymentFeeWaived(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::LeadsLeadStageUpdated => {
-                EventRef::LeadsLeadStageUpdated(
-                    events::communications::LeadsLeadStageUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::communications::LeadsLeadStageUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::LeadsLeadStageUpdated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::LeadsOpportunityDocumentAttachedToOpportunity => {
-                EventRef::LeadsOpportunityDocumentAttachedToOpportunity(
-                    events::communications::LeadsOpportunityDocumentAttachedToOpportunity::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::communications::LeadsOpportunityDocumentAttachedToOpportunity::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LeadsOpportunityDocumentAttachedToOpportunity(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::LeadsOpportunityOfferGroupCreated => {
-                EventRef::LeadsOpportunityOfferGroupCreated(
-                    events::communications::LeadsOpportunityOfferGroupCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::communications::LeadsOpportunityOfferGroupCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LeadsOpportunityOfferGroupCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::LeadsOpportunityStageUpdated => {
-                EventRef::LeadsOpportunityStageUpdated(
-                    events::communications::LeadsOpportunityStageUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::communications::LeadsOpportunityStageUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LeadsOpportunityStageUpdated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleEnrollmentLoyaltyPointsQualificationReversed => {
-                EventRef::LifecycleEnrollmentLoyaltyPointsQualificationReversed(
-                    events::lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleEnrollmentLoyaltyPointsQualificationReversed(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint => {
-                EventRef::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint(
-                    events::lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierActivationCompleted => {
-                EventRef::LifecycleJoinSupplierActivationCompleted(
-                    events::lifecycle_join::LifecycleJoinSupplierActivationCompleted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_join::LifecycleJoinSupplierActivationCompleted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleJoinSupplierActivationCompleted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierActivationInitiated => {
-                EventRef::LifecycleJoinSupplierActivationInitiated(
-                    events::lifecycle_join::LifecycleJoinSupplierActivationInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_join::LifecycleJoinSupplierActivationInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleJoinSupplierActivationInitiated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAgreementCreated => {
-                EventRef::LifecycleJoinSupplierAgreementCreated(
-                    events::lifecycle_join::LifecycleJoinSupplierAgreementCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_join::LifecycleJoinSupplierAgreementCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleJoinSupplierAgreementCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated => {
-                EventRef::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated(
-                    events::lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated => {
-                EventRef::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated(
-                    events::lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated => {
-                EventRef::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated(
-                    events::lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierCancellationRequested => {
-                EventRef::LifecycleJoinSupplierCancellationRequested(
-                    events::lifecycle_join::LifecycleJoinSupplierCancellationRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_join::LifecycleJoinSupplierCancellationRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleJoinSupplierCancellationRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierCancelled => {
-                EventRef::LifecycleJoinSupplierCancelled(
-                    events::lifecycle_join::LifecycleJoinSupplierCancelled::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_join::LifecycleJoinSupplierCancelled::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleJoinSupplierCancelled(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierCompleted => {
-                EventRef::LifecycleJoinSupplierCompleted(
-                    events::lifecycle_join::LifecycleJoinSupplierCompleted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_join::LifecycleJoinSupplierCompleted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleJoinSupplierCompleted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierRequested => {
-                EventRef::LifecycleJoinSupplierRequested(
-                    events::lifecycle_join::LifecycleJoinSupplierRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_join::LifecycleJoinSupplierRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleJoinSupplierRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierReversalRequested => {
-                EventRef::LifecycleJoinSupplierReversalRequested(
-                    events::lifecycle_join::LifecycleJoinSupplierReversalRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_join::LifecycleJoinSupplierReversalRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleJoinSupplierReversalRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierReversed => {
-                EventRef::LifecycleJoinSupplierReversed(
-                    events::lifecycle_join::LifecycleJoinSupplierReversed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_join::LifecycleJoinSupplierReversed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleJoinSupplierReversed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSupplyPeriodCreated => {
-                EventRef::LifecycleJoinSupplierSupplyPeriodCreated(
-                    events::lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleJoinSupplierSupplyPeriodCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated => {
-                EventRef::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated(
-                    events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated => {
-                EventRef::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated(
-                    events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted => {
-                EventRef::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted(
-                    events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated => {
-                EventRef::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated(
-                    events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSecurityDepositsCreated => {
-                EventRef::LifecycleJoinSupplierSecurityDepositsCreated(
-                    events::lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleJoinSupplierSecurityDepositsCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierTermsAndConditionsAccepted => {
-                EventRef::LifecycleJoinSupplierTermsAndConditionsAccepted(
-                    events::lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAccepted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAccepted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleJoinSupplierTermsAndConditionsAccepted(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated => {
-                EventRef::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated(
-                    events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated => {
-                EventRef::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated(
-                    events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated => {
-                EventRef::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated(
-                    events::lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierCancellationRequested => {
-                EventRef::LifecycleLeaveSupplierCancellationRequested(
-                    events::lifecycle_leave::LifecycleLeaveSupplierCancellationRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_leave::LifecycleLeaveSupplierCancellationRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleLeaveSupplierCancellationRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierCancelled => {
-                EventRef::LifecycleLeaveSupplierCancelled(
-                    events::lifecycle_leave::LifecycleLeaveSupplierCancelled::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_leave::LifecycleLeaveSupplierCancelled::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleLeaveSupplierCancelled(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierCompleted => {
-                EventRef::LifecycleLeaveSupplierCompleted(
-                    events::lifecycle_leave::LifecycleLeaveSupplierCompleted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_leave::LifecycleLeaveSupplierCompleted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleLeaveSupplierCompleted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierRequested => {
-                EventRef::LifecycleLeaveSupplierRequested(
-                    events::lifecycle_leave::LifecycleLeaveSupplierRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_leave::LifecycleLeaveSupplierRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleLeaveSupplierRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierReversalRequested => {
-                EventRef::LifecycleLeaveSupplierReversalRequested(
-                    events::lifecycle_leave::LifecycleLeaveSupplierReversalRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_leave::LifecycleLeaveSupplierReversalRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleLeaveSupplierReversalRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated => {
-                EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated(
-                    events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated => {
-                EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated(
-                    events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated => {
-                EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated(
-                    events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierTerminationConfirmed => {
-                EventRef::LifecycleLeaveSupplierTerminationConfirmed(
-                    events::lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleLeaveSupplierTerminationConfirmed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierTerminationInitiated => {
-                EventRef::LifecycleLeaveSupplierTerminationInitiated(
-                    events::lifecycle_leave::LifecycleLeaveSupplierTerminationInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_leave::LifecycleLeaveSupplierTerminationInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleLeaveSupplierTerminationInitiated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierUpdated => {
-                EventRef::LifecycleLeaveSupplierUpdated(
-                    events::lifecycle_leave::LifecycleLeaveSupplierUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_leave::LifecycleLeaveSupplierUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleLeaveSupplierUpdated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleStatusChanged => {
-                EventRef::LifecycleStatusChanged(
-                    events::lifecycle_status::LifecycleStatusChanged::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_status::LifecycleStatusChanged::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::LifecycleStatusChanged(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleSupportSiteSale => {
-                EventRef::LifecycleSupportSiteSale(
-                    events::lifecycle_status::LifecycleSupportSiteSale::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::lifecycle_status::LifecycleSupportSiteSale::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LifecycleSupportSiteSale(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "customer-access")]
             EventType::LoyaltyPointsUserRoleRemoval => {
-                EventRef::LoyaltyPointsUserRoleRemoval(
-                    events::customer_access::LoyaltyPointsUserRoleRemoval::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::customer_access::LoyaltyPointsUserRoleRemoval::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::LoyaltyPointsUserRoleRemoval(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::MarketsEspBillFlowFileProcessed => {
-                EventRef::MarketsEspBillFlowFileProcessed(
-                    events::market_files::MarketsEspBillFlowFileProcessed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::market_files::MarketsEspBillFlowFileProcessed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::MarketsEspBillFlowFileProcessed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::MarketsEspFlowFileProcessed => {
-                EventRef::MarketsEspFlowFileProcessed(
-                    events::market_files::MarketsEspFlowFileProcessed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::market_files::MarketsEspFlowFileProcessed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::MarketsEspFlowFileProcessed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::MarketsEspIndustryGasbillflowdetailsInspectionProcessed => {
-                EventRef::MarketsEspIndustryGasbillflowdetailsInspectionProcessed(
-                    events::market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::MarketsEspIndustryGasbillflowdetailsInspectionProcessed(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::MarketsGasSupplyPointCreated => {
-                EventRef::MarketsGasSupplyPointCreated(
-                    events::market_files::MarketsGasSupplyPointCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::market_files::MarketsGasSupplyPointCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::MarketsGasSupplyPointCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::MarketsNetworkOperatorCreated => {
-                EventRef::MarketsNetworkOperatorCreated(
-                    events::market_files::MarketsNetworkOperatorCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::market_files::MarketsNetworkOperatorCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::MarketsNetworkOperatorCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::MessagingPushNotificationTokenUnregistered => {
-                EventRef::MessagingPushNotificationTokenUnregistered(
-                    events::communications::MessagingPushNotificationTokenUnregistered::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::communications::MessagingPushNotificationTokenUnregistered::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::MessagingPushNotificationTokenUnregistered(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-data-quality")]
             EventType::MeterDataQualityResolutionCancelled => {
-                EventRef::MeterDataQualityResolutionCancelled(
-                    events::meter_data_quality::MeterDataQualityResolutionCancelled::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::meter_data_quality::MeterDataQualityResolutionCancelled::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::MeterDataQualityResolutionCancelled(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-data-quality")]
             EventType::MeterDataQualityResolutionRequested => {
-                EventRef::MeterDataQualityResolutionRequested(
-                    events::meter_data_quality::MeterDataQualityResolutionRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::meter_data_quality::MeterDataQualityResolutionRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::MeterDataQualityResolutionRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointElecCosGainRegistrationRequested => {
-                EventRef::MeterpointElecCosGainRegistrationRequested(
-                    events::meter_points::MeterpointElecCosGainRegistrationRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::meter_points::MeterpointElecCosGainRegistrationRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::MeterpointElecCosGainRegistrationRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasApiBackfill => {
-                EventRef::MeterpointGasApiBackfill(
-                    events::meter_points::MeterpointGasApiBackfill::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::meter_points::MeterpointGasApiBackfill::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::MeterpointGasApiBackfill(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasAppointMamRequested => {
-                EventRef::MeterpointGasAppointMamRequested(
-                    events::meter_points::MeterpointGasAppointMamRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::meter_points::MeterpointGasAppointMamRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::MeterpointGasAppointMamRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasBackfill => {
-                EventRef::MeterpointGasBackfill(
-                    events::meter_points::MeterpointGasBackfill::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::meter_points::MeterpointGasBackfill::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(EventRef::MeterpointGasBackfill(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasChangeOfCohortRequested => {
-                EventRef::MeterpointGasChangeOfCohortRequested(
-                    events::meter_points::MeterpointGasChangeOfCohortRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::meter_points::MeterpointGasChangeOfCohortRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::MeterpointGasChangeOfCohortRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasChangeOfMamRequested => {
-                EventRef::MeterpointGasChangeOfMamRequested(
-                    events::meter_points::MeterpointGasChangeOfMamRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::meter_points::MeterpointGasChangeOfMamRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::MeterpointGasChangeOfMamRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosGainMtdReceived => {
-                EventRef::MeterpointGasCosGainMtdReceived(
-                    events::meter_points::MeterpointGasCosGainMtdReceived::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::meter_points::MeterpointGasCosGainMtdReceived::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::MeterpointGasCosGainMtdReceived(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosGainRegistrationConfirmed => {
-                EventRef::MeterpointGasCosGainRegistrationConfirmed(
-                    events::meter_points::MeterpointGasCosGainRegistrationConfirmed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::meter_points::MeterpointGasCosGainRegistrationConfirmed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::MeterpointGasCosGainRegistrationConfirmed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosGainRegistrationRequested => {
-                EventRef::MeterpointGasCosGainRegistrationRequested(
-                    events::meter_points::MeterpointGasCosGainRegistrationRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::meter_points::MeterpointGasCosGainRegistrationRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::MeterpointGasCosGainRegistrationRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosLossConfirmed => {
-                EventRef::MeterpointGasCosLossConfirmed(
-                    events::meter_points::MeterpointGasCosLossConfirmed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::meter_points::MeterpointGasCosLossConfirmed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::MeterpointGasCosLossConfirmed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDeappointMamRequested => {
-                EventRef::MeterpointGasDeappointMamRequested(
-                    events::meter_points::MeterpointGasDeappointMamRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::meter_points::MeterpointGasDeappointMamRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::MeterpointGasDeappointMamRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAcceptedByUs => {
-                EventRef::MeterpointGasDisputedClosingReadingAcceptedByUs(
-                    events::meter_points::MeterpointGasDisputedClosingReadingAcceptedByUs::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::meter_points::MeterpointGasDisputedClosingReadingAcceptedByUs::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::MeterpointGasDisputedClosingReadingAcceptedByUs(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier => {
-                EventRef::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier(
-                    events::meter_points::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::meter_points::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAlternativeProposedByUs => {
-                EventRef::MeterpointGasDisputedClosingReadingAlternativeProposedByUs(
-                    events::meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedByUs::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedByUs::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::MeterpointGasDisputedClosingReadingAlternativeProposedByUs(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier => {
-                EventRef::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier(
-                    events::meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingQueriedByUs => {
-                EventRef::MeterpointGasDisputedClosingReadingQueriedByUs(
-                    events::meter_points::MeterpointGasDisputedClosingReadingQueriedByUs::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = events::meter_points::MeterpointGasDisputedClosingReadingQueriedByUs::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        EventRef::MeterpointGasDisputedClosingReadingQueriedByUs(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
         }
     }
@@ -6936,13 +8286,7 @@ impl crate::EventKind {
             self.shape(),
             ::energy_api_core::table::Mode::Borrowed,
         )?;
-        let mut ok = true;
-        let event = self.view_of(fields, &mut ok);
-        if ok {
-            ::std::result::Result::Ok(event)
-        } else {
-            ::std::result::Result::Err(::energy_api_core::read::Stop)
-        }
+        self.view_of(fields)
     }
 }
 
@@ -6959,16 +8303,9 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for BorrowedPayload {
             kind.shape(),
             ::energy_api_core::table::Mode::Borrowed,
         )?;
-        let mut ok = true;
-        let event = kind.view_of(fields, &mut ok);
-        if ok {
-            ::std::result::Result::Ok(event)
-        } else {
-            ::std::result::Result::Err(
-                <D::Error as ::serde::de::Error>::custom(
-                    ::energy_api_core::table::MISMATCH,
-                ),
-            )
-        }
+        kind.view_of(fields)
+            .map_err(|_| <D::Error as ::serde::de::Error>::custom(
+                ::energy_api_core::table::MISMATCH,
+            ))
     }
 }

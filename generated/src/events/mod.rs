@@ -11404,2807 +11404,4260 @@ impl EventKind {
         }
     }
 
-    /// The event of this kind from the fields its table read; `ok` is cleared if the table and
-    /// the struct disagree (see `energy_api_core::table::FromFields::build`). Returned as is
-    /// rather than in an `Option`: each wrapping of an event moved all of its bytes again.
+    /// The event of this kind from the fields its table read; `Stop` only if the table and the
+    /// struct disagree (see `energy_api_core::table::FromFields::build`). Each arm wraps its own
+    /// payload: wrapping a whole `Event` once made moved all of its bytes (the largest
+    /// payload's) again, a tenth of a small event's decoding.
     fn event_of(
         self,
         fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Event {
+    ) -> ::std::result::Result<Event, ::energy_api_core::read::Stop> {
+        let mut ok = true;
         match self.event_type {
             #[cfg(feature = "accounts")]
             EventType::AccountCommunicationsPreferencesUpdated => {
-                Event::AccountCommunicationsPreferencesUpdated(
-                    accounts::AccountCommunicationsPreferencesUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = accounts::AccountCommunicationsPreferencesUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::AccountCommunicationsPreferencesUpdated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountCreated => {
-                Event::AccountCreated(
-                    accounts::AccountCreated::build(self.version, fields, ok),
-                )
+                let payload = accounts::AccountCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::AccountCreated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountOccupied => {
-                Event::AccountOccupied(
-                    accounts::AccountOccupied::build(self.version, fields, ok),
-                )
+                let payload = accounts::AccountOccupied::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::AccountOccupied(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountReactivated => {
-                Event::AccountReactivated(
-                    accounts::AccountReactivated::build(self.version, fields, ok),
-                )
+                let payload = accounts::AccountReactivated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::AccountReactivated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountSmartMeterReadPermissionChanged => {
-                Event::AccountSmartMeterReadPermissionChanged(
-                    accounts::AccountSmartMeterReadPermissionChanged::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = accounts::AccountSmartMeterReadPermissionChanged::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::AccountSmartMeterReadPermissionChanged(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountUpdated => {
-                Event::AccountUpdated(
-                    accounts::AccountUpdated::build(self.version, fields, ok),
-                )
+                let payload = accounts::AccountUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::AccountUpdated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountMetadataCreated => {
-                Event::AccountMetadataCreated(
-                    accounts::AccountMetadataCreated::build(self.version, fields, ok),
-                )
+                let payload = accounts::AccountMetadataCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::AccountMetadataCreated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountMetadataRemoved => {
-                Event::AccountMetadataRemoved(
-                    accounts::AccountMetadataRemoved::build(self.version, fields, ok),
-                )
+                let payload = accounts::AccountMetadataRemoved::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::AccountMetadataRemoved(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountMetadataUpdated => {
-                Event::AccountMetadataUpdated(
-                    accounts::AccountMetadataUpdated::build(self.version, fields, ok),
-                )
+                let payload = accounts::AccountMetadataUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::AccountMetadataUpdated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountPropertyEffectivePeriodMetadataCreated => {
-                Event::AccountPropertyEffectivePeriodMetadataCreated(
-                    accounts::AccountPropertyEffectivePeriodMetadataCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = accounts::AccountPropertyEffectivePeriodMetadataCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::AccountPropertyEffectivePeriodMetadataCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountPropertyEffectivePeriodMetadataRemoved => {
-                Event::AccountPropertyEffectivePeriodMetadataRemoved(
-                    accounts::AccountPropertyEffectivePeriodMetadataRemoved::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = accounts::AccountPropertyEffectivePeriodMetadataRemoved::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::AccountPropertyEffectivePeriodMetadataRemoved(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "accounts")]
             EventType::AccountPropertyEffectivePeriodMetadataUpdated => {
-                Event::AccountPropertyEffectivePeriodMetadataUpdated(
-                    accounts::AccountPropertyEffectivePeriodMetadataUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = accounts::AccountPropertyEffectivePeriodMetadataUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::AccountPropertyEffectivePeriodMetadataUpdated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserCreated => {
-                Event::AccountUserCreated(
-                    account_users::AccountUserCreated::build(self.version, fields, ok),
-                )
+                let payload = account_users::AccountUserCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::AccountUserCreated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserPasswordChanged => {
-                Event::AccountUserPasswordChanged(
-                    account_users::AccountUserPasswordChanged::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = account_users::AccountUserPasswordChanged::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::AccountUserPasswordChanged(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserPasswordResetRequested => {
-                Event::AccountUserPasswordResetRequested(
-                    account_users::AccountUserPasswordResetRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = account_users::AccountUserPasswordResetRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::AccountUserPasswordResetRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserPsrRecordsUpdated => {
-                Event::AccountUserPsrRecordsUpdated(
-                    account_users::AccountUserPsrRecordsUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = account_users::AccountUserPsrRecordsUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::AccountUserPsrRecordsUpdated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserRemoved => {
-                Event::AccountUserRemoved(
-                    account_users::AccountUserRemoved::build(self.version, fields, ok),
-                )
+                let payload = account_users::AccountUserRemoved::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::AccountUserRemoved(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserUpdated => {
-                Event::AccountUserUpdated(
-                    account_users::AccountUserUpdated::build(self.version, fields, ok),
-                )
+                let payload = account_users::AccountUserUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::AccountUserUpdated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserVerificationCompleted => {
-                Event::AccountUserVerificationCompleted(
-                    account_users::AccountUserVerificationCompleted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = account_users::AccountUserVerificationCompleted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::AccountUserVerificationCompleted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserVerificationStarted => {
-                Event::AccountUserVerificationStarted(
-                    account_users::AccountUserVerificationStarted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = account_users::AccountUserVerificationStarted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::AccountUserVerificationStarted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserMetadataCreated => {
-                Event::AccountUserMetadataCreated(
-                    account_users::AccountUserMetadataCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = account_users::AccountUserMetadataCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::AccountUserMetadataCreated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserMetadataRemoved => {
-                Event::AccountUserMetadataRemoved(
-                    account_users::AccountUserMetadataRemoved::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = account_users::AccountUserMetadataRemoved::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::AccountUserMetadataRemoved(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "account-users")]
             EventType::AccountUserMetadataUpdated => {
-                Event::AccountUserMetadataUpdated(
-                    account_users::AccountUserMetadataUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = account_users::AccountUserMetadataUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::AccountUserMetadataUpdated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ActualIntervalsReceived => {
-                Event::ActualIntervalsReceived(
-                    agreements_and_approvals::ActualIntervalsReceived::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = agreements_and_approvals::ActualIntervalsReceived::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::ActualIntervalsReceived(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AffiliatesAffiliateAccountContractCreated => {
-                Event::AffiliatesAffiliateAccountContractCreated(
-                    agreements_and_approvals::AffiliatesAffiliateAccountContractCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = agreements_and_approvals::AffiliatesAffiliateAccountContractCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::AffiliatesAffiliateAccountContractCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementCreated => {
-                Event::AgreementCreated(
-                    agreements_and_approvals::AgreementCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = agreements_and_approvals::AgreementCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::AgreementCreated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementRevoked => {
-                Event::AgreementRevoked(
-                    agreements_and_approvals::AgreementRevoked::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = agreements_and_approvals::AgreementRevoked::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::AgreementRevoked(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementRolloverCompleted => {
-                Event::AgreementRolloverCompleted(
-                    agreements_and_approvals::AgreementRolloverCompleted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = agreements_and_approvals::AgreementRolloverCompleted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::AgreementRolloverCompleted(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementTerminated => {
-                Event::AgreementTerminated(
-                    agreements_and_approvals::AgreementTerminated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = agreements_and_approvals::AgreementTerminated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::AgreementTerminated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::AgreementUpdated => {
-                Event::AgreementUpdated(
-                    agreements_and_approvals::AgreementUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = agreements_and_approvals::AgreementUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::AgreementUpdated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalApproved => {
-                Event::ApprovalsApprovalApproved(
-                    agreements_and_approvals::ApprovalsApprovalApproved::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = agreements_and_approvals::ApprovalsApprovalApproved::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::ApprovalsApprovalApproved(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalCreated => {
-                Event::ApprovalsApprovalCreated(
-                    agreements_and_approvals::ApprovalsApprovalCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = agreements_and_approvals::ApprovalsApprovalCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::ApprovalsApprovalCreated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRejected => {
-                Event::ApprovalsApprovalRejected(
-                    agreements_and_approvals::ApprovalsApprovalRejected::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = agreements_and_approvals::ApprovalsApprovalRejected::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::ApprovalsApprovalRejected(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRequestApproved => {
-                Event::ApprovalsApprovalRequestApproved(
-                    agreements_and_approvals::ApprovalsApprovalRequestApproved::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = agreements_and_approvals::ApprovalsApprovalRequestApproved::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::ApprovalsApprovalRequestApproved(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRequestAssigned => {
-                Event::ApprovalsApprovalRequestAssigned(
-                    agreements_and_approvals::ApprovalsApprovalRequestAssigned::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = agreements_and_approvals::ApprovalsApprovalRequestAssigned::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::ApprovalsApprovalRequestAssigned(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "agreements-and-approvals")]
             EventType::ApprovalsApprovalRequestRejected => {
-                Event::ApprovalsApprovalRequestRejected(
-                    agreements_and_approvals::ApprovalsApprovalRequestRejected::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = agreements_and_approvals::ApprovalsApprovalRequestRejected::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::ApprovalsApprovalRequestRejected(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccessTokenIssued => {
-                Event::AuthServerAccessTokenIssued(
-                    authentication_server::AuthServerAccessTokenIssued::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = authentication_server::AuthServerAccessTokenIssued::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::AuthServerAccessTokenIssued(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserGenerateMfaChallengeError => {
-                Event::AuthServerAccountUserGenerateMfaChallengeError(
-                    authentication_server::AuthServerAccountUserGenerateMfaChallengeError::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = authentication_server::AuthServerAccountUserGenerateMfaChallengeError::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::AuthServerAccountUserGenerateMfaChallengeError(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoggedIn => {
-                Event::AuthServerAccountUserLoggedIn(
-                    authentication_server::AuthServerAccountUserLoggedIn::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = authentication_server::AuthServerAccountUserLoggedIn::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::AuthServerAccountUserLoggedIn(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoginDenied => {
-                Event::AuthServerAccountUserLoginDenied(
-                    authentication_server::AuthServerAccountUserLoginDenied::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = authentication_server::AuthServerAccountUserLoginDenied::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::AuthServerAccountUserLoginDenied(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoginFailed => {
-                Event::AuthServerAccountUserLoginFailed(
-                    authentication_server::AuthServerAccountUserLoginFailed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = authentication_server::AuthServerAccountUserLoginFailed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::AuthServerAccountUserLoginFailed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "authentication-server")]
             EventType::AuthServerAccountUserLoginStepCompleted => {
-                Event::AuthServerAccountUserLoginStepCompleted(
-                    authentication_server::AuthServerAccountUserLoginStepCompleted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = authentication_server::AuthServerAccountUserLoginStepCompleted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::AuthServerAccountUserLoginStepCompleted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingBillingDocumentHeld => {
-                Event::BillingBillingDocumentHeld(
-                    billing::BillingBillingDocumentHeld::build(self.version, fields, ok),
-                )
+                let payload = billing::BillingBillingDocumentHeld::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::BillingBillingDocumentHeld(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingBillingDocumentIssued => {
-                Event::BillingBillingDocumentIssued(
-                    billing::BillingBillingDocumentIssued::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = billing::BillingBillingDocumentIssued::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::BillingBillingDocumentIssued(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingBillingDocumentRepresentationDispatched => {
-                Event::BillingBillingDocumentRepresentationDispatched(
-                    billing::BillingBillingDocumentRepresentationDispatched::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = billing::BillingBillingDocumentRepresentationDispatched::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::BillingBillingDocumentRepresentationDispatched(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingBillingOptionsUpdated => {
-                Event::BillingBillingOptionsUpdated(
-                    billing::BillingBillingOptionsUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = billing::BillingBillingOptionsUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::BillingBillingOptionsUpdated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingChargingLedgerAssignedToAgreement => {
-                Event::BillingChargingLedgerAssignedToAgreement(
-                    billing::BillingChargingLedgerAssignedToAgreement::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = billing::BillingChargingLedgerAssignedToAgreement::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::BillingChargingLedgerAssignedToAgreement(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingChargingSupplyPointTriggered => {
-                Event::BillingChargingSupplyPointTriggered(
-                    billing::BillingChargingSupplyPointTriggered::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = billing::BillingChargingSupplyPointTriggered::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::BillingChargingSupplyPointTriggered(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingDuosInvoiceCancel => {
-                Event::BillingDuosInvoiceCancel(
-                    billing::BillingDuosInvoiceCancel::build(self.version, fields, ok),
-                )
+                let payload = billing::BillingDuosInvoiceCancel::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::BillingDuosInvoiceCancel(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingDuosInvoiceNew => {
-                Event::BillingDuosInvoiceNew(
-                    billing::BillingDuosInvoiceNew::build(self.version, fields, ok),
-                )
+                let payload = billing::BillingDuosInvoiceNew::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::BillingDuosInvoiceNew(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingDuosInvoiceReplace => {
-                Event::BillingDuosInvoiceReplace(
-                    billing::BillingDuosInvoiceReplace::build(self.version, fields, ok),
-                )
+                let payload = billing::BillingDuosInvoiceReplace::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::BillingDuosInvoiceReplace(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingFinalBill => {
-                Event::BillingFinalBill(
-                    billing::BillingFinalBill::build(self.version, fields, ok),
-                )
+                let payload = billing::BillingFinalBill::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::BillingFinalBill(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingIssuanceExternalStatusCreated => {
-                Event::BillingIssuanceExternalStatusCreated(
-                    billing::BillingIssuanceExternalStatusCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = billing::BillingIssuanceExternalStatusCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::BillingIssuanceExternalStatusCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingIssuedBill => {
-                Event::BillingIssuedBill(
-                    billing::BillingIssuedBill::build(self.version, fields, ok),
-                )
+                let payload = billing::BillingIssuedBill::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::BillingIssuedBill(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingLedgerEntryPosted => {
-                Event::BillingLedgerEntryPosted(
-                    billing::BillingLedgerEntryPosted::build(self.version, fields, ok),
-                )
+                let payload = billing::BillingLedgerEntryPosted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::BillingLedgerEntryPosted(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingLedgerEntryRemoved => {
-                Event::BillingLedgerEntryRemoved(
-                    billing::BillingLedgerEntryRemoved::build(self.version, fields, ok),
-                )
+                let payload = billing::BillingLedgerEntryRemoved::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::BillingLedgerEntryRemoved(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingPathwayTraversalFailed => {
-                Event::BillingPathwayTraversalFailed(
-                    billing::BillingPathwayTraversalFailed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = billing::BillingPathwayTraversalFailed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::BillingPathwayTraversalFailed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingPathwayTraversalSucceeded => {
-                Event::BillingPathwayTraversalSucceeded(
-                    billing::BillingPathwayTraversalSucceeded::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = billing::BillingPathwayTraversalSucceeded::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::BillingPathwayTraversalSucceeded(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingPortfolioInvoiceSummaryCompleted => {
-                Event::BillingPortfolioInvoiceSummaryCompleted(
-                    billing::BillingPortfolioInvoiceSummaryCompleted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = billing::BillingPortfolioInvoiceSummaryCompleted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::BillingPortfolioInvoiceSummaryCompleted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingRebateAccepted => {
-                Event::BillingRebateAccepted(
-                    billing::BillingRebateAccepted::build(self.version, fields, ok),
-                )
+                let payload = billing::BillingRebateAccepted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::BillingRebateAccepted(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingRebateCreated => {
-                Event::BillingRebateCreated(
-                    billing::BillingRebateCreated::build(self.version, fields, ok),
-                )
+                let payload = billing::BillingRebateCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::BillingRebateCreated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingRebateDeclined => {
-                Event::BillingRebateDeclined(
-                    billing::BillingRebateDeclined::build(self.version, fields, ok),
-                )
+                let payload = billing::BillingRebateDeclined::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::BillingRebateDeclined(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::BillingRebateUpdated => {
-                Event::BillingRebateUpdated(
-                    billing::BillingRebateUpdated::build(self.version, fields, ok),
-                )
+                let payload = billing::BillingRebateUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::BillingRebateUpdated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "businesses")]
             EventType::BusinessCreated => {
-                Event::BusinessCreated(
-                    businesses::BusinessCreated::build(self.version, fields, ok),
-                )
+                let payload = businesses::BusinessCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::BusinessCreated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "businesses")]
             EventType::BusinessUpdated => {
-                Event::BusinessUpdated(
-                    businesses::BusinessUpdated::build(self.version, fields, ok),
-                )
+                let payload = businesses::BusinessUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::BusinessUpdated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "businesses")]
             EventType::BusinessOperationsTeamUpdated => {
-                Event::BusinessOperationsTeamUpdated(
-                    businesses::BusinessOperationsTeamUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = businesses::BusinessOperationsTeamUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::BusinessOperationsTeamUpdated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "accounts")]
             EventType::CampaignAccountAdded => {
-                Event::CampaignAccountAdded(
-                    accounts::CampaignAccountAdded::build(self.version, fields, ok),
-                )
+                let payload = accounts::CampaignAccountAdded::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::CampaignAccountAdded(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "accounts")]
             EventType::CampaignAccountRemoved => {
-                Event::CampaignAccountRemoved(
-                    accounts::CampaignAccountRemoved::build(self.version, fields, ok),
-                )
+                let payload = accounts::CampaignAccountRemoved::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::CampaignAccountRemoved(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "accounts")]
             EventType::CampaignAccountUpdated => {
-                Event::CampaignAccountUpdated(
-                    accounts::CampaignAccountUpdated::build(self.version, fields, ok),
-                )
+                let payload = accounts::CampaignAccountUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::CampaignAccountUpdated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::ChargingPrimingErrored => {
-                Event::ChargingPrimingErrored(
-                    billing::ChargingPrimingErrored::build(self.version, fields, ok),
-                )
+                let payload = billing::ChargingPrimingErrored::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::ChargingPrimingErrored(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::CollateralAgreementFulfilled => {
-                Event::CollateralAgreementFulfilled(
-                    collections::CollateralAgreementFulfilled::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = collections::CollateralAgreementFulfilled::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::CollateralAgreementFulfilled(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProceedingCreated => {
-                Event::CollectionProceedingCreated(
-                    collections::CollectionProceedingCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = collections::CollectionProceedingCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::CollectionProceedingCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessCommStepResolved => {
-                Event::CollectionProcessCommStepResolved(
-                    collections::CollectionProcessCommStepResolved::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = collections::CollectionProcessCommStepResolved::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::CollectionProcessCommStepResolved(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessLeaveSupplierInstigated => {
-                Event::CollectionProcessLeaveSupplierInstigated(
-                    collections::CollectionProcessLeaveSupplierInstigated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = collections::CollectionProcessLeaveSupplierInstigated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::CollectionProcessLeaveSupplierInstigated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessPaused => {
-                Event::CollectionProcessPaused(
-                    collections::CollectionProcessPaused::build(self.version, fields, ok),
-                )
+                let payload = collections::CollectionProcessPaused::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::CollectionProcessPaused(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessRaised => {
-                Event::CollectionProcessRaised(
-                    collections::CollectionProcessRaised::build(self.version, fields, ok),
-                )
+                let payload = collections::CollectionProcessRaised::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::CollectionProcessRaised(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessReactivated => {
-                Event::CollectionProcessReactivated(
-                    collections::CollectionProcessReactivated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = collections::CollectionProcessReactivated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::CollectionProcessReactivated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessRunTerminationRequested => {
-                Event::CollectionProcessRunTerminationRequested(
-                    collections::CollectionProcessRunTerminationRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = collections::CollectionProcessRunTerminationRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::CollectionProcessRunTerminationRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessUnpaused => {
-                Event::CollectionProcessUnpaused(
-                    collections::CollectionProcessUnpaused::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = collections::CollectionProcessUnpaused::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::CollectionProcessUnpaused(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::CollectionProcessWithdrawn => {
-                Event::CollectionProcessWithdrawn(
-                    collections::CollectionProcessWithdrawn::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = collections::CollectionProcessWithdrawn::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::CollectionProcessWithdrawn(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::CommsAccountCallUpdated => {
-                Event::CommsAccountCallUpdated(
-                    communications::CommsAccountCallUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = communications::CommsAccountCallUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::CommsAccountCallUpdated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::CommsCustomerEmailBounced => {
-                Event::CommsCustomerEmailBounced(
-                    communications::CommsCustomerEmailBounced::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = communications::CommsCustomerEmailBounced::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::CommsCustomerEmailBounced(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::CommsPushNotificationReceivedUnregisteredOrExpiredToken => {
-                Event::CommsPushNotificationReceivedUnregisteredOrExpiredToken(
-                    communications::CommsPushNotificationReceivedUnregisteredOrExpiredToken::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = communications::CommsPushNotificationReceivedUnregisteredOrExpiredToken::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::CommsPushNotificationReceivedUnregisteredOrExpiredToken(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::CommsTranscriptionCreated => {
-                Event::CommsTranscriptionCreated(
-                    communications::CommsTranscriptionCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = communications::CommsTranscriptionCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::CommsTranscriptionCreated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplaintsComplaintNewContact => {
-                Event::ComplaintsComplaintNewContact(
-                    communications::ComplaintsComplaintNewContact::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = communications::ComplaintsComplaintNewContact::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::ComplaintsComplaintNewContact(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplaintsComplaintOpened => {
-                Event::ComplaintsComplaintOpened(
-                    communications::ComplaintsComplaintOpened::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = communications::ComplaintsComplaintOpened::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::ComplaintsComplaintOpened(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplaintsDrpFinished => {
-                Event::ComplaintsDrpFinished(
-                    communications::ComplaintsDrpFinished::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = communications::ComplaintsDrpFinished::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::ComplaintsDrpFinished(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplaintsDrpStarted => {
-                Event::ComplaintsDrpStarted(
-                    communications::ComplaintsDrpStarted::build(self.version, fields, ok),
-                )
+                let payload = communications::ComplaintsDrpStarted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::ComplaintsDrpStarted(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::ComplexQuotingCostCalculationFinished => {
-                Event::ComplexQuotingCostCalculationFinished(
-                    communications::ComplexQuotingCostCalculationFinished::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = communications::ComplexQuotingCostCalculationFinished::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::ComplexQuotingCostCalculationFinished(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::ConsentsConsentCreated => {
-                Event::ConsentsConsentCreated(
-                    communications::ConsentsConsentCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = communications::ConsentsConsentCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::ConsentsConsentCreated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::ConsentsConsentUpdated => {
-                Event::ConsentsConsentUpdated(
-                    communications::ConsentsConsentUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = communications::ConsentsConsentUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::ConsentsConsentUpdated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractGroupsCreated => {
-                Event::ContractGroupsCreated(
-                    contracts::ContractGroupsCreated::build(self.version, fields, ok),
-                )
+                let payload = contracts::ContractGroupsCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::ContractGroupsCreated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractGroupsMembershipsChanged => {
-                Event::ContractGroupsMembershipsChanged(
-                    contracts::ContractGroupsMembershipsChanged::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = contracts::ContractGroupsMembershipsChanged::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::ContractGroupsMembershipsChanged(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractGroupsVersionCreated => {
-                Event::ContractGroupsVersionCreated(
-                    contracts::ContractGroupsVersionCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = contracts::ContractGroupsVersionCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::ContractGroupsVersionCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsActualized => {
-                Event::ContractsActualized(
-                    contracts::ContractsActualized::build(self.version, fields, ok),
-                )
+                let payload = contracts::ContractsActualized::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::ContractsActualized(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsCreated => {
-                Event::ContractsCreated(
-                    contracts::ContractsCreated::build(self.version, fields, ok),
-                )
+                let payload = contracts::ContractsCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::ContractsCreated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsExpired => {
-                Event::ContractsExpired(
-                    contracts::ContractsExpired::build(self.version, fields, ok),
-                )
+                let payload = contracts::ContractsExpired::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::ContractsExpired(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsExpiryApproaching => {
-                Event::ContractsExpiryApproaching(
-                    contracts::ContractsExpiryApproaching::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = contracts::ContractsExpiryApproaching::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::ContractsExpiryApproaching(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsJourneysCreationStarted => {
-                Event::ContractsJourneysCreationStarted(
-                    contracts::ContractsJourneysCreationStarted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = contracts::ContractsJourneysCreationStarted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::ContractsJourneysCreationStarted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsJourneysTerminationStarted => {
-                Event::ContractsJourneysTerminationStarted(
-                    contracts::ContractsJourneysTerminationStarted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = contracts::ContractsJourneysTerminationStarted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::ContractsJourneysTerminationStarted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsJourneysVariationStarted => {
-                Event::ContractsJourneysVariationStarted(
-                    contracts::ContractsJourneysVariationStarted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = contracts::ContractsJourneysVariationStarted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::ContractsJourneysVariationStarted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsNovated => {
-                Event::ContractsNovated(
-                    contracts::ContractsNovated::build(self.version, fields, ok),
-                )
+                let payload = contracts::ContractsNovated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::ContractsNovated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsRescinded => {
-                Event::ContractsRescinded(
-                    contracts::ContractsRescinded::build(self.version, fields, ok),
-                )
+                let payload = contracts::ContractsRescinded::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::ContractsRescinded(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsRevoked => {
-                Event::ContractsRevoked(
-                    contracts::ContractsRevoked::build(self.version, fields, ok),
-                )
+                let payload = contracts::ContractsRevoked::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::ContractsRevoked(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsSubjectAmended => {
-                Event::ContractsSubjectAmended(
-                    contracts::ContractsSubjectAmended::build(self.version, fields, ok),
-                )
+                let payload = contracts::ContractsSubjectAmended::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::ContractsSubjectAmended(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsTerminated => {
-                Event::ContractsTerminated(
-                    contracts::ContractsTerminated::build(self.version, fields, ok),
-                )
+                let payload = contracts::ContractsTerminated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::ContractsTerminated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "contracts")]
             EventType::ContractsTermsVaried => {
-                Event::ContractsTermsVaried(
-                    contracts::ContractsTermsVaried::build(self.version, fields, ok),
-                )
+                let payload = contracts::ContractsTermsVaried::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::ContractsTermsVaried(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::CreditCheckCreated => {
-                Event::CreditCheckCreated(
-                    collections::CreditCheckCreated::build(self.version, fields, ok),
-                )
+                let payload = collections::CreditCheckCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::CreditCheckCreated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerRolesCreated => {
-                Event::CustomerAccessPartnerRolesCreated(
-                    customer_access::CustomerAccessPartnerRolesCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = customer_access::CustomerAccessPartnerRolesCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::CustomerAccessPartnerRolesCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerRolesUpdated => {
-                Event::CustomerAccessPartnerRolesUpdated(
-                    customer_access::CustomerAccessPartnerRolesUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = customer_access::CustomerAccessPartnerRolesUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::CustomerAccessPartnerRolesUpdated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerUserRolesCreated => {
-                Event::CustomerAccessPartnerUserRolesCreated(
-                    customer_access::CustomerAccessPartnerUserRolesCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = customer_access::CustomerAccessPartnerUserRolesCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::CustomerAccessPartnerUserRolesCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessPartnerUserRolesUpdated => {
-                Event::CustomerAccessPartnerUserRolesUpdated(
-                    customer_access::CustomerAccessPartnerUserRolesUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = customer_access::CustomerAccessPartnerUserRolesUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::CustomerAccessPartnerUserRolesUpdated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessUserRolesCreated => {
-                Event::CustomerAccessUserRolesCreated(
-                    customer_access::CustomerAccessUserRolesCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = customer_access::CustomerAccessUserRolesCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::CustomerAccessUserRolesCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "customer-access")]
             EventType::CustomerAccessUserRolesUpdated => {
-                Event::CustomerAccessUserRolesUpdated(
-                    customer_access::CustomerAccessUserRolesUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = customer_access::CustomerAccessUserRolesUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::CustomerAccessUserRolesUpdated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessCancelled => {
-                Event::DataImportImportProcessCancelled(
-                    data_import::DataImportImportProcessCancelled::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = data_import::DataImportImportProcessCancelled::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::DataImportImportProcessCancelled(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessComplete => {
-                Event::DataImportImportProcessComplete(
-                    data_import::DataImportImportProcessComplete::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = data_import::DataImportImportProcessComplete::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::DataImportImportProcessComplete(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessDryRunComplete => {
-                Event::DataImportImportProcessDryRunComplete(
-                    data_import::DataImportImportProcessDryRunComplete::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = data_import::DataImportImportProcessDryRunComplete::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::DataImportImportProcessDryRunComplete(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessDryRunError => {
-                Event::DataImportImportProcessDryRunError(
-                    data_import::DataImportImportProcessDryRunError::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = data_import::DataImportImportProcessDryRunError::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::DataImportImportProcessDryRunError(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessError => {
-                Event::DataImportImportProcessError(
-                    data_import::DataImportImportProcessError::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = data_import::DataImportImportProcessError::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::DataImportImportProcessError(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessPostImportCompleted => {
-                Event::DataImportImportProcessPostImportCompleted(
-                    data_import::DataImportImportProcessPostImportCompleted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = data_import::DataImportImportProcessPostImportCompleted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::DataImportImportProcessPostImportCompleted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportImportProcessPostImportError => {
-                Event::DataImportImportProcessPostImportError(
-                    data_import::DataImportImportProcessPostImportError::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = data_import::DataImportImportProcessPostImportError::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::DataImportImportProcessPostImportError(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportOrderProcessCancelled => {
-                Event::DataImportOrderProcessCancelled(
-                    data_import::DataImportOrderProcessCancelled::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = data_import::DataImportOrderProcessCancelled::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::DataImportOrderProcessCancelled(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportOrderProcessComplete => {
-                Event::DataImportOrderProcessComplete(
-                    data_import::DataImportOrderProcessComplete::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = data_import::DataImportOrderProcessComplete::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::DataImportOrderProcessComplete(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "data-import")]
             EventType::DataImportOrderProcessError => {
-                Event::DataImportOrderProcessError(
-                    data_import::DataImportOrderProcessError::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = data_import::DataImportOrderProcessError::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::DataImportOrderProcessError(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::DebtActioningAutomatedDebtWriteBackCompleted => {
-                Event::DebtActioningAutomatedDebtWriteBackCompleted(
-                    collections::DebtActioningAutomatedDebtWriteBackCompleted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = collections::DebtActioningAutomatedDebtWriteBackCompleted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::DebtActioningAutomatedDebtWriteBackCompleted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::DebtActioningAutomatedDebtWriteBackFailed => {
-                Event::DebtActioningAutomatedDebtWriteBackFailed(
-                    collections::DebtActioningAutomatedDebtWriteBackFailed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = collections::DebtActioningAutomatedDebtWriteBackFailed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::DebtActioningAutomatedDebtWriteBackFailed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::DebtActioningAutomatedDebtWriteBackSkipped => {
-                Event::DebtActioningAutomatedDebtWriteBackSkipped(
-                    collections::DebtActioningAutomatedDebtWriteBackSkipped::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = collections::DebtActioningAutomatedDebtWriteBackSkipped::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::DebtActioningAutomatedDebtWriteBackSkipped(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::DelinquentDebtAllocationCreated => {
-                Event::DelinquentDebtAllocationCreated(
-                    collections::DelinquentDebtAllocationCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = collections::DelinquentDebtAllocationCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::DelinquentDebtAllocationCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::DelinquentDebtPositionChanged => {
-                Event::DelinquentDebtPositionChanged(
-                    collections::DelinquentDebtPositionChanged::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = collections::DelinquentDebtPositionChanged::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::DelinquentDebtPositionChanged(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementAccepted => {
-                Event::DepositAgreementAccepted(
-                    collections::DepositAgreementAccepted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = collections::DepositAgreementAccepted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::DepositAgreementAccepted(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementFulfilled => {
-                Event::DepositAgreementFulfilled(
-                    collections::DepositAgreementFulfilled::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = collections::DepositAgreementFulfilled::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::DepositAgreementFulfilled(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementInstalmentReturned => {
-                Event::DepositAgreementInstalmentReturned(
-                    collections::DepositAgreementInstalmentReturned::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = collections::DepositAgreementInstalmentReturned::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::DepositAgreementInstalmentReturned(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementReturned => {
-                Event::DepositAgreementReturned(
-                    collections::DepositAgreementReturned::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = collections::DepositAgreementReturned::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::DepositAgreementReturned(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::DepositAgreementWithdrawn => {
-                Event::DepositAgreementWithdrawn(
-                    collections::DepositAgreementWithdrawn::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = collections::DepositAgreementWithdrawn::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::DepositAgreementWithdrawn(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::DunningPathPaused => {
-                Event::DunningPathPaused(
-                    collections::DunningPathPaused::build(self.version, fields, ok),
-                )
+                let payload = collections::DunningPathPaused::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::DunningPathPaused(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::DunningPathStarted => {
-                Event::DunningPathStarted(
-                    collections::DunningPathStarted::build(self.version, fields, ok),
-                )
+                let payload = collections::DunningPathStarted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::DunningPathStarted(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::DunningPathUnpaused => {
-                Event::DunningPathUnpaused(
-                    collections::DunningPathUnpaused::build(self.version, fields, ok),
-                )
+                let payload = collections::DunningPathUnpaused::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::DunningPathUnpaused(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "collections")]
             EventType::DunningPathWithdrawn => {
-                Event::DunningPathWithdrawn(
-                    collections::DunningPathWithdrawn::build(self.version, fields, ok),
-                )
+                let payload = collections::DunningPathWithdrawn::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::DunningPathWithdrawn(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileCancellationInvoiceProcessed => {
-                Event::ElectricityFlowFileCancellationInvoiceProcessed(
-                    market_files::ElectricityFlowFileCancellationInvoiceProcessed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = market_files::ElectricityFlowFileCancellationInvoiceProcessed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::ElectricityFlowFileCancellationInvoiceProcessed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileComplementaryInvoiceProcessed => {
-                Event::ElectricityFlowFileComplementaryInvoiceProcessed(
-                    market_files::ElectricityFlowFileComplementaryInvoiceProcessed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = market_files::ElectricityFlowFileComplementaryInvoiceProcessed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::ElectricityFlowFileComplementaryInvoiceProcessed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileRectificationInvoiceProcessed => {
-                Event::ElectricityFlowFileRectificationInvoiceProcessed(
-                    market_files::ElectricityFlowFileRectificationInvoiceProcessed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = market_files::ElectricityFlowFileRectificationInvoiceProcessed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::ElectricityFlowFileRectificationInvoiceProcessed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileRegularizerInvoiceProcessed => {
-                Event::ElectricityFlowFileRegularizerInvoiceProcessed(
-                    market_files::ElectricityFlowFileRegularizerInvoiceProcessed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = market_files::ElectricityFlowFileRegularizerInvoiceProcessed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::ElectricityFlowFileRegularizerInvoiceProcessed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileBillableConceptsInvoiceProcessed => {
-                Event::ElectricityFlowFileBillableConceptsInvoiceProcessed(
-                    market_files::ElectricityFlowFileBillableConceptsInvoiceProcessed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = market_files::ElectricityFlowFileBillableConceptsInvoiceProcessed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::ElectricityFlowFileBillableConceptsInvoiceProcessed(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::ElectricityFlowFileRegularInvoiceProcessed => {
-                Event::ElectricityFlowFileRegularInvoiceProcessed(
-                    market_files::ElectricityFlowFileRegularInvoiceProcessed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = market_files::ElectricityFlowFileRegularInvoiceProcessed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::ElectricityFlowFileRegularInvoiceProcessed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::EspSupplyPointsEnrichmentDataSent => {
-                Event::EspSupplyPointsEnrichmentDataSent(
-                    market_files::EspSupplyPointsEnrichmentDataSent::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = market_files::EspSupplyPointsEnrichmentDataSent::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::EspSupplyPointsEnrichmentDataSent(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::EspSupplyPointsAtrSnapshotSent => {
-                Event::EspSupplyPointsAtrSnapshotSent(
-                    market_files::EspSupplyPointsAtrSnapshotSent::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = market_files::EspSupplyPointsAtrSnapshotSent::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::EspSupplyPointsAtrSnapshotSent(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileProcessed => {
-                Event::ExternalMessagingUploadedFileProcessed(
-                    data_import::ExternalMessagingUploadedFileProcessed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = data_import::ExternalMessagingUploadedFileProcessed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::ExternalMessagingUploadedFileProcessed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileProcessingFailed => {
-                Event::ExternalMessagingUploadedFileProcessingFailed(
-                    data_import::ExternalMessagingUploadedFileProcessingFailed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = data_import::ExternalMessagingUploadedFileProcessingFailed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::ExternalMessagingUploadedFileProcessingFailed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileSafe => {
-                Event::ExternalMessagingUploadedFileSafe(
-                    data_import::ExternalMessagingUploadedFileSafe::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = data_import::ExternalMessagingUploadedFileSafe::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::ExternalMessagingUploadedFileSafe(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "data-import")]
             EventType::ExternalMessagingUploadedFileUnsafe => {
-                Event::ExternalMessagingUploadedFileUnsafe(
-                    data_import::ExternalMessagingUploadedFileUnsafe::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = data_import::ExternalMessagingUploadedFileUnsafe::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::ExternalMessagingUploadedFileUnsafe(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceDeauthenticated => {
-                Event::FlexDeviceDeauthenticated(
-                    flexible_devices::FlexDeviceDeauthenticated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = flexible_devices::FlexDeviceDeauthenticated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::FlexDeviceDeauthenticated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceDisconnected => {
-                Event::FlexDeviceDisconnected(
-                    flexible_devices::FlexDeviceDisconnected::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = flexible_devices::FlexDeviceDisconnected::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::FlexDeviceDisconnected(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceOptimisationCreated => {
-                Event::FlexDeviceOptimisationCreated(
-                    flexible_devices::FlexDeviceOptimisationCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = flexible_devices::FlexDeviceOptimisationCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::FlexDeviceOptimisationCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "flexible-devices")]
             EventType::FlexDeviceRegistered => {
-                Event::FlexDeviceRegistered(
-                    flexible_devices::FlexDeviceRegistered::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = flexible_devices::FlexDeviceRegistered::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::FlexDeviceRegistered(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated => {
-                Event::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated(
-                    market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsCancellationInvoiceCreated => {
-                Event::GasBillFlowDetailsCancellationInvoiceCreated(
-                    market_files::GasBillFlowDetailsCancellationInvoiceCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = market_files::GasBillFlowDetailsCancellationInvoiceCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::GasBillFlowDetailsCancellationInvoiceCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsComplementaryInvoiceCreated => {
-                Event::GasBillFlowDetailsComplementaryInvoiceCreated(
-                    market_files::GasBillFlowDetailsComplementaryInvoiceCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = market_files::GasBillFlowDetailsComplementaryInvoiceCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::GasBillFlowDetailsComplementaryInvoiceCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsRectificationInvoiceCreated => {
-                Event::GasBillFlowDetailsRectificationInvoiceCreated(
-                    market_files::GasBillFlowDetailsRectificationInvoiceCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = market_files::GasBillFlowDetailsRectificationInvoiceCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::GasBillFlowDetailsRectificationInvoiceCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasBillFlowDetailsRegularInvoiceCreated => {
-                Event::GasBillFlowDetailsRegularInvoiceCreated(
-                    market_files::GasBillFlowDetailsRegularInvoiceCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = market_files::GasBillFlowDetailsRegularInvoiceCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::GasBillFlowDetailsRegularInvoiceCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasFlowFileB7033ComplementaryInvoiceProcessed => {
-                Event::GasFlowFileB7033ComplementaryInvoiceProcessed(
-                    market_files::GasFlowFileB7033ComplementaryInvoiceProcessed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = market_files::GasFlowFileB7033ComplementaryInvoiceProcessed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::GasFlowFileB7033ComplementaryInvoiceProcessed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasFlowFileB7033RegularInvoiceProcessed => {
-                Event::GasFlowFileB7033RegularInvoiceProcessed(
-                    market_files::GasFlowFileB7033RegularInvoiceProcessed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = market_files::GasFlowFileB7033RegularInvoiceProcessed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::GasFlowFileB7033RegularInvoiceProcessed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::GasSupplyPointInspectionResultsReceived => {
-                Event::GasSupplyPointInspectionResultsReceived(
-                    market_files::GasSupplyPointInspectionResultsReceived::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = market_files::GasSupplyPointInspectionResultsReceived::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::GasSupplyPointInspectionResultsReceived(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::GoodsPurchaseCreated => {
-                Event::GoodsPurchaseCreated(
-                    communications::GoodsPurchaseCreated::build(self.version, fields, ok),
-                )
+                let payload = communications::GoodsPurchaseCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::GoodsPurchaseCreated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::GoodsQuoteCreatedForAccount => {
-                Event::GoodsQuoteCreatedForAccount(
-                    communications::GoodsQuoteCreatedForAccount::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = communications::GoodsQuoteCreatedForAccount::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::GoodsQuoteCreatedForAccount(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::GoodsQuoteCreatedWithoutAccount => {
-                Event::GoodsQuoteCreatedWithoutAccount(
-                    communications::GoodsQuoteCreatedWithoutAccount::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = communications::GoodsQuoteCreatedWithoutAccount::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::GoodsQuoteCreatedWithoutAccount(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfEnergisationUnsolicitedMessage => {
-                Event::IndustryElectricityChangeOfEnergisationUnsolicitedMessage(
-                    industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessage::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessage::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::IndustryElectricityChangeOfEnergisationUnsolicitedMessage(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfServiceMeterDeactivated => {
-                Event::IndustryElectricityChangeOfServiceMeterDeactivated(
-                    industry::IndustryElectricityChangeOfServiceMeterDeactivated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = industry::IndustryElectricityChangeOfServiceMeterDeactivated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::IndustryElectricityChangeOfServiceMeterDeactivated(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfSupplyGainInitiated => {
-                Event::IndustryElectricityChangeOfSupplyGainInitiated(
-                    industry::IndustryElectricityChangeOfSupplyGainInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = industry::IndustryElectricityChangeOfSupplyGainInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::IndustryElectricityChangeOfSupplyGainInitiated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityChangeOfSupplyLossComplete => {
-                Event::IndustryElectricityChangeOfSupplyLossComplete(
-                    industry::IndustryElectricityChangeOfSupplyLossComplete::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = industry::IndustryElectricityChangeOfSupplyLossComplete::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::IndustryElectricityChangeOfSupplyLossComplete(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryElectricityExportInstallationValidated => {
-                Event::IndustryElectricityExportInstallationValidated(
-                    industry::IndustryElectricityExportInstallationValidated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = industry::IndustryElectricityExportInstallationValidated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::IndustryElectricityExportInstallationValidated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryGasChangeOfSupplyGainInitiated => {
-                Event::IndustryGasChangeOfSupplyGainInitiated(
-                    industry::IndustryGasChangeOfSupplyGainInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = industry::IndustryGasChangeOfSupplyGainInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::IndustryGasChangeOfSupplyGainInitiated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "industry")]
             EventType::IndustryGasChangeOfSupplyLossComplete => {
-                Event::IndustryGasChangeOfSupplyLossComplete(
-                    industry::IndustryGasChangeOfSupplyLossComplete::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = industry::IndustryGasChangeOfSupplyLossComplete::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::IndustryGasChangeOfSupplyLossComplete(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkActionsRun => {
-                Event::InkActionsRun(
-                    conversations::InkActionsRun::build(self.version, fields, ok),
-                )
+                let payload = conversations::InkActionsRun::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::InkActionsRun(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkContentInboundMessageTagged => {
-                Event::InkContentInboundMessageTagged(
-                    conversations::InkContentInboundMessageTagged::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = conversations::InkContentInboundMessageTagged::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::InkContentInboundMessageTagged(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationAssignedToBucket => {
-                Event::InkConversationAssignedToBucket(
-                    conversations::InkConversationAssignedToBucket::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = conversations::InkConversationAssignedToBucket::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::InkConversationAssignedToBucket(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationAssignedToTimeline => {
-                Event::InkConversationAssignedToTimeline(
-                    conversations::InkConversationAssignedToTimeline::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = conversations::InkConversationAssignedToTimeline::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::InkConversationAssignedToTimeline(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationAwaitCustomerReply => {
-                Event::InkConversationAwaitCustomerReply(
-                    conversations::InkConversationAwaitCustomerReply::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = conversations::InkConversationAwaitCustomerReply::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::InkConversationAwaitCustomerReply(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationClosed => {
-                Event::InkConversationClosed(
-                    conversations::InkConversationClosed::build(self.version, fields, ok),
-                )
+                let payload = conversations::InkConversationClosed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::InkConversationClosed(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationOpenStatusChanged => {
-                Event::InkConversationOpenStatusChanged(
-                    conversations::InkConversationOpenStatusChanged::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = conversations::InkConversationOpenStatusChanged::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::InkConversationOpenStatusChanged(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationOpened => {
-                Event::InkConversationOpened(
-                    conversations::InkConversationOpened::build(self.version, fields, ok),
-                )
+                let payload = conversations::InkConversationOpened::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::InkConversationOpened(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationPriorityChanged => {
-                Event::InkConversationPriorityChanged(
-                    conversations::InkConversationPriorityChanged::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = conversations::InkConversationPriorityChanged::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::InkConversationPriorityChanged(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationSnoozed => {
-                Event::InkConversationSnoozed(
-                    conversations::InkConversationSnoozed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = conversations::InkConversationSnoozed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::InkConversationSnoozed(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationUnassignedFromBucket => {
-                Event::InkConversationUnassignedFromBucket(
-                    conversations::InkConversationUnassignedFromBucket::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = conversations::InkConversationUnassignedFromBucket::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::InkConversationUnassignedFromBucket(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkConversationUnassignedFromTimeline => {
-                Event::InkConversationUnassignedFromTimeline(
-                    conversations::InkConversationUnassignedFromTimeline::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = conversations::InkConversationUnassignedFromTimeline::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::InkConversationUnassignedFromTimeline(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkLiveChatClosed => {
-                Event::InkLiveChatClosed(
-                    conversations::InkLiveChatClosed::build(self.version, fields, ok),
-                )
+                let payload = conversations::InkLiveChatClosed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::InkLiveChatClosed(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkLiveChatInitiated => {
-                Event::InkLiveChatInitiated(
-                    conversations::InkLiveChatInitiated::build(self.version, fields, ok),
-                )
+                let payload = conversations::InkLiveChatInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::InkLiveChatInitiated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkLiveChatMessagesOutboundMessageCreated => {
-                Event::InkLiveChatMessagesOutboundMessageCreated(
-                    conversations::InkLiveChatMessagesOutboundMessageCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = conversations::InkLiveChatMessagesOutboundMessageCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::InkLiveChatMessagesOutboundMessageCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessageAttachmentSafe => {
-                Event::InkMessageAttachmentSafe(
-                    conversations::InkMessageAttachmentSafe::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = conversations::InkMessageAttachmentSafe::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::InkMessageAttachmentSafe(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessageAttachmentUnsafe => {
-                Event::InkMessageAttachmentUnsafe(
-                    conversations::InkMessageAttachmentUnsafe::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = conversations::InkMessageAttachmentUnsafe::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::InkMessageAttachmentUnsafe(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesInboundEmailMigration => {
-                Event::InkMessagesInboundEmailMigration(
-                    conversations::InkMessagesInboundEmailMigration::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = conversations::InkMessagesInboundEmailMigration::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::InkMessagesInboundEmailMigration(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesInboundMessageCreated => {
-                Event::InkMessagesInboundMessageCreated(
-                    conversations::InkMessagesInboundMessageCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = conversations::InkMessagesInboundMessageCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::InkMessagesInboundMessageCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesInboundMessageIngested => {
-                Event::InkMessagesInboundMessageIngested(
-                    conversations::InkMessagesInboundMessageIngested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = conversations::InkMessagesInboundMessageIngested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::InkMessagesInboundMessageIngested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesOutboundMessageCreated => {
-                Event::InkMessagesOutboundMessageCreated(
-                    conversations::InkMessagesOutboundMessageCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = conversations::InkMessagesOutboundMessageCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::InkMessagesOutboundMessageCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesOutboundMessageFailed => {
-                Event::InkMessagesOutboundMessageFailed(
-                    conversations::InkMessagesOutboundMessageFailed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = conversations::InkMessagesOutboundMessageFailed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::InkMessagesOutboundMessageFailed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesPhishingReportDismissed => {
-                Event::InkMessagesPhishingReportDismissed(
-                    conversations::InkMessagesPhishingReportDismissed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = conversations::InkMessagesPhishingReportDismissed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::InkMessagesPhishingReportDismissed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesReportedPhishing => {
-                Event::InkMessagesReportedPhishing(
-                    conversations::InkMessagesReportedPhishing::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = conversations::InkMessagesReportedPhishing::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::InkMessagesReportedPhishing(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesReportedSpam => {
-                Event::InkMessagesReportedSpam(
-                    conversations::InkMessagesReportedSpam::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = conversations::InkMessagesReportedSpam::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::InkMessagesReportedSpam(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "conversations")]
             EventType::InkMessagesSpamReportDismissed => {
-                Event::InkMessagesSpamReportDismissed(
-                    conversations::InkMessagesSpamReportDismissed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = conversations::InkMessagesSpamReportDismissed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::InkMessagesSpamReportDismissed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "businesses")]
             EventType::InternalCompanyCreated => {
-                Event::InternalCompanyCreated(
-                    businesses::InternalCompanyCreated::build(self.version, fields, ok),
-                )
+                let payload = businesses::InternalCompanyCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::InternalCompanyCreated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeApplicationServiceCompleted => {
-                Event::LatePaymentFeeApplicationServiceCompleted(
-                    billing::LatePaymentFeeApplicationServiceCompleted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = billing::LatePaymentFeeApplicationServiceCompleted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LatePaymentFeeApplicationServiceCompleted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeApplicationServiceFeeApplied => {
-                Event::LatePaymentFeeApplicationServiceFeeApplied(
-                    billing::LatePaymentFeeApplicationServiceFeeApplied::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = billing::LatePaymentFeeApplicationServiceFeeApplied::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LatePaymentFeeApplicationServiceFeeApplied(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeApplicationServiceStarted => {
-                Event::LatePaymentFeeApplicationServiceStarted(
-                    billing::LatePaymentFeeApplicationServiceStarted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = billing::LatePaymentFeeApplicationServiceStarted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LatePaymentFeeApplicationServiceStarted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculationServiceCompleted => {
-                Event::LatePaymentFeeCalculationServiceCompleted(
-                    billing::LatePaymentFeeCalculationServiceCompleted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = billing::LatePaymentFeeCalculationServiceCompleted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LatePaymentFeeCalculationServiceCompleted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculationServiceStarted => {
-                Event::LatePaymentFeeCalculationServiceStarted(
-                    billing::LatePaymentFeeCalculationServiceStarted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = billing::LatePaymentFeeCalculationServiceStarted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LatePaymentFeeCalculationServiceStarted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculatorCompleted => {
-                Event::LatePaymentFeeCalculatorCompleted(
-                    billing::LatePaymentFeeCalculatorCompleted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = billing::LatePaymentFeeCalculatorCompleted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LatePaymentFeeCalculatorCompleted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculatorFeeApplied => {
-                Event::LatePaymentFeeCalculatorFeeApplied(
-                    billing::LatePaymentFeeCalculatorFeeApplied::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = billing::LatePaymentFeeCalculatorFeeApplied::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LatePaymentFeeCalculatorFeeApplied(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeCalculatorStarted => {
-                Event::LatePaymentFeeCalculatorStarted(
-                    billing::LatePaymentFeeCalculatorStarted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = billing::LatePaymentFeeCalculatorStarted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LatePaymentFeeCalculatorStarted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "billing")]
             EventType::LatePaymentFeeWaived => {
-                Event::LatePaymentFeeWaived(
-                    billing::LatePaymentFeeWaived::build(self.version, fields, ok),
-                )
+                let payload = billing::LatePaymentFeeWaived::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::LatePaymentFeeWaived(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::LeadsLeadStageUpdated => {
-                Event::LeadsLeadStageUpdated(
-                    communications::LeadsLeadStageUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = communications::LeadsLeadStageUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::LeadsLeadStageUpdated(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::LeadsOpportunityDocumentAttachedToOpportunity => {
-                Event::LeadsOpportunityDocumentAttachedToOpportunity(
-                    communications::LeadsOpportunityDocumentAttachedToOpportunity::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = communications::LeadsOpportunityDocumentAttachedToOpportunity::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LeadsOpportunityDocumentAttachedToOpportunity(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::LeadsOpportunityOfferGroupCreated => {
-                Event::LeadsOpportunityOfferGroupCreated(
-                    communications::LeadsOpportunityOfferGroupCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = communications::LeadsOpportunityOfferGroupCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LeadsOpportunityOfferGroupCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::LeadsOpportunityStageUpdated => {
-                Event::LeadsOpportunityStageUpdated(
-                    communications::LeadsOpportunityStageUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = communications::LeadsOpportunityStageUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LeadsOpportunityStageUpdated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleEnrollmentLoyaltyPointsQualificationReversed => {
-                Event::LifecycleEnrollmentLoyaltyPointsQualificationReversed(
-                    lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleEnrollmentLoyaltyPointsQualificationReversed(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint => {
-                Event::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint(
-                    lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierActivationCompleted => {
-                Event::LifecycleJoinSupplierActivationCompleted(
-                    lifecycle_join::LifecycleJoinSupplierActivationCompleted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_join::LifecycleJoinSupplierActivationCompleted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleJoinSupplierActivationCompleted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierActivationInitiated => {
-                Event::LifecycleJoinSupplierActivationInitiated(
-                    lifecycle_join::LifecycleJoinSupplierActivationInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_join::LifecycleJoinSupplierActivationInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleJoinSupplierActivationInitiated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAgreementCreated => {
-                Event::LifecycleJoinSupplierAgreementCreated(
-                    lifecycle_join::LifecycleJoinSupplierAgreementCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_join::LifecycleJoinSupplierAgreementCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleJoinSupplierAgreementCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated => {
-                Event::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated(
-                    lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated => {
-                Event::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated(
-                    lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated => {
-                Event::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated(
-                    lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierCancellationRequested => {
-                Event::LifecycleJoinSupplierCancellationRequested(
-                    lifecycle_join::LifecycleJoinSupplierCancellationRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_join::LifecycleJoinSupplierCancellationRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleJoinSupplierCancellationRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierCancelled => {
-                Event::LifecycleJoinSupplierCancelled(
-                    lifecycle_join::LifecycleJoinSupplierCancelled::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_join::LifecycleJoinSupplierCancelled::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleJoinSupplierCancelled(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierCompleted => {
-                Event::LifecycleJoinSupplierCompleted(
-                    lifecycle_join::LifecycleJoinSupplierCompleted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_join::LifecycleJoinSupplierCompleted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleJoinSupplierCompleted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierRequested => {
-                Event::LifecycleJoinSupplierRequested(
-                    lifecycle_join::LifecycleJoinSupplierRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_join::LifecycleJoinSupplierRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleJoinSupplierRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierReversalRequested => {
-                Event::LifecycleJoinSupplierReversalRequested(
-                    lifecycle_join::LifecycleJoinSupplierReversalRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_join::LifecycleJoinSupplierReversalRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleJoinSupplierReversalRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierReversed => {
-                Event::LifecycleJoinSupplierReversed(
-                    lifecycle_join::LifecycleJoinSupplierReversed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_join::LifecycleJoinSupplierReversed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleJoinSupplierReversed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSupplyPeriodCreated => {
-                Event::LifecycleJoinSupplierSupplyPeriodCreated(
-                    lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleJoinSupplierSupplyPeriodCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated => {
-                Event::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated(
-                    lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated => {
-                Event::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated(
-                    lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted => {
-                Event::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted(
-                    lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated => {
-                Event::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated(
-                    lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierSecurityDepositsCreated => {
-                Event::LifecycleJoinSupplierSecurityDepositsCreated(
-                    lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleJoinSupplierSecurityDepositsCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-join")]
             EventType::LifecycleJoinSupplierTermsAndConditionsAccepted => {
-                Event::LifecycleJoinSupplierTermsAndConditionsAccepted(
-                    lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAccepted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAccepted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleJoinSupplierTermsAndConditionsAccepted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated => {
-                Event::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated(
-                    lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated => {
-                Event::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated(
-                    lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated => {
-                Event::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated(
-                    lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierCancellationRequested => {
-                Event::LifecycleLeaveSupplierCancellationRequested(
-                    lifecycle_leave::LifecycleLeaveSupplierCancellationRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_leave::LifecycleLeaveSupplierCancellationRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleLeaveSupplierCancellationRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierCancelled => {
-                Event::LifecycleLeaveSupplierCancelled(
-                    lifecycle_leave::LifecycleLeaveSupplierCancelled::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_leave::LifecycleLeaveSupplierCancelled::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleLeaveSupplierCancelled(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierCompleted => {
-                Event::LifecycleLeaveSupplierCompleted(
-                    lifecycle_leave::LifecycleLeaveSupplierCompleted::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_leave::LifecycleLeaveSupplierCompleted::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleLeaveSupplierCompleted(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierRequested => {
-                Event::LifecycleLeaveSupplierRequested(
-                    lifecycle_leave::LifecycleLeaveSupplierRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_leave::LifecycleLeaveSupplierRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleLeaveSupplierRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierReversalRequested => {
-                Event::LifecycleLeaveSupplierReversalRequested(
-                    lifecycle_leave::LifecycleLeaveSupplierReversalRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_leave::LifecycleLeaveSupplierReversalRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleLeaveSupplierReversalRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated => {
-                Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated(
-                    lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated => {
-                Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated(
-                    lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated => {
-                Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated(
-                    lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierTerminationConfirmed => {
-                Event::LifecycleLeaveSupplierTerminationConfirmed(
-                    lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleLeaveSupplierTerminationConfirmed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierTerminationInitiated => {
-                Event::LifecycleLeaveSupplierTerminationInitiated(
-                    lifecycle_leave::LifecycleLeaveSupplierTerminationInitiated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_leave::LifecycleLeaveSupplierTerminationInitiated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleLeaveSupplierTerminationInitiated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-leave")]
             EventType::LifecycleLeaveSupplierUpdated => {
-                Event::LifecycleLeaveSupplierUpdated(
-                    lifecycle_leave::LifecycleLeaveSupplierUpdated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_leave::LifecycleLeaveSupplierUpdated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LifecycleLeaveSupplierUpdated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleStatusChanged => {
-                Event::LifecycleStatusChanged(
-                    lifecycle_status::LifecycleStatusChanged::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_status::LifecycleStatusChanged::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::LifecycleStatusChanged(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "lifecycle-status")]
             EventType::LifecycleSupportSiteSale => {
-                Event::LifecycleSupportSiteSale(
-                    lifecycle_status::LifecycleSupportSiteSale::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = lifecycle_status::LifecycleSupportSiteSale::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::LifecycleSupportSiteSale(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "customer-access")]
             EventType::LoyaltyPointsUserRoleRemoval => {
-                Event::LoyaltyPointsUserRoleRemoval(
-                    customer_access::LoyaltyPointsUserRoleRemoval::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = customer_access::LoyaltyPointsUserRoleRemoval::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::LoyaltyPointsUserRoleRemoval(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::MarketsEspBillFlowFileProcessed => {
-                Event::MarketsEspBillFlowFileProcessed(
-                    market_files::MarketsEspBillFlowFileProcessed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = market_files::MarketsEspBillFlowFileProcessed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::MarketsEspBillFlowFileProcessed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::MarketsEspFlowFileProcessed => {
-                Event::MarketsEspFlowFileProcessed(
-                    market_files::MarketsEspFlowFileProcessed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = market_files::MarketsEspFlowFileProcessed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::MarketsEspFlowFileProcessed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::MarketsEspIndustryGasbillflowdetailsInspectionProcessed => {
-                Event::MarketsEspIndustryGasbillflowdetailsInspectionProcessed(
-                    market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::MarketsEspIndustryGasbillflowdetailsInspectionProcessed(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::MarketsGasSupplyPointCreated => {
-                Event::MarketsGasSupplyPointCreated(
-                    market_files::MarketsGasSupplyPointCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = market_files::MarketsGasSupplyPointCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::MarketsGasSupplyPointCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "market-files")]
             EventType::MarketsNetworkOperatorCreated => {
-                Event::MarketsNetworkOperatorCreated(
-                    market_files::MarketsNetworkOperatorCreated::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = market_files::MarketsNetworkOperatorCreated::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::MarketsNetworkOperatorCreated(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "communications")]
             EventType::MessagingPushNotificationTokenUnregistered => {
-                Event::MessagingPushNotificationTokenUnregistered(
-                    communications::MessagingPushNotificationTokenUnregistered::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = communications::MessagingPushNotificationTokenUnregistered::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::MessagingPushNotificationTokenUnregistered(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-data-quality")]
             EventType::MeterDataQualityResolutionCancelled => {
-                Event::MeterDataQualityResolutionCancelled(
-                    meter_data_quality::MeterDataQualityResolutionCancelled::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = meter_data_quality::MeterDataQualityResolutionCancelled::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::MeterDataQualityResolutionCancelled(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-data-quality")]
             EventType::MeterDataQualityResolutionRequested => {
-                Event::MeterDataQualityResolutionRequested(
-                    meter_data_quality::MeterDataQualityResolutionRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = meter_data_quality::MeterDataQualityResolutionRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::MeterDataQualityResolutionRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointElecCosGainRegistrationRequested => {
-                Event::MeterpointElecCosGainRegistrationRequested(
-                    meter_points::MeterpointElecCosGainRegistrationRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = meter_points::MeterpointElecCosGainRegistrationRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::MeterpointElecCosGainRegistrationRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasApiBackfill => {
-                Event::MeterpointGasApiBackfill(
-                    meter_points::MeterpointGasApiBackfill::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = meter_points::MeterpointGasApiBackfill::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::MeterpointGasApiBackfill(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasAppointMamRequested => {
-                Event::MeterpointGasAppointMamRequested(
-                    meter_points::MeterpointGasAppointMamRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = meter_points::MeterpointGasAppointMamRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::MeterpointGasAppointMamRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasBackfill => {
-                Event::MeterpointGasBackfill(
-                    meter_points::MeterpointGasBackfill::build(self.version, fields, ok),
-                )
+                let payload = meter_points::MeterpointGasBackfill::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(Event::MeterpointGasBackfill(payload))
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasChangeOfCohortRequested => {
-                Event::MeterpointGasChangeOfCohortRequested(
-                    meter_points::MeterpointGasChangeOfCohortRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = meter_points::MeterpointGasChangeOfCohortRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::MeterpointGasChangeOfCohortRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasChangeOfMamRequested => {
-                Event::MeterpointGasChangeOfMamRequested(
-                    meter_points::MeterpointGasChangeOfMamRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = meter_points::MeterpointGasChangeOfMamRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::MeterpointGasChangeOfMamRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosGainMtdReceived => {
-                Event::MeterpointGasCosGainMtdReceived(
-                    meter_points::MeterpointGasCosGainMtdReceived::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = meter_points::MeterpointGasCosGainMtdReceived::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::MeterpointGasCosGainMtdReceived(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosGainRegistrationConfirmed => {
-                Event::MeterpointGasCosGainRegistrationConfirmed(
-                    meter_points::MeterpointGasCosGainRegistrationConfirmed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = meter_points::MeterpointGasCosGainRegistrationConfirmed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::MeterpointGasCosGainRegistrationConfirmed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosGainRegistrationRequested => {
-                Event::MeterpointGasCosGainRegistrationRequested(
-                    meter_points::MeterpointGasCosGainRegistrationRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = meter_points::MeterpointGasCosGainRegistrationRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::MeterpointGasCosGainRegistrationRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasCosLossConfirmed => {
-                Event::MeterpointGasCosLossConfirmed(
-                    meter_points::MeterpointGasCosLossConfirmed::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = meter_points::MeterpointGasCosLossConfirmed::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::MeterpointGasCosLossConfirmed(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDeappointMamRequested => {
-                Event::MeterpointGasDeappointMamRequested(
-                    meter_points::MeterpointGasDeappointMamRequested::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = meter_points::MeterpointGasDeappointMamRequested::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::MeterpointGasDeappointMamRequested(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAcceptedByUs => {
-                Event::MeterpointGasDisputedClosingReadingAcceptedByUs(
-                    meter_points::MeterpointGasDisputedClosingReadingAcceptedByUs::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = meter_points::MeterpointGasDisputedClosingReadingAcceptedByUs::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::MeterpointGasDisputedClosingReadingAcceptedByUs(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier => {
-                Event::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier(
-                    meter_points::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = meter_points::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAlternativeProposedByUs => {
-                Event::MeterpointGasDisputedClosingReadingAlternativeProposedByUs(
-                    meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedByUs::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedByUs::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::MeterpointGasDisputedClosingReadingAlternativeProposedByUs(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier => {
-                Event::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier(
-                    meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier(
+                            payload,
+                        ),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
 
             #[cfg(feature = "meter-points")]
             EventType::MeterpointGasDisputedClosingReadingQueriedByUs => {
-                Event::MeterpointGasDisputedClosingReadingQueriedByUs(
-                    meter_points::MeterpointGasDisputedClosingReadingQueriedByUs::build(
-                        self.version,
-                        fields,
-                        ok,
-                    ),
-                )
+                let payload = meter_points::MeterpointGasDisputedClosingReadingQueriedByUs::build(
+                    self.version,
+                    fields,
+                    &mut ok,
+                );
+                if ok {
+                    ::std::result::Result::Ok(
+                        Event::MeterpointGasDisputedClosingReadingQueriedByUs(payload),
+                    )
+                } else {
+                    ::std::result::Result::Err(::energy_api_core::read::Stop)
+                }
             }
         }
     }
@@ -14220,13 +15673,7 @@ impl EventKind {
             self.shape(),
             ::energy_api_core::table::Mode::Owned,
         )?;
-        let mut ok = true;
-        let event = self.event_of(fields, &mut ok);
-        if ok {
-            ::std::result::Result::Ok(event)
-        } else {
-            ::std::result::Result::Err(::energy_api_core::read::Stop)
-        }
+        self.event_of(fields)
     }
 }
 
@@ -14242,16 +15689,9 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
             self.shape(),
             ::energy_api_core::table::Mode::Owned,
         )?;
-        let mut ok = true;
-        let event = self.event_of(fields, &mut ok);
-        if ok {
-            ::std::result::Result::Ok(event)
-        } else {
-            ::std::result::Result::Err(
-                <D::Error as ::serde::de::Error>::custom(
-                    ::energy_api_core::table::MISMATCH,
-                ),
-            )
-        }
+        self.event_of(fields)
+            .map_err(|_| <D::Error as ::serde::de::Error>::custom(
+                ::energy_api_core::table::MISMATCH,
+            ))
     }
 }

@@ -396,15 +396,18 @@ impl Borrowing {
             #event_ref_impls
 
             impl crate::EventKind {
-                /// The view of an event of this kind from the fields its table read; `ok` is cleared if
-                /// the table and the struct disagree (as `event_of`, returned as is).
+                /// The view of an event of this kind from the fields its table read; `Stop` only if the
+                /// table and the struct disagree (as `event_of`, each arm wrapping its own payload).
                 fn view_of<'a>(
                     self,
                     fields: ::energy_api_core::table::Fields<'a>,
-                    ok: &mut bool,
-                ) -> EventRef<'a> {
+                ) -> ::std::result::Result<EventRef<'a>, ::energy_api_core::read::Stop> {
+                    let mut ok = true;
                     match self.event_type {
-                        #(#cfgs EventType::#names => EventRef::#names(#paths::build(self.version, fields, ok)),)*
+                        #(#cfgs EventType::#names => {
+                            let payload = #paths::build(self.version, fields, &mut ok);
+                            if ok { ::std::result::Result::Ok(EventRef::#names(payload)) } else { ::std::result::Result::Err(::energy_api_core::read::Stop) }
+                        })*
                     }
                 }
 
@@ -416,9 +419,7 @@ impl Borrowing {
                     reader: &mut ::energy_api_core::read::Reader<'a>,
                 ) -> ::std::result::Result<EventRef<'a>, ::energy_api_core::read::Stop> {
                     let fields = ::energy_api_core::table::read(reader, self.shape(), ::energy_api_core::table::Mode::Borrowed)?;
-                    let mut ok = true;
-                    let event = self.view_of(fields, &mut ok);
-                    if ok { ::std::result::Result::Ok(event) } else { ::std::result::Result::Err(::energy_api_core::read::Stop) }
+                    self.view_of(fields)
                 }
             }
 
@@ -427,13 +428,8 @@ impl Borrowing {
                 fn deserialize<D: ::serde::Deserializer<'de>>(self, deserializer: D) -> ::std::result::Result<EventRef<'de>, D::Error> {
                     let kind = self.0;
                     let fields = ::energy_api_core::table::deserialize(deserializer, kind.shape(), ::energy_api_core::table::Mode::Borrowed)?;
-                    let mut ok = true;
-                    let event = kind.view_of(fields, &mut ok);
-                    if ok {
-                        ::std::result::Result::Ok(event)
-                    } else {
-                        ::std::result::Result::Err(<D::Error as ::serde::de::Error>::custom(::energy_api_core::table::MISMATCH))
-                    }
+                    kind.view_of(fields)
+                        .map_err(|_| <D::Error as ::serde::de::Error>::custom(::energy_api_core::table::MISMATCH))
                 }
             }
         }

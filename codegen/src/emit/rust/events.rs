@@ -614,12 +614,20 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
                 }
             }
 
-            /// The event of this kind from the fields its table read; `ok` is cleared if the table and
-            /// the struct disagree (see `energy_api_core::table::FromFields::build`). Returned as is
-            /// rather than in an `Option`: each wrapping of an event moved all of its bytes again.
-            fn event_of(self, fields: ::energy_api_core::table::Fields<'_>, ok: &mut bool) -> Event {
+            /// The event of this kind from the fields its table read; `Stop` only if the table and the
+            /// struct disagree (see `energy_api_core::table::FromFields::build`). Each arm wraps its own
+            /// payload: wrapping a whole `Event` once made moved all of its bytes (the largest
+            /// payload's) again, a tenth of a small event's decoding.
+            fn event_of(
+                self,
+                fields: ::energy_api_core::table::Fields<'_>,
+            ) -> ::std::result::Result<Event, ::energy_api_core::read::Stop> {
+                let mut ok = true;
                 match self.event_type {
-                    #(#cfgs EventType::#names => Event::#names(#paths::build(self.version, fields, ok)),)*
+                    #(#cfgs EventType::#names => {
+                        let payload = #paths::build(self.version, fields, &mut ok);
+                        if ok { ::std::result::Result::Ok(Event::#names(payload)) } else { ::std::result::Result::Err(::energy_api_core::read::Stop) }
+                    })*
                 }
             }
 
@@ -630,9 +638,7 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
                 reader: &mut ::energy_api_core::read::Reader<'_>,
             ) -> ::std::result::Result<Event, ::energy_api_core::read::Stop> {
                 let fields = ::energy_api_core::table::read(reader, self.shape(), ::energy_api_core::table::Mode::Owned)?;
-                let mut ok = true;
-                let event = self.event_of(fields, &mut ok);
-                if ok { ::std::result::Result::Ok(event) } else { ::std::result::Result::Err(::energy_api_core::read::Stop) }
+                self.event_of(fields)
             }
         }
 
@@ -640,13 +646,8 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
             type Value = Event;
             fn deserialize<D: ::serde::Deserializer<'de>>(self, deserializer: D) -> ::std::result::Result<Event, D::Error> {
                 let fields = ::energy_api_core::table::deserialize(deserializer, self.shape(), ::energy_api_core::table::Mode::Owned)?;
-                let mut ok = true;
-                let event = self.event_of(fields, &mut ok);
-                if ok {
-                    ::std::result::Result::Ok(event)
-                } else {
-                    ::std::result::Result::Err(<D::Error as ::serde::de::Error>::custom(::energy_api_core::table::MISMATCH))
-                }
+                self.event_of(fields)
+                    .map_err(|_| <D::Error as ::serde::de::Error>::custom(::energy_api_core::table::MISMATCH))
             }
         }
 
