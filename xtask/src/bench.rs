@@ -153,26 +153,39 @@ impl CleanBuild {
         }
     }
 
-    /// Builds the crate with its default features, and so its dependencies (fetching any missing).
+    /// Builds and checks the crate with its default features, and so its dependencies (fetching any
+    /// missing; `cargo check` keeps its dependencies' metadata apart from the built ones).
     pub(crate) fn prepare(&self) -> Result<(), String> {
-        let mut build = self.cargo("build");
-        build.arg("--quiet");
-        run_step(
-            &format!("building {} and its dependencies", self.package),
-            build,
-        )
-        .map(drop)
+        for subcommand in ["build", "check"] {
+            let mut command = self.cargo(subcommand);
+            command.arg("--quiet");
+            run_step(
+                &format!("{subcommand}ing {} and its dependencies", self.package),
+                command,
+            )?;
+        }
+        Ok(())
     }
 
     /// `cargo clean -p`, then the wall-clock time of `cargo build` with `features` (offline).
     pub(crate) fn time(&self, features: &[&str]) -> Result<Duration, String> {
+        self.time_of("build", features)
+    }
+
+    /// `cargo clean -p`, then the wall-clock time of `cargo check` with `features` (offline): what an
+    /// editor and `cargo clippy` pay for the crate.
+    pub(crate) fn time_check(&self, features: &[&str]) -> Result<Duration, String> {
+        self.time_of("check", features)
+    }
+
+    fn time_of(&self, subcommand: &str, features: &[&str]) -> Result<Duration, String> {
         let mut clean = self.cargo("clean");
         clean.arg("--quiet");
         run_step(&format!("cleaning {}", self.package), clean)?;
-        let mut build = self.cargo("build");
-        build.args(["--quiet", "--offline"]).args(features);
+        let mut command = self.cargo(subcommand);
+        command.args(["--quiet", "--offline"]).args(features);
         let started = Instant::now();
-        run_step(&format!("building {}", self.package), build)?;
+        run_step(&format!("{subcommand}ing {}", self.package), command)?;
         Ok(started.elapsed())
     }
 

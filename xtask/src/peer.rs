@@ -23,11 +23,14 @@ const PEER_PACKAGE: &str = "typify-peer";
 /// Runs of each generator, alternately (at least this many, or `--runs` if more).
 const MIN_GENERATION_RUNS: usize = 5;
 
-/// Targets of issue 16, as ours/peer ratios: generation, compile with every feature, compile of one
-/// section against the peer's whole crate (the peer has no per-section split).
+/// Targets as ours/peer ratios: generation (issue 16); then those of issue 24: compile with the default
+/// features, with every feature, of one section against the peer's whole crate (the peer has no
+/// per-section split), and `cargo check` with the default features.
 const TARGET_GENERATION: f64 = 0.10;
-const TARGET_COMPILE_ALL: f64 = 0.5;
-const TARGET_COMPILE_SECTION: f64 = 0.15;
+const TARGET_COMPILE_DEFAULT: f64 = 0.5;
+const TARGET_COMPILE_ALL: f64 = 0.8;
+const TARGET_COMPILE_SECTION: f64 = 0.10;
+const TARGET_CHECK: f64 = 0.5;
 
 /// Measures both generators and both crates, and prints the table for BENCHMARKS.md.
 pub(crate) fn compare(root: &Path, runs: usize) -> Result<(), String> {
@@ -112,8 +115,9 @@ pub(crate) fn compare(root: &Path, runs: usize) -> Result<(), String> {
     println!(
         "- compile: a clean debug build of the crate alone (dependencies built, CARGO_INCREMENTAL=0), \
          median of {runs} {}, each the peer's crate, then energy-api with its default features (every \
-         section, `rest`, `documents`), with all features (adding `borrowed`), then with each section's \
-         feature alone; a section is set against the peer's whole crate, which has no per-section split",
+         section, `rest`, `documents`), with all features (adding `borrowed`), then `cargo check` of each \
+         crate (default features), then energy-api with each section's feature alone; a section is set \
+         against the peer's whole crate, which has no per-section split",
         if runs == 1 { "round" } else { "rounds" }
     );
     println!();
@@ -155,13 +159,19 @@ pub(crate) fn compare(root: &Path, runs: usize) -> Result<(), String> {
         "compile, default features (every section, `rest`, `documents`)",
         &compile.ours_default,
         &compile.peer,
-        TARGET_COMPILE_ALL,
+        TARGET_COMPILE_DEFAULT,
     );
     row(
         "compile, all features (the default ones and `borrowed`)",
         &compile.ours_all,
         &compile.peer,
         TARGET_COMPILE_ALL,
+    );
+    row(
+        "`cargo check`, default features",
+        &compile.ours_check,
+        &compile.peer_check,
+        TARGET_CHECK,
     );
     for (section, times) in &compile.ours_sections {
         row(
@@ -340,13 +350,15 @@ impl Generator {
 /// Clean debug builds of both crates, in rounds.
 struct CompileTimes {
     peer: Vec<Duration>,
+    peer_check: Vec<Duration>,
+    ours_check: Vec<Duration>,
     ours_default: Vec<Duration>,
     ours_all: Vec<Duration>,
     ours_sections: Vec<(String, Vec<Duration>)>,
 }
 
 /// `runs` rounds, each: the peer's crate, then `energy-api` with its default features, with all, then
-/// with each section's feature alone; every build clean (`cargo clean -p`), dependencies built before the first round.
+/// `cargo check` of each, then `energy-api` with each section's feature alone; every build clean (`cargo clean -p`), dependencies built before the first round.
 fn compile_rounds(
     root: &Path,
     target: &Path,
@@ -365,6 +377,8 @@ fn compile_rounds(
     peer.prepare()?;
     let mut times = CompileTimes {
         peer: Vec::new(),
+        peer_check: Vec::new(),
+        ours_check: Vec::new(),
         ours_default: Vec::new(),
         ours_all: Vec::new(),
         ours_sections: sections.iter().map(|s| (s.clone(), Vec::new())).collect(),
@@ -374,6 +388,8 @@ fn compile_rounds(
         times.peer.push(peer.time(&[])?);
         times.ours_default.push(ours.time(&[])?);
         times.ours_all.push(ours.time(&["--all-features"])?);
+        times.peer_check.push(peer.time_check(&[])?);
+        times.ours_check.push(ours.time_check(&[])?);
         for (section, section_times) in &mut times.ours_sections {
             section_times.push(ours.time(&["--no-default-features", "--features", section])?);
         }
