@@ -532,7 +532,14 @@ impl Members {
                 reader.depth -= 1;
                 return Ok(false);
             }
-            Some(b',') if !self.first => reader.at += 1,
+            Some(b',') if !self.first => {
+                reader.at += 1;
+                // The reader is left on the key's opening quote, which `next_field` compares past
+                // without looking at it: anything else there is not JSON.
+                if reader.peek() != Some(b'"') {
+                    return Err(Stop);
+                }
+            }
             Some(b'"') if self.first => {}
             _ => return Err(Stop),
         }
@@ -1035,6 +1042,13 @@ mod tests {
         );
         assert_eq!(members(r#"{"\ud800":1}"#), Err(Stop));
         assert_eq!(members(r#"{"id":1,}"#), Err(Stop));
+        // The byte before an expected key must be its quote (found by `cargo xtask fuzz`).
+        assert_eq!(members(r#"{"id":1,*number":2}"#), Err(Stop));
+        assert_eq!(members(r#"{"id":1, *number":2}"#), Err(Stop));
+        assert_eq!(
+            members("{\"id\":1,\n \"number\":2}"),
+            Ok(vec![Field(0), Field(1)])
+        );
         assert_eq!(members(r#"{"id" 1}"#), Err(Stop));
         assert!(plain_names(&fields) && plain_names(&[]));
         assert!(!plain_names(&["a\"b"]) && !plain_names(&["a\\b"]) && !plain_names(&["a\nb"]));

@@ -15,6 +15,24 @@ fn serde_read<'de, S: DeserializeSeed<'de>>(seed: S, text: &'de str) -> Result<S
     de.end().map(|()| value).map_err(|e| e.to_string())
 }
 
+/// serde_json's own difference, which a derive shows too: a control character inside a string is
+/// reported one column later when the string is parsed (a free-form object read into a `Map`, and the
+/// check) than when it is kept as raw text (the borrowed view's `RawObject`). Anything else must match.
+fn same_serde_error(owned: Option<&String>, other: Option<&String>) -> bool {
+    const CONTROL: &str = "control character (\\u0000-\\u001F) found while parsing a string at line ";
+    let (Some(owned), Some(other)) = (owned, other) else { return owned == other };
+    let position = |message: &str| -> Option<(u64, u64)> {
+        let (line, column) = message.strip_prefix(CONTROL)?.split_once(" column ")?;
+        Some((line.parse().ok()?, column.parse().ok()?))
+    };
+    match (position(owned), position(other)) {
+        (Some((line, column)), Some((other_line, other_column))) => {
+            line == other_line && column.abs_diff(other_column) <= 1
+        }
+        _ => owned == other,
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     // Two bytes choose the event type, one the version; the rest is the payload (as `event_decode`).
     let [low, high, version_byte, payload @ ..] = data else { return };
@@ -38,8 +56,14 @@ fuzz_target!(|data: &[u8]| {
     let owned = serde_read(kind, text);
     let borrowed = serde_read(kind.borrowed(), text);
     let check = serde_read(kind.validator(), text);
-    assert_eq!(owned.as_ref().err(), borrowed.as_ref().err(), "serde: owned vs borrowed");
-    assert_eq!(owned.as_ref().err(), check.as_ref().err(), "serde: owned vs check");
+    assert!(
+        same_serde_error(owned.as_ref().err(), borrowed.as_ref().err()),
+        "serde: owned {owned:?} vs borrowed {borrowed:?}"
+    );
+    assert!(
+        same_serde_error(owned.as_ref().err(), check.as_ref().err()),
+        "serde: owned {owned:?} vs check {check:?}"
+    );
     match (Reader::whole(text, |r| kind.read(r)), &owned) {
         (Ok(fast), Ok(serde)) => assert_eq!(&fast, serde, "fast vs serde value"),
         (Err(_), Err(_)) => {}
