@@ -10,13 +10,22 @@ fuzz_target!(|line: &[u8]| {
     let lenient = Decoder::new();
     let strict = Decoder::new().strict(true).reject_unknown(true);
     let decoded = lenient.decode(line);
-    assert_eq!(decoded.is_ok(), lenient.validate(line).is_ok(), "decode and validate agree");
+    assert_eq!(
+        decoded.is_ok(),
+        lenient.validate(line).is_ok(),
+        "decode and validate agree"
+    );
     if strict.decode(line).is_ok() {
-        assert!(decoded.is_ok(), "what strict mode accepts, lenient mode accepts");
+        assert!(
+            decoded.is_ok(),
+            "what strict mode accepts, lenient mode accepts"
+        );
     }
     if let Ok(unknown @ Decoded::Unknown(_)) = decoded {
         let again = unknown.to_envelope_json(lenient.fields());
-        let round = lenient.decode(again.as_bytes()).expect("a written-back envelope decodes");
+        let round = lenient
+            .decode(again.as_bytes())
+            .expect("a written-back envelope decodes");
         assert_eq!(round.event_type(), unknown.event_type());
     }
 });

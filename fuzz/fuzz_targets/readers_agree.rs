@@ -13,8 +13,16 @@ use serde::de::DeserializeSeed;
 /// message from every reader of one table) or about the text (syntax, end of input), and its message.
 type SerdeError = (bool, String);
 
-fn serde_read<'de, S: DeserializeSeed<'de>>(seed: S, text: &'de str) -> Result<S::Value, SerdeError> {
-    let error = |e: serde_json::Error| (e.classify() == serde_json::error::Category::Data, e.to_string());
+fn serde_read<'de, S: DeserializeSeed<'de>>(
+    seed: S,
+    text: &'de str,
+) -> Result<S::Value, SerdeError> {
+    let error = |e: serde_json::Error| {
+        (
+            e.classify() == serde_json::error::Category::Data,
+            e.to_string(),
+        )
+    };
     let mut de = serde_json::Deserializer::from_str(text);
     let value = seed.deserialize(&mut de).map_err(error)?;
     de.end().map(|()| value).map_err(error)
@@ -31,7 +39,8 @@ fn serde_read<'de, S: DeserializeSeed<'de>>(seed: S, text: &'de str) -> Result<S
 fn same_serde_error(owned: Option<&SerdeError>, other: Option<&SerdeError>) -> bool {
     match (owned, other) {
         (Some((true, owned)), Some((true, other))) => {
-            let without_position = |m: &str| m.rsplit_once(" at line ").map_or(m, |(m, _)| m).to_owned();
+            let without_position =
+                |m: &str| m.rsplit_once(" at line ").map_or(m, |(m, _)| m).to_owned();
             without_position(owned) == without_position(other)
         }
         (owned, other) => owned.is_some() == other.is_some(),
@@ -40,7 +49,9 @@ fn same_serde_error(owned: Option<&SerdeError>, other: Option<&SerdeError>) -> b
 
 fuzz_target!(|data: &[u8]| {
     // Two bytes choose the event type, one the version; the rest is the payload (as `event_decode`).
-    let [low, high, version_byte, payload @ ..] = data else { return };
+    let [low, high, version_byte, payload @ ..] = data else {
+        return;
+    };
     let all = EventType::ALL;
     let event_type = all[usize::from(u16::from_le_bytes([*low, *high])) % all.len()];
     let versions = event_type.versions();
@@ -50,14 +61,24 @@ fuzz_target!(|data: &[u8]| {
     let decoded = Event::decode(event_type.as_str(), version, payload).map_err(|e| e.to_string());
     let view = EventRef::decode(event_type.as_str(), version, payload).map_err(|e| e.to_string());
     let checked = kind.validate(payload).map_err(|e| e.to_string());
-    assert_eq!(decoded.as_ref().err(), view.as_ref().err(), "decode vs decode_borrowed");
-    assert_eq!(decoded.as_ref().err(), checked.as_ref().err(), "decode vs validate");
+    assert_eq!(
+        decoded.as_ref().err(),
+        view.as_ref().err(),
+        "decode vs decode_borrowed"
+    );
+    assert_eq!(
+        decoded.as_ref().err(),
+        checked.as_ref().err(),
+        "decode vs validate"
+    );
     if let (Ok(event), Ok(view)) = (&decoded, &view) {
         let back = serde_json::to_value(event).expect("events serialise");
         assert_eq!(back, serde_json::to_value(view).expect("views serialise"));
     }
 
-    let Ok(text) = std::str::from_utf8(payload) else { return };
+    let Ok(text) = std::str::from_utf8(payload) else {
+        return;
+    };
     let owned = serde_read(kind, text);
     let borrowed = serde_read(kind.borrowed(), text);
     let check = serde_read(kind.validator(), text);
