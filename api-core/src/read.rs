@@ -32,6 +32,9 @@ pub struct Reader<'a> {
     at: usize,
     /// Objects and arrays open around the position.
     depth: usize,
+    /// The deepest nesting reached inside a value skipped as ignored, counting the containers around
+    /// it (see [`Reader::deepest_skipped`]).
+    deepest_skipped: usize,
 }
 
 /// A value that the fast reader reads: the generated structs, and the field types they use.
@@ -47,7 +50,15 @@ impl<'a> Reader<'a> {
             text,
             at: 0,
             depth: 0,
+            deepest_skipped: 0,
         }
+    }
+
+    /// How deep the values skipped as ignored ([`Self::skip`]) nested at most, counting the containers
+    /// open around them. Like serde, the reader skips at any depth; a caller that holds a whole text to
+    /// a limit (the runtime's decoder) asks this rather than scanning the text again.
+    pub fn deepest_skipped(&self) -> usize {
+        self.deepest_skipped
     }
 
     /// The byte offset of the reader in its text.
@@ -332,6 +343,7 @@ impl<'a> Reader<'a> {
             // A value.
             match self.peek().ok_or(Stop)? {
                 b'{' => {
+                    self.note_skipped_depth(&open, check);
                     self.open_skipped(b'{', check)?;
                     if self.peek() == Some(b'}') {
                         self.close_skipped(check);
@@ -342,6 +354,7 @@ impl<'a> Reader<'a> {
                     }
                 }
                 b'[' => {
+                    self.note_skipped_depth(&open, check);
                     self.open_skipped(b'[', check)?;
                     if self.peek() == Some(b']') {
                         self.close_skipped(check);
@@ -379,6 +392,15 @@ impl<'a> Reader<'a> {
                     _ => return Err(Stop),
                 }
             }
+        }
+    }
+
+    /// Keeps the nesting of a container about to open inside an ignored value, counting it and those
+    /// around it (a counted value is held to [`MAX_DEPTH`] instead).
+    #[inline]
+    fn note_skipped_depth(&mut self, open: &Open, check: Check) {
+        if check == Check::Ignored {
+            self.deepest_skipped = self.deepest_skipped.max(self.depth + open.len + 1);
         }
     }
 
@@ -933,6 +955,24 @@ mod tests {
         assert_eq!(Reader::new(&deep).skip().map(str::len), Ok(deep.len()));
         let unclosed = format!("{}1{}", "[{\"a\":".repeat(500_000), "}]".repeat(499_999));
         assert_eq!(Reader::new(&unclosed).skip(), Err(Stop));
+    }
+
+    /// How deep skipped values went is kept for callers that hold a text to a limit (the runtime).
+    #[test]
+    fn the_deepest_skipped_nesting_counts_the_containers_around_it() {
+        let mut reader = Reader::new(r#"{"a": 1, "x": [[{}], []], "y": {"z": [[[]]]}}"#);
+        let mut members = reader.object().expect("an object");
+        while members.next_key(&mut reader).expect("a key").is_some() {
+            reader.skip().expect("a value");
+        }
+        // The outer object (read), then `y`, `z` and three arrays (skipped).
+        assert_eq!(reader.deepest_skipped(), 5);
+        let mut flat = Reader::new(r#"{"a": 1, "b": "[[["}"#);
+        let mut members = flat.object().expect("an object");
+        while members.next_key(&mut flat).expect("a key").is_some() {
+            flat.skip().expect("a value");
+        }
+        assert_eq!(flat.deepest_skipped(), 0);
     }
 
     /// What serde ignores it checks only so far (grammar, escapes): so does skipping.

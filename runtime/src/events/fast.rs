@@ -25,7 +25,8 @@ pub(crate) struct FastBody<'a, T> {
 /// Reads one envelope from `input` keeping what `K` keeps of its payload, or stops.
 ///
 /// Everything in a line it reads nests at most [`energy_api_core::read::MAX_DEPTH`] deep, below the
-/// decoder's limit, so such a line needs no depth check.
+/// decoder's limit, skipped values included (it stops on a line that nests deeper), so such a line
+/// needs no depth check.
 pub(crate) fn read_envelope<'a, K: Keep>(
     input: &'a str,
     fields: &EnvelopeFields,
@@ -56,6 +57,11 @@ pub(crate) fn read_envelope<'a, K: Keep>(
         }
     }
     reader.end()?;
+    // The reader skips an ignored value at any depth, as serde does; the decoder holds a whole line to
+    // its limit, which the serde reader's path checks.
+    if reader.deepest_skipped() > energy_api_core::read::MAX_DEPTH {
+        return Err(Stop);
+    }
     if repeated_key(&metadata).is_some() {
         return Err(Stop);
     }
