@@ -12,6 +12,7 @@
 //! | unknown event type or version | per [`UnknownPolicy`]: acknowledged, dead-lettered or handed to the fallback | `unknown`, `dead_lettered`, … |
 //! | a known event no handler takes | acknowledged | `skipped` |
 //! | the dead letter could not be stored | delivered again later: never terminated unless its dead letter is stored | `retried` |
+//! | still held when a stop's `shutdown_timeout` ran out | handed back to the broker (delivered again at once, to another process) | `handed_back` |
 //!
 //! While a message is being handled (or waits for its turn), its broker timer is restarted every third
 //! of the acknowledgement wait, so a slow handler does not get its message delivered twice.
@@ -19,8 +20,9 @@
 use super::cloudevents;
 use super::dead_letter::{Fault, dead_letter_of};
 use super::handlers::{Context, HandlerError, HandlerFuture, Handlers, UnknownPolicy};
+use super::metrics::{ConsumerMetrics, Health, event_type_label};
 use super::publisher::{RetryPolicy, send_with_retry};
-use super::transport::{Delivery, Pulled, Sink, Source, TransportError};
+use super::transport::{Delivery, Lag, Pulled, Sink, Source, TransportError, Watch};
 use crate::events::{Decoded, Decoder, ErrorKind, EventError, Unknown};
 use futures_util::stream::FuturesUnordered;
 use futures_util::{FutureExt, StreamExt};
@@ -82,8 +84,13 @@ pub struct ConsumerConfig {
     pub ordering: Ordering,
     /// Where a new durable consumer starts.
     pub start: Start,
-    /// Stop once nothing has arrived, and nothing is being handled, for this long.
+    /// Stop once nothing has arrived, and nothing is being handled, for this long, and then the
+    /// durable consumer has nothing pending and nothing awaiting acknowledgement on the broker (so that
+    /// a consumer restarted after a crash handles the crashed one's messages before it stops).
     pub idle_exit: Option<Duration>,
+    /// On a stop, how long the messages held may take to be settled; those still held then are handed
+    /// back to the broker (delivered again at once) and counted as `handed_back`.
+    pub shutdown_timeout: Duration,
 }
 
 impl ConsumerConfig {
@@ -105,6 +112,7 @@ impl ConsumerConfig {
             ordering: Ordering::Concurrent,
             start: Start::All,
             idle_exit: None,
+            shutdown_timeout: Duration::from_secs(30),
         }
     }
 
@@ -157,9 +165,15 @@ impl ConsumerConfig {
         self
     }
 
-    /// Stop once idle for this long.
+    /// Stop once idle for this long with nothing left on the broker (see [`ConsumerConfig::idle_exit`]).
     pub fn idle_exit(mut self, idle: Duration) -> Self {
         self.idle_exit = Some(idle);
+        self
+    }
+
+    /// How long a stop waits for the messages held before handing them back.
+    pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
+        self.shutdown_timeout = timeout;
         self
     }
 
@@ -187,6 +201,9 @@ pub enum Outcome {
     Unknown,
     /// Known, but no handler takes it; acknowledged.
     Skipped,
+    /// Still held when a stop's `shutdown_timeout` ran out: handed back to the broker, to be delivered
+    /// again at once.
+    HandedBack,
 }
 
 impl Outcome {
@@ -198,6 +215,7 @@ impl Outcome {
             Outcome::DeadLettered => "dead_lettered",
             Outcome::Unknown => "unknown",
             Outcome::Skipped => "skipped",
+            Outcome::HandedBack => "handed_back",
         }
     }
 }
@@ -236,12 +254,19 @@ pub struct Stats {
     pub unknown: u64,
     /// Known, with no handler.
     pub skipped: u64,
+    /// Handed back to the broker when a stop ran out of time.
+    pub handed_back: u64,
 }
 
 impl Stats {
     /// Every settlement counted.
     pub fn total(&self) -> u64 {
-        self.handled + self.retried + self.dead_lettered + self.unknown + self.skipped
+        self.handled
+            + self.retried
+            + self.dead_lettered
+            + self.unknown
+            + self.skipped
+            + self.handed_back
     }
 }
 
@@ -253,6 +278,7 @@ pub struct Counters {
     dead_lettered: AtomicU64,
     unknown: AtomicU64,
     skipped: AtomicU64,
+    handed_back: AtomicU64,
 }
 
 impl Counters {
@@ -264,6 +290,7 @@ impl Counters {
             dead_lettered: self.dead_lettered.load(Atomic::Relaxed),
             unknown: self.unknown.load(Atomic::Relaxed),
             skipped: self.skipped.load(Atomic::Relaxed),
+            handed_back: self.handed_back.load(Atomic::Relaxed),
         }
     }
 
@@ -274,6 +301,7 @@ impl Counters {
             Outcome::DeadLettered => &self.dead_lettered,
             Outcome::Unknown => &self.unknown,
             Outcome::Skipped => &self.skipped,
+            Outcome::HandedBack => &self.handed_back,
         };
         counter.fetch_add(1, Atomic::Relaxed);
     }
@@ -292,6 +320,9 @@ struct Shared<K> {
     decoder: Decoder,
     counters: Arc<Counters>,
     observer: Option<Observer>,
+    metrics: Option<ConsumerMetrics>,
+    /// Turns true when the stop's time is up: what is still held is handed back.
+    hand_back: watch::Receiver<bool>,
 }
 
 /// What a running consumer needs beside its transport.
@@ -306,19 +337,31 @@ pub(crate) struct Running {
     pub counters: Arc<Counters>,
     /// Who hears of each settlement.
     pub observer: Option<Observer>,
+    /// Its figures, when someone reads them.
+    pub metrics: Option<ConsumerMetrics>,
+    /// Its health, for whoever asks.
+    pub health: Health,
 }
 
-/// Runs a consumer until `shutdown` resolves (or it is idle for `idle_exit`, or the source fails for
-/// good): then it stops pulling, finishes what it holds, and returns the counts.
-pub(crate) async fn run<Src, K>(
+/// How often the backlog is read for the figures.
+const BACKLOG_REFRESH: Duration = Duration::from_secs(2);
+/// How often an idle consumer asks the broker whether anything is left for it.
+const IDLE_RECHECK: Duration = Duration::from_secs(1);
+
+/// Runs a consumer until `shutdown` resolves (or it is idle for `idle_exit` with nothing left on the
+/// broker, or the source fails for good): then it stops pulling, finishes what it holds within the
+/// `shutdown_timeout`, hands back what it still holds then, and returns the counts.
+pub(crate) async fn run<Src, K, W>(
     source: Src,
     sink: K,
+    broker: W,
     running: Running,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<Stats, TransportError>
 where
     Src: Source,
     K: Sink,
+    W: Watch,
 {
     let Running {
         config,
@@ -326,18 +369,24 @@ where
         handlers,
         counters,
         observer,
+        metrics,
+        health,
     } = running;
     let concurrency = config.concurrency.max(1);
     let room = Arc::new(Semaphore::new(concurrency));
     let (deliveries_tx, mut deliveries) = mpsc::channel(concurrency);
     let (stop, stopped) = watch::channel(false);
+    let (hand_back, handing_back) = watch::channel(false);
+    health.started();
     // Dropping the consumer's future (a caller that gives up on it) stops the pulling too.
     let mut pulling = AbortOnDrop(tokio::spawn(source.pull(
         room.clone(),
         deliveries_tx,
         stopped,
+        health.clone(),
     )));
     let idle_exit = config.idle_exit;
+    let shutdown_timeout = config.shutdown_timeout;
     let ordered = config.ordering == Ordering::PerSubject;
     let shared = Arc::new(Shared {
         sink,
@@ -347,12 +396,16 @@ where
         decoder: Decoder::new(),
         counters: counters.clone(),
         observer,
+        metrics: metrics.clone(),
+        hand_back: handing_back,
     });
     // Per subject (ordered mode): the signal that the last message given a turn is done.
     let mut lanes: HashMap<String, oneshot::Receiver<()>> = HashMap::new();
     let mut tasks = JoinSet::new();
     let mut last_arrival = Instant::now();
+    let mut next_idle_check = Instant::now();
     let mut ticker = tokio::time::interval(Duration::from_millis(100));
+    let mut refresh = tokio::time::interval(BACKLOG_REFRESH);
     tokio::pin!(shutdown);
     let mut stopping = false;
     loop {
@@ -360,6 +413,9 @@ where
             pulled = deliveries.recv() => {
                 let Some(pulled) = pulled else { break };
                 last_arrival = Instant::now();
+                if let Some(metrics) = &metrics {
+                    metrics.in_flight().inc_by(i64::try_from(pulled.len()).unwrap_or(i64::MAX));
+                }
                 // One task per pull, settling its messages concurrently: a message costs no task
                 // and no wake-up of another thread.
                 let mut settling = Vec::with_capacity(pulled.len());
@@ -384,6 +440,9 @@ where
                                 if let Some(done) = done {
                                     let _ = done.send(());
                                 }
+                                if let Some(metrics) = &shared.metrics {
+                                    metrics.in_flight().dec();
+                                }
                                 drop(slot);
                             }
                         })
@@ -397,17 +456,51 @@ where
             }
             _ = ticker.tick(), if idle_exit.is_some() && !stopping => {
                 let idle = idle_exit.unwrap_or(Duration::MAX);
-                // The source holds free slots while it pulls: idle is no message task and nothing new.
-                if tasks.is_empty() && last_arrival.elapsed() >= idle {
-                    stopping = true;
-                    let _ = stop.send(true);
+                // The source holds free slots while it pulls: idle is no message task and nothing
+                // new. Then the broker must have nothing left for this durable either: messages
+                // another process took and never settled (it crashed) come back after their
+                // acknowledgement wait, and are this consumer's to handle.
+                if tasks.is_empty()
+                    && last_arrival.elapsed() >= idle
+                    && Instant::now() >= next_idle_check
+                {
+                    match broker.lag().await {
+                        Ok(Lag { pending: 0, ack_pending: 0 }) => {
+                            stopping = true;
+                            let _ = stop.send(true);
+                        }
+                        Ok(lag) => log::debug!(
+                            "idle, but {} pending and {} unsettled on the broker: waiting for them",
+                            lag.pending, lag.ack_pending
+                        ),
+                        Err(e) => log::debug!("idle, and the backlog cannot be read ({e}): waiting"),
+                    }
+                    next_idle_check = Instant::now() + IDLE_RECHECK;
+                }
+            }
+            _ = refresh.tick(), if metrics.is_some() => {
+                health.connected(broker.connected());
+                if let Some(metrics) = &metrics {
+                    if let Ok(lag) = broker.lag().await {
+                        metrics.backlog(lag);
+                    }
+                    metrics.health(health.check().is_ok());
                 }
             }
             Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
         }
     }
-    // The source stopped (asked to, or failed): finish what is held.
-    while tasks.join_next().await.is_some() {}
+    // The source stopped (asked to, or failed): finish what is held, within the shutdown timeout; then
+    // hand back what is still held.
+    let finished = tokio::time::timeout(shutdown_timeout, async {
+        while tasks.join_next().await.is_some() {}
+    })
+    .await;
+    if finished.is_err() {
+        let _ = hand_back.send(true);
+        while tasks.join_next().await.is_some() {}
+    }
+    health.stopped();
     let pulled = (&mut pulling.0).await.unwrap_or_else(|panic| {
         Err(TransportError::new(
             super::transport::TransportErrorKind::Rejected,
@@ -415,6 +508,12 @@ where
         ))
     });
     shared.sink.flush().await;
+    if let Some(metrics) = &metrics {
+        if let Ok(lag) = broker.lag().await {
+            metrics.backlog(lag);
+        }
+        metrics.health(false);
+    }
     pulled.map(|()| counters.snapshot())
 }
 
@@ -428,18 +527,20 @@ impl<T> Drop for AbortOnDrop<T> {
 }
 
 /// Settles one delivery, keeping its broker timer running meanwhile; with `previous`, only once the
-/// message before it on its subject is settled.
+/// message before it on its subject is settled. When the stop's time runs out before its outcome is
+/// decided, it is handed back to the broker instead.
 async fn settle<D: Delivery, K: Sink>(
     delivery: &D,
     shared: &Shared<K>,
     previous: Option<oneshot::Receiver<()>>,
 ) {
+    let decided = std::sync::atomic::AtomicBool::new(false);
     let work = async {
         if let Some(previous) = previous {
             // An error means that task is gone: its turn is over too.
             let _ = previous.await;
         }
-        process(delivery, shared).await;
+        process(delivery, shared, &decided).await;
     };
     tokio::pin!(work);
     // Most messages are settled at their first poll: those never make a timer.
@@ -448,10 +549,32 @@ async fn settle<D: Delivery, K: Sink>(
         return;
     }
     let period = (shared.config.ack_wait / 3).max(Duration::from_millis(100));
+    let mut hand_back = shared.hand_back.clone();
+    let mut handing_back = *hand_back.borrow();
     loop {
         tokio::select! {
             biased;
             () = &mut work => return,
+            changed = hand_back.changed(), if !handing_back => {
+                handing_back = changed.is_err() || *hand_back.borrow();
+                if handing_back && !decided.load(std::sync::atomic::Ordering::Acquire) {
+                    // Its handler is abandoned mid-way: the message is delivered again, at once.
+                    let info = delivery.info();
+                    let base = Base {
+                        id: delivery.headers().get("ce-id"),
+                        event_type: delivery.headers().get("ce-type"),
+                        version: delivery.headers().get("ce-dataversion"),
+                        subject: delivery.subject(),
+                        sequence: info.sequence,
+                        attempt: info.attempt,
+                    };
+                    shared.report(&base, Outcome::HandedBack, None);
+                    if let Err(e) = delivery.retry_after(Duration::ZERO).await {
+                        log::debug!("sequence {}: not handed back ({e}); delivered again after the acknowledgement wait", info.sequence);
+                    }
+                    return;
+                }
+            }
             () = tokio::time::sleep(period) => {
                 if let Err(e) = delivery.keep_alive().await {
                     log::debug!("keep-alive of sequence {} not sent: {e}", delivery.info().sequence);
@@ -489,7 +612,11 @@ impl Base<'_> {
 }
 
 /// Decodes, hands to a handler and settles one delivery.
-async fn process<D: Delivery, K: Sink>(delivery: &D, shared: &Shared<K>) {
+async fn process<D: Delivery, K: Sink>(
+    delivery: &D,
+    shared: &Shared<K>,
+    decided: &std::sync::atomic::AtomicBool,
+) {
     let info = delivery.info();
     let config = &shared.config;
     let mut base = Base {
@@ -504,7 +631,7 @@ async fn process<D: Delivery, K: Sink>(delivery: &D, shared: &Shared<K>) {
         Ok(incoming) => incoming,
         Err(error) => {
             let fault = Fault::of_event(&error);
-            return shared.dead_letter(delivery, fault, &base).await;
+            return shared.dead_letter(delivery, fault, &base, decided).await;
         }
     };
     base.id = Some(&incoming.id);
@@ -518,7 +645,7 @@ async fn process<D: Delivery, K: Sink>(delivery: &D, shared: &Shared<K>) {
                 info.attempt, config.max_deliver
             ),
         );
-        return shared.dead_letter(delivery, fault, &base).await;
+        return shared.dead_letter(delivery, fault, &base, decided).await;
     }
     // Shared by every try: a handler's context costs two reference counts.
     let metadata = Arc::new(incoming.metadata);
@@ -545,7 +672,7 @@ async fn process<D: Delivery, K: Sink>(delivery: &D, shared: &Shared<K>) {
         let future: HandlerFuture = match decoded {
             Err(error) => {
                 return shared
-                    .dead_letter(delivery, Fault::of_event(&error), &base)
+                    .dead_letter(delivery, Fault::of_event(&error), &base, decided)
                     .await;
             }
             Ok(Decoded::Unknown(mut raw)) => {
@@ -553,11 +680,13 @@ async fn process<D: Delivery, K: Sink>(delivery: &D, shared: &Shared<K>) {
                 match shared.handlers.unknown_policy() {
                     UnknownPolicy::Skip => {
                         let fault = Some(Fault::of_event(&unknown));
-                        return shared.ack(delivery, &base, Outcome::Unknown, fault).await;
+                        return shared
+                            .ack(delivery, &base, Outcome::Unknown, fault, decided)
+                            .await;
                     }
                     UnknownPolicy::DeadLetter => {
                         return shared
-                            .dead_letter(delivery, Fault::of_event(&unknown), &base)
+                            .dead_letter(delivery, Fault::of_event(&unknown), &base, decided)
                             .await;
                     }
                     UnknownPolicy::Fallback => {
@@ -569,7 +698,9 @@ async fn process<D: Delivery, K: Sink>(delivery: &D, shared: &Shared<K>) {
                             Some(future) => future,
                             None => {
                                 let fault = Some(Fault::of_event(&unknown));
-                                return shared.ack(delivery, &base, Outcome::Unknown, fault).await;
+                                return shared
+                                    .ack(delivery, &base, Outcome::Unknown, fault, decided)
+                                    .await;
                             }
                         }
                     }
@@ -577,9 +708,14 @@ async fn process<D: Delivery, K: Sink>(delivery: &D, shared: &Shared<K>) {
             }
             Ok(Decoded::Known(known)) => match shared.handlers.dispatch(known, context) {
                 Some(future) => future,
-                None => return shared.ack(delivery, &base, Outcome::Skipped, None).await,
+                None => {
+                    return shared
+                        .ack(delivery, &base, Outcome::Skipped, None, decided)
+                        .await;
+                }
             },
         };
+        let started = shared.metrics.as_ref().map(|_| Instant::now());
         let result = AssertUnwindSafe(future)
             .catch_unwind()
             .await
@@ -591,13 +727,20 @@ async fn process<D: Delivery, K: Sink>(delivery: &D, shared: &Shared<K>) {
                     .unwrap_or_default();
                 Err(HandlerError::retry(format!("the handler panicked: {what}")))
             });
+        if let (Some(metrics), Some(started)) = (&shared.metrics, started) {
+            metrics.handler_took(event_type_label(base.event_type), started.elapsed());
+        }
         let error = match result {
-            Ok(()) => return shared.ack(delivery, &base, Outcome::Handled, None).await,
+            Ok(()) => {
+                return shared
+                    .ack(delivery, &base, Outcome::Handled, None, decided)
+                    .await;
+            }
             Err(error) => error,
         };
         if error.is_permanent() {
             let fault = Fault::new("handler_rejected", error.message());
-            return shared.dead_letter(delivery, fault, &base).await;
+            return shared.dead_letter(delivery, fault, &base, decided).await;
         }
         if attempt >= config.max_deliver {
             let fault = Fault::new(
@@ -606,10 +749,13 @@ async fn process<D: Delivery, K: Sink>(delivery: &D, shared: &Shared<K>) {
                     "the handler failed on each of {attempt} deliveries (max_deliver); the last time: {error}"
                 ),
             );
-            return shared.dead_letter(delivery, fault, &base).await;
+            return shared.dead_letter(delivery, fault, &base, decided).await;
         }
         let delay = config.retry_delay(attempt);
         let fault = Some(Fault::new("handler_failed", error.message()));
+        if config.ordering != Ordering::PerSubject {
+            decided.store(true, std::sync::atomic::Ordering::Release);
+        }
         shared.report(&base, Outcome::Retried, fault);
         if config.ordering == Ordering::PerSubject {
             // In place, holding back the messages behind it on its subject.
@@ -650,6 +796,10 @@ fn unknown_error(event_type: &str, version: &str, reason: Unknown) -> EventError
 impl<K: Sink> Shared<K> {
     fn report(&self, base: &Base<'_>, outcome: Outcome, fault: Option<Fault>) {
         self.counters.count(outcome);
+        if let Some(metrics) = &self.metrics {
+            let kind = fault.as_ref().map(|f| f.kind.as_str());
+            metrics.settled(event_type_label(base.event_type), outcome, kind);
+        }
         if let Some(observer) = &self.observer {
             observer(&base.settled(outcome, fault));
         }
@@ -663,7 +813,9 @@ impl<K: Sink> Shared<K> {
         base: &Base<'_>,
         outcome: Outcome,
         fault: Option<Fault>,
+        decided: &std::sync::atomic::AtomicBool,
     ) {
+        decided.store(true, std::sync::atomic::Ordering::Release);
         self.report(base, outcome, fault);
         if let Err(e) = delivery.ack().await {
             log::warn!(
@@ -675,7 +827,13 @@ impl<K: Sink> Shared<K> {
 
     /// Stores the dead letter, then terminates the original; when the dead letter cannot be stored, the
     /// original is delivered again later instead (never terminated without its dead letter).
-    async fn dead_letter<D: Delivery>(&self, delivery: &D, fault: Fault, base: &Base<'_>) {
+    async fn dead_letter<D: Delivery>(
+        &self,
+        delivery: &D,
+        fault: Fault,
+        base: &Base<'_>,
+        decided: &std::sync::atomic::AtomicBool,
+    ) {
         let message = dead_letter_of(
             delivery,
             &fault,
@@ -688,6 +846,7 @@ impl<K: Sink> Shared<K> {
         };
         match send_with_retry(&self.sink, message, retry).await {
             Ok(_) => {
+                decided.store(true, std::sync::atomic::Ordering::Release);
                 let reason = fault.summary();
                 self.report(base, Outcome::DeadLettered, Some(fault));
                 if let Err(e) = delivery.terminate(&reason).await {
@@ -707,6 +866,7 @@ impl<K: Sink> Shared<K> {
                         self.dead_letter_subject, fault.kind, fault.message
                     ),
                 };
+                decided.store(true, std::sync::atomic::Ordering::Release);
                 self.report(base, Outcome::Retried, Some(fault));
                 let _ = delivery.retry_after(delay).await;
             }

@@ -15,24 +15,31 @@
 //! Only [`nats`] knows NATS: the rest sees the small boundary of [`transport`].
 
 pub mod cloudevents;
+pub mod connect;
 mod consumer;
 pub mod dead_letter;
 mod handlers;
 pub mod headers;
 pub mod lines;
+pub mod metrics;
 pub mod nats;
 mod publisher;
+pub mod refusals;
+pub mod serve;
 mod subjects;
 pub mod transport;
 
+pub use connect::{Auth, ConnectSettings, Secret, Tls};
 pub use consumer::{ConsumerConfig, Counters, Observer, Ordering, Outcome, Settled, Start, Stats};
 pub use dead_letter::{DeadLetter, Fault};
 pub use handlers::{Context, HandlerError, HandlerFuture, HandlerResult, Handlers, UnknownPolicy};
 pub use headers::Headers;
+pub use metrics::{ConsumerMetrics, Health};
 pub use nats::{
-    Bus, BusError, CaptureRange, Captured, Change, Lag, LagProbe, NatsConsumer, NatsSink,
-    Retention, Storage, StreamReport, StreamSettings,
+    Bus, BusError, CaptureRange, Captured, Change, LagProbe, NatsConsumer, NatsSink, Retention,
+    Storage, StreamReport, StreamSettings,
 };
 pub use publisher::{Draft, PublishError, Publisher, RetryPolicy};
+pub use refusals::Refusal;
 pub use subjects::{Subjects, durable_name_error};
-pub use transport::{Receipt, TransportError, TransportErrorKind};
+pub use transport::{Lag, Receipt, TransportError, TransportErrorKind};

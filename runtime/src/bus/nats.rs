@@ -2,18 +2,21 @@
 //! publishers, consumers, dead-letter views and captures; the [`Sink`], [`Source`] and [`Delivery`] of
 //! [`super::transport`] on `async-nats`.
 
+use super::connect::ConnectSettings;
 use super::consumer::{self, ConsumerConfig, Counters, Observer, Start, Stats};
 use super::dead_letter::DeadLetter;
 use super::handlers::Handlers;
 use super::headers::Headers;
+use super::metrics::{ConsumerMetrics, Health};
 use super::publisher::{PublishError, Publisher};
+use super::refusals::{Refusal, Refusals};
 use super::subjects::{Subjects, durable_name_error};
 use super::transport::{
-    Delivery, DeliveryInfo, Outgoing, Pulled, Receipt, Sink, Source, TransportError,
-    TransportErrorKind,
+    Delivery, DeliveryInfo, Lag, Outgoing, Pulled, Receipt, Sink, Source, TransportError,
+    TransportErrorKind, Watch,
 };
+use async_nats::Client;
 use async_nats::jetstream::{self, AckKind, consumer::pull, stream};
-use async_nats::{Client, ConnectOptions};
 use bytes::Bytes;
 use futures_util::StreamExt;
 use std::future::Future;
@@ -24,13 +27,26 @@ use tokio::sync::{Semaphore, mpsc, watch};
 /// What went wrong on the bus.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BusError {
-    /// No server could be reached.
-    #[error("cannot connect to {servers}: {message}")]
+    /// No server could be reached, or none accepted the client.
+    #[error("cannot connect to {servers} with {method}: {message}")]
     Connect {
-        /// The servers tried.
+        /// The servers tried (a password in a URL shown as `***`).
         servers: String,
+        /// The authentication method and TLS settings tried, in words (never a secret).
+        method: String,
         /// Why.
         message: String,
+    },
+    /// The server refused an operation the user may not make (a permission violation), or withdrew
+    /// its authorisation: never retried.
+    #[error("permission denied by {servers} to {method}: {}", refusal.describe())]
+    PermissionDenied {
+        /// The servers (a password in a URL shown as `***`).
+        servers: String,
+        /// The authentication method used, in words.
+        method: String,
+        /// What was refused.
+        refusal: Refusal,
     },
     /// A request to the broker failed.
     #[error("{0}")]
@@ -122,15 +138,6 @@ pub struct StreamReport {
     pub subjects: usize,
 }
 
-/// A consumer's backlog.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Lag {
-    /// Events not yet delivered to the consumer.
-    pub pending: u64,
-    /// Events delivered and not yet settled.
-    pub ack_pending: u64,
-}
-
 /// One message of a stream, as [`Bus::capture`] reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Captured {
@@ -163,45 +170,74 @@ pub struct Bus {
     client: Client,
     jetstream: jetstream::Context,
     subjects: Subjects,
+    peer: Peer,
+}
+
+/// Who the connection is, for errors: the servers (secrets hidden), the method, what it was refused.
+#[derive(Clone, Debug)]
+pub(crate) struct Peer {
+    servers: Arc<str>,
+    method: Arc<str>,
+    refusals: Refusals,
+}
+
+impl Peer {
+    /// The error of a refusal heard on this connection.
+    pub(crate) fn denied(&self, refusal: Refusal) -> BusError {
+        BusError::PermissionDenied {
+            servers: self.servers.to_string(),
+            method: self.method.to_string(),
+            refusal,
+        }
+    }
+
+    /// Runs `work`, failing it at once with the refusal heard meanwhile, if any: a request the server
+    /// refused is never answered, and would otherwise only time out.
+    pub(crate) async fn guard<T>(
+        &self,
+        work: impl Future<Output = Result<T, BusError>>,
+    ) -> Result<T, BusError> {
+        let mut refused = self.refusals.watch();
+        tokio::select! {
+            result = work => result,
+            refusal = refused.next() => Err(self.denied(refusal)),
+        }
+    }
 }
 
 impl Bus {
-    /// Connects to `servers` (one URL, or several separated by commas: `nats://a:4222,nats://b:4222`),
-    /// reconnecting by itself whenever the connection drops.
+    /// Connects to `servers` (one URL, or several separated by commas: `nats://a:4222,nats://b:4222`)
+    /// with no credentials of its own, reconnecting by itself whenever the connection drops.
     pub async fn connect(servers: &str) -> Result<Bus, BusError> {
-        Self::connect_with(servers, ConnectOptions::new()).await
+        Self::connect_with(&ConnectSettings::new(servers)).await
     }
 
-    /// Connects with the caller's options (credentials, TLS, a client name, …).
-    pub async fn connect_with(servers: &str, options: ConnectOptions) -> Result<Bus, BusError> {
-        let addresses: Vec<&str> = servers
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .collect();
-        let connect_error = |message: String| BusError::Connect {
-            servers: servers.to_owned(),
-            message,
-        };
-        if addresses.is_empty() {
-            return Err(connect_error("no server given".to_owned()));
-        }
-        let addresses = addresses
-            .iter()
-            .map(|a| {
-                a.parse::<async_nats::ServerAddr>()
-                    .map_err(|e| connect_error(format!("`{a}` is not a server address: {e}")))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+    /// Connects with `settings`: the servers, one authentication method (user and password, token,
+    /// NKey seed, credentials file), TLS (a CA, a client certificate, TLS first), an inbox prefix. A
+    /// failure is one line naming the servers and the method tried (never a secret), within seconds.
+    pub async fn connect_with(settings: &ConnectSettings) -> Result<Bus, BusError> {
+        let (addresses, options) = settings.options()?;
+        let refusals = Refusals::default();
+        let hearing = refusals.clone();
         let client = options
-            .connection_timeout(Duration::from_secs(5))
+            .event_callback(move |event| {
+                if let async_nats::Event::ServerError(error) = &event {
+                    hearing.hear(error.to_string().trim_start_matches("nats: "));
+                }
+                std::future::ready(())
+            })
             .connect(addresses)
             .await
-            .map_err(|e| connect_error(e.to_string()))?;
+            .map_err(|e| settings.connect_failure(&e))?;
         Ok(Bus {
             jetstream: jetstream::new(client.clone()),
             client,
             subjects: Subjects::default(),
+            peer: Peer {
+                servers: Arc::from(settings.servers_shown()),
+                method: Arc::from(settings.method()),
+                refusals,
+            },
         })
     }
 
@@ -231,6 +267,7 @@ impl Bus {
         NatsSink {
             jetstream: self.jetstream.clone(),
             client: self.client.clone(),
+            peer: self.peer.clone(),
         }
     }
 
@@ -239,6 +276,10 @@ impl Bus {
     /// (a shorter age limit, a retention that removes consumed events, another storage) is refused
     /// with its reasons, changing nothing.
     pub async fn init(&self, settings: &StreamSettings) -> Result<Vec<StreamReport>, BusError> {
+        self.peer.guard(self.init_streams(settings)).await
+    }
+
+    async fn init_streams(&self, settings: &StreamSettings) -> Result<Vec<StreamReport>, BusError> {
         if !(1..=5).contains(&settings.replicas) {
             return Err(BusError::Invalid(format!(
                 "{} replicas: a stream has 1 to 5",
@@ -433,6 +474,10 @@ impl Bus {
     /// name when it selects the same events from the same start (a different one is an error, never a
     /// silent change). Processes that open the same durable share its events.
     pub async fn consumer(&self, config: ConsumerConfig) -> Result<NatsConsumer, BusError> {
+        self.peer.guard(self.open_consumer(config)).await
+    }
+
+    async fn open_consumer(&self, config: ConsumerConfig) -> Result<NatsConsumer, BusError> {
         if let Some(why) = durable_name_error(&config.durable) {
             return Err(BusError::Invalid(why));
         }
@@ -527,6 +572,8 @@ impl Bus {
             dead_letter_subject,
             counters: Arc::new(Counters::default()),
             observer: None,
+            metrics: None,
+            health: Health::default(),
             pull_wait: Duration::from_secs(2),
         })
     }
@@ -543,13 +590,18 @@ impl Bus {
 
     /// An error unless the events stream exists (`energy bus init` creates it).
     pub async fn check_streams(&self) -> Result<(), BusError> {
-        self.events_stream(&self.subjects.events_stream())
+        let stream = self.subjects.events_stream();
+        self.peer
+            .guard(async { self.events_stream(&stream).await.map(|_| ()) })
             .await
-            .map(|_| ())
     }
 
     /// Every dead letter stored on `subject` (a filter; `None` for all), oldest first.
     pub async fn dead_letters(&self, subject: Option<&str>) -> Result<Vec<DeadLetter>, BusError> {
+        self.peer.guard(self.read_dead_letters(subject)).await
+    }
+
+    async fn read_dead_letters(&self, subject: Option<&str>) -> Result<Vec<DeadLetter>, BusError> {
         let name = self.subjects.dead_letter_stream();
         let filter = subject
             .map(str::to_owned)
@@ -583,6 +635,10 @@ impl Bus {
 
     /// The dead letter at `sequence` of the dead-letter stream.
     pub async fn dead_letter(&self, sequence: u64) -> Result<DeadLetter, BusError> {
+        self.peer.guard(self.read_dead_letter(sequence)).await
+    }
+
+    async fn read_dead_letter(&self, sequence: u64) -> Result<DeadLetter, BusError> {
         let name = self.subjects.dead_letter_stream();
         let stream = self.stream(&name).await?;
         let message = stream.get_raw_message(sequence).await.map_err(|e| {
@@ -602,7 +658,13 @@ impl Bus {
     /// checks a publisher makes (it may have been fixed by a newer catalogue, or its consumer's
     /// handler fixed); then removes it from the dead-letter stream. One that is still invalid stays.
     pub async fn republish_dead_letter(&self, sequence: u64) -> Result<Receipt, BusError> {
-        let letter = self.dead_letter(sequence).await?;
+        self.peer
+            .guard(self.publish_dead_letter_again(sequence))
+            .await
+    }
+
+    async fn publish_dead_letter_again(&self, sequence: u64) -> Result<Receipt, BusError> {
+        let letter = self.read_dead_letter(sequence).await?;
         let original = letter.original();
         let incoming = super::cloudevents::from_headers(&original.headers).map_err(|e| {
             BusError::Invalid(format!(
@@ -655,7 +717,9 @@ impl Bus {
         stop: impl Future<Output = ()>,
     ) -> Result<u64, BusError> {
         let name = self.subjects.events_stream();
-        self.read_stream(&name, range, each, stop).await
+        self.peer
+            .guard(self.read_stream(&name, range, each, stop))
+            .await
     }
 
     async fn read_stream(
@@ -825,6 +889,7 @@ fn headers_of(map: Option<&async_nats::HeaderMap>) -> Headers {
 pub struct NatsSink {
     jetstream: jetstream::Context,
     client: Client,
+    peer: Peer,
 }
 
 impl Sink for NatsSink {
@@ -839,6 +904,9 @@ impl Sink for NatsSink {
             .payload(message.payload.clone())
             .headers(headers)
             .message_id(&message.id);
+        // A publish the user may not make is refused by the server beside the request, never answered:
+        // heard here, it fails the publish at once, for good.
+        let mut refused = self.peer.refusals.watch();
         let acknowledgement = self
             .jetstream
             .send_publish(message.subject.clone(), publish)
@@ -851,10 +919,19 @@ impl Sink for NatsSink {
         let mut acknowledgement = acknowledgement.into_future();
         let mut first = std::task::Context::from_waker(std::task::Waker::noop());
         let early = acknowledgement.as_mut().poll(&mut first);
+        let peer = self.peer.clone();
         Ok(Box::pin(async move {
             let ack = match early {
                 std::task::Poll::Ready(ack) => ack,
-                std::task::Poll::Pending => acknowledgement.await,
+                std::task::Poll::Pending => tokio::select! {
+                    ack = acknowledgement => ack,
+                    refusal = refused.next() => {
+                        return Err(TransportError::new(
+                            TransportErrorKind::Rejected,
+                            peer.denied(refusal).to_string(),
+                        ));
+                    }
+                },
             }
             .map_err(publish_error)?;
             Ok(Receipt {
@@ -902,6 +979,8 @@ pub struct NatsConsumer {
     dead_letter_subject: String,
     counters: Arc<Counters>,
     observer: Option<Observer>,
+    metrics: Option<ConsumerMetrics>,
+    health: Health,
     pull_wait: Duration,
 }
 
@@ -915,9 +994,21 @@ impl NatsConsumer {
         self
     }
 
+    /// Keeps this consumer's figures in `registry` (see [`super::metrics`] for their names), refreshing
+    /// its backlog every 2 s while it runs.
+    pub fn with_metrics(mut self, registry: &mut prometheus_client::registry::Registry) -> Self {
+        self.metrics = Some(ConsumerMetrics::register(registry, &self.config.durable));
+        self
+    }
+
     /// The live counters (shared with the running consumer).
     pub fn counters(&self) -> Arc<Counters> {
         self.counters.clone()
+    }
+
+    /// Whether the consumer is healthy (shared with the running consumer): connected and pulling.
+    pub fn health(&self) -> Health {
+        self.health.clone()
     }
 
     /// Where dead letters go.
@@ -927,47 +1018,61 @@ impl NatsConsumer {
 
     /// A handle that reads the consumer's backlog, also while it runs.
     pub fn lag_probe(&self) -> LagProbe {
-        LagProbe(self.consumer.clone())
+        LagProbe {
+            consumer: self.consumer.clone(),
+            client: self.sink.client.clone(),
+        }
     }
 
     /// Handles events with `handlers` until `shutdown` resolves (or the consumer is idle for its
-    /// `idle_exit`): then stops pulling, finishes and settles what it holds, and returns the counts.
+    /// `idle_exit` with nothing left on the broker): then stops pulling, finishes and settles what it
+    /// holds within its `shutdown_timeout`, hands back what it still holds, and returns the counts.
+    /// A refusal of the server (a permission the user lacks) ends it at once with
+    /// [`BusError::PermissionDenied`].
     pub async fn run(
         self,
         handlers: Handlers,
         shutdown: impl Future<Output = ()> + Send,
     ) -> Result<Stats, BusError> {
+        let broker = self.lag_probe();
         let source = NatsSource {
             consumer: self.consumer,
             pull_wait: self.pull_wait,
             batch_floor: (self.config.concurrency / 4).max(1),
         };
-        consumer::run(
+        let peer = self.sink.peer.clone();
+        let running = consumer::run(
             source,
             self.sink,
+            broker,
             consumer::Running {
                 config: self.config,
                 dead_letter_subject: self.dead_letter_subject,
                 handlers,
                 counters: self.counters,
                 observer: self.observer,
+                metrics: self.metrics,
+                health: self.health,
             },
             shutdown,
-        )
-        .await
-        .map_err(BusError::Transport)
+        );
+        peer.guard(async { running.await.map_err(BusError::Transport) })
+            .await
     }
 }
 
-/// Reads a consumer's backlog.
+/// Reads a consumer's backlog, and whether its connection is up.
 #[derive(Clone)]
-pub struct LagProbe(jetstream::consumer::PullConsumer);
+pub struct LagProbe {
+    consumer: jetstream::consumer::PullConsumer,
+    client: Client,
+}
 
 impl LagProbe {
     /// The backlog now.
     pub async fn lag(&self) -> Result<Lag, BusError> {
         let info = self
-            .0
+            .consumer
             .get_info()
             .await
             .map_err(|e| request_error("reading the consumer's state", e))?;
@@ -975,6 +1080,19 @@ impl LagProbe {
             pending: info.num_pending,
             ack_pending: u64::try_from(info.num_ack_pending).unwrap_or(u64::MAX),
         })
+    }
+}
+
+impl Watch for LagProbe {
+    async fn lag(&self) -> Result<Lag, TransportError> {
+        LagProbe::lag(self).await.map_err(|e| match e {
+            BusError::Transport(e) => e,
+            other => TransportError::new(TransportErrorKind::Rejected, other.to_string()),
+        })
+    }
+
+    fn connected(&self) -> bool {
+        self.client.connection_state() == async_nats::connection::State::Connected
     }
 }
 
@@ -995,6 +1113,7 @@ impl Source for NatsSource {
         room: Arc<Semaphore>,
         deliveries: mpsc::Sender<Vec<Pulled<NatsDelivery>>>,
         mut stop: watch::Receiver<bool>,
+        health: Health,
     ) -> Result<(), TransportError> {
         let mut failures = 0u32;
         // Caught up: the last fetch found nothing waiting.
@@ -1045,11 +1164,13 @@ impl Source for NatsSource {
             let mut batch = match batch {
                 Ok(batch) => {
                     failures = 0;
+                    health.pulled(true);
                     batch
                 }
                 Err(e) => {
                     drop(slots);
                     failures += 1;
+                    health.pulled(false);
                     log::debug!("pull failed ({e}); trying again");
                     let wait = Duration::from_millis(100 * u64::from(failures.min(20)));
                     tokio::select! {

@@ -146,6 +146,23 @@ pub struct Pulled<D> {
     pub slot: OwnedSemaphorePermit,
 }
 
+/// A consumer's backlog on the broker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Lag {
+    /// Messages not yet delivered to the consumer.
+    pub pending: u64,
+    /// Messages delivered (to any process of the consumer) and not yet settled.
+    pub ack_pending: u64,
+}
+
+/// What the broker says of a consumer while it runs: its backlog, and whether the connection is up.
+pub trait Watch: Send + Sync + 'static {
+    /// The consumer's backlog now.
+    fn lag(&self) -> impl Future<Output = Result<Lag, TransportError>> + Send;
+    /// Whether the connection to the broker is up now.
+    fn connected(&self) -> bool;
+}
+
 /// Pulls messages for one consumer, never more at once than it has room for.
 pub trait Source: Send + 'static {
     /// The deliveries it produces.
@@ -156,12 +173,13 @@ pub trait Source: Send + 'static {
     /// Pulls only as many as there are free slots, so that no message waits in a buffer while the
     /// broker's timer runs; retries by itself when the broker goes away and comes back (a pull is
     /// never left waiting on a connection that was lost). Messages that arrive after `stop` are
-    /// handed back to the broker at once. Returns when stopped, or on an error that retrying cannot
-    /// mend.
+    /// handed back to the broker at once. Tells `health` whether each pull request worked. Returns
+    /// when stopped, or on an error that retrying cannot mend.
     fn pull(
         self,
         room: std::sync::Arc<Semaphore>,
         deliveries: mpsc::Sender<Vec<Pulled<Self::Delivery>>>,
         stop: watch::Receiver<bool>,
+        health: super::metrics::Health,
     ) -> impl Future<Output = Result<(), TransportError>> + Send;
 }

@@ -4,6 +4,7 @@
 
 pub mod hostile;
 pub mod nats;
+pub mod secrets;
 pub mod server;
 
 use std::path::PathBuf;

@@ -69,6 +69,16 @@ impl NatsServer {
         Self::spawn("solo", None, None, None)
     }
 
+    /// A single server with JetStream on file storage, configured by `config` (the text of a
+    /// `nats-server` configuration file: authorization, TLS, accounts …); it still listens on
+    /// 127.0.0.1 on a port it picks.
+    pub fn start_with_config(config: &str) -> NatsServer {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        std::fs::write(dir.path().join("server.conf"), config)
+            .expect("the configuration is written");
+        Self::spawn("secured", None, Some(dir), None)
+    }
+
     /// Three clustered servers with JetStream on loopback, each with routes to all three. A JetStream
     /// cluster needs its routes configured before it starts, so the cluster ports are free ports the
     /// system picks (bound, read and released just before); the client ports are the servers' own picks.
@@ -111,6 +121,10 @@ impl NatsServer {
         let _ = std::fs::remove_dir_all(&ports);
         std::fs::create_dir_all(&ports).expect("a ports folder");
         let mut command = Command::new(binary());
+        let config = dir.path().join("server.conf");
+        if config.is_file() {
+            command.arg("-c").arg(&config);
+        }
         command
             // Loopback only: by default it listens on every address.
             .args(["-a", "127.0.0.1", "-n", name, "-js", "-sd"])
@@ -248,6 +262,13 @@ pub fn urls(nodes: &[NatsServer]) -> String {
         .join(",")
 }
 
+impl NatsServer {
+    /// The folder of the server's files (its configuration, its store).
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
 /// An `energy` process whose standard output is collected line by line as it comes.
 pub struct EnergyProcess {
     child: Child,
@@ -258,7 +279,20 @@ pub struct EnergyProcess {
 impl EnergyProcess {
     /// Starts `energy` with `args`.
     pub fn start(args: &[&str]) -> EnergyProcess {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_energy"))
+        Self::start_with_env(args, &[])
+    }
+
+    /// Starts `energy` with `args` and the environment variables `env`, and none of the `nats` CLI's
+    /// own (`NATS_URL`, `NATS_CREDS`, …) but those.
+    pub fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> EnergyProcess {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_energy"));
+        for (name, _) in std::env::vars_os() {
+            if name.to_string_lossy().starts_with("NATS_") {
+                command.env_remove(name);
+            }
+        }
+        command.envs(env.iter().copied());
+        let mut child = command
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

@@ -5,9 +5,11 @@ use crate::Exit;
 use crate::events::{Report, too_long, write_report};
 use clap::{Args, Subcommand, ValueEnum};
 use energy_runtime::bus::lines::{draft_from_line, line_of};
+use energy_runtime::bus::serve::Endpoint;
 use energy_runtime::bus::{
-    Bus, BusError, CaptureRange, Change, ConsumerConfig, DeadLetter, Handlers, Ordering,
-    PublishError, Retention, Settled, Start, Storage, StreamSettings, Subjects, UnknownPolicy,
+    Auth, Bus, BusError, CaptureRange, Change, ConnectSettings, ConsumerConfig, DeadLetter,
+    Handlers, Ordering, PublishError, Retention, Secret, Settled, Start, Storage, StreamSettings,
+    Subjects, UnknownPolicy,
 };
 use energy_runtime::events::{DEFAULT_MAX_LINE_BYTES, ErrorKind, EventError, Line, LineReader};
 use futures_util::StreamExt;
@@ -19,17 +21,106 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// Where the bus is: the server(s) and the subject prefix.
+/// Where the bus is and how to connect to it: the server(s), one authentication method, TLS, and the
+/// subject prefix. The options and environment variables are the `nats` CLI's; `--context` reads one of
+/// its context files, and the options given override what it says.
 #[derive(Args, Clone)]
 pub(crate) struct Connection {
-    /// NATS server URL; several, separated by commas, for a cluster.
+    /// NATS server URL; several, separated by commas, for a cluster [default: the context's, else
+    /// nats://127.0.0.1:4222].
+    // A URL may carry a password: the variable's value is never shown in --help.
+    #[arg(long, value_name = "URL", env = "NATS_URL", hide_env_values = true)]
+    server: Option<String>,
+    /// A NATS CLI context (`nats context save`): a name under ~/.config/nats/context/, or a context
+    /// file's path.
+    #[arg(long, value_name = "NAME", env = "NATS_CONTEXT")]
+    context: Option<String>,
+    /// A credentials file: a user JWT and its NKey seed (as `nsc` and Synadia Cloud give them).
     #[arg(
         long,
-        value_name = "URL",
-        env = "NATS_URL",
-        default_value = "nats://127.0.0.1:4222"
+        value_name = "FILE",
+        env = "NATS_CREDS",
+        group = "auth",
+        help_heading = "Connection"
     )]
-    server: String,
+    creds: Option<PathBuf>,
+    /// A file holding an NKey seed (as `nk -gen user` writes it).
+    #[arg(
+        long,
+        value_name = "FILE",
+        env = "NATS_NKEY",
+        group = "auth",
+        help_heading = "Connection"
+    )]
+    nkey: Option<PathBuf>,
+    /// A user name (with --password).
+    #[arg(
+        long,
+        value_name = "USER",
+        env = "NATS_USER",
+        group = "auth",
+        help_heading = "Connection"
+    )]
+    user: Option<String>,
+    /// The user's password (better given as NATS_PASSWORD: a command line is visible to every user
+    /// of the machine).
+    #[arg(
+        long,
+        value_name = "PASSWORD",
+        env = "NATS_PASSWORD",
+        hide_env_values = true,
+        requires = "user",
+        help_heading = "Connection"
+    )]
+    password: Option<String>,
+    /// A token (better given as NATS_TOKEN).
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "NATS_TOKEN",
+        hide_env_values = true,
+        group = "auth",
+        help_heading = "Connection"
+    )]
+    token: Option<String>,
+    /// The certificate authority (PEM) that signed the servers' certificates; TLS is then required.
+    #[arg(
+        long,
+        value_name = "FILE",
+        env = "NATS_CA",
+        help_heading = "Connection"
+    )]
+    tls_ca: Option<PathBuf>,
+    /// A client certificate (PEM), for servers that verify their clients (mutual TLS).
+    #[arg(
+        long,
+        value_name = "FILE",
+        env = "NATS_CERT",
+        requires = "tls_key",
+        help_heading = "Connection"
+    )]
+    tls_cert: Option<PathBuf>,
+    /// The client certificate's private key (PEM).
+    #[arg(
+        long,
+        value_name = "FILE",
+        env = "NATS_KEY",
+        requires = "tls_cert",
+        help_heading = "Connection"
+    )]
+    tls_key: Option<PathBuf>,
+    /// Start TLS before the server's first word (servers configured with `handshake_first`).
+    #[arg(long, help_heading = "Connection")]
+    tls_first: bool,
+    /// The prefix of this client's reply subjects (`_INBOX` by default): deployments that let each user
+    /// subscribe only to its own inbox give each its own.
+    #[arg(
+        long,
+        value_name = "PREFIX",
+        env = "NATS_INBOX_PREFIX",
+        help_heading = "Connection"
+    )]
+    inbox_prefix: Option<String>,
     /// The first token(s) of every event subject (`<prefix>.<event type>.<version>`).
     #[arg(
         long,
@@ -38,6 +129,44 @@ pub(crate) struct Connection {
         default_value = "energy"
     )]
     prefix: String,
+}
+
+impl Connection {
+    /// The settings these options give: the context's, overridden by what was given here.
+    fn settings(&self, command: &str) -> Result<ConnectSettings, BusError> {
+        let mut settings = match &self.context {
+            Some(name) => ConnectSettings::from_context(name)?,
+            None => ConnectSettings::default(),
+        };
+        if let Some(server) = &self.server {
+            settings.servers = server.clone();
+        }
+        if let Some(creds) = &self.creds {
+            settings.auth = Auth::Creds(creds.clone());
+        } else if let Some(nkey) = &self.nkey {
+            settings.auth = Auth::NKey(nkey.clone());
+        } else if let Some(user) = &self.user {
+            settings.auth = Auth::UserPassword {
+                user: user.clone(),
+                password: Secret::new(self.password.clone().unwrap_or_default()),
+            };
+        } else if let Some(token) = &self.token {
+            settings.auth = Auth::Token(Secret::new(token.clone()));
+        }
+        if let Some(ca) = &self.tls_ca {
+            settings.tls.ca = Some(ca.clone());
+        }
+        if let (Some(cert), Some(key)) = (&self.tls_cert, &self.tls_key) {
+            settings.tls.cert = Some(cert.clone());
+            settings.tls.key = Some(key.clone());
+        }
+        settings.tls.first |= self.tls_first;
+        if let Some(prefix) = &self.inbox_prefix {
+            settings.inbox_prefix = Some(prefix.clone());
+        }
+        settings.client_name = Some(format!("energy {command}"));
+        Ok(settings)
+    }
 }
 
 /// `energy bus …`.
@@ -149,9 +278,19 @@ pub(crate) struct ConsumeArgs {
     /// A new durable consumer starts at this time (RFC 3339), or this long ago (`1h`).
     #[arg(long, value_name = "TIME", value_parser = parse_time)]
     since: Option<jiff::Timestamp>,
-    /// Exit 0 once nothing has arrived, and nothing is being handled, for this many seconds.
+    /// Exit 0 once nothing has arrived, and nothing is being handled, for this many seconds, and the
+    /// durable has nothing pending and nothing awaiting acknowledgement on the server (messages a
+    /// crashed consumer held come back after --ack-wait, and are handled first).
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u32).range(1..=86_400))]
     idle_exit: Option<u32>,
+    /// On a stop (Ctrl-C, SIGTERM, --idle-exit), how long the messages held may take to be settled;
+    /// those still held then are handed back to the server and counted as `handed_back`.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
+    shutdown_timeout: Duration,
+    /// Serve the consumer's figures at http://ADDR/metrics (Prometheus) and its health at
+    /// http://ADDR/healthz (`127.0.0.1:9464`; port 0 picks a free one, printed on standard error).
+    #[arg(long, value_name = "ADDR")]
+    metrics: Option<std::net::SocketAddr>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -284,12 +423,19 @@ fn block_on<F: std::future::Future<Output = ExitCode>>(work: F) -> ExitCode {
     }
 }
 
-async fn connect(connection: &Connection) -> Result<Bus, ExitCode> {
+async fn connect(connection: &Connection, command: &str) -> Result<Bus, ExitCode> {
     let subjects = Subjects::new(&connection.prefix).map_err(|e| {
         eprintln!("error: --prefix: {e}");
         ExitCode::from(Exit::Usage)
     })?;
-    match Bus::connect(&connection.server).await {
+    let settings = match connection.settings(command) {
+        Ok(settings) => settings,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Err(Exit::Usage.into());
+        }
+    };
+    match Bus::connect_with(&settings).await {
         Ok(bus) => Ok(bus.with_subjects(subjects)),
         Err(e) => {
             eprintln!("error: {e}");
@@ -332,7 +478,7 @@ pub(crate) fn run(command: BusCommand) -> ExitCode {
 }
 
 async fn init(args: InitArgs) -> ExitCode {
-    let bus = match connect(&args.connection).await {
+    let bus = match connect(&args.connection, "bus init").await {
         Ok(bus) => bus,
         Err(code) => return code,
     };
@@ -423,7 +569,7 @@ async fn publish_lines(
     name: String,
     input: Box<dyn BufRead + Send>,
 ) -> ExitCode {
-    let bus = match connect(&args.connection).await {
+    let bus = match connect(&args.connection, "events publish").await {
         Ok(bus) => bus,
         Err(code) => return code,
     };
@@ -766,7 +912,7 @@ pub(crate) fn consume(args: ConsumeArgs) -> ExitCode {
 }
 
 async fn consume_events(args: ConsumeArgs) -> ExitCode {
-    let bus = match connect(&args.connection).await {
+    let bus = match connect(&args.connection, "events consume").await {
         Ok(bus) => bus,
         Err(code) => return code,
     };
@@ -802,10 +948,34 @@ async fn consume_events(args: ConsumeArgs) -> ExitCode {
     if let Some(seconds) = args.idle_exit {
         config = config.idle_exit(Duration::from_secs(u64::from(seconds)));
     }
-    let consumer = match bus.consumer(config).await {
+    config = config.shutdown_timeout(args.shutdown_timeout);
+    let mut consumer = match bus.consumer(config).await {
         Ok(consumer) => consumer,
         Err(e) => return failed(&e),
     };
+    // The endpoint stops with the consumer (the sender dropped when this function returns).
+    let (_endpoint_stop, endpoint_stopped) = tokio::sync::oneshot::channel::<()>();
+    if let Some(address) = args.metrics {
+        let listener = match tokio::net::TcpListener::bind(address).await {
+            Ok(listener) => listener,
+            Err(e) => {
+                eprintln!("error: --metrics {address}: cannot listen: {e}");
+                return Exit::Usage.into();
+            }
+        };
+        let mut registry = prometheus_client::registry::Registry::default();
+        consumer = consumer.with_metrics(&mut registry);
+        let endpoint = Endpoint::new(Arc::new(registry), consumer.health());
+        match listener.local_addr() {
+            Ok(bound) => eprintln!(
+                "energy events consume: metrics at http://{bound}/metrics, health at http://{bound}/healthz"
+            ),
+            Err(e) => eprintln!("energy events consume: metrics served ({e})"),
+        }
+        tokio::spawn(endpoint.serve(listener, async move {
+            let _ = endpoint_stopped.await;
+        }));
+    }
     // One line per outcome, written through at once: a report is never held back in a buffer when
     // the process is stopped.
     let out = Arc::new(Mutex::new(io::stdout()));
@@ -834,11 +1004,7 @@ async fn consume_events(args: ConsumeArgs) -> ExitCode {
                     lag = format!(", lag {} (+{} unsettled)", l.pending, l.ack_pending);
                 }
                 ticks += 1;
-                let s = counters.snapshot();
-                eprint!(
-                    "\r\x1b[Khandled {}, retried {}, dead-lettered {}, unknown {}, skipped {}{lag}",
-                    s.handled, s.retried, s.dead_lettered, s.unknown, s.skipped
-                );
+                eprint!("\r\x1b[K{}{lag}", counts(&counters.snapshot()));
                 tokio::time::sleep(Duration::from_millis(500)).await;
             }
         })
@@ -851,6 +1017,7 @@ async fn consume_events(args: ConsumeArgs) -> ExitCode {
         UnknownArg::Skip => UnknownPolicy::Skip,
         UnknownArg::DeadLetter => UnknownPolicy::DeadLetter,
     });
+    let summary_probe = consumer.lag_probe();
     let closed_stop = closed.clone();
     let stop = async move {
         tokio::select! {
@@ -869,10 +1036,14 @@ async fn consume_events(args: ConsumeArgs) -> ExitCode {
     }
     match result {
         Ok(stats) => {
-            eprintln!(
-                "energy events consume: {} handled, {} retried, {} dead-lettered, {} unknown, {} skipped",
-                stats.handled, stats.retried, stats.dead_lettered, stats.unknown, stats.skipped
-            );
+            let lag = match summary_probe.lag().await {
+                Ok(lag) => format!(
+                    "lag {} pending, {} awaiting acknowledgement",
+                    lag.pending, lag.ack_pending
+                ),
+                Err(e) => format!("lag unknown ({e})"),
+            };
+            eprintln!("energy events consume: {}; {lag}", counts(&stats));
             if closed.load(std::sync::atomic::Ordering::Relaxed) {
                 return Exit::ClosedOutput.into();
             }
@@ -880,6 +1051,19 @@ async fn consume_events(args: ConsumeArgs) -> ExitCode {
         }
         Err(e) => failed(&e),
     }
+}
+
+/// The counts of a consumer's outcomes, in words.
+fn counts(stats: &energy_runtime::bus::Stats) -> String {
+    format!(
+        "{} handled, {} retried, {} dead-lettered, {} unknown, {} skipped, {} handed back",
+        stats.handled,
+        stats.retried,
+        stats.dead_lettered,
+        stats.unknown,
+        stats.skipped,
+        stats.handed_back
+    )
 }
 
 #[derive(Serialize)]
@@ -930,7 +1114,7 @@ pub(crate) fn dlq(command: DlqCommand) -> ExitCode {
     block_on(async move {
         match command {
             DlqCommand::List(args) => {
-                let bus = match connect(&args.connection).await {
+                let bus = match connect(&args.connection, "events dlq").await {
                     Ok(bus) => bus,
                     Err(code) => return code,
                 };
@@ -955,7 +1139,7 @@ pub(crate) fn dlq(command: DlqCommand) -> ExitCode {
                 Exit::Success.into()
             }
             DlqCommand::Show(args) => {
-                let bus = match connect(&args.connection).await {
+                let bus = match connect(&args.connection, "events dlq").await {
                     Ok(bus) => bus,
                     Err(code) => return code,
                 };
@@ -976,7 +1160,7 @@ pub(crate) fn dlq(command: DlqCommand) -> ExitCode {
 }
 
 async fn republish(args: DlqRepublishArgs) -> ExitCode {
-    let bus = match connect(&args.connection).await {
+    let bus = match connect(&args.connection, "events dlq").await {
         Ok(bus) => bus,
         Err(code) => return code,
     };
@@ -1016,7 +1200,7 @@ pub(crate) fn capture(args: CaptureArgs) -> ExitCode {
 }
 
 async fn capture_events(args: CaptureArgs) -> ExitCode {
-    let bus = match connect(&args.connection).await {
+    let bus = match connect(&args.connection, "events capture").await {
         Ok(bus) => bus,
         Err(code) => return code,
     };

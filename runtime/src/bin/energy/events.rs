@@ -35,29 +35,32 @@ pub(crate) enum EventsCommand {
     /// invalid, 2 for a usage error or when the broker could not be reached (the report says which
     /// lines were published).
     #[cfg(feature = "bus")]
-    Publish(crate::bus::PublishArgs),
+    Publish(Box<crate::bus::PublishArgs>),
     /// Consume events from the bus with a durable consumer, printing one JSON line per outcome.
     ///
     /// Each message is read as a CloudEvent, decoded and checked as `validate` checks it: a valid event
     /// is handled (reported, then acknowledged); one that cannot be decoded or is invalid is
     /// dead-lettered at once with its error kind and path; after --max-deliver deliveries without
     /// success a message is dead-lettered. Lines: {"id","event_type","version","outcome","subject",
-    /// "sequence","attempt","error"?}; outcomes handled, retried, dead_lettered, unknown, skipped.
-    /// Processes using the same --durable share the events. Stops on Ctrl-C or SIGTERM (finishing and
-    /// settling what it holds), or with --idle-exit; exit status 0, 2 for usage or connection errors.
+    /// "sequence","attempt","error"?}; outcomes handled, retried, dead_lettered, unknown, skipped,
+    /// handed_back. Processes using the same --durable share the events. Stops on Ctrl-C or SIGTERM
+    /// (finishing and settling what it holds within --shutdown-timeout, handing back the rest), or
+    /// with --idle-exit; then prints one summary line on standard error (counts per outcome, lag).
+    /// With --metrics, serves Prometheus figures and a health check. Exit status 0; 2 for usage,
+    /// connection and permission errors.
     #[cfg(feature = "bus")]
-    Consume(crate::bus::ConsumeArgs),
+    Consume(Box<crate::bus::ConsumeArgs>),
     /// Dead letters: list them, show one, publish them again once they can be handled.
     #[cfg(feature = "bus")]
     #[command(subcommand)]
-    Dlq(crate::bus::DlqCommand),
+    Dlq(Box<crate::bus::DlqCommand>),
     /// Write the events stored on the bus as newline-delimited envelopes (the format `validate` and
     /// `publish` read), in stream order, until caught up (or, with --follow, until interrupted).
     ///
     /// Publishing the file again reproduces the events byte for byte: payloads, ids, times, sources and
     /// the other attributes and headers.
     #[cfg(feature = "bus")]
-    Capture(crate::bus::CaptureArgs),
+    Capture(Box<crate::bus::CaptureArgs>),
 }
 
 /// Arguments of `energy events validate`.
@@ -91,13 +94,13 @@ pub(crate) fn run(command: EventsCommand) -> ExitCode {
     match command {
         EventsCommand::Validate(args) => validate(&args),
         #[cfg(feature = "bus")]
-        EventsCommand::Publish(args) => crate::bus::publish(args),
+        EventsCommand::Publish(args) => crate::bus::publish(*args),
         #[cfg(feature = "bus")]
-        EventsCommand::Consume(args) => crate::bus::consume(args),
+        EventsCommand::Consume(args) => crate::bus::consume(*args),
         #[cfg(feature = "bus")]
-        EventsCommand::Dlq(command) => crate::bus::dlq(command),
+        EventsCommand::Dlq(command) => crate::bus::dlq(*command),
         #[cfg(feature = "bus")]
-        EventsCommand::Capture(args) => crate::bus::capture(args),
+        EventsCommand::Capture(args) => crate::bus::capture(*args),
     }
 }
 

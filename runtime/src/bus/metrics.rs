@@ -1,0 +1,311 @@
+//! A consumer's figures for an operator: what became of the messages (per outcome and event type), how
+//! long handlers took, what is held, what was dead-lettered, and the durable consumer's backlog on the
+//! broker; and whether the consumer is healthy.
+//!
+//! The figures live in a [`prometheus_client`] `Registry` that the caller owns and passes in
+//! ([`ConsumerMetrics::register`]): `energy events consume --metrics ADDR` serves it at `/metrics`
+//! ([`super::serve`]); a library user serves it beside its own figures, or reads the same numbers from
+//! [`super::Counters`]. Why `prometheus-client` rather than the `metrics` facade: a library must not
+//! install a process-wide recorder, the figures (the lag above all) belong to one consumer and are
+//! refreshed by it, several consumers in one process keep apart by their consumer label in one
+//! registry, and it is the Prometheus project's own client, writing both the OpenMetrics and the
+//! Prometheus text formats.
+//!
+//! Names follow OpenTelemetry's messaging conventions where one fits (`messaging.client.consumed.messages`,
+//! `messaging.process.duration`; attributes `messaging.system`, `messaging.consumer.group.name`,
+//! `cloudevents.event_type`, `error.type`), as their Prometheus translation writes them (dots as
+//! underscores, the unit and `_total` as suffixes); the rest are `energy_consumer_*`:
+//!
+//! | metric | type | labels | what |
+//! |---|---|---|---|
+//! | `messaging_client_consumed_messages_total` | counter | `cloudevents_event_type`, `energy_outcome` | messages settled, by outcome (`handled`, `retried`, `dead_lettered`, `unknown`, `skipped`, `handed_back`) |
+//! | `messaging_process_duration_seconds` | histogram | `cloudevents_event_type` | time in the handler |
+//! | `energy_consumer_messages_in_flight` | gauge | | messages pulled and not yet settled |
+//! | `energy_consumer_dead_letters_total` | counter | `error_type` | dead letters, by why (`invalid_type`, `handler_failed`, …) |
+//! | `energy_consumer_pending_messages` | gauge | | the durable's messages not yet delivered (`num_pending`) |
+//! | `energy_consumer_ack_pending_messages` | gauge | | delivered and not yet settled, by every process of the durable (`num_ack_pending`) |
+//! | `energy_consumer_healthy` | gauge | | 1 while connected and pulling, else 0 |
+//!
+//! Every series also has `messaging_system="nats"` and `messaging_consumer_group_name="<durable>"`.
+//! An event type the catalogue does not know is counted as `cloudevents_event_type="unknown"` (its name
+//! is a producer's choice: as a label it could grow the series without bound), and one whose headers
+//! name no type as `""`.
+
+use super::consumer::Outcome;
+use super::transport::Lag;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::{Registry, Unit};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OutcomeLabels {
+    cloudevents_event_type: &'static str,
+    energy_outcome: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct TypeLabels {
+    cloudevents_event_type: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct FaultLabels {
+    error_type: String,
+}
+
+/// Handler durations' bucket bounds, in seconds: 1 ms to 10 s.
+const DURATION_BUCKETS: [f64; 12] = [
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0,
+];
+
+/// The figures of one consumer, registered in a caller's registry. Cheap to clone: clones count into
+/// the same series.
+#[derive(Clone, Debug)]
+pub struct ConsumerMetrics {
+    consumed: Family<OutcomeLabels, Counter>,
+    duration: Family<TypeLabels, Histogram>,
+    in_flight: Gauge,
+    dead_letters: Family<FaultLabels, Counter>,
+    pending: Gauge,
+    ack_pending: Gauge,
+    healthy: Gauge,
+}
+
+impl ConsumerMetrics {
+    /// Registers the figures of the durable consumer `durable` in `registry`.
+    pub fn register(registry: &mut Registry, durable: &str) -> Self {
+        let metrics = ConsumerMetrics {
+            consumed: Family::default(),
+            duration: Family::new_with_constructor(|| {
+                Histogram::new(DURATION_BUCKETS.iter().copied())
+            }),
+            in_flight: Gauge::default(),
+            dead_letters: Family::default(),
+            pending: Gauge::default(),
+            ack_pending: Gauge::default(),
+            healthy: Gauge::default(),
+        };
+        let scope = registry.sub_registry_with_labels(
+            [
+                ("messaging_system".into(), "nats".into()),
+                (
+                    "messaging_consumer_group_name".into(),
+                    durable.to_owned().into(),
+                ),
+            ]
+            .into_iter(),
+        );
+        scope.register(
+            "messaging_client_consumed_messages",
+            "Messages settled by the consumer, by event type and outcome",
+            metrics.consumed.clone(),
+        );
+        scope.register_with_unit(
+            "messaging_process_duration",
+            "Time a handler took, by event type",
+            Unit::Seconds,
+            metrics.duration.clone(),
+        );
+        scope.register(
+            "energy_consumer_messages_in_flight",
+            "Messages pulled and not yet settled",
+            metrics.in_flight.clone(),
+        );
+        scope.register(
+            "energy_consumer_dead_letters",
+            "Messages dead-lettered, by why",
+            metrics.dead_letters.clone(),
+        );
+        scope.register(
+            "energy_consumer_pending_messages",
+            "Messages of the durable consumer not yet delivered (the broker's num_pending)",
+            metrics.pending.clone(),
+        );
+        scope.register(
+            "energy_consumer_ack_pending_messages",
+            "Messages delivered and not yet settled, by every process of the durable consumer (num_ack_pending)",
+            metrics.ack_pending.clone(),
+        );
+        scope.register(
+            "energy_consumer_healthy",
+            "1 while the consumer is connected and pulling, else 0",
+            metrics.healthy.clone(),
+        );
+        metrics
+    }
+
+    /// Counts one settlement.
+    pub(crate) fn settled(&self, event_type: &'static str, outcome: Outcome, fault: Option<&str>) {
+        self.consumed
+            .get_or_create(&OutcomeLabels {
+                cloudevents_event_type: event_type,
+                energy_outcome: outcome.as_str(),
+            })
+            .inc();
+        if outcome == Outcome::DeadLettered {
+            self.dead_letters
+                .get_or_create(&FaultLabels {
+                    error_type: fault.unwrap_or("").to_owned(),
+                })
+                .inc();
+        }
+    }
+
+    /// Records how long a handler took.
+    pub(crate) fn handler_took(&self, event_type: &'static str, took: Duration) {
+        self.duration
+            .get_or_create(&TypeLabels {
+                cloudevents_event_type: event_type,
+            })
+            .observe(took.as_secs_f64());
+    }
+
+    /// The messages held now.
+    pub(crate) fn in_flight(&self) -> &Gauge {
+        &self.in_flight
+    }
+
+    /// The backlog, as last read from the broker.
+    pub(crate) fn backlog(&self, lag: Lag) {
+        self.pending
+            .set(i64::try_from(lag.pending).unwrap_or(i64::MAX));
+        self.ack_pending
+            .set(i64::try_from(lag.ack_pending).unwrap_or(i64::MAX));
+    }
+
+    /// Whether the consumer is healthy now.
+    pub(crate) fn health(&self, healthy: bool) {
+        self.healthy.set(i64::from(healthy));
+    }
+}
+
+/// The label of an event type: the catalogue's name of a type it knows, `unknown` for one it does not,
+/// `""` for none.
+pub(crate) fn event_type_label(event_type: Option<&str>) -> &'static str {
+    match event_type {
+        None => "",
+        Some(name) => name
+            .parse::<energy_api::EventType>()
+            .map(|t| t.as_str())
+            .unwrap_or("unknown"),
+    }
+}
+
+/// Whether a consumer is healthy: connected to a server, and pulling (its last pull request did not
+/// fail, and it has not stopped). Shared by the consumer, which updates it, and whoever asks.
+#[derive(Clone, Debug, Default)]
+pub struct Health(Arc<HealthState>);
+
+#[derive(Debug, Default)]
+struct HealthState {
+    started: AtomicBool,
+    stopped: AtomicBool,
+    failing_pulls: AtomicU64,
+    disconnected: AtomicBool,
+}
+
+impl Health {
+    /// `Ok` when healthy, else why not.
+    pub fn check(&self) -> Result<(), String> {
+        let state = &self.0;
+        if !state.started.load(Ordering::Relaxed) {
+            return Err("not started".to_owned());
+        }
+        if state.stopped.load(Ordering::Relaxed) {
+            return Err("stopped".to_owned());
+        }
+        if state.disconnected.load(Ordering::Relaxed) {
+            return Err("not connected to a server".to_owned());
+        }
+        match state.failing_pulls.load(Ordering::Relaxed) {
+            0 => Ok(()),
+            n => Err(format!("the last {n} pull requests failed")),
+        }
+    }
+
+    pub(crate) fn started(&self) {
+        self.0.started.store(true, Ordering::Relaxed);
+    }
+
+    pub(crate) fn stopped(&self) {
+        self.0.stopped.store(true, Ordering::Relaxed);
+    }
+
+    pub(crate) fn pulled(&self, ok: bool) {
+        if ok {
+            self.0.failing_pulls.store(0, Ordering::Relaxed);
+        } else {
+            self.0.failing_pulls.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    pub(crate) fn connected(&self, connected: bool) {
+        self.0.disconnected.store(!connected, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_figures_are_written_under_their_documented_names() {
+        let mut registry = Registry::default();
+        let metrics = ConsumerMetrics::register(&mut registry, "billing");
+        metrics.settled("billing.final_bill", Outcome::Handled, None);
+        metrics.settled("billing.final_bill", Outcome::Handled, None);
+        metrics.settled("", Outcome::DeadLettered, Some("bad_envelope"));
+        metrics.handler_took("billing.final_bill", Duration::from_millis(3));
+        metrics.backlog(Lag {
+            pending: 7,
+            ack_pending: 2,
+        });
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();
+        for line in [
+            r#"messaging_client_consumed_messages_total{messaging_system="nats",messaging_consumer_group_name="billing",cloudevents_event_type="billing.final_bill",energy_outcome="handled"} 2"#,
+            r#"energy_consumer_dead_letters_total{messaging_system="nats",messaging_consumer_group_name="billing",error_type="bad_envelope"} 1"#,
+            r#"messaging_process_duration_seconds_count{messaging_system="nats",messaging_consumer_group_name="billing",cloudevents_event_type="billing.final_bill"} 1"#,
+            r#"energy_consumer_pending_messages{messaging_system="nats",messaging_consumer_group_name="billing"} 7"#,
+            r#"energy_consumer_ack_pending_messages{messaging_system="nats",messaging_consumer_group_name="billing"} 2"#,
+        ] {
+            assert!(text.contains(line), "{line} not in\n{text}");
+        }
+    }
+
+    #[test]
+    fn unknown_event_types_share_one_label() {
+        assert_eq!(
+            event_type_label(Some("billing.final_bill")),
+            "billing.final_bill"
+        );
+        assert_eq!(event_type_label(Some("made.up.by.a.producer")), "unknown");
+        assert_eq!(event_type_label(None), "");
+    }
+
+    #[test]
+    fn health_says_why_not() {
+        let health = Health::default();
+        assert_eq!(health.check(), Err("not started".to_owned()));
+        health.started();
+        assert_eq!(health.check(), Ok(()));
+        health.pulled(false);
+        health.pulled(false);
+        assert_eq!(
+            health.check(),
+            Err("the last 2 pull requests failed".to_owned())
+        );
+        health.pulled(true);
+        health.connected(false);
+        assert_eq!(health.check(), Err("not connected to a server".to_owned()));
+        health.connected(true);
+        health.stopped();
+        assert_eq!(health.check(), Err("stopped".to_owned()));
+    }
+}

@@ -1,0 +1,271 @@
+//! What the server refuses a connected client. NATS says "no" to a publish or a subscription the user
+//! may not make with an asynchronous `-ERR` on the connection, not as the answer to the request: the
+//! request itself only times out (and a publisher would retry it for ever). [`Refusals`] hears every such
+//! `-ERR` (through the client's event callback) and wakes the operations waiting meanwhile, so that a
+//! permission violation fails them at once with the subject and the operation, and is never retried.
+
+use tokio::sync::watch;
+
+/// What the server refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// The user may not publish to `subject` (a JetStream request is a publish to `$JS.API.…`).
+    Publish {
+        /// The subject.
+        subject: String,
+    },
+    /// The user may not publish with this reply subject.
+    Reply {
+        /// The reply subject.
+        subject: String,
+    },
+    /// The user may not subscribe to `subject` (an inbox, for the answers to its requests).
+    Subscribe {
+        /// The subject.
+        subject: String,
+    },
+    /// The server ended the user's authorisation while connected (its JWT expired or was revoked, or
+    /// the credentials stopped being accepted on a reconnection).
+    Authorization {
+        /// The server's words.
+        reason: String,
+    },
+}
+
+impl Refusal {
+    /// Reads a server error; `None` when it is not a refusal.
+    pub fn parse(error: &str) -> Option<Refusal> {
+        let error = error.trim().trim_matches('\'');
+        let quoted = |rest: &str| -> Option<String> {
+            let rest = rest.trim_start();
+            let rest = rest.strip_prefix('"')?;
+            let end = rest.find('"')?;
+            Some(rest[..end].to_owned())
+        };
+        if let Some(rest) = error.strip_prefix("Permissions Violation for Publish with Reply of") {
+            return Some(Refusal::Reply {
+                subject: quoted(rest)?,
+            });
+        }
+        if let Some(rest) = error.strip_prefix("Permissions Violation for Publish to") {
+            return Some(Refusal::Publish {
+                subject: quoted(rest)?,
+            });
+        }
+        if let Some(rest) = error.strip_prefix("Permissions Violation for Subscription to") {
+            return Some(Refusal::Subscribe {
+                subject: quoted(rest)?,
+            });
+        }
+        let lower = error.to_ascii_lowercase();
+        if lower == "authorization violation"
+            || lower.starts_with("user authentication expired")
+            || lower.starts_with("user authentication revoked")
+            || lower.starts_with("account authentication expired")
+        {
+            return Some(Refusal::Authorization {
+                reason: error.to_owned(),
+            });
+        }
+        None
+    }
+
+    /// The refused operation in words, with what it was for when the subject is one of JetStream's:
+    /// ``may not publish to `$JS.API.STREAM.CREATE.ENERGY_EVENTS` (create stream `ENERGY_EVENTS`)``.
+    pub fn describe(&self) -> String {
+        match self {
+            Refusal::Publish { subject } => match jetstream_operation(subject) {
+                Some(what) => format!("may not publish to `{subject}` ({what})"),
+                None => format!("may not publish to `{subject}`"),
+            },
+            Refusal::Reply { subject } => {
+                format!("may not receive replies on `{subject}` (publish with this reply subject)")
+            }
+            Refusal::Subscribe { subject } => format!(
+                "may not subscribe to `{subject}`{}",
+                if subject.starts_with("_INBOX") {
+                    " (the replies to its requests: allow its inbox, or give it an inbox prefix it may subscribe to)"
+                } else {
+                    ""
+                }
+            ),
+            Refusal::Authorization { reason } => {
+                format!("the server withdrew the authorisation ({reason})")
+            }
+        }
+    }
+}
+
+/// What a JetStream subject does, when it is one (`$JS.API.…`, `$JS.ACK.…`).
+fn jetstream_operation(subject: &str) -> Option<String> {
+    let tokens: Vec<&str> = subject.split('.').collect();
+    let at = |i: usize| tokens.get(i).copied().unwrap_or("?");
+    match tokens.as_slice() {
+        ["$JS", "ACK", ..] => Some(format!(
+            "settle messages of consumer `{}` on stream `{}`",
+            at(3),
+            at(2)
+        )),
+        ["$JS", "API", "STREAM", "CREATE", ..] => Some(format!("create stream `{}`", at(4))),
+        ["$JS", "API", "STREAM", "UPDATE", ..] => Some(format!("update stream `{}`", at(4))),
+        ["$JS", "API", "STREAM", "INFO", ..] => Some(format!("read stream `{}`", at(4))),
+        ["$JS", "API", "STREAM", "MSG", "GET", ..] | ["$JS", "API", "DIRECT", "GET", ..] => {
+            Some(format!(
+                "read messages of stream `{}`",
+                tokens.last().copied().unwrap_or("?")
+            ))
+        }
+        ["$JS", "API", "STREAM", "MSG", "DELETE", ..] => {
+            Some(format!("delete a message of stream `{}`", at(5)))
+        }
+        ["$JS", "API", "CONSUMER", "CREATE", ..]
+        | ["$JS", "API", "CONSUMER", "DURABLE", "CREATE", ..] => {
+            let (stream, consumer) = if at(3) == "DURABLE" {
+                (at(5), at(6))
+            } else {
+                (at(4), at(5))
+            };
+            Some(format!(
+                "create or update consumer `{consumer}` on stream `{stream}`"
+            ))
+        }
+        ["$JS", "API", "CONSUMER", "INFO", ..] => {
+            Some(format!("read consumer `{}` of stream `{}`", at(5), at(4)))
+        }
+        ["$JS", "API", "CONSUMER", "MSG", "NEXT", ..] => Some(format!(
+            "pull from consumer `{}` of stream `{}`",
+            at(6),
+            at(5)
+        )),
+        ["$JS", "API", "CONSUMER", "DELETE", ..] => {
+            Some(format!("delete consumer `{}` of stream `{}`", at(5), at(4)))
+        }
+        ["$JS", "API", ..] => Some("a JetStream request".to_owned()),
+        _ => None,
+    }
+}
+
+/// The refusals a connection has heard; cheap to clone (every clone hears the same).
+#[derive(Clone, Debug)]
+pub(crate) struct Refusals(watch::Sender<Option<Refusal>>);
+
+impl Default for Refusals {
+    fn default() -> Self {
+        Refusals(watch::channel(None).0)
+    }
+}
+
+impl Refusals {
+    /// Records the server error `error` if it is a refusal.
+    pub(crate) fn hear(&self, error: &str) {
+        if let Some(refusal) = Refusal::parse(error) {
+            log::debug!("the server refused: {}", refusal.describe());
+            self.0.send_replace(Some(refusal));
+        }
+    }
+
+    /// A watch that resolves on the next refusal heard after it was made.
+    pub(crate) fn watch(&self) -> RefusalWatch {
+        let mut receiver = self.0.subscribe();
+        receiver.mark_unchanged();
+        RefusalWatch(receiver)
+    }
+}
+
+/// Waits for the next refusal (see [`Refusals::watch`]).
+pub(crate) struct RefusalWatch(watch::Receiver<Option<Refusal>>);
+
+impl RefusalWatch {
+    /// The next refusal; pending for ever when none comes.
+    pub(crate) async fn next(&mut self) -> Refusal {
+        loop {
+            if self.0.changed().await.is_err() {
+                return std::future::pending().await;
+            }
+            if let Some(refusal) = self.0.borrow_and_update().clone() {
+                return refusal;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_servers_words_are_read() {
+        assert_eq!(
+            Refusal::parse(
+                r#"Permissions Violation for Publish to "energy.billing.final_bill.v1""#
+            ),
+            Some(Refusal::Publish {
+                subject: "energy.billing.final_bill.v1".to_owned()
+            })
+        );
+        assert_eq!(
+            Refusal::parse(
+                r#"'Permissions Violation for Subscription to "_INBOX.abc.*" using queue "q"'"#
+            ),
+            Some(Refusal::Subscribe {
+                subject: "_INBOX.abc.*".to_owned()
+            })
+        );
+        assert_eq!(
+            Refusal::parse(r#"Permissions Violation for Publish with Reply of "_INBOX.x""#),
+            Some(Refusal::Reply {
+                subject: "_INBOX.x".to_owned()
+            })
+        );
+        assert!(matches!(
+            Refusal::parse("User Authentication Revoked"),
+            Some(Refusal::Authorization { .. })
+        ));
+        assert_eq!(Refusal::parse("Slow Consumer"), None);
+    }
+
+    #[test]
+    fn jetstream_subjects_say_what_they_were_for() {
+        let describe = |s: &str| {
+            Refusal::Publish {
+                subject: s.to_owned(),
+            }
+            .describe()
+        };
+        assert_eq!(
+            describe("$JS.API.STREAM.CREATE.ENERGY_EVENTS"),
+            "may not publish to `$JS.API.STREAM.CREATE.ENERGY_EVENTS` (create stream `ENERGY_EVENTS`)"
+        );
+        assert!(
+            describe("$JS.API.CONSUMER.CREATE.ENERGY_EVENTS.crm.energy.>")
+                .ends_with("(create or update consumer `crm` on stream `ENERGY_EVENTS`)")
+        );
+        assert!(
+            describe("$JS.API.CONSUMER.MSG.NEXT.ENERGY_EVENTS.billing")
+                .ends_with("(pull from consumer `billing` of stream `ENERGY_EVENTS`)")
+        );
+        assert!(
+            describe("$JS.ACK.ENERGY_EVENTS.billing.1.2.3.4.5")
+                .ends_with("(settle messages of consumer `billing` on stream `ENERGY_EVENTS`)")
+        );
+        assert_eq!(
+            describe("energy.billing.final_bill.v1"),
+            "may not publish to `energy.billing.final_bill.v1`"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_watch_hears_only_what_comes_after_it() {
+        let refusals = Refusals::default();
+        refusals.hear(r#"Permissions Violation for Publish to "old""#);
+        let mut watch = refusals.watch();
+        refusals.hear("Slow Consumer");
+        refusals.hear(r#"Permissions Violation for Publish to "new""#);
+        assert_eq!(
+            watch.next().await,
+            Refusal::Publish {
+                subject: "new".to_owned()
+            }
+        );
+    }
+}
