@@ -39,7 +39,7 @@ pub enum BusError {
     },
     /// The server refused an operation the user may not make (a permission violation), or withdrew
     /// its authorisation: never retried.
-    #[error("permission denied by {servers} to {method}: {}", refusal.describe())]
+    #[error("permission denied: {servers} refuses {method}: {}", refusal.describe())]
     PermissionDenied {
         /// The servers (a password in a URL shown as `***`).
         servers: String,

@@ -73,9 +73,24 @@ impl NatsServer {
     /// `nats-server` configuration file: authorization, TLS, accounts …); it still listens on
     /// 127.0.0.1 on a port it picks.
     pub fn start_with_config(config: &str) -> NatsServer {
+        Self::start_with_config_env(config, &[])
+    }
+
+    /// As [`NatsServer::start_with_config`], the server's environment holding `env` (a configuration
+    /// reads a `$NAME` it does not define from the environment).
+    pub fn start_with_config_env(config: &str, env: &[(&str, &str)]) -> NatsServer {
         let dir = tempfile::tempdir().expect("a temporary folder");
         std::fs::write(dir.path().join("server.conf"), config)
             .expect("the configuration is written");
+        let env: Vec<(String, String)> = env
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        std::fs::write(
+            dir.path().join("server.env"),
+            serde_json::to_string(&env).expect("JSON"),
+        )
+        .expect("the environment is written");
         Self::spawn("secured", None, Some(dir), None)
     }
 
@@ -125,10 +140,19 @@ impl NatsServer {
         if config.is_file() {
             command.arg("-c").arg(&config);
         }
+        if let Ok(env) = std::fs::read_to_string(dir.path().join("server.env")) {
+            let env: Vec<(String, String)> = serde_json::from_str(&env).expect("the environment");
+            command.envs(env);
+        }
+        // A configuration that names its store keeps it (the caller points it into `dir`).
+        let names_store = std::fs::read_to_string(&config).is_ok_and(|c| c.contains("store_dir"));
         command
             // Loopback only: by default it listens on every address.
-            .args(["-a", "127.0.0.1", "-n", name, "-js", "-sd"])
-            .arg(&store)
+            .args(["-a", "127.0.0.1", "-n", name, "-js"]);
+        if !names_store {
+            command.arg("-sd").arg(&store);
+        }
+        command
             .arg("-p")
             .arg(port.map_or("-1".to_owned(), |p| p.to_string()))
             .arg("--ports_file_dir")
