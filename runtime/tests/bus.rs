@@ -979,3 +979,58 @@ fn a_slow_handler_keeps_its_messages_and_those_waiting_for_a_slot_are_not_pulled
         );
     });
 }
+
+#[test]
+fn a_stop_that_runs_out_of_time_hands_back_what_is_held_for_another_process_at_once() {
+    let server = NatsServer::start();
+    bounded(60, async {
+        let bus = ready_bus(&server).await;
+        let publisher = bus.publisher();
+        for i in 0..3 {
+            publisher
+                .publish_draft(Draft {
+                    event_type: "business.created".to_owned(),
+                    version: "v1".to_owned(),
+                    payload: format!(r#"{{"id":{i}}}"#).into(),
+                    metadata: Metadata::new(),
+                })
+                .await
+                .unwrap();
+        }
+        // Handlers that would take far longer than the stop may: held when the stop comes.
+        let mut stuck = Handlers::new();
+        let (started_tx, mut started) = tokio::sync::mpsc::unbounded_channel();
+        stuck.fallback(move |_, _| {
+            let _ = started_tx.send(());
+            async {
+                tokio::time::sleep(Duration::from_secs(600)).await;
+                Ok(())
+            }
+        });
+        let config = ConsumerConfig::durable("stuck")
+            .ack_wait(Duration::from_secs(60))
+            .shutdown_timeout(Duration::from_millis(500));
+        let consumer = bus.consumer(config.clone()).await.unwrap();
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let running = tokio::spawn(consumer.run(stuck, async move {
+            let _ = stop_rx.await;
+        }));
+        for _ in 0..3 {
+            started.recv().await.expect("a handler started");
+        }
+        let asked = std::time::Instant::now();
+        stop_tx.send(()).unwrap();
+        let stats = running.await.unwrap().expect("stops");
+        assert_eq!((stats.handed_back, stats.handled), (3, 0), "{stats:?}");
+        assert!(
+            asked.elapsed() < Duration::from_secs(30),
+            "bounded by the shutdown timeout"
+        );
+        // Handed back, they come at once to the next process (not after the 60 s acknowledgement wait).
+        let mut quick = Handlers::new();
+        quick.fallback(|_, _| async { Ok(()) });
+        let (settled, stats) = consume(&bus, config, quick).await;
+        assert_eq!(stats.handled, 3, "{settled:#?}");
+        assert!(settled.iter().all(|s| s.attempt == 2), "{settled:#?}");
+    });
+}

@@ -339,3 +339,78 @@ fn a_cluster_node_killed_while_publishing_and_consuming_loses_nothing() {
         assert_eq!(stored(&bus).await, EVENTS);
     });
 }
+
+#[test]
+fn a_consumer_restarted_after_a_crash_handles_the_crashed_ones_messages_before_its_idle_exit() {
+    const BATCH: u64 = 5_000;
+    let server = NatsServer::start();
+    bounded(60, async {
+        let bus = Bus::connect(&server.url).await.unwrap();
+        bus.init(&StreamSettings::default()).await.unwrap();
+        let publisher = bus.publisher();
+        let messages = futures_util::stream::iter((0..BATCH).map(|i| (i, event(&bus, i))));
+        publisher
+            .send_ordered(messages, 128, |_, result| {
+                result.expect("published");
+                true
+            })
+            .await;
+    });
+    // The default acknowledgement wait (30 s): what the crashed process held comes back only then.
+    let args = |idle: Option<&'static str>| {
+        let mut args = vec![
+            "events",
+            "consume",
+            "--server",
+            &server.url,
+            "--durable",
+            "batch",
+        ];
+        if let Some(idle) = idle {
+            args.extend(["--idle-exit", idle]);
+        }
+        args
+    };
+    let mut first = EnergyProcess::start(&args(None));
+    assert!(
+        first.wait_for(Duration::from_secs(60), |lines| lines.len() >= 2_000),
+        "the first consumer handled {} events: {}",
+        first.lines().len(),
+        first.stderr()
+    );
+    first.kill();
+    let before = handled_ids(&first.lines());
+    let unsettled = bounded(30, async {
+        let bus = Bus::connect(&server.url).await.unwrap();
+        let consumer = bus
+            .consumer(energy_runtime::bus::ConsumerConfig::durable("batch"))
+            .await
+            .unwrap();
+        consumer.lag_probe().lag().await.unwrap().ack_pending
+    });
+    assert!(
+        unsettled > 0,
+        "the crashed consumer held messages unsettled"
+    );
+    let mut second = EnergyProcess::start(&args(Some("3")));
+    assert_eq!(
+        second.wait(Duration::from_secs(120)),
+        Some(0),
+        "{}",
+        second.stderr()
+    );
+    let after = handled_ids(&second.lines());
+    let distinct: HashSet<String> = before.into_iter().chain(after).collect();
+    assert_eq!(
+        distinct.len() as u64,
+        BATCH,
+        "every event handled before the idle exit ({unsettled} were unsettled at the crash)"
+    );
+    assert!(
+        second
+            .stderr()
+            .contains("lag 0 pending, 0 awaiting acknowledgement"),
+        "{}",
+        second.stderr()
+    );
+}
