@@ -1034,3 +1034,104 @@ fn a_stop_that_runs_out_of_time_hands_back_what_is_held_for_another_process_at_o
         assert!(settled.iter().all(|s| s.attempt == 2), "{settled:#?}");
     });
 }
+
+#[test]
+fn structured_mode_cloudevents_are_read_as_binary_ones_and_bad_ones_dead_lettered_at_their_member()
+{
+    let server = NatsServer::start();
+    bounded(60, async {
+        let bus = ready_bus(&server).await;
+        let subject = bus.subjects().event("agreement.revoked", "v2");
+        let structured = [("content-type", "application/cloudevents+json")];
+        // As another language's CloudEvents SDK writes it by default.
+        publish_raw(
+            &bus,
+            &subject,
+            &structured,
+            br#"{"specversion":"1.0","id":"s-1","source":"/crm","type":"agreement.revoked",
+                "dataversion":"v2","datacontenttype":"application/json","time":"2024-03-01T09:30:00Z",
+                "data":{"agreement_id":7,"account_number":"A-1"}}"#,
+        )
+        .await;
+        publish_raw(
+            &bus,
+            &subject,
+            &structured,
+            br#"{"specversion":"1.0","id":"s-2","source":"/crm","dataversion":"v2","data":{}}"#,
+        )
+        .await;
+        publish_raw(
+            &bus,
+            &subject,
+            &structured,
+            br#"{"specversion":"1.0","id":"s-3","source":"/crm","type":"agreement.revoked",
+                "dataversion":"v2","data":{"agreement_id":"seven","account_number":"A-1"}}"#,
+        )
+        .await;
+        // Written by this publisher in structured mode.
+        bus.publisher()
+            .with_mode(energy_runtime::bus::structured::ContentMode::Structured)
+            .publish_draft(Draft {
+                event_type: "agreement.revoked".to_owned(),
+                version: "v2".to_owned(),
+                payload: br#"{"agreement_id":8,"account_number":"A-2"}"#.to_vec().into(),
+                metadata: metadata(&[("id", "s-4")]),
+            })
+            .await
+            .unwrap();
+        let calls = Arc::new(Mutex::new(Vec::new()));
+        let seen = calls.clone();
+        let mut handlers = Handlers::new();
+        handlers.on_version(
+            move |revoked: energy_api::events::AgreementRevokedV2, context| {
+                let seen = seen.clone();
+                async move {
+                    seen.lock()
+                        .unwrap()
+                        .push((context.id, revoked.agreement_id));
+                    Ok(())
+                }
+            },
+        );
+        let (settled, _) = consume(&bus, ConsumerConfig::durable("structured"), handlers).await;
+        assert_eq!(
+            *calls.lock().unwrap(),
+            [("s-1".to_owned(), 7), ("s-4".to_owned(), 8)]
+        );
+        let faults: Vec<(String, String)> = settled
+            .iter()
+            .filter_map(|s| s.fault.as_ref())
+            .map(|f| (f.kind.clone(), f.path.clone()))
+            .collect();
+        assert_eq!(
+            faults,
+            [
+                ("bad_envelope".to_owned(), "type".to_owned()),
+                ("invalid_type".to_owned(), "payload.agreement_id".to_owned())
+            ],
+            "{settled:#?}"
+        );
+        // The structured message is captured as the same line as its binary twin would be.
+        let mut lines = Vec::new();
+        bus.capture(
+            &energy_runtime::bus::CaptureRange {
+                filters: Vec::new(),
+                start: energy_runtime::bus::Start::Sequence(1),
+                follow: false,
+                idle_exit: None,
+            },
+            |message| {
+                lines.push(line_of(&message.headers, &message.payload));
+                Ok(())
+            },
+            std::future::pending(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(lines[0].1, None);
+        assert_eq!(
+            lines[0].0,
+            r#"{"event_type":"agreement.revoked","version":"v2","id":"s-1","source":"/crm","time":"2024-03-01T09:30:00Z","datacontenttype":"application/json","payload":{"agreement_id":7,"account_number":"A-1"}}"#
+        );
+    });
+}

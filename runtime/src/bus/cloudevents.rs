@@ -302,15 +302,23 @@ pub struct Incoming {
     pub metadata: Metadata,
 }
 
+/// Reads the event of a message in either content mode (structured when its content type says so, else
+/// binary): its attributes, and where its payload lies in `body`.
+pub fn read_message(
+    headers: &Headers,
+    body: &[u8],
+) -> Result<(Incoming, std::ops::Range<usize>), EventError> {
+    if super::structured::is_structured(headers) {
+        super::structured::read(headers, body)
+    } else {
+        from_headers(headers).map(|incoming| (incoming, 0..body.len()))
+    }
+}
+
 /// Reads an event's attributes from its headers, in one pass. A missing or malformed attribute is
 /// [`ErrorKind::BadEnvelope`] with the header's name as the path (`ce-type`).
 pub fn from_headers(headers: &Headers) -> Result<Incoming, EventError> {
-    use std::borrow::Cow;
-    // The known attributes, in the order of `KNOWN`; the first value of a repeated header counts.
-    let mut known: [Option<Cow<'_, str>>; 8] = Default::default();
-    let mut others: Vec<(String, String)> = Vec::new();
-    let mut extra: Vec<(&str, &str)> = Vec::new();
-    let mut fields: Option<Cow<'_, str>> = None;
+    let mut read = Attributes::default();
     for (name, raw) in headers.iter() {
         let attribute = name
             .get(..PREFIX.len())
@@ -321,84 +329,22 @@ pub fn from_headers(headers: &Headers) -> Result<Incoming, EventError> {
                 .iter()
                 .position(|(a, _)| a.eq_ignore_ascii_case(attribute))
             {
-                Some(i) if known[i].is_none() => known[i] = Some(decode(KNOWN[i].1, raw)?),
+                Some(i) if read.known[i].is_none() => {
+                    read.known[i] = Some(decode(KNOWN[i].1, raw)?)
+                }
                 Some(_) => {}
-                None => others.push((
+                None => read.others.push((
                     attribute.to_ascii_lowercase(),
-                    decode(name, raw)?.into_owned(),
+                    string_value(&decode(name, raw)?),
                 )),
             }
         } else if name.eq_ignore_ascii_case(METADATA_HEADER) {
-            fields = Some(decode(METADATA_HEADER, raw)?);
+            read.fields = Some(decode(METADATA_HEADER, raw)?);
         } else if !name.eq_ignore_ascii_case(MESSAGE_ID_HEADER) {
-            extra.push((name, raw));
+            read.extra.push((name, raw));
         }
     }
-    let [
-        spec,
-        id,
-        source,
-        event_type,
-        time,
-        content_type,
-        schema,
-        version,
-    ] = known;
-    let spec = required(spec, 0)?;
-    if spec != SPEC_VERSION {
-        return Err(bad(
-            "ce-specversion",
-            format!("`ce-specversion` is `{spec}`: only CloudEvents {SPEC_VERSION} is read"),
-        ));
-    }
-    let event_type = required(event_type, 3)?.into_owned();
-    let version = required(version, 7)?.into_owned();
-    let id = required(id, 1)?.into_owned();
-    let source = required(source, 2)?;
-
-    let mut metadata = Metadata::new();
-    metadata.insert_str("id", &id);
-    metadata.insert_str("source", &source);
-    for (name, value) in [
-        ("time", time),
-        ("datacontenttype", content_type),
-        ("dataschema", schema),
-    ] {
-        if let Some(value) = value {
-            metadata.insert_str(name, &value);
-        }
-    }
-    others.sort();
-    for (name, value) in &others {
-        metadata.insert_str(name.as_str(), value);
-    }
-    if let Some(fields) = fields {
-        for (name, value) in object_members(&fields).map_err(|e| bad(METADATA_HEADER, e))? {
-            metadata.insert(name, value);
-        }
-    }
-    if !extra.is_empty() {
-        metadata.insert(HEADERS_FIELD, headers_object(&mut extra));
-    }
-    Ok(Incoming {
-        event_type,
-        version,
-        id,
-        metadata,
-    })
-}
-
-/// A header's value, decoded; an error names the header.
-fn decode<'a>(header: &str, raw: &'a str) -> Result<std::borrow::Cow<'a, str>, EventError> {
-    percent_decode(raw).map_err(|e| bad(header, format!("header `{header}`: {e}")))
-}
-
-/// The value of the `index`-th known attribute, or the error of its absence.
-fn required(
-    value: Option<std::borrow::Cow<'_, str>>,
-    index: usize,
-) -> Result<std::borrow::Cow<'_, str>, EventError> {
-    value.ok_or_else(|| {
+    read.assemble(|index| {
         let header = KNOWN[index].1;
         bad(
             header,
@@ -407,6 +353,99 @@ fn required(
             ),
         )
     })
+}
+
+/// What a message says of its event, gathered from its headers (binary mode) or its body (structured
+/// mode), before it is checked and made an [`Incoming`].
+#[derive(Default)]
+pub(crate) struct Attributes<'a> {
+    /// The known attributes, in the order of `KNOWN` (the first value of a repeated one counts).
+    pub known: [Option<std::borrow::Cow<'a, str>>; 8],
+    /// The other attributes: name and JSON value.
+    pub others: Vec<(String, Box<RawValue>)>,
+    /// The `energy-metadata` header's JSON object.
+    pub fields: Option<std::borrow::Cow<'a, str>>,
+    /// The other headers.
+    pub extra: Vec<(&'a str, &'a str)>,
+}
+
+/// The names of the known attributes, in the order of [`Attributes::known`].
+pub(crate) fn known_attributes() -> impl Iterator<Item = &'static str> {
+    KNOWN.iter().map(|(attribute, _)| *attribute)
+}
+
+/// A string as a JSON value.
+pub(crate) fn string_value(text: &str) -> Box<RawValue> {
+    // A string always serialises.
+    serde_json::value::to_raw_value(text).unwrap_or_else(|_| empty_object())
+}
+
+impl Attributes<'_> {
+    /// The event these attributes describe; `missing(i)` is the error of the absence of the `i`-th
+    /// known attribute.
+    pub(crate) fn assemble(
+        mut self,
+        missing: impl Fn(usize) -> EventError,
+    ) -> Result<Incoming, EventError> {
+        let [
+            spec,
+            id,
+            source,
+            event_type,
+            time,
+            content_type,
+            schema,
+            version,
+        ] = self.known;
+        let spec = spec.ok_or_else(|| missing(0))?;
+        if spec != SPEC_VERSION {
+            let path = missing(0).path.clone();
+            return Err(bad(
+                &path,
+                format!("`{path}` is `{spec}`: only CloudEvents {SPEC_VERSION} is read"),
+            ));
+        }
+        let event_type = event_type.ok_or_else(|| missing(3))?.into_owned();
+        let version = version.ok_or_else(|| missing(7))?.into_owned();
+        let id = id.ok_or_else(|| missing(1))?.into_owned();
+        let source = source.ok_or_else(|| missing(2))?;
+
+        let mut metadata = Metadata::new();
+        metadata.insert_str("id", &id);
+        metadata.insert_str("source", &source);
+        for (name, value) in [
+            ("time", time),
+            ("datacontenttype", content_type),
+            ("dataschema", schema),
+        ] {
+            if let Some(value) = value {
+                metadata.insert_str(name, &value);
+            }
+        }
+        self.others.sort_by(|a, b| a.0.cmp(&b.0));
+        for (name, value) in self.others {
+            metadata.insert(name, value);
+        }
+        if let Some(fields) = self.fields {
+            for (name, value) in object_members(&fields).map_err(|e| bad(METADATA_HEADER, e))? {
+                metadata.insert(name, value);
+            }
+        }
+        if !self.extra.is_empty() {
+            metadata.insert(HEADERS_FIELD, headers_object(&mut self.extra));
+        }
+        Ok(Incoming {
+            event_type,
+            version,
+            id,
+            metadata,
+        })
+    }
+}
+
+/// A header's value, decoded; an error names the header.
+fn decode<'a>(header: &str, raw: &'a str) -> Result<std::borrow::Cow<'a, str>, EventError> {
+    percent_decode(raw).map_err(|e| bad(header, format!("header `{header}`: {e}")))
 }
 
 /// Headers as a JSON object, sorted by name; a name that repeats holds an array of its values.
@@ -466,7 +505,7 @@ fn object_members(text: &str) -> Result<Vec<(String, Box<RawValue>)>, String> {
 }
 
 /// An error of the message's envelope (its headers) at `path`.
-fn bad(path: &str, message: String) -> EventError {
+pub(crate) fn bad(path: &str, message: String) -> EventError {
     EventError::new(ErrorKind::BadEnvelope, path, message)
 }
 

@@ -627,8 +627,9 @@ async fn process<D: Delivery, K: Sink>(
         sequence: info.sequence,
         attempt: info.attempt,
     };
-    let incoming = match cloudevents::from_headers(delivery.headers()) {
-        Ok(incoming) => incoming,
+    // Binary or structured mode: the attributes, and where the payload lies in the body.
+    let (incoming, data) = match cloudevents::read_message(delivery.headers(), delivery.payload()) {
+        Ok(read) => read,
         Err(error) => {
             let fault = Fault::of_event(&error);
             return shared.dead_letter(delivery, fault, &base, decided).await;
@@ -658,7 +659,7 @@ async fn process<D: Delivery, K: Sink>(
         let decoded = shared.decoder.decode_parts(
             &incoming.event_type,
             &incoming.version,
-            delivery.payload(),
+            &delivery.payload()[data.clone()],
             crate::events::Metadata::new(),
         );
         let context = Context {

@@ -180,6 +180,13 @@ impl DeadLetter {
 
     /// The original event's type, version and id, as far as its headers say.
     pub fn event(&self) -> (Option<String>, Option<String>, Option<String>) {
+        if let Ok((incoming, _)) = super::cloudevents::read_message(&self.headers, &self.payload) {
+            return (
+                Some(incoming.event_type),
+                Some(incoming.version),
+                Some(incoming.id),
+            );
+        }
         let get = |name: &str| {
             self.headers
                 .get(name)

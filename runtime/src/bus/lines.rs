@@ -73,7 +73,10 @@ impl<'de> Visitor<'de> for EnvelopeParts {
 /// A message as a line of the file format (without the line break). When the message is not an event of
 /// this format, the line keeps what there is (headers, `data_base64`) and the error says why.
 pub fn line_of(headers: &Headers, payload: &[u8]) -> (String, Option<EventError>) {
-    let incoming = cloudevents::from_headers(headers);
+    let (incoming, payload) = match cloudevents::read_message(headers, payload) {
+        Ok((incoming, data)) => (Ok(incoming), &payload[data]),
+        Err(error) => (Err(error), payload),
+    };
     let json = serde_json::from_slice::<&RawValue>(payload);
     match (incoming, json) {
         (Ok(incoming), Ok(body)) => {

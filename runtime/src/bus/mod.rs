@@ -26,6 +26,7 @@ pub mod nats;
 mod publisher;
 pub mod refusals;
 pub mod serve;
+pub mod structured;
 mod subjects;
 pub mod transport;
 

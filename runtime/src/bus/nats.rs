@@ -666,15 +666,22 @@ impl Bus {
     async fn publish_dead_letter_again(&self, sequence: u64) -> Result<Receipt, BusError> {
         let letter = self.read_dead_letter(sequence).await?;
         let original = letter.original();
-        let incoming = super::cloudevents::from_headers(&original.headers).map_err(|e| {
-            BusError::Invalid(format!(
-                "dead letter {sequence} still cannot be published: {} at `{}`: {}",
-                e.kind, e.path, e.message
-            ))
-        })?;
+        let (incoming, data) =
+            super::cloudevents::read_message(&original.headers, &original.payload).map_err(
+                |e| {
+                    BusError::Invalid(format!(
+                        "dead letter {sequence} still cannot be published: {} at `{}`: {}",
+                        e.kind, e.path, e.message
+                    ))
+                },
+            )?;
         crate::events::Decoder::new()
             .reject_unknown(true)
-            .validate_parts(&incoming.event_type, &incoming.version, &original.payload)
+            .validate_parts(
+                &incoming.event_type,
+                &incoming.version,
+                &original.payload[data],
+            )
             .map_err(|e| {
                 BusError::Invalid(format!(
                     "dead letter {sequence} still cannot be published: {} at `{}`: {}",

@@ -2,6 +2,7 @@
 //! waits for the broker to have stored it, retrying what failed for a passing reason with the same id.
 
 use super::cloudevents::{self, Defaults};
+use super::structured::ContentMode;
 use super::subjects::Subjects;
 use super::transport::{Outgoing, Receipt, Sink, TransportError};
 use crate::events::{Checked, Decoder, EventError, Metadata};
@@ -66,6 +67,7 @@ pub struct Publisher<S> {
     source: Arc<str>,
     retry: RetryPolicy,
     decoder: Decoder,
+    mode: ContentMode,
 }
 
 /// One event to publish: type, version, payload bytes (sent exactly as given) and envelope fields
@@ -92,7 +94,15 @@ impl<S: Sink> Publisher<S> {
             source: Arc::from(cloudevents::DEFAULT_SOURCE),
             retry: RetryPolicy::default(),
             decoder: Decoder::new().reject_unknown(true),
+            mode: ContentMode::Binary,
         }
+    }
+
+    /// Writes events in this content mode (binary by default; structured puts the attributes and the
+    /// payload in one JSON body, see [`super::structured`]).
+    pub fn with_mode(mut self, mode: ContentMode) -> Self {
+        self.mode = mode;
+        self
     }
 
     /// The `ce-source` of events whose envelope names none.
@@ -162,10 +172,18 @@ impl<S: Sink> Publisher<S> {
         };
         let (id, headers) = cloudevents::to_headers(event_type, version, &draft.metadata, defaults)
             .map_err(|e| e.of(Some(event_type), Some(version)))?;
+        let (headers, payload) = match self.mode {
+            ContentMode::Binary => (headers, draft.payload.clone()),
+            ContentMode::Structured => {
+                let (headers, body) = super::structured::to_structured(&headers, &draft.payload)
+                    .map_err(|e| e.of(Some(event_type), Some(version)))?;
+                (headers, body.into())
+            }
+        };
         Ok(Outgoing {
             subject: self.subjects.event(event_type, version),
             headers,
-            payload: draft.payload.clone(),
+            payload,
             id,
         })
     }

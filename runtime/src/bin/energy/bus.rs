@@ -6,6 +6,7 @@ use crate::events::{Report, too_long, write_report};
 use clap::{Args, Subcommand, ValueEnum};
 use energy_runtime::bus::lines::{draft_from_line, line_of};
 use energy_runtime::bus::serve::Endpoint;
+use energy_runtime::bus::structured::ContentMode;
 use energy_runtime::bus::{
     Auth, Bus, BusError, CaptureRange, Change, ConnectSettings, ConsumerConfig, DeadLetter,
     Handlers, Ordering, PublishError, Retention, Secret, Settled, Start, Storage, StreamSettings,
@@ -204,6 +205,12 @@ pub(crate) struct InitArgs {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
+enum ModeArg {
+    Binary,
+    Structured,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
 enum StorageArg {
     File,
     Memory,
@@ -228,6 +235,11 @@ pub(crate) struct PublishArgs {
     /// The CloudEvents `source` of events whose envelope names none.
     #[arg(long, default_value = energy_runtime::bus::cloudevents::DEFAULT_SOURCE)]
     source: String,
+    /// How each event is written: `binary` (attributes as `ce-` headers, the payload as the body) or
+    /// `structured` (attributes and payload as one JSON body, content type
+    /// `application/cloudevents+json`).
+    #[arg(long, value_enum, default_value_t = ModeArg::Binary)]
+    mode: ModeArg,
     /// Events awaiting the broker's acknowledgement at once.
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u16).range(1..=4096))]
     in_flight: u16,
@@ -577,7 +589,13 @@ async fn publish_lines(
     if let Err(e) = bus.check_streams().await {
         return failed(&e);
     }
-    let publisher = bus.publisher().with_source(&args.source);
+    let publisher = bus
+        .publisher()
+        .with_source(&args.source)
+        .with_mode(match args.mode {
+            ModeArg::Binary => ContentMode::Binary,
+            ModeArg::Structured => ContentMode::Structured,
+        });
     let max_line = usize::try_from(args.max_line_bytes).unwrap_or(usize::MAX);
     // Lines are read and checked on a thread, so that reading never stalls the acknowledgements.
     let (prepared_tx, mut prepared_rx) = tokio::sync::mpsc::channel::<Prepared>(1024);
