@@ -22,6 +22,7 @@ use super::dead_letter::{Fault, dead_letter_of};
 use super::handlers::{Context, HandlerError, HandlerFuture, Handlers, UnknownPolicy};
 use super::metrics::{ConsumerMetrics, Health, event_type_label};
 use super::publisher::{RetryPolicy, send_with_retry};
+use super::trace;
 use super::transport::{Delivery, Lag, Pulled, Sink, Source, TransportError, Watch};
 use crate::events::{Decoded, Decoder, ErrorKind, EventError, Unknown};
 use futures_util::stream::FuturesUnordered;
@@ -716,8 +717,22 @@ async fn process<D: Delivery, K: Sink>(
                 }
             },
         };
+        let span = tracing::info_span!(
+            "process",
+            otel.name = %format_args!("process {}", delivery.subject()),
+            otel.kind = "consumer",
+            messaging.system = "nats",
+            messaging.operation.type = "process",
+            messaging.operation.name = "process",
+            messaging.destination.name = %delivery.subject(),
+            messaging.consumer.group.name = %config.durable,
+            messaging.message.id = %incoming.id,
+            cloudevents.event_id = %incoming.id,
+            cloudevents.event_type = %incoming.event_type,
+        );
+        trace::continue_from(delivery.headers(), &span);
         let started = shared.metrics.as_ref().map(|_| Instant::now());
-        let result = AssertUnwindSafe(future)
+        let result = AssertUnwindSafe(tracing::Instrument::instrument(future, span))
             .catch_unwind()
             .await
             .unwrap_or_else(|panic| {

@@ -28,6 +28,7 @@ pub mod refusals;
 pub mod serve;
 pub mod structured;
 mod subjects;
+pub mod trace;
 pub mod transport;
 
 pub use connect::{Auth, ConnectSettings, Secret, Tls};

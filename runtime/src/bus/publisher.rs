@@ -4,6 +4,7 @@
 use super::cloudevents::{self, Defaults};
 use super::structured::ContentMode;
 use super::subjects::Subjects;
+use super::trace;
 use super::transport::{Outgoing, Receipt, Sink, TransportError};
 use crate::events::{Checked, Decoder, EventError, Metadata};
 use energy_api::Event;
@@ -170,8 +171,27 @@ impl<S: Sink> Publisher<S> {
             source: &self.source,
             data_schema: Some(data_schema(event_type, version)),
         };
-        let (id, headers) = cloudevents::to_headers(event_type, version, &draft.metadata, defaults)
-            .map_err(|e| e.of(Some(event_type), Some(version)))?;
+        let (id, mut headers) =
+            cloudevents::to_headers(event_type, version, &draft.metadata, defaults)
+                .map_err(|e| e.of(Some(event_type), Some(version)))?;
+        let subject = self.subjects.event(event_type, version);
+        // The event's trace context: its own when it carries one (a captured line published again),
+        // else a new `create` span's under the caller's current span.
+        if !trace::carries_context(&headers) {
+            let span = tracing::info_span!(
+                "create",
+                otel.name = %format_args!("create {subject}"),
+                otel.kind = "producer",
+                messaging.system = "nats",
+                messaging.operation.type = "create",
+                messaging.operation.name = "create",
+                messaging.destination.name = %subject,
+                messaging.message.id = %id,
+                cloudevents.event_id = %id,
+                cloudevents.event_type = %event_type,
+            );
+            trace::inject(&span, &mut headers);
+        }
         let (headers, payload) = match self.mode {
             ContentMode::Binary => (headers, draft.payload.clone()),
             ContentMode::Structured => {
@@ -181,7 +201,7 @@ impl<S: Sink> Publisher<S> {
             }
         };
         Ok(Outgoing {
-            subject: self.subjects.event(event_type, version),
+            subject,
             headers,
             payload,
             id,

@@ -11,6 +11,8 @@ mod bus;
 mod events;
 #[cfg(feature = "blocking")]
 mod rest;
+#[cfg(feature = "otlp")]
+mod telemetry;
 
 use clap::{Parser, Subcommand};
 use std::io;
@@ -42,7 +44,11 @@ enum Command {
 
 fn main() -> ExitCode {
     // Usage errors exit with status 2 (clap's default), `--help` and `--version` with 0.
-    match Cli::parse().command {
+    let cli = Cli::parse();
+    // Exports the traces when OTEL_EXPORTER_OTLP_ENDPOINT is set; flushed when the command ends.
+    #[cfg(feature = "otlp")]
+    let _telemetry = telemetry::init();
+    match cli.command {
         Command::Events(command) => events::run(command),
         #[cfg(feature = "bus")]
         Command::Bus(command) => bus::run(command),
