@@ -32,6 +32,12 @@ pub(crate) struct TestArgs {
     cargo_args: Vec<String>,
 }
 
+/// Whether `program` is on the `PATH`.
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
+}
+
 pub(crate) fn run(args: &TestArgs) -> ExitCode {
     let root = crate::workspace_root();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
@@ -44,6 +50,16 @@ pub(crate) fn run(args: &TestArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // The bus metrics test scrapes a consumer with a real Prometheus (and lints it with promtool).
+    if std::env::var_os("PROMETHEUS").is_none() && !on_path("prometheus") {
+        if let Err(e) = crate::tools::install_debian_package(
+            "prometheus",
+            "the bus metrics test (a real Prometheus scraping a running consumer)",
+        ) {
+            eprintln!("error: {e}, or set PROMETHEUS and PROMTOOL to its binaries");
+            return ExitCode::FAILURE;
+        }
+    }
     let steps: Vec<(&str, Command)> = {
         let mut workspace = Command::new(&cargo);
         workspace
