@@ -1,8 +1,10 @@
 //! End-to-end events per second on a real `nats-server` (127.0.0.1): publish → stream → consumer with
 //! acknowledgements, the typed path (`Publisher`: validation and CloudEvents headers; `NatsConsumer`:
 //! headers read, payload decoded into the generated types, a handler, acknowledgement) against a bare
-//! `async-nats` loop moving the same bytes and headers with no validation and no decoding. Then the
-//! typed path's memory over a long run. The ratio is what BENCHMARKS.md records.
+//! `async-nats` loop moving the same bytes and headers with no validation and no decoding; and the typed
+//! path observed as an operator runs it (the consumer's metrics on, a tracing subscriber with the
+//! OpenTelemetry layer making every `create` and `process` span, exported nowhere) against the same path
+//! unobserved. Then the typed path's memory over a long run. The ratios are what BENCHMARKS.md records.
 //!
 //! `cargo xtask bench --only bus` (installs the pinned server), or
 //! `NATS_SERVER=… cargo bench -p energy-runtime --bench bus -- [EVENTS] [ROUNDS] [MEMORY_EVENTS]`
@@ -27,13 +29,38 @@ use energy_runtime::events::Metadata;
 use futures_util::StreamExt;
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// Messages awaiting the broker's acknowledgement at once, on both paths.
 const IN_FLIGHT: usize = 256;
 /// Messages a consumer holds at once, on both paths (`energy events consume --concurrency`).
 const CONCURRENCY: usize = 1024;
+
+/// Whether the OpenTelemetry layer records spans now (on in the observed rounds only).
+static OBSERVED: AtomicBool = AtomicBool::new(false);
+
+/// A tracing subscriber with the OpenTelemetry layer at the INFO level (as deployments run it), its
+/// tracer exporting nowhere, recording only while [`OBSERVED`] is on (off, the spans are disabled, as
+/// with no subscriber).
+fn install_tracing() {
+    use opentelemetry::trace::TracerProvider as _;
+    use tracing_subscriber::Layer as _;
+    use tracing_subscriber::layer::SubscriberExt as _;
+    let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder().build();
+    let layer = tracing_opentelemetry::layer()
+        .with_tracer(provider.tracer("energy-bench"))
+        // Dynamic: asked at every span (a static filter's answer is cached per callsite).
+        .with_filter(tracing_subscriber::filter::dynamic_filter_fn(
+            |metadata, _| {
+                OBSERVED.load(Ordering::Relaxed) && *metadata.level() <= tracing::Level::INFO
+            },
+        ));
+    tracing::subscriber::set_global_default(tracing_subscriber::registry().with(layer))
+        .expect("the only subscriber");
+    // Kept for the process's life: dropping the provider would end the tracer.
+    std::mem::forget(provider);
+}
 
 fn main() {
     let mut args = std::env::args()
@@ -46,6 +73,7 @@ fn main() {
     let events = args.next().unwrap_or(200_000);
     let rounds = args.next().unwrap_or(7);
     let memory_events = args.next().unwrap_or(1_000_000);
+    install_tracing();
     let server = nats::NatsServer::start();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -70,15 +98,16 @@ fn main() {
         );
         // A warm-up round of each (not counted): the first round of a process pays for the server's
         // and the allocator's first pages.
-        typed_round(&bus, &mix, events / 10, "warm-typed", None).await;
+        typed_round(&bus, &mix, events / 10, "warm-typed", None, false).await;
+        typed_round(&bus, &mix, events / 10, "warm-observed", None, true).await;
         // Memory first, before the bare rounds fill the allocator with their prepared messages.
         let samples = Arc::new(std::sync::Mutex::new(Vec::new()));
-        let seconds = typed_round(&bus, &mix, memory_events, "memory", Some(samples.clone())).await;
+        let seconds = typed_round(&bus, &mix, memory_events, "memory", Some(samples.clone()), true).await;
         let samples = samples.lock().expect("samples").clone();
         let mib = |kib: u64| kib as f64 / 1024.0;
         let after_warmup: Vec<u64> = samples.iter().skip(samples.len() / 10).map(|(_, k)| *k).collect();
         println!(
-            "memory, typed path over {memory_events} events ({:.0} events/s): resident {} MiB at {} events … {} MiB at {} events; after the first tenth between {:.1} and {:.1} MiB",
+            "memory, typed path observed (metrics, OpenTelemetry layer) over {memory_events} events ({:.0} events/s): resident {} MiB at {} events … {} MiB at {} events; after the first tenth between {:.1} and {:.1} MiB",
             memory_events as f64 / seconds,
             samples.first().map_or(0.0, |s| mib(s.1)),
             samples.first().map_or(0, |s| s.0),
@@ -88,39 +117,48 @@ fn main() {
             mib(after_warmup.iter().copied().max().unwrap_or(0)),
         );
         bare_round(&bus, &mix, events / 10, "warm-bare").await;
-        let (mut typed, mut bare) = (Vec::new(), Vec::new());
+        let (mut typed, mut observed, mut bare) = (Vec::new(), Vec::new(), Vec::new());
         for round in 0..rounds {
-            // Alternate which goes first, so that neither always has the warmer machine.
-            let order = if round % 2 == 0 { [true, false] } else { [false, true] };
-            for is_typed in order {
-                let name = format!("{}-{round}", if is_typed { "typed" } else { "bare" });
+            // Rotate which goes first, so that none always has the warmer machine.
+            let kinds = ["typed", "observed", "bare"];
+            for k in 0..3 {
+                let kind = kinds[(k + round as usize) % 3];
+                let name = format!("{kind}-{round}");
                 let cpu = cpu_seconds();
-                let seconds = if is_typed {
-                    typed_round(&bus, &mix, events, &name, None).await
-                } else {
-                    bare_round(&bus, &mix, events, &name).await
+                let seconds = match kind {
+                    "typed" => typed_round(&bus, &mix, events, &name, None, false).await,
+                    "observed" => typed_round(&bus, &mix, events, &name, None, true).await,
+                    _ => bare_round(&bus, &mix, events, &name).await,
                 };
                 let cpu = (cpu_seconds() - cpu) * 1e6 / events as f64;
                 let rate = events as f64 / seconds;
-                println!("  {name:>8}: {seconds:.2} s, {rate:.0} events/s, this process {cpu:.1} µs of CPU an event");
-                if is_typed { &mut typed } else { &mut bare }.push(rate);
+                println!("  {name:>10}: {seconds:.2} s, {rate:.0} events/s, this process {cpu:.1} µs of CPU an event");
+                match kind {
+                    "typed" => typed.push(rate),
+                    "observed" => observed.push(rate),
+                    _ => bare.push(rate),
+                }
             }
         }
-        let ratios: Vec<f64> = typed.iter().zip(&bare).map(|(t, b)| t / b).collect();
         let median = |v: &[f64]| {
             let mut v = v.to_vec();
             v.sort_by(f64::total_cmp);
             v[v.len() / 2]
         };
-        let (t, b) = (median(&typed), median(&bare));
-        println!(
-            "median: typed {t:.0} events/s, bare {b:.0} events/s: typed / bare = {:.2} (median of the rounds' ratios {:.2}, from {:.2} to {:.2})",
-            t / b,
-            median(&ratios),
-            ratios.iter().copied().fold(f64::INFINITY, f64::min),
-            ratios.iter().copied().fold(0.0, f64::max),
-        );
-
+        let report = |name: &str, numerator: &[f64], denominator: &[f64]| {
+            let ratios: Vec<f64> = numerator.iter().zip(denominator).map(|(a, b)| a / b).collect();
+            println!(
+                "{name}: {:.0} / {:.0} events/s = {:.2} by the ratio of the medians (median of the rounds' ratios {:.2}, from {:.2} to {:.2})",
+                median(numerator),
+                median(denominator),
+                median(numerator) / median(denominator),
+                median(&ratios),
+                ratios.iter().copied().fold(f64::INFINITY, f64::min),
+                ratios.iter().copied().fold(0.0, f64::max),
+            );
+        };
+        report("typed / bare", &typed, &bare);
+        report("observed / typed", &observed, &typed);
     });
 }
 
@@ -187,11 +225,17 @@ async fn typed_round(
     events: u64,
     round: &str,
     memory: Option<Samples>,
+    observed: bool,
 ) -> f64 {
-    let consumer = bus
+    OBSERVED.store(observed, Ordering::Relaxed);
+    let mut consumer = bus
         .consumer(ConsumerConfig::durable(round).concurrency(CONCURRENCY))
         .await
         .expect("a consumer");
+    let mut registry = prometheus_client::registry::Registry::default();
+    if observed {
+        consumer = consumer.with_metrics(&mut registry);
+    }
     let counters = consumer.counters();
     let mut handlers = Handlers::new();
     handlers.fallback(|decoded, _| async move {
@@ -227,7 +271,10 @@ async fn typed_round(
     let started = Instant::now();
     let consuming = tokio::spawn(consumer.run(handlers, done));
     let publisher = bus.publisher();
+    // Published inside a span, as a traced producer would: every message carries its trace context.
+    let publishing = tracing::info_span!("publish-round");
     let messages = futures_util::stream::iter(0..events).map(|i| {
+        let _entered = publishing.enter();
         let message = publisher.prepare(&draft(mix, round, i)).expect("valid");
         (i, message)
     });

@@ -723,12 +723,10 @@ async fn process<D: Delivery, K: Sink>(
             otel.kind = "consumer",
             messaging.system = "nats",
             messaging.operation.type = "process",
-            messaging.operation.name = "process",
-            messaging.destination.name = %delivery.subject(),
-            messaging.consumer.group.name = %config.durable,
-            messaging.message.id = %incoming.id,
-            cloudevents.event_id = %incoming.id,
-            cloudevents.event_type = %incoming.event_type,
+            messaging.destination.name = delivery.subject(),
+            messaging.consumer.group.name = config.durable.as_str(),
+            messaging.message.id = incoming.id.as_str(),
+            cloudevents.event_type = incoming.event_type.as_str(),
         );
         trace::continue_from(delivery.headers(), &span);
         let started = shared.metrics.as_ref().map(|_| Instant::now());

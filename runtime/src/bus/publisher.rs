@@ -176,21 +176,9 @@ impl<S: Sink> Publisher<S> {
                 .map_err(|e| e.of(Some(event_type), Some(version)))?;
         let subject = self.subjects.event(event_type, version);
         // The event's trace context: its own when it carries one (a captured line published again),
-        // else a new `create` span's under the caller's current span.
+        // else the caller's current span's.
         if !trace::carries_context(&headers) {
-            let span = tracing::info_span!(
-                "create",
-                otel.name = %format_args!("create {subject}"),
-                otel.kind = "producer",
-                messaging.system = "nats",
-                messaging.operation.type = "create",
-                messaging.operation.name = "create",
-                messaging.destination.name = %subject,
-                messaging.message.id = %id,
-                cloudevents.event_id = %id,
-                cloudevents.event_type = %event_type,
-            );
-            trace::inject(&span, &mut headers);
+            trace::inject(&tracing::Span::current(), &mut headers);
         }
         let (headers, payload) = match self.mode {
             ContentMode::Binary => (headers, draft.payload.clone()),

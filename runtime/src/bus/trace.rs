@@ -1,15 +1,16 @@
 //! Traces across the bus: W3C Trace Context travels with every event, so that a consumer's handling is
 //! part of the trace that published the event.
 //!
-//! - The publisher makes a `create <subject>` span (OpenTelemetry messaging: kind producer, operation
-//!   `create`) under the caller's current `tracing` span, and writes its context into the message as
-//!   the CloudEvents distributed-tracing extension says (`ce-traceparent`, `ce-tracestate`: attributes,
+//! - The publisher writes the context of the caller's current `tracing` span into the message, as the
+//!   CloudEvents distributed-tracing extension says (`ce-traceparent`, `ce-tracestate`: attributes,
 //!   binary mode) and as plain `traceparent` / `tracestate` headers (what NATS-native tools read). A
 //!   message that already carries a trace context (a captured line published again) keeps its own.
+//!   (No span of its own per message: a span costs microseconds, and the caller's span already says
+//!   what is being published.)
 //! - The consumer runs each handler in a `process <subject>` span (kind consumer) whose parent is the
 //!   context the message carries, with the messaging attributes (`messaging.system`,
-//!   `messaging.destination.name`, `messaging.consumer.group.name`, `messaging.message.id`,
-//!   `cloudevents.event_type`, …).
+//!   `messaging.operation.type`, `messaging.destination.name`, `messaging.consumer.group.name`,
+//!   `messaging.message.id`, `cloudevents.event_type`).
 //! - Capture keeps the headers (the `ce-` ones as envelope fields, the plain ones in `headers`), so does
 //!   a dead letter: the trace goes on when they are published again.
 //!

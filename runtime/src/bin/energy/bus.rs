@@ -600,7 +600,16 @@ async fn publish_lines(
     // Lines are read and checked on a thread, so that reading never stalls the acknowledgements.
     let (prepared_tx, mut prepared_rx) = tokio::sync::mpsc::channel::<Prepared>(1024);
     let reader_publisher = publisher.clone();
+    // One span for the run: every event published carries its trace context (with the `otlp` feature
+    // and a collector named, the consumers' handling joins this trace).
+    let publishing = tracing::info_span!(
+        "energy events publish",
+        otel.kind = "producer",
+        messaging.system = "nats",
+        messaging.operation.type = "send",
+    );
     let reader = std::thread::spawn(move || -> Result<u64, String> {
+        let _publishing = publishing.enter();
         let mut lines = LineReader::new(input, max_line);
         let mut blank = 0;
         loop {

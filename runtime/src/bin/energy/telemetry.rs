@@ -7,6 +7,7 @@
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::trace::SdkTracerProvider;
+use tracing_subscriber::Layer as _;
 use tracing_subscriber::layer::SubscriberExt as _;
 
 /// The installed exporter; dropping it sends what is still buffered.
@@ -41,8 +42,13 @@ pub(crate) fn init() -> Telemetry {
         .with_batch_exporter(exporter)
         .with_resource(resource.build())
         .build();
-    let subscriber = tracing_subscriber::registry()
-        .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("energy")));
+    // Spans and events at INFO and above: the NATS client's own debug and trace events (a few per
+    // message) are neither exported nor paid for.
+    let subscriber = tracing_subscriber::registry().with(
+        tracing_opentelemetry::layer()
+            .with_tracer(provider.tracer("energy"))
+            .with_filter(tracing_subscriber::filter::LevelFilter::INFO),
+    );
     if tracing::subscriber::set_global_default(subscriber).is_err() {
         eprintln!("warning: traces are not exported: a tracing subscriber is installed already");
         return Telemetry(None);
