@@ -70,6 +70,9 @@ fn string(description: &str) -> Map {
         .with("description", description)
 }
 
+/// A W3C `traceparent`: version, trace id, parent span id, flags, in lowercase hex.
+const TRACEPARENT_PATTERN: &str = "^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$";
+
 /// The headers of every event on the bus.
 fn cloud_event_headers() -> Map {
     let properties = Map::new()
@@ -124,7 +127,24 @@ fn cloud_event_headers() -> Map {
         .with(
             "Nats-Msg-Id",
             string("The broker's deduplication id: the event's `ce-id`."),
-        );
+        )
+        .with(
+            "ce-traceparent",
+            string(
+                "The W3C trace context of the publisher's span, as the CloudEvents distributed-tracing                  extension carries it; the consumer's handling continues that trace.",
+            )
+            .with("pattern", TRACEPARENT_PATTERN),
+        )
+        .with(
+            "ce-tracestate",
+            string("The W3C trace state beside `ce-traceparent` (percent-encoded)."),
+        )
+        .with(
+            "traceparent",
+            string("The same trace context as a plain W3C header, for tools that read NATS headers.")
+                .with("pattern", TRACEPARENT_PATTERN),
+        )
+        .with("tracestate", string("The same trace state as a plain W3C header."));
     Map::new()
         .with("type", "object")
         .with(
@@ -133,7 +153,9 @@ fn cloud_event_headers() -> Map {
              CloudEvents NATS protocol binding writes it. Each context attribute is a header named \
              `ce-<attribute>`; values are percent-encoded (space, `\"`, `%` and every character outside \
              printable ASCII as `%XY` per UTF-8 byte). Other `ce-` headers are further attributes; other \
-             headers are the producer's own.",
+             headers are the producer's own. (A consumer also reads structured mode: the header \
+             `content-type: application/cloudevents+json` and the attributes with the payload as `data` \
+             in one JSON body.)",
         )
         .with(
             "required",
