@@ -51,14 +51,15 @@ pub(crate) fn run(args: &TestArgs) -> ExitCode {
         }
     };
     // The bus metrics test scrapes a consumer with a real Prometheus (and lints it with promtool).
-    if std::env::var_os("PROMETHEUS").is_none() && !on_path("prometheus") {
-        if let Err(e) = crate::tools::install_debian_package(
+    if std::env::var_os("PROMETHEUS").is_none()
+        && !on_path("prometheus")
+        && let Err(e) = crate::tools::install_debian_package(
             "prometheus",
             "the bus metrics test (a real Prometheus scraping a running consumer)",
-        ) {
-            eprintln!("error: {e}, or set PROMETHEUS and PROMTOOL to its binaries");
-            return ExitCode::FAILURE;
-        }
+        )
+    {
+        eprintln!("error: {e}, or set PROMETHEUS and PROMTOOL to its binaries");
+        return ExitCode::FAILURE;
     }
     let steps: Vec<(&str, Command)> = {
         let mut workspace = Command::new(&cargo);
