@@ -208,6 +208,16 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// Every outcome, in the order of their discriminants.
+    pub const ALL: [Outcome; 6] = [
+        Outcome::Handled,
+        Outcome::Retried,
+        Outcome::DeadLettered,
+        Outcome::Unknown,
+        Outcome::Skipped,
+        Outcome::HandedBack,
+    ];
+
     /// The outcome's name in reports: `handled`, `retried`, `dead_lettered`, `unknown`, `skipped`.
     pub const fn as_str(self) -> &'static str {
         match self {

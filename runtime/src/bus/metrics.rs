@@ -39,8 +39,8 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::{Registry, Unit};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -75,6 +75,16 @@ pub struct ConsumerMetrics {
     pending: Gauge,
     ack_pending: Gauge,
     healthy: Gauge,
+    /// Each event type's series, found once: a family's lookup hashes its labels under a lock, which
+    /// a consumer would pay twice per message.
+    series: Arc<[TypeSeries]>,
+}
+
+/// The series of one event type label: a counter per outcome, and the handler durations.
+#[derive(Debug, Default)]
+struct TypeSeries {
+    outcomes: [OnceLock<Counter>; Outcome::ALL.len()],
+    duration: OnceLock<Histogram>,
 }
 
 impl ConsumerMetrics {
@@ -90,6 +100,10 @@ impl ConsumerMetrics {
             pending: Gauge::default(),
             ack_pending: Gauge::default(),
             healthy: Gauge::default(),
+            // Every type of the catalogue, then `unknown`, then no type.
+            series: (0..energy_api::EventType::ALL.len() + 2)
+                .map(|_| TypeSeries::default())
+                .collect(),
         };
         let scope = registry.sub_registry_with_labels(
             [
@@ -141,13 +155,17 @@ impl ConsumerMetrics {
     }
 
     /// Counts one settlement.
-    pub(crate) fn settled(&self, event_type: &'static str, outcome: Outcome, fault: Option<&str>) {
-        self.consumed
-            .get_or_create(&OutcomeLabels {
-                cloudevents_event_type: event_type,
-                energy_outcome: outcome.as_str(),
-            })
-            .inc();
+    pub(crate) fn settled(&self, event_type: TypeLabel, outcome: Outcome, fault: Option<&str>) {
+        let slot = &self.series[event_type.slot].outcomes[outcome as usize];
+        slot.get_or_init(|| {
+            self.consumed
+                .get_or_create(&OutcomeLabels {
+                    cloudevents_event_type: event_type.name,
+                    energy_outcome: outcome.as_str(),
+                })
+                .clone()
+        })
+        .inc();
         if outcome == Outcome::DeadLettered {
             self.dead_letters
                 .get_or_create(&FaultLabels {
@@ -158,10 +176,15 @@ impl ConsumerMetrics {
     }
 
     /// Records how long a handler took.
-    pub(crate) fn handler_took(&self, event_type: &'static str, took: Duration) {
-        self.duration
-            .get_or_create(&TypeLabels {
-                cloudevents_event_type: event_type,
+    pub(crate) fn handler_took(&self, event_type: TypeLabel, took: Duration) {
+        self.series[event_type.slot]
+            .duration
+            .get_or_init(|| {
+                self.duration
+                    .get_or_create(&TypeLabels {
+                        cloudevents_event_type: event_type.name,
+                    })
+                    .clone()
             })
             .observe(took.as_secs_f64());
     }
@@ -185,15 +208,31 @@ impl ConsumerMetrics {
     }
 }
 
-/// The label of an event type: the catalogue's name of a type it knows, `unknown` for one it does not,
-/// `""` for none.
-pub(crate) fn event_type_label(event_type: Option<&str>) -> &'static str {
-    match event_type {
-        None => "",
-        Some(name) => name
-            .parse::<energy_api::EventType>()
-            .map(|t| t.as_str())
-            .unwrap_or("unknown"),
+/// The label of an event type, and where its series are kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TypeLabel {
+    /// The catalogue's name of a type it knows, `unknown` for one it does not, `""` for none.
+    pub name: &'static str,
+    slot: usize,
+}
+
+/// The label of an event type named `event_type` (if any).
+pub(crate) fn event_type_label(event_type: Option<&str>) -> TypeLabel {
+    let known = energy_api::EventType::ALL.len();
+    match event_type.map(str::parse::<energy_api::EventType>) {
+        // The variant's position among the compiled-in types: a slot for this process's table.
+        Some(Ok(t)) => TypeLabel {
+            name: t.as_str(),
+            slot: t as usize,
+        },
+        Some(Err(_)) => TypeLabel {
+            name: "unknown",
+            slot: known,
+        },
+        None => TypeLabel {
+            name: "",
+            slot: known + 1,
+        },
     }
 }
 
@@ -258,10 +297,15 @@ mod tests {
     fn the_figures_are_written_under_their_documented_names() {
         let mut registry = Registry::default();
         let metrics = ConsumerMetrics::register(&mut registry, "billing");
-        metrics.settled("billing.final_bill", Outcome::Handled, None);
-        metrics.settled("billing.final_bill", Outcome::Handled, None);
-        metrics.settled("", Outcome::DeadLettered, Some("bad_envelope"));
-        metrics.handler_took("billing.final_bill", Duration::from_millis(3));
+        let bill = event_type_label(Some("billing.final_bill"));
+        metrics.settled(bill, Outcome::Handled, None);
+        metrics.settled(bill, Outcome::Handled, None);
+        metrics.settled(
+            event_type_label(None),
+            Outcome::DeadLettered,
+            Some("bad_envelope"),
+        );
+        metrics.handler_took(bill, Duration::from_millis(3));
         metrics.backlog(Lag {
             pending: 7,
             ack_pending: 2,
@@ -282,11 +326,35 @@ mod tests {
     #[test]
     fn unknown_event_types_share_one_label() {
         assert_eq!(
-            event_type_label(Some("billing.final_bill")),
+            event_type_label(Some("billing.final_bill")).name,
             "billing.final_bill"
         );
-        assert_eq!(event_type_label(Some("made.up.by.a.producer")), "unknown");
-        assert_eq!(event_type_label(None), "");
+        let made_up = event_type_label(Some("made.up.by.a.producer"));
+        let other = event_type_label(Some("another.made.up"));
+        assert_eq!((made_up.name, made_up), ("unknown", other));
+        assert_eq!(event_type_label(None).name, "");
+        let slots: std::collections::HashSet<usize> = energy_api::EventType::ALL
+            .iter()
+            .map(|t| event_type_label(Some(t.as_str())).slot)
+            .chain([made_up.slot, event_type_label(None).slot])
+            .collect();
+        assert_eq!(
+            slots.len(),
+            energy_api::EventType::ALL.len() + 2,
+            "a slot each"
+        );
+        assert!(
+            slots
+                .iter()
+                .all(|s| *s < energy_api::EventType::ALL.len() + 2)
+        );
+    }
+
+    #[test]
+    fn outcomes_are_listed_in_the_order_of_their_slots() {
+        for (i, outcome) in Outcome::ALL.iter().enumerate() {
+            assert_eq!(*outcome as usize, i);
+        }
     }
 
     #[test]
