@@ -7,42 +7,10 @@
 
 mod support;
 
-use energy_runtime::bus::transport::{Outgoing, Sink};
-use energy_runtime::bus::{Auth, Bus, ConnectSettings, Headers, Secret, Tls};
+use energy_runtime::bus::{Auth, Bus, ConnectSettings, Secret, Tls};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
-use support::nats::{EnergyProcess, NatsServer};
+use support::nats::{NatsServer, Run, publish_not_an_event, run_energy as energy, two_events};
 use support::secrets::{Authority, Operator, nkey_seed_file, secrets_in};
-
-/// What one `energy` run did.
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs `energy`; a run that has not ended after 30 s is killed (its code is then `None`): an error
-/// must come within seconds, never after endless retries.
-fn energy(args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut process = EnergyProcess::start_with_env(args, env);
-    let code = process.wait(Duration::from_secs(30));
-    Run {
-        code,
-        stdout: process.lines().join("\n"),
-        stderr: process.stderr(),
-    }
-}
-
-/// Two valid events of the catalogue, as `energy events validate` reads them.
-fn events_file(dir: &Path) -> PathBuf {
-    let mixed = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/events/mixed.ndjson"),
-    )
-    .expect("the fixture");
-    let path = dir.join("events.ndjson");
-    std::fs::write(&path, mixed.lines().take(2).collect::<Vec<_>>().join("\n")).expect("written");
-    path
-}
 
 /// `args` followed by the connection options.
 fn with<'a>(args: &[&'a str], connection: &[&'a str]) -> Vec<&'a str> {
@@ -61,7 +29,7 @@ fn works_end_to_end(connection: &[&str], env: &[(&str, &str)], settings: &Connec
         "{}",
         init.stdout
     );
-    let file = events_file(dir.path());
+    let file = two_events(dir.path());
     let file = file.to_str().expect("a UTF-8 path");
     let published = energy(&with(&["events", "publish", file], connection), env);
     assert_eq!(published.code, Some(0), "publish: {}", published.stderr);
@@ -76,17 +44,7 @@ fn works_end_to_end(connection: &[&str], env: &[(&str, &str)], settings: &Connec
         let bus = Bus::connect_with(settings)
             .await
             .expect("the library connects alike");
-        let mut headers = Headers::new();
-        headers.append("ce-specversion", "1.0");
-        bus.sink()
-            .publish(&Outgoing {
-                subject: "energy.account.created.v1".to_owned(),
-                headers,
-                payload: "not an event".into(),
-                id: "poison-1".to_owned(),
-            })
-            .await
-            .expect("the broker stores it");
+        publish_not_an_event(&bus, "energy.account.created.v1", "poison-1").await;
     });
 
     let consumed = energy(
@@ -664,7 +622,7 @@ fn no_secret_shows_in_help_or_in_a_consumers_lines() {
     ];
     assert_eq!(energy(&["bus", "init"], &env).code, Some(0));
     let dir = tempfile::tempdir().expect("a folder");
-    let file = events_file(dir.path());
+    let file = two_events(dir.path());
     assert_eq!(
         energy(&["events", "publish", file.to_str().expect("UTF-8")], &env).code,
         Some(0)

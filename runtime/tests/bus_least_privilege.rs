@@ -6,11 +6,10 @@
 
 mod support;
 
-use energy_runtime::bus::transport::{Outgoing, Sink};
-use energy_runtime::bus::{Auth, Bus, ConnectSettings, Headers, Secret};
+use energy_runtime::bus::{Auth, Bus, ConnectSettings, Secret};
 use std::path::Path;
 use std::time::Duration;
-use support::nats::{EnergyProcess, NatsServer};
+use support::nats::{EnergyProcess, NatsServer, Run, publish_not_an_event, run_energy, two_events};
 
 const PASSWORDS: [(&str, &str); 4] = [
     ("ENERGY_ADMIN_PASSWORD", "admin-pw-7d1f"),
@@ -18,12 +17,6 @@ const PASSWORDS: [(&str, &str); 4] = [
     ("ENERGY_BILLING_PASSWORD", "billing-pw-44e0"),
     ("ENERGY_CRM_PASSWORD", "crm-pw-91aa"),
 ];
-
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
 
 /// Runs `energy` as `user` (its password in NATS_PASSWORD, its own inbox prefix, as the deployment
 /// example says) against `server`.
@@ -43,13 +36,7 @@ fn energy_as(user: &str, server: &NatsServer, args: &[&str]) -> Run {
         "--inbox-prefix",
         &inbox,
     ]);
-    let mut process = EnergyProcess::start_with_env(&all, &[("NATS_PASSWORD", password)]);
-    let code = process.wait(Duration::from_secs(30));
-    Run {
-        code,
-        stdout: process.lines().join("\n"),
-        stderr: process.stderr(),
-    }
+    run_energy(&all, &[("NATS_PASSWORD", password)])
 }
 
 /// The run was refused for a permission: exit 2, the error naming the user and what was refused.
@@ -90,16 +77,7 @@ fn each_user_does_its_job_and_is_refused_outside_its_rights() {
         &format!("store_dir: \"{}\"", store.display()),
     );
     let server = NatsServer::start_with_config_env(&config, &PASSWORDS);
-    let events = dir.path().join("events.ndjson");
-    let mixed = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/events/mixed.ndjson"),
-    )
-    .expect("the fixture");
-    std::fs::write(
-        &events,
-        mixed.lines().take(2).collect::<Vec<_>>().join("\n"),
-    )
-    .expect("written");
+    let events = two_events(dir.path());
     let events = events.to_str().expect("UTF-8");
 
     // Each at its job.
@@ -120,18 +98,7 @@ fn each_user_does_its_job_and_is_refused_outside_its_rights() {
         })
         .await
         .expect("the producer connects");
-        let mut headers = Headers::new();
-        headers.append("ce-specversion", "1.0");
-        producer
-            .sink()
-            .publish(&Outgoing {
-                subject: "energy.account.created.v1".to_owned(),
-                headers,
-                payload: "{}".into(),
-                id: "poison".to_owned(),
-            })
-            .await
-            .expect("stored");
+        publish_not_an_event(&producer, "energy.account.created.v1", "poison").await;
     });
     for team in ["billing", "crm"] {
         let consumed = energy_as(

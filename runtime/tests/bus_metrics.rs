@@ -8,13 +8,12 @@
 
 mod support;
 
-use energy_runtime::bus::transport::{Outgoing, Sink};
-use energy_runtime::bus::{Bus, Headers, StreamSettings};
+use energy_runtime::bus::{Bus, StreamSettings};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use support::nats::{EnergyProcess, NatsServer};
+use support::nats::{EnergyProcess, NatsServer, publish_not_an_event};
 
 const EVENTS: usize = 40;
 
@@ -180,17 +179,7 @@ fn prometheus_scrapes_a_running_consumer_and_the_dashboard_reads_its_figures() {
                 .await
                 .expect("published");
         }
-        let mut headers = Headers::new();
-        headers.append("ce-specversion", "1.0");
-        bus.sink()
-            .publish(&Outgoing {
-                subject: "energy.business.created.v1".to_owned(),
-                headers,
-                payload: "{}".into(),
-                id: "poison".to_owned(),
-            })
-            .await
-            .expect("stored");
+        publish_not_an_event(&bus, "energy.business.created.v1", "poison").await;
     });
     let mut consumer = EnergyProcess::start(&[
         "events",

@@ -408,3 +408,56 @@ impl Drop for EnergyProcess {
         self.kill();
     }
 }
+
+/// What one `energy` run printed, and how it ended.
+pub struct Run {
+    /// Its exit code; `None` when it had to be killed.
+    pub code: Option<i32>,
+    /// Its standard output.
+    pub stdout: String,
+    /// Its standard error.
+    pub stderr: String,
+}
+
+/// Runs `energy` with `args` and `env` (and none of the `nats` CLI's variables but those); a run that
+/// has not ended after 30 s is killed (its code is then `None`): an error must come within seconds,
+/// never after endless retries.
+pub fn run_energy(args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut process = EnergyProcess::start_with_env(args, env);
+    let code = process.wait(Duration::from_secs(30));
+    Run {
+        code,
+        stdout: process.lines().join("\n"),
+        stderr: process.stderr(),
+    }
+}
+
+/// A file of two valid events of the catalogue (the first lines of `tests/fixtures/events/mixed.ndjson`),
+/// in `dir`.
+pub fn two_events(dir: &Path) -> PathBuf {
+    let mixed = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/events/mixed.ndjson"),
+    )
+    .expect("the fixture");
+    let path = dir.join("events.ndjson");
+    std::fs::write(&path, mixed.lines().take(2).collect::<Vec<_>>().join("\n")).expect("written");
+    path
+}
+
+/// Publishes, around the publisher's checks, a message on `subject` that is not an event (only
+/// `ce-specversion`), for a consumer to dead-letter as `bad_envelope`.
+#[cfg(feature = "bus")]
+pub async fn publish_not_an_event(bus: &energy_runtime::bus::Bus, subject: &str, id: &str) {
+    use energy_runtime::bus::transport::{Outgoing, Sink};
+    let mut headers = energy_runtime::bus::Headers::new();
+    headers.append("ce-specversion", "1.0");
+    bus.sink()
+        .publish(&Outgoing {
+            subject: subject.to_owned(),
+            headers,
+            payload: "{}".into(),
+            id: id.to_owned(),
+        })
+        .await
+        .expect("the broker stores it");
+}
