@@ -1135,3 +1135,31 @@ fn structured_mode_cloudevents_are_read_as_binary_ones_and_bad_ones_dead_lettere
         );
     });
 }
+
+#[test]
+fn a_message_with_a_header_nats_cannot_carry_is_refused_not_a_panic() {
+    let server = NatsServer::start();
+    bounded(30, async {
+        let bus = ready_bus(&server).await;
+        for (name, value) in [("bad:name", "x"), ("ok-name", "two\r\nlines: injected")] {
+            let mut headers = energy_runtime::bus::Headers::new();
+            headers.append(name.to_owned(), value);
+            let error = energy_runtime::bus::transport::Sink::publish(
+                &bus.sink(),
+                &energy_runtime::bus::transport::Outgoing {
+                    subject: "energy.business.created.v1".to_owned(),
+                    headers,
+                    payload: "{\"id\":1}".into(),
+                    id: "h-1".to_owned(),
+                },
+            )
+            .await
+            .expect_err("refused");
+            assert_eq!(
+                error.kind,
+                energy_runtime::bus::TransportErrorKind::Rejected,
+                "{error}"
+            );
+        }
+    });
+}

@@ -905,6 +905,20 @@ impl Sink for NatsSink {
     async fn send(&self, message: &Outgoing) -> Result<Self::Pending, TransportError> {
         let mut headers = async_nats::HeaderMap::new();
         for (name, value) in message.headers.iter() {
+            // The client panics on a header name it cannot send, and would send a line break in a
+            // value as a second header: both are refused here instead.
+            let name: async_nats::HeaderName = name.parse().map_err(|_| {
+                TransportError::new(
+                    TransportErrorKind::Rejected,
+                    format!("`{name}` cannot be a NATS header name (printable ASCII without `:`)"),
+                )
+            })?;
+            if value.contains(['\r', '\n']) {
+                return Err(TransportError::new(
+                    TransportErrorKind::Rejected,
+                    format!("the value of header `{name}` holds a line break"),
+                ));
+            }
             headers.append(name, value);
         }
         let publish = jetstream::message::PublishMessage::build()

@@ -52,6 +52,10 @@ pub(crate) fn inject(span: &tracing::Span, headers: &mut Headers) {
     let mut fields = Fields::default();
     TraceContextPropagator::new().inject_context(&context, &mut fields);
     for (name, value) in fields.0 {
+        // The propagator writes an empty trace state when there is none: not worth two headers.
+        if value.is_empty() {
+            continue;
+        }
         let attribute = match name.as_str() {
             TRACEPARENT => CE_TRACEPARENT,
             TRACESTATE => CE_TRACESTATE,
