@@ -1070,7 +1070,7 @@ fn structured_mode_cloudevents_are_read_as_binary_ones_and_bad_ones_dead_lettere
         .await;
         // Written by this publisher in structured mode.
         bus.publisher()
-            .with_mode(energy_runtime::bus::structured::ContentMode::Structured)
+            .with_mode(energy_runtime::bus::content::ContentMode::Structured)
             .publish_draft(Draft {
                 event_type: "agreement.revoked".to_owned(),
                 version: "v2".to_owned(),

@@ -302,19 +302,6 @@ pub struct Incoming {
     pub metadata: Metadata,
 }
 
-/// Reads the event of a message in either content mode (structured when its content type says so, else
-/// binary): its attributes, and where its payload lies in `body`.
-pub fn read_message(
-    headers: &Headers,
-    body: &[u8],
-) -> Result<(Incoming, std::ops::Range<usize>), EventError> {
-    if super::structured::is_structured(headers) {
-        super::structured::read(headers, body)
-    } else {
-        from_headers(headers).map(|incoming| (incoming, 0..body.len()))
-    }
-}
-
 /// Reads an event's attributes from its headers, in one pass. A missing or malformed attribute is
 /// [`ErrorKind::BadEnvelope`] with the header's name as the path (`ce-type`).
 pub fn from_headers(headers: &Headers) -> Result<Incoming, EventError> {

@@ -8,7 +8,7 @@
 //! messages name the method tried ([`ConnectSettings::method`]) and the files it read, never their
 //! contents.
 
-use super::nats::BusError;
+use super::error::BusError;
 use async_nats::ConnectOptions;
 use base64::Engine as _;
 use std::fmt;

@@ -17,10 +17,12 @@
 //! While a message is being handled (or waits for its turn), its broker timer is restarted every third
 //! of the acknowledgement wait, so a slow handler does not get its message delivered twice.
 
-use super::cloudevents;
+use super::content;
 use super::dead_letter::{Fault, dead_letter_of};
 use super::handlers::{Context, HandlerError, HandlerFuture, Handlers, UnknownPolicy};
-use super::metrics::{ConsumerMetrics, Health, event_type_label};
+use super::health::Health;
+use super::metrics::{ConsumerMetrics, event_type_label};
+pub use super::outcome::Outcome;
 use super::publisher::{RetryPolicy, send_with_retry};
 use super::trace;
 use super::transport::{Delivery, Lag, Pulled, Sink, Source, TransportError, Watch};
@@ -186,48 +188,6 @@ impl ConsumerConfig {
             .or(self.retry_delays.last())
             .copied()
             .unwrap_or(Duration::from_secs(1))
-    }
-}
-
-/// What became of a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Outcome {
-    /// Its handler succeeded; acknowledged.
-    Handled,
-    /// Not handled this time; it comes again.
-    Retried,
-    /// Stored as a dead letter, then terminated.
-    DeadLettered,
-    /// Of an unknown type or version; acknowledged (the default policy).
-    Unknown,
-    /// Known, but no handler takes it; acknowledged.
-    Skipped,
-    /// Still held when a stop's `shutdown_timeout` ran out: handed back to the broker, to be delivered
-    /// again at once.
-    HandedBack,
-}
-
-impl Outcome {
-    /// Every outcome, in the order of their discriminants.
-    pub const ALL: [Outcome; 6] = [
-        Outcome::Handled,
-        Outcome::Retried,
-        Outcome::DeadLettered,
-        Outcome::Unknown,
-        Outcome::Skipped,
-        Outcome::HandedBack,
-    ];
-
-    /// The outcome's name in reports: `handled`, `retried`, `dead_lettered`, `unknown`, `skipped`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Handled => "handled",
-            Outcome::Retried => "retried",
-            Outcome::DeadLettered => "dead_lettered",
-            Outcome::Unknown => "unknown",
-            Outcome::Skipped => "skipped",
-            Outcome::HandedBack => "handed_back",
-        }
     }
 }
 
@@ -639,7 +599,7 @@ async fn process<D: Delivery, K: Sink>(
         attempt: info.attempt,
     };
     // Binary or structured mode: the attributes, and where the payload lies in the body.
-    let (incoming, data) = match cloudevents::read_message(delivery.headers(), delivery.payload()) {
+    let (incoming, data) = match content::read_message(delivery.headers(), delivery.payload()) {
         Ok(read) => read,
         Err(error) => {
             let fault = Fault::of_event(&error);

@@ -180,7 +180,7 @@ impl DeadLetter {
 
     /// The original event's type, version and id, as far as its headers say.
     pub fn event(&self) -> (Option<String>, Option<String>, Option<String>) {
-        if let Ok((incoming, _)) = super::cloudevents::read_message(&self.headers, &self.payload) {
+        if let Ok((incoming, _)) = super::content::read_message(&self.headers, &self.payload) {
             return (
                 Some(incoming.event_type),
                 Some(incoming.version),

@@ -9,6 +9,7 @@
 //! lost, and such a line is reported invalid by `validate` and refused by `publish`.
 
 use super::cloudevents;
+use super::content;
 use super::headers::Headers;
 use super::publisher::Draft;
 use crate::events::{Decoder, EventError, Metadata};
@@ -73,7 +74,7 @@ impl<'de> Visitor<'de> for EnvelopeParts {
 /// A message as a line of the file format (without the line break). When the message is not an event of
 /// this format, the line keeps what there is (headers, `data_base64`) and the error says why.
 pub fn line_of(headers: &Headers, payload: &[u8]) -> (String, Option<EventError>) {
-    let (incoming, payload) = match cloudevents::read_message(headers, payload) {
+    let (incoming, payload) = match content::read_message(headers, payload) {
         Ok((incoming, data)) => (Ok(incoming), &payload[data]),
         Err(error) => (Err(error), payload),
     };

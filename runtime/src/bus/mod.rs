@@ -17,12 +17,16 @@
 pub mod cloudevents;
 pub mod connect;
 mod consumer;
+pub mod content;
 pub mod dead_letter;
+mod error;
 mod handlers;
 pub mod headers;
+mod health;
 pub mod lines;
 pub mod metrics;
 pub mod nats;
+mod outcome;
 mod publisher;
 pub mod refusals;
 pub mod serve;
@@ -32,15 +36,18 @@ pub mod trace;
 pub mod transport;
 
 pub use connect::{Auth, ConnectSettings, Secret, Tls};
-pub use consumer::{ConsumerConfig, Counters, Observer, Ordering, Outcome, Settled, Start, Stats};
+pub use consumer::{ConsumerConfig, Counters, Observer, Ordering, Settled, Start, Stats};
 pub use dead_letter::{DeadLetter, Fault};
+pub use error::BusError;
 pub use handlers::{Context, HandlerError, HandlerFuture, HandlerResult, Handlers, UnknownPolicy};
 pub use headers::Headers;
-pub use metrics::{ConsumerMetrics, Health};
+pub use health::Health;
+pub use metrics::ConsumerMetrics;
 pub use nats::{
-    Bus, BusError, CaptureRange, Captured, Change, LagProbe, NatsConsumer, NatsSink, Retention,
-    Storage, StreamReport, StreamSettings,
+    Bus, CaptureRange, Captured, Change, LagProbe, NatsConsumer, NatsSink, Retention, Storage,
+    StreamReport, StreamSettings,
 };
+pub use outcome::Outcome;
 pub use publisher::{Draft, PublishError, Publisher, RetryPolicy};
 pub use refusals::Refusal;
 pub use subjects::{Subjects, durable_name_error};

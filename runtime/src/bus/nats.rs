@@ -5,10 +5,12 @@
 use super::connect::ConnectSettings;
 use super::consumer::{self, ConsumerConfig, Counters, Observer, Start, Stats};
 use super::dead_letter::DeadLetter;
+pub use super::error::BusError;
 use super::handlers::Handlers;
 use super::headers::Headers;
-use super::metrics::{ConsumerMetrics, Health};
-use super::publisher::{PublishError, Publisher};
+use super::health::Health;
+use super::metrics::ConsumerMetrics;
+use super::publisher::Publisher;
 use super::refusals::{Refusal, Refusals};
 use super::subjects::{Subjects, durable_name_error};
 use super::transport::{
@@ -23,49 +25,6 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{Semaphore, mpsc, watch};
-
-/// What went wrong on the bus.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum BusError {
-    /// No server could be reached, or none accepted the client.
-    #[error("cannot connect to {servers} with {method}: {message}")]
-    Connect {
-        /// The servers tried (a password in a URL shown as `***`).
-        servers: String,
-        /// The authentication method and TLS settings tried, in words (never a secret).
-        method: String,
-        /// Why.
-        message: String,
-    },
-    /// The server refused an operation the user may not make (a permission violation), or withdrew
-    /// its authorisation: never retried.
-    #[error("permission denied: {servers} refuses {method}: {}", refusal.describe())]
-    PermissionDenied {
-        /// The servers (a password in a URL shown as `***`).
-        servers: String,
-        /// The authentication method used, in words.
-        method: String,
-        /// What was refused.
-        refusal: Refusal,
-    },
-    /// A request to the broker failed.
-    #[error("{0}")]
-    Transport(#[from] TransportError),
-    /// `init` would lose data, or change what cannot be changed: nothing was changed.
-    #[error("stream `{stream}` not changed: {}", reasons.join("; "))]
-    Refused {
-        /// The stream.
-        stream: String,
-        /// Every reason.
-        reasons: Vec<String>,
-    },
-    /// A setting, a name, or the state of the broker does not allow the request.
-    #[error("{0}")]
-    Invalid(String),
-    /// Publishing failed.
-    #[error("{0}")]
-    Publish(#[from] PublishError),
-}
 
 /// How the events are stored (`energy bus init`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -666,15 +625,13 @@ impl Bus {
     async fn publish_dead_letter_again(&self, sequence: u64) -> Result<Receipt, BusError> {
         let letter = self.read_dead_letter(sequence).await?;
         let original = letter.original();
-        let (incoming, data) =
-            super::cloudevents::read_message(&original.headers, &original.payload).map_err(
-                |e| {
-                    BusError::Invalid(format!(
-                        "dead letter {sequence} still cannot be published: {} at `{}`: {}",
-                        e.kind, e.path, e.message
-                    ))
-                },
-            )?;
+        let (incoming, data) = super::content::read_message(&original.headers, &original.payload)
+            .map_err(|e| {
+            BusError::Invalid(format!(
+                "dead letter {sequence} still cannot be published: {} at `{}`: {}",
+                e.kind, e.path, e.message
+            ))
+        })?;
         crate::events::Decoder::new()
             .reject_unknown(true)
             .validate_parts(

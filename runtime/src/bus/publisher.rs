@@ -2,7 +2,7 @@
 //! waits for the broker to have stored it, retrying what failed for a passing reason with the same id.
 
 use super::cloudevents::{self, Defaults};
-use super::structured::ContentMode;
+use super::content::ContentMode;
 use super::subjects::Subjects;
 use super::trace;
 use super::transport::{Outgoing, Receipt, Sink, TransportError};

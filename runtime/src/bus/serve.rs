@@ -5,7 +5,7 @@
 //! A small HTTP/1.1 server on hyper: one request per connection task, the request head read within 10
 //! seconds, no request body read; anything but `GET` (or `HEAD`) of those two paths is refused.
 
-use super::metrics::Health;
+use super::health::Health;
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::body::Incoming;

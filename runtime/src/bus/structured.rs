@@ -29,16 +29,6 @@ pub const CONTENT_TYPE: &str = "application/cloudevents+json";
 /// The header carrying it.
 pub const CONTENT_TYPE_HEADER: &str = "content-type";
 
-/// How an event is written on the bus.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ContentMode {
-    /// Attributes as `ce-` headers, the payload as the body (the default).
-    #[default]
-    Binary,
-    /// Attributes and payload as one JSON object in the body.
-    Structured,
-}
-
 /// Whether a message is in structured mode: its content type is a CloudEvents format.
 pub fn is_structured(headers: &Headers) -> bool {
     headers

@@ -180,6 +180,6 @@ pub trait Source: Send + 'static {
         room: std::sync::Arc<Semaphore>,
         deliveries: mpsc::Sender<Vec<Pulled<Self::Delivery>>>,
         stop: watch::Receiver<bool>,
-        health: super::metrics::Health,
+        health: super::health::Health,
     ) -> impl Future<Output = Result<(), TransportError>> + Send;
 }

@@ -4,9 +4,9 @@
 use crate::Exit;
 use crate::events::{Report, too_long, write_report};
 use clap::{Args, Subcommand, ValueEnum};
+use energy_runtime::bus::content::ContentMode;
 use energy_runtime::bus::lines::{draft_from_line, line_of};
 use energy_runtime::bus::serve::Endpoint;
-use energy_runtime::bus::structured::ContentMode;
 use energy_runtime::bus::{
     Auth, Bus, BusError, CaptureRange, Change, ConnectSettings, ConsumerConfig, DeadLetter,
     Handlers, Ordering, PublishError, Retention, Secret, Settled, Start, Storage, StreamSettings,
