@@ -16,9 +16,7 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-#[path = "../tests/support/nats.rs"]
-#[allow(dead_code)]
-mod nats;
+use energy_testkit::nats;
 
 use async_nats::jetstream;
 use energy_runtime::bus::transport::Outgoing;

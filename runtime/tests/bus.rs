@@ -3,34 +3,18 @@
 //! order, and capture and replay byte for byte. Each test starts its own server and is bounded in time.
 #![cfg(feature = "bus")]
 
-mod support;
-
-use energy_api::{Event, EventType};
+use energy_api::Event;
 use energy_runtime::bus::lines::line_of;
 use energy_runtime::bus::{
     Bus, ConsumerConfig, Draft, HandlerError, Handlers, Ordering, Outcome, Settled, Stats,
     StreamSettings, UnknownPolicy,
 };
 use energy_runtime::events::{Decoded, Metadata};
+use energy_testkit::nats::{NatsServer, cloud_headers, publish_raw};
+use energy_testkit::{bounded, golden_cases};
 use std::collections::{BTreeMap, HashMap};
-use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use support::nats::{EnergyProcess, NatsServer};
-
-/// Runs `work` on a runtime of its own, failing the test after `seconds`.
-fn bounded<F: Future>(seconds: u64, work: F) -> F::Output {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime")
-        .block_on(async {
-            tokio::time::timeout(Duration::from_secs(seconds), work)
-                .await
-                .unwrap_or_else(|_| panic!("the test did not finish within {seconds} s"))
-        })
-}
 
 async fn ready_bus(server: &NatsServer) -> Bus {
     let bus = Bus::connect(&server.url).await.expect("connects");
@@ -38,40 +22,6 @@ async fn ready_bus(server: &NatsServer) -> Bus {
         .await
         .expect("streams set up");
     bus
-}
-
-/// Every case of every golden file: (event type, version, case name, payload JSON text).
-fn golden_cases() -> Vec<(String, String, String, String)> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/events");
-    let mut cases = Vec::new();
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("the golden folder")
-        .map(|e| e.expect("an entry").path())
-        .collect();
-    files.sort();
-    for path in files {
-        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
-        let (event_type, version) = EventType::ALL
-            .iter()
-            .find_map(|t| {
-                let rest = stem.strip_prefix(t.as_str())?.strip_prefix('.')?;
-                t.versions()
-                    .contains(&rest)
-                    .then(|| (t.as_str().to_owned(), rest.to_owned()))
-            })
-            .unwrap_or_else(|| panic!("{stem} names no known version"));
-        let file: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        for (name, payload) in file["cases"].as_object().expect("cases") {
-            cases.push((
-                event_type.clone(),
-                version.clone(),
-                name.clone(),
-                payload.to_string(),
-            ));
-        }
-    }
-    cases
 }
 
 fn metadata(pairs: &[(&str, &str)]) -> Metadata {
@@ -297,35 +247,6 @@ fn an_invalid_event_never_reaches_the_bus() {
     });
 }
 
-/// Publishes around the publisher, as a broken producer would.
-async fn publish_raw(bus: &Bus, subject: &str, headers: &[(&str, &str)], body: &[u8]) {
-    let mut map = async_nats::HeaderMap::new();
-    for (name, value) in headers {
-        map.append(*name, *value);
-    }
-    async_nats::jetstream::new(bus.client().clone())
-        .publish_with_headers(subject.to_owned(), map, body.to_vec().into())
-        .await
-        .expect("sent")
-        .await
-        .expect("stored");
-}
-
-fn cloud_headers<'a>(
-    id: &'a str,
-    event_type: &'a str,
-    version: &'a str,
-) -> Vec<(&'a str, &'a str)> {
-    vec![
-        ("ce-specversion", "1.0"),
-        ("ce-id", id),
-        ("ce-source", "/broken-producer"),
-        ("ce-type", event_type),
-        ("ce-dataversion", version),
-        ("ce-datacontenttype", "application/json"),
-    ]
-}
-
 #[test]
 fn poison_messages_are_dead_lettered_with_their_kind_and_path_and_the_consumer_goes_on() {
     let server = NatsServer::start();
@@ -334,21 +255,21 @@ fn poison_messages_are_dead_lettered_with_their_kind_and_path_and_the_consumer_g
         let subject = bus.subjects().event("agreement.revoked", "v2");
         let wrong_type = br#"{"agreement_id":"seven","account_number":"A-1"}"#;
         publish_raw(
-            &bus,
+            bus.client(),
             &subject,
             &cloud_headers("p-1", "agreement.revoked", "v2"),
             wrong_type,
         )
         .await;
         publish_raw(
-            &bus,
+            bus.client(),
             &subject,
             &cloud_headers("p-2", "agreement.revoked", "v2"),
             b"{\"agreement_id\": 7,",
         )
         .await;
         publish_raw(
-            &bus,
+            bus.client(),
             &subject,
             &[("ce-specversion", "1.0"), ("ce-id", "p-3")],
             b"{}",
@@ -356,14 +277,14 @@ fn poison_messages_are_dead_lettered_with_their_kind_and_path_and_the_consumer_g
         .await;
         let ledger = bus.subjects().event("billing.ledger.entry_posted", "v1");
         publish_raw(
-            &bus,
+            bus.client(),
             &ledger,
             &cloud_headers("p-4", "billing.ledger.entry_posted", "v1"),
             br#"{"ledger":{"account":{},"number":"L-1"}}"#,
         )
         .await;
         publish_raw(
-            &bus,
+            bus.client(),
             &subject,
             &cloud_headers("p-5", "agreement.revoked", "v2"),
             br#"{"agreement_id":7,"account_number":"A-1"}"#,
@@ -570,22 +491,11 @@ fn a_handler_that_always_fails_is_dead_lettered_after_max_deliver() {
         assert_eq!(letters[0].deliveries, 3);
 
         // Once the handler is fixed, the dead letter goes back to its subject (and out of the dead-letter stream).
-        let mut republish = EnergyProcess::start(&[
-            "events",
-            "dlq",
-            "republish",
-            "--server",
-            &server.url,
-            "--all",
-        ]);
-        assert_eq!(
-            republish.wait(Duration::from_secs(20)),
-            Some(0),
-            "{}",
-            republish.stderr()
-        );
-        let line: serde_json::Value = serde_json::from_str(&republish.lines()[0]).unwrap();
-        assert_eq!(line["ok"], true, "{line}");
+        let receipt = bus
+            .republish_dead_letter(letters[0].sequence)
+            .await
+            .expect("published again");
+        assert!(!receipt.duplicate);
         assert!(bus.dead_letters(None).await.unwrap().is_empty());
         let mut handlers = Handlers::new();
         handlers.on(|_: energy_api::events::BillingFinalBill, _| async { Ok(()) });
@@ -635,7 +545,7 @@ fn unknown_versions_are_skipped_or_dead_lettered_as_the_consumer_chooses() {
         // A newer producer's version: its subject is stored (every version of a known type is).
         let subject = bus.subjects().event("agreement.revoked", "v9");
         publish_raw(
-            &bus,
+            bus.client(),
             &subject,
             &cloud_headers("u-1", "agreement.revoked", "v9"),
             br#"{"agreement_id":7,"revoked_by":"ops"}"#,
@@ -791,156 +701,6 @@ fn a_message_whose_consumer_keeps_stopping_mid_handling_is_dead_lettered_not_red
 }
 
 #[test]
-fn a_captured_subject_is_published_again_byte_for_byte() {
-    let first = NatsServer::start();
-    let second = NatsServer::start();
-    let dir = tempfile::tempdir().unwrap();
-    let (captured, again) = (
-        dir.path().join("captured.ndjson"),
-        dir.path().join("again.ndjson"),
-    );
-    bounded(90, async {
-        let bus = ready_bus(&first).await;
-        ready_bus(&second).await;
-        let publisher = bus.publisher();
-        for (i, (event_type, version, _, payload)) in
-            golden_cases().into_iter().enumerate().step_by(7)
-        {
-            let mut fields = metadata(&[
-                ("source", "/billing/Zürich 1"),
-                (
-                    "traceparent",
-                    "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
-                ),
-            ]);
-            fields.insert(
-                "occurred_at",
-                serde_json::value::to_raw_value(&serde_json::json!({"at": i})).unwrap(),
-            );
-            publisher
-                .publish_draft(Draft {
-                    event_type,
-                    version,
-                    payload: payload.into(),
-                    metadata: fields,
-                })
-                .await
-                .unwrap();
-        }
-        // A producer's own headers travel too.
-        publish_raw(
-            &bus,
-            &bus.subjects().event("business.created", "v1"),
-            &[
-                cloud_headers("raw-1", "business.created", "v1"),
-                vec![
-                    ("X-Tenant", "north"),
-                    ("ce-time", "2024-03-01T09:30:00Z"),
-                    (
-                        "ce-dataschema",
-                        "https://schemas.energy-platform.example/events/business.created.v1.json",
-                    ),
-                ],
-            ]
-            .concat(),
-            b"{ \"id\" : 12 }",
-        )
-        .await;
-    });
-    let run = |args: &[&str]| {
-        let mut process = EnergyProcess::start(args);
-        assert_eq!(
-            process.wait(Duration::from_secs(60)),
-            Some(0),
-            "{args:?}: {}",
-            process.stderr()
-        );
-        process
-    };
-    run(&[
-        "events",
-        "capture",
-        "--server",
-        &first.url,
-        "--output",
-        captured.to_str().unwrap(),
-    ]);
-    let publish = run(&[
-        "events",
-        "publish",
-        "--server",
-        &second.url,
-        captured.to_str().unwrap(),
-    ]);
-    assert!(publish.lines().iter().all(|l| l.contains(r#""ok":true"#)));
-    run(&[
-        "events",
-        "capture",
-        "--server",
-        &second.url,
-        "--output",
-        again.to_str().unwrap(),
-    ]);
-    let (a, b) = (
-        std::fs::read(&captured).unwrap(),
-        std::fs::read(&again).unwrap(),
-    );
-    assert!(a.len() > 10_000);
-    assert_eq!(String::from_utf8_lossy(&a), String::from_utf8_lossy(&b));
-    let text = String::from_utf8(a).unwrap();
-    assert!(text.contains(r#""source":"/billing/Zürich 1""#));
-    assert!(
-        text.contains(r#""headers":{"X-Tenant":"north"}"#),
-        "{}",
-        text.lines().last().unwrap()
-    );
-    assert!(
-        text.contains(r#""payload":{ "id" : 12 }"#),
-        "the payload's own bytes"
-    );
-    // And the messages themselves: the same bodies and headers.
-    bounded(30, async {
-        let read = |url: String| async move {
-            let bus = Bus::connect(&url).await.unwrap();
-            let mut messages = Vec::new();
-            bus.capture(
-                &energy_runtime::bus::CaptureRange {
-                    filters: vec![],
-                    start: energy_runtime::bus::Start::All,
-                    follow: false,
-                    idle_exit: None,
-                },
-                |m| {
-                    messages.push((m.subject, m.headers, m.payload));
-                    Ok(())
-                },
-                std::future::pending(),
-            )
-            .await
-            .unwrap();
-            messages
-        };
-        let (from, to) = (
-            read(first.url.clone()).await,
-            read(second.url.clone()).await,
-        );
-        assert_eq!(from.len(), to.len());
-        for (a, b) in from.iter().zip(&to) {
-            // The deduplication id is the transport's (set from `ce-id` on publishing), not the event's.
-            let without_id = |h: &energy_runtime::bus::Headers| {
-                h.iter()
-                    .filter(|(n, _)| *n != "Nats-Msg-Id")
-                    .map(|(n, v)| (n.to_owned(), v.to_owned()))
-                    .collect::<Vec<_>>()
-            };
-            assert_eq!((&a.0, &a.2), (&b.0, &b.2));
-            assert_eq!(without_id(&a.1), without_id(&b.1));
-            assert_eq!(line_of(&a.1, &a.2).1, None);
-        }
-    });
-}
-
-#[test]
 fn a_slow_handler_keeps_its_messages_and_those_waiting_for_a_slot_are_not_pulled_early() {
     let server = NatsServer::start();
     bounded(60, async {
@@ -1045,7 +805,7 @@ fn structured_mode_cloudevents_are_read_as_binary_ones_and_bad_ones_dead_lettere
         let structured = [("content-type", "application/cloudevents+json")];
         // As another language's CloudEvents SDK writes it by default.
         publish_raw(
-            &bus,
+            bus.client(),
             &subject,
             &structured,
             br#"{"specversion":"1.0","id":"s-1","source":"/crm","type":"agreement.revoked",
@@ -1054,14 +814,14 @@ fn structured_mode_cloudevents_are_read_as_binary_ones_and_bad_ones_dead_lettere
         )
         .await;
         publish_raw(
-            &bus,
+            bus.client(),
             &subject,
             &structured,
             br#"{"specversion":"1.0","id":"s-2","source":"/crm","dataversion":"v2","data":{}}"#,
         )
         .await;
         publish_raw(
-            &bus,
+            bus.client(),
             &subject,
             &structured,
             br#"{"specversion":"1.0","id":"s-3","source":"/crm","type":"agreement.revoked",

@@ -8,17 +8,15 @@
 //! lock), and its peak is the most bytes allocated above what was allocated when it started.
 #![cfg(feature = "blocking")]
 
-mod support;
-
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use energy_api::rest::{Endpoint, GetAccount, GetProduct, ListProducts, Page};
 use energy_runtime::rest::{BaseUrl, Client, ClientConfig, Credentials, Error, RetryPolicy};
+use energy_testkit::hostile::{Body, HostileServer, Response, gzip_zeros};
 use peak_alloc::PeakAlloc;
 use serde::de::DeserializeOwned;
-use support::hostile::{Body, HostileServer, Response, gzip_zeros};
 
 #[global_allocator]
 static ALLOCATOR: PeakAlloc = PeakAlloc;

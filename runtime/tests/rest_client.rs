@@ -2,8 +2,6 @@
 //! 127.0.0.1 serving real (or real-shaped) API responses.
 #![cfg(feature = "blocking")]
 
-mod support;
-
 use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
@@ -14,9 +12,9 @@ use energy_api::rest::{
 use energy_runtime::rest::{
     BaseUrl, Client, ClientConfig, Credentials, DateTimeParam, Error, RetryPolicy,
 };
+use energy_testkit::fixture;
+use energy_testkit::server::{Reply, TestServer};
 use serde::de::DeserializeOwned;
-use support::fixture;
-use support::server::{Reply, TestServer};
 
 /// One way to drive the client: the blocking one, or the async one on a tokio runtime.
 trait Api {

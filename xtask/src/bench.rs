@@ -283,7 +283,7 @@ fn validate_stream(root: &Path, gigabytes: f64) -> Result<(), String> {
         "--quiet",
         "--release",
         "-p",
-        "energy-runtime",
+        "energy-cli",
         "--bin",
         "energy",
     ])?;

@@ -2,11 +2,15 @@
 //! they print, their exit statuses, and their errors.
 #![cfg(feature = "bus")]
 
-mod support;
-
+use energy_runtime::bus::lines::line_of;
+use energy_runtime::bus::{Bus, Draft, StreamSettings};
+use energy_runtime::events::Metadata;
+use energy_testkit::nats::{NatsServer, cloud_headers, publish_raw};
+use energy_testkit::process::EnergyProcess;
+use energy_testkit::{bounded, golden_cases};
 use std::path::Path;
 use std::process::{Command, Output};
-use support::nats::NatsServer;
+use std::time::Duration;
 
 fn energy(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_energy"))
@@ -365,4 +369,168 @@ fn usage_and_connection_errors_exit_2_with_a_message() {
             text(&output.stderr)
         );
     }
+}
+
+async fn ready_bus(server: &NatsServer) -> Bus {
+    let bus = Bus::connect(&server.url).await.expect("connects");
+    bus.init(&StreamSettings::default()).await.expect("streams");
+    bus
+}
+
+fn metadata(pairs: &[(&str, &str)]) -> Metadata {
+    let mut metadata = Metadata::new();
+    for (name, value) in pairs {
+        metadata.insert_str(*name, value);
+    }
+    metadata
+}
+
+#[test]
+fn a_captured_subject_is_published_again_byte_for_byte() {
+    let first = NatsServer::start();
+    let second = NatsServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let (captured, again) = (
+        dir.path().join("captured.ndjson"),
+        dir.path().join("again.ndjson"),
+    );
+    bounded(90, async {
+        let bus = ready_bus(&first).await;
+        ready_bus(&second).await;
+        let publisher = bus.publisher();
+        for (i, (event_type, version, _, payload)) in
+            golden_cases().into_iter().enumerate().step_by(7)
+        {
+            let mut fields = metadata(&[
+                ("source", "/billing/Zürich 1"),
+                (
+                    "traceparent",
+                    "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+                ),
+            ]);
+            fields.insert(
+                "occurred_at",
+                serde_json::value::to_raw_value(&serde_json::json!({"at": i})).unwrap(),
+            );
+            publisher
+                .publish_draft(Draft {
+                    event_type,
+                    version,
+                    payload: payload.into(),
+                    metadata: fields,
+                })
+                .await
+                .unwrap();
+        }
+        // A producer's own headers travel too.
+        publish_raw(
+            bus.client(),
+            &bus.subjects().event("business.created", "v1"),
+            &[
+                cloud_headers("raw-1", "business.created", "v1"),
+                vec![
+                    ("X-Tenant", "north"),
+                    ("ce-time", "2024-03-01T09:30:00Z"),
+                    (
+                        "ce-dataschema",
+                        "https://schemas.energy-platform.example/events/business.created.v1.json",
+                    ),
+                ],
+            ]
+            .concat(),
+            b"{ \"id\" : 12 }",
+        )
+        .await;
+    });
+    let run = |args: &[&str]| {
+        let mut process = EnergyProcess::start(args);
+        assert_eq!(
+            process.wait(Duration::from_secs(60)),
+            Some(0),
+            "{args:?}: {}",
+            process.stderr()
+        );
+        process
+    };
+    run(&[
+        "events",
+        "capture",
+        "--server",
+        &first.url,
+        "--output",
+        captured.to_str().unwrap(),
+    ]);
+    let publish = run(&[
+        "events",
+        "publish",
+        "--server",
+        &second.url,
+        captured.to_str().unwrap(),
+    ]);
+    assert!(publish.lines().iter().all(|l| l.contains(r#""ok":true"#)));
+    run(&[
+        "events",
+        "capture",
+        "--server",
+        &second.url,
+        "--output",
+        again.to_str().unwrap(),
+    ]);
+    let (a, b) = (
+        std::fs::read(&captured).unwrap(),
+        std::fs::read(&again).unwrap(),
+    );
+    assert!(a.len() > 10_000);
+    assert_eq!(String::from_utf8_lossy(&a), String::from_utf8_lossy(&b));
+    let text = String::from_utf8(a).unwrap();
+    assert!(text.contains(r#""source":"/billing/Zürich 1""#));
+    assert!(
+        text.contains(r#""headers":{"X-Tenant":"north"}"#),
+        "{}",
+        text.lines().last().unwrap()
+    );
+    assert!(
+        text.contains(r#""payload":{ "id" : 12 }"#),
+        "the payload's own bytes"
+    );
+    // And the messages themselves: the same bodies and headers.
+    bounded(30, async {
+        let read = |url: String| async move {
+            let bus = Bus::connect(&url).await.unwrap();
+            let mut messages = Vec::new();
+            bus.capture(
+                &energy_runtime::bus::CaptureRange {
+                    filters: vec![],
+                    start: energy_runtime::bus::Start::All,
+                    follow: false,
+                    idle_exit: None,
+                },
+                |m| {
+                    messages.push((m.subject, m.headers, m.payload));
+                    Ok(())
+                },
+                std::future::pending(),
+            )
+            .await
+            .unwrap();
+            messages
+        };
+        let (from, to) = (
+            read(first.url.clone()).await,
+            read(second.url.clone()).await,
+        );
+        assert_eq!(from.len(), to.len());
+        for (a, b) in from.iter().zip(&to) {
+            // The deduplication id is the transport's (set from `ce-id` on publishing), not the event's.
+            let without_id = |h: &energy_runtime::bus::Headers| {
+                h.iter()
+                    .filter(|(n, _)| *n != "Nats-Msg-Id")
+                    .map(|(n, v)| (n.to_owned(), v.to_owned()))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!((&a.0, &a.2), (&b.0, &b.2));
+            assert_eq!(without_id(&a.1), without_id(&b.1));
+            assert_eq!(line_of(&a.1, &a.2).1, None);
+        }
+    });
 }

@@ -6,14 +6,13 @@
 //! on Prometheus over exactly these metric names.
 #![cfg(feature = "bus")]
 
-mod support;
-
 use energy_runtime::bus::{Bus, StreamSettings};
+use energy_testkit::nats::{NatsServer, publish_not_an_event};
+use energy_testkit::process::EnergyProcess;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use support::nats::{EnergyProcess, NatsServer, publish_not_an_event};
 
 const EVENTS: usize = 40;
 
@@ -179,7 +178,7 @@ fn prometheus_scrapes_a_running_consumer_and_the_dashboard_reads_its_figures() {
                 .await
                 .expect("published");
         }
-        publish_not_an_event(&bus, "energy.business.created.v1", "poison").await;
+        publish_not_an_event(bus.client(), "energy.business.created.v1", "poison").await;
     });
     let mut consumer = EnergyProcess::start(&[
         "events",

@@ -36,9 +36,19 @@ pub enum Body {
     /// These bytes.
     Bytes(Arc<Vec<u8>>),
     /// `chunk`, `count` times, streamed (never held whole).
-    Repeat { chunk: Arc<Vec<u8>>, count: u64 },
+    Repeat {
+        /// The bytes repeated.
+        chunk: Arc<Vec<u8>>,
+        /// How many times.
+        count: u64,
+    },
     /// One byte every `interval`, `count` times.
-    Trickle { interval: Duration, count: u64 },
+    Trickle {
+        /// The wait between bytes.
+        interval: Duration,
+        /// How many bytes.
+        count: u64,
+    },
 }
 
 impl Body {
@@ -49,6 +59,11 @@ impl Body {
             Body::Repeat { chunk, count } => chunk.len() as u64 * count,
             Body::Trickle { count, .. } => *count,
         }
+    }
+
+    /// Whether the body has no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 

@@ -4,12 +4,12 @@
 //! rights, at once (exit 2), with the subject and the operation named.
 #![cfg(feature = "bus")]
 
-mod support;
-
 use energy_runtime::bus::{Auth, Bus, ConnectSettings, Secret};
+use energy_testkit::nats::{NatsServer, publish_not_an_event};
+use energy_testkit::process::{EnergyProcess, Run, run_energy};
+use energy_testkit::two_events;
 use std::path::Path;
 use std::time::Duration;
-use support::nats::{EnergyProcess, NatsServer, Run, publish_not_an_event, run_energy, two_events};
 
 const PASSWORDS: [(&str, &str); 4] = [
     ("ENERGY_ADMIN_PASSWORD", "admin-pw-7d1f"),
@@ -98,7 +98,7 @@ fn each_user_does_its_job_and_is_refused_outside_its_rights() {
         })
         .await
         .expect("the producer connects");
-        publish_not_an_event(&producer, "energy.account.created.v1", "poison").await;
+        publish_not_an_event(producer.client(), "energy.account.created.v1", "poison").await;
     });
     for team in ["billing", "crm"] {
         let consumed = energy_as(

@@ -4,31 +4,17 @@
 //! and consumed. In each, every event is handled at least once and none is lost (distinct ids counted).
 #![cfg(feature = "bus")]
 
-mod support;
-
 use energy_runtime::bus::{Bus, Draft, StreamSettings, transport::Outgoing};
 use energy_runtime::events::Metadata;
+use energy_testkit::bounded;
+use energy_testkit::nats::{NatsServer, urls};
+use energy_testkit::process::EnergyProcess;
 use std::collections::HashSet;
-use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
-use support::nats::{EnergyProcess, NatsServer, urls};
 
 const EVENTS: u64 = 10_000;
-
-fn bounded<F: Future>(seconds: u64, work: F) -> F::Output {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime")
-        .block_on(async {
-            tokio::time::timeout(Duration::from_secs(seconds), work)
-                .await
-                .unwrap_or_else(|_| panic!("the test did not finish within {seconds} s"))
-        })
-}
 
 /// The `i`-th event: a few event types in turn, each with a unique id.
 fn event(bus: &Bus, i: u64) -> Outgoing {

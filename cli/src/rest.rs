@@ -26,7 +26,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use table::{Align, Table, TableFull};
 
-use crate::Exit;
+use crate::exit::Exit;
 
 const BASE_URL_HELP: &str = "The API's base URL, the part before `/v1/` (for example \
 https://api.example.com). The API has no default host: set it with --base-url or the ENERGY_BASE_URL \
@@ -256,7 +256,7 @@ pub fn run(command: Command) -> ExitCode {
     };
     match result {
         Ok(()) => Exit::Success.into(),
-        Err(Failure::Output(error)) => crate::output_failed(&error),
+        Err(Failure::Output(error)) => crate::exit::output_failed(&error),
         Err(Failure::Api(error)) => {
             eprintln!("error: {error}");
             if let Some(help) = help_for(&error) {

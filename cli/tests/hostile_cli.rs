@@ -3,9 +3,6 @@
 //! segment, `prlimit --data`, so that a run that needed more fails instead of passing), lists end at
 //! their page limit and deadline, retries are reported, no argument or environment value crashes,
 //! and every subcommand exits the same way on a closed stdout.
-#![cfg(feature = "blocking")]
-
-mod support;
 
 use std::io::Write as _;
 use std::process::{Command, Output, Stdio};
@@ -13,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use support::hostile::{Body, HostileServer, Response, gzip_zeros};
+use energy_testkit::hostile::{Body, HostileServer, Response, gzip_zeros};
 
 /// The data segment a run may use: what every bounded run fits in with room to spare, far below
 /// what the unbounded behaviour took (2.17 GB for a gzip bomb, 890 MB for a 9 MB account).

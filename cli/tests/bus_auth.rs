@@ -5,12 +5,12 @@
 //! the server and the method tried, never a secret.
 #![cfg(feature = "bus")]
 
-mod support;
-
 use energy_runtime::bus::{Auth, Bus, ConnectSettings, Secret, Tls};
+use energy_testkit::nats::{NatsServer, publish_not_an_event};
+use energy_testkit::process::{Run, run_energy as energy};
+use energy_testkit::secrets::{Authority, Operator, nkey_seed_file, secrets_in};
+use energy_testkit::two_events;
 use std::path::{Path, PathBuf};
-use support::nats::{NatsServer, Run, publish_not_an_event, run_energy as energy, two_events};
-use support::secrets::{Authority, Operator, nkey_seed_file, secrets_in};
 
 /// `args` followed by the connection options.
 fn with<'a>(args: &[&'a str], connection: &[&'a str]) -> Vec<&'a str> {
@@ -44,7 +44,7 @@ fn works_end_to_end(connection: &[&str], env: &[(&str, &str)], settings: &Connec
         let bus = Bus::connect_with(settings)
             .await
             .expect("the library connects alike");
-        publish_not_an_event(&bus, "energy.account.created.v1", "poison-1").await;
+        publish_not_an_event(bus.client(), "energy.account.created.v1", "poison-1").await;
     });
 
     let consumed = energy(

@@ -293,171 +293,53 @@ impl NatsServer {
     }
 }
 
-/// An `energy` process whose standard output is collected line by line as it comes.
-pub struct EnergyProcess {
-    child: Child,
-    lines: Arc<Mutex<Vec<String>>>,
-    stderr: Arc<Mutex<Vec<String>>>,
-}
-
-impl EnergyProcess {
-    /// Starts `energy` with `args`.
-    pub fn start(args: &[&str]) -> EnergyProcess {
-        Self::start_with_env(args, &[])
-    }
-
-    /// Starts `energy` with `args` and the environment variables `env`, and none of the `nats` CLI's
-    /// own (`NATS_URL`, `NATS_CREDS`, …) but those.
-    pub fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> EnergyProcess {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_energy"));
-        for (name, _) in std::env::vars_os() {
-            if name.to_string_lossy().starts_with("NATS_") {
-                command.env_remove(name);
-            }
-        }
-        command.envs(env.iter().copied());
-        let mut child = command
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("energy starts");
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        let stderr = Arc::new(Mutex::new(Vec::new()));
-        for (pipe, sink) in [
-            (
-                Box::new(child.stdout.take().expect("stdout")) as Box<dyn std::io::Read + Send>,
-                lines.clone(),
-            ),
-            (
-                Box::new(child.stderr.take().expect("stderr")) as Box<dyn std::io::Read + Send>,
-                stderr.clone(),
-            ),
-        ] {
-            std::thread::spawn(move || {
-                for line in BufReader::new(pipe).lines().map_while(Result::ok) {
-                    if let Ok(mut sink) = sink.lock() {
-                        sink.push(line);
-                    }
-                }
-            });
-        }
-        EnergyProcess {
-            child,
-            lines,
-            stderr,
-        }
-    }
-
-    /// The lines printed so far.
-    pub fn lines(&self) -> Vec<String> {
-        self.lines.lock().map(|l| l.clone()).unwrap_or_default()
-    }
-
-    /// What it printed on standard error so far.
-    pub fn stderr(&self) -> String {
-        self.stderr.lock().map(|l| l.join("\n")).unwrap_or_default()
-    }
-
-    /// Waits until `done` holds of the lines printed, at most `limit`.
-    pub fn wait_for(&self, limit: Duration, done: impl Fn(&[String]) -> bool) -> bool {
-        let started = Instant::now();
-        while started.elapsed() < limit {
-            if done(&self.lines()) {
-                return true;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        done(&self.lines())
-    }
-
-    /// Kills it (SIGKILL).
-    pub fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-
-    /// Asks it to stop (SIGTERM).
-    pub fn terminate(&self) {
-        let _ = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status();
-    }
-
-    /// Waits for it to exit, at most `limit`; its exit code (`None` when it had to be killed).
-    pub fn wait(&mut self, limit: Duration) -> Option<i32> {
-        let started = Instant::now();
-        loop {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                // Let the readers catch the last lines.
-                std::thread::sleep(Duration::from_millis(100));
-                return status.code();
-            }
-            if started.elapsed() > limit {
-                self.kill();
-                return None;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for EnergyProcess {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-/// What one `energy` run printed, and how it ended.
-pub struct Run {
-    /// Its exit code; `None` when it had to be killed.
-    pub code: Option<i32>,
-    /// Its standard output.
-    pub stdout: String,
-    /// Its standard error.
-    pub stderr: String,
-}
-
-/// Runs `energy` with `args` and `env` (and none of the `nats` CLI's variables but those); a run that
-/// has not ended after 30 s is killed (its code is then `None`): an error must come within seconds,
-/// never after endless retries.
-pub fn run_energy(args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut process = EnergyProcess::start_with_env(args, env);
-    let code = process.wait(Duration::from_secs(30));
-    Run {
-        code,
-        stdout: process.lines().join("\n"),
-        stderr: process.stderr(),
-    }
-}
-
-/// A file of two valid events of the catalogue (the first lines of `tests/fixtures/events/mixed.ndjson`),
-/// in `dir`.
-pub fn two_events(dir: &Path) -> PathBuf {
-    let mixed = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/events/mixed.ndjson"),
-    )
-    .expect("the fixture");
-    let path = dir.join("events.ndjson");
-    std::fs::write(&path, mixed.lines().take(2).collect::<Vec<_>>().join("\n")).expect("written");
-    path
-}
-
-/// Publishes, around the publisher's checks, a message on `subject` that is not an event (only
-/// `ce-specversion`), for a consumer to dead-letter as `bad_envelope`.
-#[cfg(feature = "bus")]
-pub async fn publish_not_an_event(bus: &energy_runtime::bus::Bus, subject: &str, id: &str) {
-    use energy_runtime::bus::transport::{Outgoing, Sink};
-    let mut headers = energy_runtime::bus::Headers::new();
-    headers.append("ce-specversion", "1.0");
-    bus.sink()
-        .publish(&Outgoing {
-            subject: subject.to_owned(),
-            headers,
-            payload: "{}".into(),
-            id: id.to_owned(),
-        })
+/// Publishes, around every check of the publisher's, a message on `subject` that is not an event (only
+/// `ce-specversion`), for a consumer to dead-letter as `bad_envelope`; waits for the stream to store it.
+pub async fn publish_not_an_event(client: &async_nats::Client, subject: &str, id: &str) {
+    let mut headers = async_nats::HeaderMap::new();
+    headers.insert("ce-specversion", "1.0");
+    headers.insert("Nats-Msg-Id", id);
+    async_nats::jetstream::new(client.clone())
+        .publish_with_headers(subject.to_owned(), headers, "{}".into())
+        .await
+        .expect("sent")
         .await
         .expect("the broker stores it");
+}
+
+/// Publishes `body` with `headers` on `subject` with the client itself, around every check of the
+/// publisher's (a message another producer could send); waits for the stream to store it.
+pub async fn publish_raw(
+    client: &async_nats::Client,
+    subject: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) {
+    let mut map = async_nats::HeaderMap::new();
+    for (name, value) in headers {
+        map.append(*name, *value);
+    }
+    async_nats::jetstream::new(client.clone())
+        .publish_with_headers(subject.to_owned(), map, body.to_vec().into())
+        .await
+        .expect("sent")
+        .await
+        .expect("stored");
+}
+
+/// The binary-mode CloudEvents headers of an event with this id, type and version, from a producer
+/// `/broken-producer`.
+pub fn cloud_headers<'a>(
+    id: &'a str,
+    event_type: &'a str,
+    version: &'a str,
+) -> Vec<(&'a str, &'a str)> {
+    vec![
+        ("ce-specversion", "1.0"),
+        ("ce-id", id),
+        ("ce-source", "/broken-producer"),
+        ("ce-type", event_type),
+        ("ce-dataversion", version),
+        ("ce-datacontenttype", "application/json"),
+    ]
 }

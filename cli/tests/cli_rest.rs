@@ -1,12 +1,9 @@
 //! The `energy` binary's REST commands, run for real against a loopback HTTP server.
-#![cfg(feature = "blocking")]
-
-mod support;
 
 use std::process::Command;
 
-use support::fixture;
-use support::server::{Reply, TestServer};
+use energy_testkit::fixture;
+use energy_testkit::server::{Reply, TestServer};
 
 const API_KEY: &str = "sk_live_8aFq2KmZ";
 const BASIC_HEADER: &str = "Basic c2tfbGl2ZV84YUZxMkttWjo=";

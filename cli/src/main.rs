@@ -9,13 +9,14 @@
 #[cfg(feature = "bus")]
 mod bus;
 mod events;
-#[cfg(feature = "blocking")]
+mod exit;
+mod report;
 mod rest;
 #[cfg(feature = "otlp")]
 mod telemetry;
+mod validate;
 
 use clap::{Parser, Subcommand};
-use std::io;
 use std::process::ExitCode;
 
 /// The energy supply platform's interface from the command line: check event streams, publish and
@@ -37,7 +38,6 @@ enum Command {
     #[cfg(feature = "bus")]
     #[command(subcommand)]
     Bus(bus::BusCommand),
-    #[cfg(feature = "blocking")]
     #[command(flatten)]
     Rest(rest::Command),
 }
@@ -52,42 +52,6 @@ fn main() -> ExitCode {
         Command::Events(command) => events::run(command),
         #[cfg(feature = "bus")]
         Command::Bus(command) => bus::run(command),
-        #[cfg(feature = "blocking")]
         Command::Rest(command) => rest::run(command),
     }
-}
-
-/// How a command ended: its exit status. The same for every subcommand.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Exit {
-    /// 0: everything asked for worked, everything checked is fine.
-    Success,
-    /// 1: something checked is not fine, or the API failed.
-    Failure,
-    /// 2: a usage error, or an I/O error (a file that cannot be read, an output that cannot be
-    /// written).
-    Usage,
-    /// 141: standard output was closed before the command was done; nothing more is printed.
-    ClosedOutput,
-}
-
-impl From<Exit> for ExitCode {
-    fn from(exit: Exit) -> Self {
-        ExitCode::from(match exit {
-            Exit::Success => 0,
-            Exit::Failure => 1,
-            Exit::Usage => 2,
-            Exit::ClosedOutput => 141,
-        })
-    }
-}
-
-/// The end of a command whose output could not be written: quietly 141 when the reader went away
-/// (`| head`), else 2 with the error.
-pub(crate) fn output_failed(error: &io::Error) -> ExitCode {
-    if error.kind() == io::ErrorKind::BrokenPipe {
-        return Exit::ClosedOutput.into();
-    }
-    eprintln!("error: cannot write the output: {error}");
-    Exit::Usage.into()
 }
