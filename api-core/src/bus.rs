@@ -37,7 +37,13 @@ pub fn version_token(version: &str) -> std::borrow::Cow<'_, str> {
 
 /// The subject of one event: `<prefix>.<event type>.<version token>`.
 pub fn event_subject(prefix: &str, event_type: &str, version: &str) -> String {
-    format!("{prefix}.{event_type}.{}", version_token(version))
+    // Pushed rather than formatted: a publisher makes one per event.
+    let token = version_token(version);
+    let mut subject = String::with_capacity(prefix.len() + event_type.len() + token.len() + 2);
+    for part in [prefix, ".", event_type, ".", &token] {
+        subject.push_str(part);
+    }
+    subject
 }
 
 /// The filter that selects every version of one event type: `<prefix>.<event type>.*`.
@@ -81,7 +87,11 @@ pub fn literal_subject_error(text: &str) -> Option<String> {
 
 /// The path of a version's JSON Schema below the schemas' `$id` base: `events/<type>.<version>.json`.
 pub fn event_schema_path(event_type: &str, version: &str) -> String {
-    format!("events/{event_type}.{version}.json")
+    let mut path = String::with_capacity(event_type.len() + version.len() + 13);
+    for part in ["events/", event_type, ".", version, ".json"] {
+        path.push_str(part);
+    }
+    path
 }
 
 #[cfg(test)]

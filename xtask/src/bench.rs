@@ -64,7 +64,15 @@ pub(crate) fn run(args: &BenchArgs) -> ExitCode {
             let status = Command::new(cargo())
                 .current_dir(&root)
                 .env("NATS_SERVER", &server)
-                .args(["bench", "-p", "energy-runtime", "--bench", "bus"])
+                .args([
+                    "bench",
+                    "-p",
+                    "energy-runtime",
+                    "--features",
+                    "bus",
+                    "--bench",
+                    "bus",
+                ])
                 .status()
                 .map_err(|e| format!("cannot run the bus bench: {e}"))?;
             if !status.success() {

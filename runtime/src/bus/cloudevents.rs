@@ -397,7 +397,7 @@ impl Attributes<'_> {
         let id = id.ok_or_else(|| missing(1))?.into_owned();
         let source = source.ok_or_else(|| missing(2))?;
 
-        let mut metadata = Metadata::new();
+        let mut metadata = Metadata::with_capacity(6 + self.others.len());
         metadata.insert_str("id", &id);
         metadata.insert_str("source", &source);
         for (name, value) in [
