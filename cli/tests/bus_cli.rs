@@ -534,3 +534,64 @@ fn a_captured_subject_is_published_again_byte_for_byte() {
         }
     });
 }
+
+#[test]
+fn consume_checks_its_contract_at_start_up() {
+    let server = NatsServer::start();
+    energy(&["bus", "init", "--server", &server.url]);
+    let dir = tempfile::tempdir().unwrap();
+    let contract = dir.path().join("billing-ledger.yaml");
+    std::fs::write(
+        &contract,
+        "consumer: billing-ledger\nowner: billing@example.com\nstatus: active\nreads:\n  - event: billing.ledger.entry_posted\n    versions: [v1, v2]\n    fields: [/ledger/number]\n",
+    )
+    .unwrap();
+    let contract = contract.to_str().unwrap();
+    let consume = |extra: &[&str]| {
+        let mut args = vec![
+            "events",
+            "consume",
+            "--server",
+            &server.url,
+            "--durable",
+            "contracted",
+            "--idle-exit",
+            "1",
+            "--contract",
+        ];
+        args.extend(extra);
+        energy(&args)
+    };
+    let ok = consume(&[contract, "--section", "billing"]);
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok.stderr));
+    let left_out = consume(&[contract, "--section", "accounts"]);
+    assert_eq!(left_out.status.code(), Some(2));
+    assert!(
+        text(&left_out.stderr)
+            .contains("reads billing.ledger.entry_posted v1, which this consumer does not receive"),
+        "{}",
+        text(&left_out.stderr)
+    );
+    let newer = dir.path().join("newer.yaml");
+    std::fs::write(
+        &newer,
+        "consumer: newer\nreads:\n  - event: billing.ledger.entry_posted\n    versions: [v9]\n",
+    )
+    .unwrap();
+    let unknown = consume(&[newer.to_str().unwrap()]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        text(&unknown.stderr).contains("which this consumer's catalogue does not know"),
+        "{}",
+        text(&unknown.stderr)
+    );
+    let broken = dir.path().join("broken.yaml");
+    std::fs::write(&broken, "consumer: broken\nreads: 7\n").unwrap();
+    let malformed = consume(&[broken.to_str().unwrap()]);
+    assert_eq!(malformed.status.code(), Some(2));
+    assert!(
+        text(&malformed.stderr).contains("is not a consumer contract"),
+        "{}",
+        text(&malformed.stderr)
+    );
+}

@@ -7,9 +7,12 @@ use super::shared::{
 use crate::exit::Exit;
 use clap::{Args, ValueEnum};
 use energy_runtime::bus::serve::Endpoint;
-use energy_runtime::bus::{ConsumerConfig, Handlers, Ordering, Settled, Start, UnknownPolicy};
+use energy_runtime::bus::{
+    ConsumerConfig, Contract, Handlers, Ordering, Settled, Start, Subjects, UnknownPolicy,
+};
 use serde::Serialize;
 use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -64,6 +67,11 @@ pub(crate) struct ConsumeArgs {
     /// those still held then are handed back to the server and counted as `handed_back`.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
     shutdown_timeout: Duration,
+    /// Check at start-up that this consumer handles at least what this contract (a YAML file of
+    /// `schema/consumers/`) says it reads; exit 2 when it does not. The catalogue versions of the
+    /// contract's types that it does not handle are said on standard error.
+    #[arg(long, value_name = "FILE")]
+    contract: Option<PathBuf>,
     /// Serve the consumer's figures at http://ADDR/metrics (Prometheus) and its health at
     /// http://ADDR/healthz (`127.0.0.1:9464`; port 0 picks a free one, printed on standard error).
     #[arg(long, value_name = "ADDR")]
@@ -125,6 +133,19 @@ async fn consume_events(args: ConsumeArgs) -> ExitCode {
             return Exit::Usage.into();
         }
     };
+    let mut handlers = Handlers::new();
+    // Decoding and validation are the consumer's: what reaches here is a valid event, handled by
+    // being reported.
+    handlers.fallback(|_, _| async { Ok(()) });
+    handlers.unknown(match args.unknown {
+        UnknownArg::Skip => UnknownPolicy::Skip,
+        UnknownArg::DeadLetter => UnknownPolicy::DeadLetter,
+    });
+    if let Some(path) = &args.contract
+        && let Err(code) = check_contract(path, &handlers, bus.subjects(), &filters)
+    {
+        return code;
+    }
     let start = match (args.from_sequence, args.since) {
         (Some(sequence), _) => Start::Sequence(sequence),
         (None, Some(time)) => Start::Time(time),
@@ -211,14 +232,6 @@ async fn consume_events(args: ConsumeArgs) -> ExitCode {
             }
         })
     });
-    let mut handlers = Handlers::new();
-    // Decoding and validation are the consumer's: what reaches here is a valid event, handled by
-    // being reported.
-    handlers.fallback(|_, _| async { Ok(()) });
-    handlers.unknown(match args.unknown {
-        UnknownArg::Skip => UnknownPolicy::Skip,
-        UnknownArg::DeadLetter => UnknownPolicy::DeadLetter,
-    });
     let summary_probe = consumer.lag_probe();
     let closed_stop = closed.clone();
     let stop = async move {
@@ -266,4 +279,95 @@ fn counts(stats: &energy_runtime::bus::Stats) -> String {
         stats.skipped,
         stats.handed_back
     )
+}
+
+/// Checks that a consumer with these handlers and subject filters handles what the contract at `path`
+/// reads: an error (exit 2) names each version it would not handle; the catalogue versions of the
+/// contract's types that it does not handle are said as notes.
+fn check_contract(
+    path: &std::path::Path,
+    handlers: &Handlers,
+    subjects: &Subjects,
+    filters: &[String],
+) -> Result<(), ExitCode> {
+    let shown = path.display();
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        eprintln!("error: --contract: cannot read `{shown}`: {e}");
+        ExitCode::from(Exit::Usage)
+    })?;
+    let contract: Contract = serde_saphyr::from_str(&text).map_err(|e| {
+        eprintln!("error: --contract: `{shown}` is not a consumer contract: {e}");
+        ExitCode::from(Exit::Usage)
+    })?;
+    let receives = |event_type: energy_api::EventType| {
+        filters.is_empty()
+            || event_type.versions().iter().any(|version| {
+                let subject = subjects.event(event_type.as_str(), version);
+                filters
+                    .iter()
+                    .any(|filter| subject_matches(filter, &subject))
+            })
+    };
+    let check = handlers.check_contract(&contract, receives);
+    for (event_type, version) in &check.catalogue_not_handled {
+        eprintln!(
+            "note: {event_type} {version} is in the catalogue and this consumer does not handle it"
+        );
+    }
+    if check.holds() {
+        return Ok(());
+    }
+    for (event_type, version) in &check.unknown {
+        eprintln!(
+            "error: the contract `{shown}` ({}) reads {event_type} {version}, which this consumer's catalogue does not know",
+            contract.consumer
+        );
+    }
+    for (event_type, version) in &check.not_handled {
+        eprintln!(
+            "error: the contract `{shown}` ({}) reads {event_type} {version}, which this consumer does not receive (its --filter and --section leave it out)",
+            contract.consumer
+        );
+    }
+    Err(Exit::Usage.into())
+}
+
+/// Whether a NATS subject filter (`*` one token, `>` the rest) selects `subject`.
+fn subject_matches(filter: &str, subject: &str) -> bool {
+    let mut subject_tokens = subject.split('.');
+    for token in filter.split('.') {
+        match (token, subject_tokens.next()) {
+            (">", Some(_)) => return true,
+            ("*", Some(_)) => {}
+            (token, Some(given)) if token == given => {}
+            _ => return false,
+        }
+    }
+    subject_tokens.next().is_none()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::subject_matches;
+
+    #[test]
+    fn filters_select_subjects_as_nats_does() {
+        assert!(subject_matches("energy.>", "energy.billing.final_bill.v1"));
+        assert!(subject_matches(
+            "energy.billing.final_bill.*",
+            "energy.billing.final_bill.v1"
+        ));
+        assert!(!subject_matches(
+            "energy.billing.*",
+            "energy.billing.final_bill.v1"
+        ));
+        assert!(!subject_matches(
+            "energy.billing.final_bill.v1.>",
+            "energy.billing.final_bill.v1"
+        ));
+        assert!(subject_matches(
+            "energy.billing.final_bill.v1",
+            "energy.billing.final_bill.v1"
+        ));
+    }
 }

@@ -19,6 +19,10 @@ pub type HandlerResult = Result<(), HandlerError>;
 /// A handler's future, boxed.
 pub type HandlerFuture = Pin<Box<dyn Future<Output = HandlerResult> + Send>>;
 
+/// The versions each event type's handlers take, by event type.
+pub(crate) type Registered =
+    std::collections::BTreeMap<EventType, std::collections::BTreeSet<&'static str>>;
+
 type Route = Box<dyn Fn(Box<Event>, Context) -> Result<HandlerFuture, Box<Event>> + Send + Sync>;
 type Fallback = Box<dyn Fn(Decoded, Context) -> HandlerFuture + Send + Sync>;
 
@@ -130,6 +134,10 @@ pub struct Handlers {
     routes: HashMap<EventType, Vec<Route>>,
     fallback: Option<Fallback>,
     unknown: UnknownPolicy,
+    /// The versions each event type's handlers take (the contract they imply).
+    registered: Registered,
+    /// The fields declared read, per event type.
+    projections: HashMap<EventType, Vec<&'static str>>,
 }
 
 impl Default for Handlers {
@@ -145,6 +153,8 @@ impl Handlers {
             routes: HashMap::new(),
             fallback: None,
             unknown: UnknownPolicy::Skip,
+            registered: Default::default(),
+            projections: HashMap::new(),
         }
     }
 
@@ -155,6 +165,7 @@ impl Handlers {
         F: Fn(E, Context) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = HandlerResult> + Send + 'static,
     {
+        self.register(E::TYPE, E::TYPE.versions());
         self.route(
             E::TYPE,
             Box::new(move |event, context| match E::from_event(*event) {
@@ -172,6 +183,7 @@ impl Handlers {
         F: Fn(P, Context) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = HandlerResult> + Send + 'static,
     {
+        self.register(E::TYPE, &[P::VERSION]);
         self.route(
             E::TYPE,
             Box::new(move |event, context| {
@@ -192,6 +204,11 @@ impl Handlers {
         F: Fn(P, Context) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = HandlerResult> + Send + 'static,
     {
+        // A view takes its version and the later ones that hold all of its fields: counted from its
+        // version on.
+        let versions = E::TYPE.versions();
+        let from = versions.iter().position(|v| *v == P::VERSION).unwrap_or(0);
+        self.register(E::TYPE, &versions[from..]);
         self.route(
             E::TYPE,
             Box::new(move |event, context| {
@@ -214,6 +231,14 @@ impl Handlers {
         self.fallback = Some(Box::new(move |decoded, context| {
             Box::pin(handler(decoded, context))
         }));
+        self
+    }
+
+    /// Declares the fields the handlers of `event_type` read, as JSON pointers into its payload
+    /// (`/ledger/number`): the projection written in the contract ([`Handlers::contract`]). Without
+    /// one, a contract says the consumer reads every field.
+    pub fn reading(&mut self, event_type: EventType, fields: &[&'static str]) -> &mut Self {
+        self.projections.insert(event_type, fields.to_vec());
         self
     }
 
@@ -270,6 +295,28 @@ impl Handlers {
         self.fallback
             .as_ref()
             .map(|fallback| fallback(raw, context))
+    }
+
+    /// The versions each event type's handlers take.
+    pub(crate) fn registered(&self) -> &Registered {
+        &self.registered
+    }
+
+    /// The fields declared read for `event_type`.
+    pub(crate) fn projection(&self, event_type: EventType) -> Option<&[&'static str]> {
+        self.projections.get(&event_type).map(Vec::as_slice)
+    }
+
+    /// Whether a fallback handler takes what no other handler does.
+    pub(crate) fn has_fallback(&self) -> bool {
+        self.fallback.is_some()
+    }
+
+    fn register(&mut self, event_type: EventType, versions: &[&'static str]) {
+        self.registered
+            .entry(event_type)
+            .or_default()
+            .extend(versions.iter().copied());
     }
 
     fn route(&mut self, event_type: EventType, route: Route) -> &mut Self {

@@ -18,6 +18,7 @@ pub mod cloudevents;
 pub mod connect;
 mod consumer;
 pub mod content;
+pub mod contract;
 pub mod dead_letter;
 mod error;
 mod handlers;
@@ -37,6 +38,7 @@ pub mod transport;
 
 pub use connect::{Auth, ConnectSettings, Secret, Tls};
 pub use consumer::{ConsumerConfig, Counters, Observer, Ordering, Settled, Start, Stats};
+pub use contract::{Contract, ContractCheck, ContractStatus, Reads};
 pub use dead_letter::{DeadLetter, Fault};
 pub use error::BusError;
 pub use handlers::{Context, HandlerError, HandlerFuture, HandlerResult, Handlers, UnknownPolicy};
