@@ -8,7 +8,9 @@
 //!
 //! `cargo xtask bench --only bus` (installs the pinned server), or
 //! `NATS_SERVER=… cargo bench -p energy-runtime --bench bus -- [EVENTS] [ROUNDS] [MEMORY_EVENTS]`
-//! (defaults 200000, 7, 1000000).
+//! (defaults 200000, 7, 1000000). `BUS_BENCH_ONLY=typed|observed|bare` runs the rounds of one path only
+//! (no warm-up, no memory run: for a profiler, such as `valgrind --tool=callgrind`, which counts the
+//! instructions of this process per event).
 #![forbid(unsafe_code)]
 
 /// Both paths run on mimalloc, as a high-rate consumer would (BENCHMARKS.md gives the figures on the
@@ -94,33 +96,39 @@ fn main() {
             mix.iter().map(|d| d.payload.len()).sum::<usize>() / mix.len(),
             server_version()
         );
-        // A warm-up round of each (not counted): the first round of a process pays for the server's
-        // and the allocator's first pages.
-        typed_round(&bus, &mix, events / 10, "warm-typed", None, false).await;
-        typed_round(&bus, &mix, events / 10, "warm-observed", None, true).await;
-        // Memory first, before the bare rounds fill the allocator with their prepared messages.
-        let samples = Arc::new(std::sync::Mutex::new(Vec::new()));
-        let seconds = typed_round(&bus, &mix, memory_events, "memory", Some(samples.clone()), true).await;
-        let samples = samples.lock().expect("samples").clone();
-        let mib = |kib: u64| kib as f64 / 1024.0;
-        let after_warmup: Vec<u64> = samples.iter().skip(samples.len() / 10).map(|(_, k)| *k).collect();
-        println!(
-            "memory, typed path observed (metrics, OpenTelemetry layer) over {memory_events} events ({:.0} events/s): resident {} MiB at {} events … {} MiB at {} events; after the first tenth between {:.1} and {:.1} MiB",
-            memory_events as f64 / seconds,
-            samples.first().map_or(0.0, |s| mib(s.1)),
-            samples.first().map_or(0, |s| s.0),
-            samples.last().map_or(0.0, |s| mib(s.1)),
-            samples.last().map_or(0, |s| s.0),
-            mib(after_warmup.iter().copied().min().unwrap_or(0)),
-            mib(after_warmup.iter().copied().max().unwrap_or(0)),
-        );
-        bare_round(&bus, &mix, events / 10, "warm-bare").await;
+        let only = std::env::var("BUS_BENCH_ONLY").ok();
+        if only.is_none() {
+            // A warm-up round of each (not counted): the first round of a process pays for the server's
+            // and the allocator's first pages.
+            typed_round(&bus, &mix, events / 10, "warm-typed", None, false).await;
+            typed_round(&bus, &mix, events / 10, "warm-observed", None, true).await;
+            // Memory first, before the bare rounds fill the allocator with their prepared messages.
+            let samples = Arc::new(std::sync::Mutex::new(Vec::new()));
+            let seconds = typed_round(&bus, &mix, memory_events, "memory", Some(samples.clone()), true).await;
+            let samples = samples.lock().expect("samples").clone();
+            let mib = |kib: u64| kib as f64 / 1024.0;
+            let after_warmup: Vec<u64> = samples.iter().skip(samples.len() / 10).map(|(_, k)| *k).collect();
+            println!(
+                "memory, typed path observed (metrics, OpenTelemetry layer) over {memory_events} events ({:.0} events/s): resident {} MiB at {} events … {} MiB at {} events; after the first tenth between {:.1} and {:.1} MiB",
+                memory_events as f64 / seconds,
+                samples.first().map_or(0.0, |s| mib(s.1)),
+                samples.first().map_or(0, |s| s.0),
+                samples.last().map_or(0.0, |s| mib(s.1)),
+                samples.last().map_or(0, |s| s.0),
+                mib(after_warmup.iter().copied().min().unwrap_or(0)),
+                mib(after_warmup.iter().copied().max().unwrap_or(0)),
+            );
+            bare_round(&bus, &mix, events / 10, "warm-bare").await;
+        }
         let (mut typed, mut observed, mut bare) = (Vec::new(), Vec::new(), Vec::new());
         for round in 0..rounds {
             // Rotate which goes first, so that none always has the warmer machine.
             let kinds = ["typed", "observed", "bare"];
             for k in 0..3 {
                 let kind = kinds[(k + round as usize) % 3];
+                if only.as_deref().is_some_and(|only| only != kind) {
+                    continue;
+                }
                 let name = format!("{kind}-{round}");
                 let cpu = cpu_seconds();
                 let seconds = match kind {
@@ -155,8 +163,10 @@ fn main() {
                 ratios.iter().copied().fold(0.0, f64::max),
             );
         };
-        report("typed / bare", &typed, &bare);
-        report("observed / typed", &observed, &typed);
+        if only.is_none() {
+            report("typed / bare", &typed, &bare);
+            report("observed / typed", &observed, &typed);
+        }
     });
 }
 

@@ -305,6 +305,11 @@ pub struct Incoming {
 /// Reads an event's attributes from its headers, in one pass. A missing or malformed attribute is
 /// [`ErrorKind::BadEnvelope`] with the header's name as the path (`ce-type`).
 pub fn from_headers(headers: &Headers) -> Result<Incoming, EventError> {
+    read_headers(headers, true)
+}
+
+/// [`from_headers`]; with `fields` false, without building the envelope fields (checked all the same).
+pub(crate) fn read_headers(headers: &Headers, fields: bool) -> Result<Incoming, EventError> {
     let mut read = Attributes::default();
     for (name, raw) in headers.iter() {
         let attribute = name
@@ -331,15 +336,18 @@ pub fn from_headers(headers: &Headers) -> Result<Incoming, EventError> {
             read.extra.push((name, raw));
         }
     }
-    read.assemble(|index| {
-        let header = KNOWN[index].1;
-        bad(
-            header,
-            format!(
-                "missing header `{header}`: not a CloudEvents {SPEC_VERSION} event in binary mode"
-            ),
-        )
-    })
+    read.assemble(
+        |index| {
+            let header = KNOWN[index].1;
+            bad(
+                header,
+                format!(
+                    "missing header `{header}`: not a CloudEvents {SPEC_VERSION} event in binary mode"
+                ),
+            )
+        },
+        fields,
+    )
 }
 
 /// What a message says of its event, gathered from its headers (binary mode) or its body (structured
@@ -370,9 +378,12 @@ pub(crate) fn string_value(text: &str) -> Box<RawValue> {
 impl Attributes<'_> {
     /// The event these attributes describe; `missing(i)` is the error of the absence of the `i`-th
     /// known attribute.
+    /// (With `fields` false, the envelope fields are checked as they are read, and not kept: the
+    /// event's type, version and id alone, for a consumer that builds the fields only when asked.)
     pub(crate) fn assemble(
         mut self,
         missing: impl Fn(usize) -> EventError,
+        fields: bool,
     ) -> Result<Incoming, EventError> {
         let [
             spec,
@@ -397,6 +408,18 @@ impl Attributes<'_> {
         let id = id.ok_or_else(|| missing(1))?.into_owned();
         let source = source.ok_or_else(|| missing(2))?;
 
+        if !fields {
+            // Checked as the fields would be built, so that what fails here fails alike.
+            if let Some(text) = &self.fields {
+                object_members(text).map_err(|e| bad(METADATA_HEADER, e))?;
+            }
+            return Ok(Incoming {
+                event_type,
+                version,
+                id,
+                metadata: Metadata::new(),
+            });
+        }
         let mut metadata = Metadata::with_capacity(6 + self.others.len());
         metadata.insert_str("id", &id);
         metadata.insert_str("source", &source);

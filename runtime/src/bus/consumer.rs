@@ -19,7 +19,7 @@
 
 use super::content;
 use super::dead_letter::{Fault, dead_letter_of};
-use super::handlers::{Context, HandlerError, HandlerFuture, Handlers, UnknownPolicy};
+use super::handlers::{Context, Envelope, HandlerError, HandlerFuture, Handlers, UnknownPolicy};
 use super::health::Health;
 use super::metrics::{ConsumerMetrics, event_type_label};
 pub use super::outcome::Outcome;
@@ -599,7 +599,7 @@ async fn process<D: Delivery, K: Sink>(
         attempt: info.attempt,
     };
     // Binary or structured mode: the attributes, and where the payload lies in the body.
-    let (incoming, data) = match content::read_message(delivery.headers(), delivery.payload()) {
+    let (incoming, data) = match content::read_event(delivery.headers(), delivery.payload()) {
         Ok(read) => read,
         Err(error) => {
             let fault = Fault::of_event(&error);
@@ -619,8 +619,11 @@ async fn process<D: Delivery, K: Sink>(
         );
         return shared.dead_letter(delivery, fault, &base, decided).await;
     }
-    // Shared by every try: a handler's context costs two reference counts.
-    let metadata = Arc::new(incoming.metadata);
+    // Shared by every try: a handler's context costs a few reference counts.
+    let envelope = Arc::new(Envelope {
+        body: delivery.payload().clone(),
+        metadata: std::sync::OnceLock::new(),
+    });
     let headers = delivery.headers().clone();
     let subject: Arc<str> = Arc::from(delivery.subject());
     let mut attempt = info.attempt;
@@ -638,8 +641,8 @@ async fn process<D: Delivery, K: Sink>(
             subject: subject.clone(),
             sequence: info.sequence,
             attempt,
-            metadata: metadata.clone(),
             headers: headers.clone(),
+            envelope: envelope.clone(),
         };
         let future: HandlerFuture = match decoded {
             Err(error) => {
@@ -662,7 +665,7 @@ async fn process<D: Delivery, K: Sink>(
                             .await;
                     }
                     UnknownPolicy::Fallback => {
-                        raw.metadata = (*metadata).clone();
+                        raw.metadata = context.metadata().clone();
                         match shared
                             .handlers
                             .dispatch_unknown(Decoded::Unknown(raw), context)

@@ -23,9 +23,27 @@ pub fn read_message(
     headers: &Headers,
     body: &[u8],
 ) -> Result<(Incoming, std::ops::Range<usize>), EventError> {
+    read(headers, body, true)
+}
+
+/// [`read_message`] without building the envelope fields (its `metadata` left empty), checked all the
+/// same: what a consumer needs to decode and route; a handler asks for the fields only when it needs
+/// them ([`super::Context::metadata`]).
+pub(crate) fn read_event(
+    headers: &Headers,
+    body: &[u8],
+) -> Result<(Incoming, std::ops::Range<usize>), EventError> {
+    read(headers, body, false)
+}
+
+fn read(
+    headers: &Headers,
+    body: &[u8],
+    fields: bool,
+) -> Result<(Incoming, std::ops::Range<usize>), EventError> {
     if structured::is_structured(headers) {
-        structured::read(headers, body)
+        structured::read_fields(headers, body, fields)
     } else {
-        cloudevents::from_headers(headers).map(|incoming| (incoming, 0..body.len()))
+        cloudevents::read_headers(headers, fields).map(|incoming| (incoming, 0..body.len()))
     }
 }

@@ -88,10 +88,31 @@ pub struct Context {
     pub sequence: u64,
     /// Which delivery this is (1 the first time).
     pub attempt: u64,
-    /// Its envelope fields: `id`, `source`, `time`, … (see [`super::cloudevents`]).
-    pub metadata: Arc<Metadata>,
     /// The message's headers, as they came.
     pub headers: Arc<Headers>,
+    /// The message, for its envelope fields (read when first asked for).
+    pub(crate) envelope: Arc<Envelope>,
+}
+
+impl Context {
+    /// Its envelope fields: `id`, `source`, `time`, … (see [`super::cloudevents`]), read from the
+    /// message the first time they are asked for (most handlers never ask).
+    pub fn metadata(&self) -> &Metadata {
+        self.envelope.metadata.get_or_init(|| {
+            super::content::read_message(&self.headers, &self.envelope.body)
+                .map(|(incoming, _)| incoming.metadata)
+                .unwrap_or_default()
+        })
+    }
+}
+
+/// A message's body, and its envelope fields once read.
+#[derive(Debug, Default)]
+pub(crate) struct Envelope {
+    /// The body (structured mode holds the attributes there).
+    pub body: bytes::Bytes,
+    /// The envelope fields, once read.
+    pub metadata: std::sync::OnceLock<Metadata>,
 }
 
 /// What a consumer does with an event whose type or version the catalogue does not know: never a
@@ -280,7 +301,7 @@ impl Handlers {
         let fallback = self.fallback.as_ref()?;
         // The fallback gets the whole decoded event, its envelope fields included.
         let metadata = if metadata.is_empty() {
-            (*context.metadata).clone()
+            context.metadata().clone()
         } else {
             metadata
         };

@@ -848,6 +848,34 @@ fn headers_of(map: Option<&async_nats::HeaderMap>) -> Headers {
     headers
 }
 
+/// `headers` as the client's header map. The client panics on a header name it cannot send, and would
+/// send a line break in a value as a second header: both are refused here instead. Each name is hashed
+/// once (`insert`; `append` only for a name that repeats, which looks it up first).
+fn header_map(headers: &Headers) -> Result<async_nats::HeaderMap, TransportError> {
+    let mut map = async_nats::HeaderMap::new();
+    let pairs: Vec<(&str, &str)> = headers.iter().collect();
+    for (i, (name, value)) in pairs.iter().enumerate() {
+        let header: async_nats::HeaderName = name.parse().map_err(|_| {
+            TransportError::new(
+                TransportErrorKind::Rejected,
+                format!("`{name}` cannot be a NATS header name (printable ASCII without `:`)"),
+            )
+        })?;
+        if value.contains(['\r', '\n']) {
+            return Err(TransportError::new(
+                TransportErrorKind::Rejected,
+                format!("the value of header `{name}` holds a line break"),
+            ));
+        }
+        if pairs[..i].iter().any(|(earlier, _)| earlier == name) {
+            map.append(header, *value);
+        } else {
+            map.insert(header, *value);
+        }
+    }
+    Ok(map)
+}
+
 /// Publishes to JetStream.
 #[derive(Clone)]
 pub struct NatsSink {
@@ -860,24 +888,7 @@ impl Sink for NatsSink {
     type Pending = std::pin::Pin<Box<dyn Future<Output = Result<Receipt, TransportError>> + Send>>;
 
     async fn send(&self, message: &Outgoing) -> Result<Self::Pending, TransportError> {
-        let mut headers = async_nats::HeaderMap::new();
-        for (name, value) in message.headers.iter() {
-            // The client panics on a header name it cannot send, and would send a line break in a
-            // value as a second header: both are refused here instead.
-            let name: async_nats::HeaderName = name.parse().map_err(|_| {
-                TransportError::new(
-                    TransportErrorKind::Rejected,
-                    format!("`{name}` cannot be a NATS header name (printable ASCII without `:`)"),
-                )
-            })?;
-            if value.contains(['\r', '\n']) {
-                return Err(TransportError::new(
-                    TransportErrorKind::Rejected,
-                    format!("the value of header `{name}` holds a line break"),
-                ));
-            }
-            headers.append(name, value);
-        }
+        let headers = header_map(&message.headers)?;
         let publish = jetstream::message::PublishMessage::build()
             .payload(message.payload.clone())
             .headers(headers)

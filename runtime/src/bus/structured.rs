@@ -44,6 +44,15 @@ pub fn is_structured(headers: &Headers) -> bool {
 
 /// Reads a structured-mode message: its event, and where its data lies in `body`.
 pub fn read(headers: &Headers, body: &[u8]) -> Result<(Incoming, Range<usize>), EventError> {
+    read_fields(headers, body, true)
+}
+
+/// [`read`]; with `fields` false, without building the envelope fields (checked all the same).
+pub(crate) fn read_fields(
+    headers: &Headers,
+    body: &[u8],
+    fields: bool,
+) -> Result<(Incoming, Range<usize>), EventError> {
     let mut de = serde_json::Deserializer::from_slice(body);
     let members = de.deserialize_map(Members).map_err(|e| {
         EventError::new(
@@ -94,7 +103,8 @@ pub fn read(headers: &Headers, body: &[u8]) -> Result<(Incoming, Range<usize>), 
             read.extra.push((name, raw));
         }
     }
-    let incoming = read.assemble(|index| {
+    let incoming = read.assemble(
+        |index| {
         let member = known[index];
         bad(
             member,
@@ -102,7 +112,9 @@ pub fn read(headers: &Headers, body: &[u8]) -> Result<(Incoming, Range<usize>), 
                 "missing member `{member}`: not a CloudEvents {SPEC_VERSION} event in structured mode"
             ),
         )
-    })?;
+        },
+        fields,
+    )?;
     let data = data.ok_or_else(|| {
         bad(
             "data",
