@@ -1,4 +1,12 @@
-//! The hand-written runtime of the energy platform's interface, built on the generated [`energy_api`] crate.
+//! The hand-written runtime of the energy platform's interface, built on the generated [`energy_api`] crate:
+//!
+//! - [`events`]: decoding, validating and routing event envelopes (a JSON line each), owned or borrowed;
+//! - [`rest`]: typed REST clients, blocking (feature `blocking`, default) and async (feature `async`);
+//! - [`bus`] (feature `bus`): publishing and consuming the catalogue's events on NATS JetStream, with
+//!   secured connections, dead letters, metrics, health and trace context;
+//! - [`text`]: text from the network made safe for a terminal.
+//!
+//! The `energy` command-line tool is the `energy-cli` crate, on this one.
 #![forbid(unsafe_code)]
 
 pub use energy_api;
