@@ -1,6 +1,6 @@
 //! What the server refuses a connected client. NATS says "no" to a publish or a subscription the user
 //! may not make with an asynchronous `-ERR` on the connection, not as the answer to the request: the
-//! request itself only times out (and a publisher would retry it for ever). [`Refusals`] hears every such
+//! request itself only times out (and a publisher would retry it for ever). The connection hears every such
 //! `-ERR` (through the client's event callback) and wakes the operations waiting meanwhile, so that a
 //! permission violation fails them at once with the subject and the operation, and is never retried.
 
