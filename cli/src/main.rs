@@ -1,6 +1,6 @@
 //! `energy`: the command-line tool of the energy supply platform's interface.
 //!
-//! Exit status ([`Exit`]): 0 when everything asked for worked and everything checked is fine; 1 when
+//! Exit status (`exit::Exit`): 0 when everything asked for worked and everything checked is fine; 1 when
 //! something checked is not, or the API failed; 2 for a usage or I/O error; 141 when standard output
 //! was closed before the command was done (`energy … | head`), the status a shell gives a process
 //! that SIGPIPE ends.
