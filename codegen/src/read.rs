@@ -849,7 +849,7 @@ impl<'a> Reader<'a> {
                 Some(text.text.trim().to_owned())
             });
             if let Some(rule) = &rule
-                && crate::compat::Rule::from_id(&rule.text).is_none()
+                && crate::evolution::Rule::from_id(&rule.text).is_none()
             {
                 let d = Diagnostic::new(
                     Code::InvalidValue,
@@ -857,7 +857,10 @@ impl<'a> Reader<'a> {
                     format!("unknown compatibility rule `{}`", rule.text),
                 )
                 .label("not a rule of `cargo xtask compat`")
-                .suggest(&rule.text, crate::compat::Rule::ALL.iter().map(|r| r.id()));
+                .suggest(
+                    &rule.text,
+                    crate::evolution::Rule::ALL.iter().map(|r| r.id()),
+                );
                 self.error(d);
                 continue;
             }

@@ -6,11 +6,12 @@
 //! unlisted members, deprecations. Descriptions are not part of it: a changed description is reported
 //! against a git revision (`--against`), not against the baseline.
 
-use super::Side;
+use super::side::Side;
 use crate::Failure;
 use crate::ast::{Located, TypeExpr};
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::emit::tree::{Map, Node, to_yaml};
+use crate::evolution::{notation, published_keys};
 use crate::model::{
     Deprecation, Endpoint, EventType, EventVersion, Field, Format, Model, NamedRef, Rest, Section,
     Struct, Type, TypeId,
@@ -18,21 +19,10 @@ use crate::model::{
 use crate::naming::{self, Places};
 use crate::source::{SourceFile, SourceMap, Span};
 use crate::yaml::{self, NodeKind};
-use std::collections::BTreeSet;
 use std::path::Path;
 
 /// The baseline's file, relative to the schema folder.
 pub const LOCK_FILE: &str = "published.lock";
-
-/// What the baseline says is published.
-#[derive(Debug, Default, Clone)]
-pub(crate) struct PublishedKeys {
-    pub(crate) events: BTreeSet<String>,
-    pub(crate) versions: BTreeSet<(String, String)>,
-    pub(crate) types: BTreeSet<String>,
-    pub(crate) resources: BTreeSet<String>,
-    pub(crate) endpoints: BTreeSet<String>,
-}
 
 /// What `--publish` recorded.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -45,23 +35,6 @@ pub struct Published {
     pub golden_written: usize,
     /// Whether the baseline file changed.
     pub lock_changed: bool,
-}
-
-/// The items of a model the baseline holds, as published.
-pub(crate) fn published_keys(model: &Model) -> PublishedKeys {
-    let mut keys = PublishedKeys::default();
-    for (_, e) in model.events() {
-        keys.events.insert(e.name.clone());
-        for v in &e.versions {
-            keys.versions.insert((e.name.clone(), v.label.clone()));
-        }
-    }
-    keys.types = model.shared_types.iter().map(|t| t.name.clone()).collect();
-    if let Some(rest) = &model.rest {
-        keys.resources = rest.resources.iter().map(|r| r.name.clone()).collect();
-        keys.endpoints = rest.endpoints.iter().map(|e| e.name.clone()).collect();
-    }
-    keys
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -130,12 +103,12 @@ pub(crate) fn render(model: &Model) -> String {
                     .with("auth", if e.auth_required { "required" } else { "none" })
                     .with("path_parameters", fields_entry(&e.path_parameters))
                     .with("query", fields_entry(&e.query))
-                    .with("response", type_text(&e.response)),
+                    .with("response", notation(&e.response)),
             );
         }
         let mut rest_map = Map::new().with("resources", resources);
         if let Some(error) = &rest.error_response {
-            rest_map.set("error_response", type_text(error));
+            rest_map.set("error_response", notation(error));
         }
         rest_map.set("endpoints", endpoints);
         root.set("rest", rest_map);
@@ -159,7 +132,7 @@ fn fields_entry(fields: &[Field]) -> Map {
         } else {
             f.name.clone()
         };
-        let ty = type_text(&f.ty);
+        let ty = notation(&f.ty);
         let value: Node = if f.nullable || f.format.is_some() {
             let mut long = Map::new().with("type", ty);
             if f.nullable {
@@ -175,24 +148,6 @@ fn fields_entry(fields: &[Field]) -> Map {
         out.set(key, value);
     }
     out
-}
-
-/// A type in the schema's notation: `str`, `[Ledger]`, `Page<Product>`, `map<Tariff>`.
-pub(super) fn type_text(ty: &Type) -> String {
-    match ty {
-        Type::Str => "str".to_owned(),
-        Type::Int => "int".to_owned(),
-        Type::Num => "num".to_owned(),
-        Type::Bool => "bool".to_owned(),
-        Type::Obj => "obj".to_owned(),
-        Type::Array(inner) => format!("[{}]", type_text(inner)),
-        Type::Map(value) => format!("map<{}>", type_text(value)),
-        Type::Named(r) => match &r.arg {
-            Some(arg) => format!("{}<{}>", r.name, type_text(arg)),
-            None => r.name.clone(),
-        },
-        Type::Param(p) => p.clone(),
-    }
 }
 
 /// Writes the baseline of `model` (everything in it becomes published) and the golden payloads of the
@@ -269,12 +224,7 @@ pub(crate) fn read(path: &Path, sources: &mut SourceMap) -> Result<Side, Failure
     };
     match model {
         Some(model) if reader.diags.is_empty() => {
-            let offset = sources.append(own);
-            Ok(Side {
-                model,
-                places: reader.places.shifted(offset),
-                has_docs: false,
-            })
+            Ok(Side::joined(model, reader.places, own, sources, false))
         }
         _ => {
             let mut diagnostics = reader.diags;
