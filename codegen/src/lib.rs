@@ -114,6 +114,25 @@ pub(crate) fn build_located_in_memory(
     resolve(schema, sources, diagnostics)
 }
 
+/// The model of the published baseline at `path` (its `bytes`, shown as `shown`), with where each item
+/// is written in it: read and checked as the schema's files are (see `load::load_baseline`).
+pub(crate) fn build_located_baseline(
+    path: &Path,
+    shown: String,
+    bytes: Vec<u8>,
+) -> Result<(Model, naming::Places, SourceMap), Failure> {
+    let mut sources = SourceMap::default();
+    let mut diagnostics = Diagnostics::default();
+    let schema = load::load_baseline(
+        path.to_path_buf(),
+        shown,
+        bytes,
+        &mut sources,
+        &mut diagnostics,
+    );
+    resolve(schema, sources, diagnostics)
+}
+
 fn resolve(
     schema: ast::Schema,
     sources: SourceMap,

@@ -10,6 +10,9 @@ use crate::yaml::{Node, NodeKind};
 pub struct Reader<'a> {
     sources: &'a SourceMap,
     diags: &'a mut Diagnostics,
+    /// Whether the files document what they define: the schema's do; the published baseline records
+    /// wire shapes only, so nothing there needs a description (or a title).
+    documented: bool,
 }
 
 /// A mapping whose keys were checked: scalars, no duplicates, only allowed ones.
@@ -120,9 +123,22 @@ pub mod keys {
 }
 
 impl<'a> Reader<'a> {
-    /// A reader recording into `diags`.
+    /// A reader of the schema's files, recording into `diags`.
     pub fn new(sources: &'a SourceMap, diags: &'a mut Diagnostics) -> Self {
-        Reader { sources, diags }
+        Reader {
+            sources,
+            diags,
+            documented: true,
+        }
+    }
+
+    /// A reader of files in the schema format that hold wire shapes only (the published baseline): the
+    /// same keys and checks, but no description, title or version is required.
+    pub fn wire_shapes(sources: &'a SourceMap, diags: &'a mut Diagnostics) -> Self {
+        Reader {
+            documented: false,
+            ..Reader::new(sources, diags)
+        }
     }
 
     fn error(&mut self, d: Diagnostic) {
@@ -153,12 +169,8 @@ impl<'a> Reader<'a> {
         root: &Node,
     ) -> Option<SectionFile> {
         let top = self.entries(root, "an events file", Some(keys::SECTION_FILE))?;
-        let title = self
-            .required_text(&top, "section", "an events file")
-            .unwrap_or_default();
-        let description = self
-            .required_text(&top, "description", "an events file")
-            .unwrap_or_default();
+        let title = self.documentation(&top, "section", "an events file");
+        let description = self.documentation(&top, "description", "an events file");
         let reserved = top
             .get("reserved")
             .map(|n| self.name_list(n, "`reserved`"))
@@ -198,15 +210,9 @@ impl<'a> Reader<'a> {
     /// Reads `rest.yaml`.
     pub fn rest_file(&mut self, file: FileId, root: &Node) -> Option<RestFile> {
         let top = self.entries(root, "the REST file", Some(keys::REST_FILE))?;
-        let title = self
-            .required_text(&top, "title", "the REST file")
-            .unwrap_or_default();
-        let version = self
-            .required_text(&top, "version", "the REST file")
-            .unwrap_or_default();
-        let description = self
-            .required_text(&top, "description", "the REST file")
-            .unwrap_or_default();
+        let title = self.documentation(&top, "title", "the REST file");
+        let version = self.documentation(&top, "version", "the REST file");
+        let description = self.documentation(&top, "description", "the REST file");
         let mut auth = Vec::new();
         if let Some(node) = top.get("authentication")
             && let Some(map) = self.entries(node, "`authentication`", None)
@@ -709,7 +715,7 @@ impl<'a> Reader<'a> {
                     let Some(ty) = self.type_expr(value) else {
                         continue;
                     };
-                    if describe {
+                    if describe && self.documented {
                         self.error(
                             Diagnostic::new(
                                 Code::MissingDescription,
@@ -929,7 +935,7 @@ impl<'a> Reader<'a> {
                     None
                 }
             },
-            None if required && !map.misspelt("description") => {
+            None if required && self.documented && !map.misspelt("description") => {
                 self.error(
                     Diagnostic::new(Code::MissingDescription, map.span, format!("{what} needs a description"))
                         .label("no `description` here")
@@ -950,6 +956,17 @@ impl<'a> Reader<'a> {
             );
         }
         found
+    }
+
+    /// The text of a file's documenting key (`title`, `description`): required where files are
+    /// documented, empty where it is absent from a file of wire shapes.
+    fn documentation(&mut self, map: &Entries<'_>, key: &str, what: &str) -> String {
+        let text = if self.documented {
+            self.required_text(map, key, what)
+        } else {
+            map.get(key).and_then(|n| self.located(n)).map(|l| l.text)
+        };
+        text.unwrap_or_default()
     }
 
     fn required_text(&mut self, map: &Entries<'_>, key: &str, what: &str) -> Option<String> {

@@ -109,7 +109,7 @@ pub fn publish(
     } else {
         None
     };
-    let published = lock::write(&model, previous.as_ref(), lock_path, golden_dir, today)
+    let published = lock::write(&model, previous.as_ref(), lock_path, golden_dir)
         .map_err(|e| io_failure(lock_path, &e))?;
     Ok((report, published))
 }
