@@ -10,6 +10,7 @@
 
 use crate::ast::*;
 use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::evolution::Rule;
 use crate::source::{SourceMap, Span};
 use crate::yaml::{Node, NodeKind};
 
@@ -124,7 +125,7 @@ impl<'a> Reader<'a> {
                 Some(text.text.trim().to_owned())
             });
             if let Some(rule) = &rule
-                && crate::evolution::Rule::from_id(&rule.text).is_none()
+                && Rule::from_id(&rule.text).is_none()
             {
                 let d = Diagnostic::new(
                     Code::InvalidValue,
@@ -132,10 +133,7 @@ impl<'a> Reader<'a> {
                     format!("unknown compatibility rule `{}`", rule.text),
                 )
                 .label("not a rule of `cargo xtask compat`")
-                .suggest(
-                    &rule.text,
-                    crate::evolution::Rule::ALL.iter().map(|r| r.id()),
-                );
+                .suggest(&rule.text, Rule::ALL.iter().map(|r| r.id()));
                 self.error(d);
                 continue;
             }

@@ -35,26 +35,9 @@ mod published;
 mod rules;
 
 pub use classify::{Compatibility, VersionPair, classify};
+pub(crate) use diff::compare;
 pub(crate) use diff::notation;
 pub(crate) use finding::Item;
 pub use finding::{Counterexample, Finding, Place, Severity, Subject, Verdict};
 pub(crate) use published::{PublishedKeys, published_keys};
 pub use rules::{Bump, Rule};
-
-use crate::model::Model;
-
-/// Every change from `old` to `new`, each with a counterexample where a payload proves the break.
-/// `descriptions`: both sides know their descriptions (a baseline records wire shapes only), so a
-/// changed one is a finding; `published` says which items are published; `today` (`YYYY-MM-DD`) decides
-/// which sunsets have passed. The findings are in the order the comparison met them.
-pub(crate) fn compare(
-    old: &Model,
-    new: &Model,
-    descriptions: bool,
-    published: &PublishedKeys,
-    today: &str,
-) -> Vec<Finding> {
-    let mut findings = diff::compare(old, new, descriptions, published, today);
-    counterexample::attach(old, new, &mut findings);
-    findings
-}

@@ -17,6 +17,7 @@ mod structs;
 
 pub(crate) use shape::notation;
 
+use super::counterexample;
 use super::finding::{Finding, Item, Severity, Subject, Verdict};
 use super::published::PublishedKeys;
 use super::rules::Rule;
@@ -60,10 +61,11 @@ struct Ctx {
     via: Option<(String, String)>,
 }
 
-/// Everything that changed from `old` to `new`; `descriptions`: both know their descriptions, so a changed
-/// one is a finding; `published` says which items are published; `today` (`YYYY-MM-DD`) decides which
-/// sunsets have passed.
-pub(super) fn compare(
+/// Every change from `old` to `new`, each with a counterexample where a payload proves the break, in the
+/// order the comparison meets them. `descriptions`: both sides know their descriptions (a baseline
+/// records wire shapes only), so a changed one is a finding; `published` says which items are
+/// published; `today` (`YYYY-MM-DD`) decides which sunsets have passed.
+pub(crate) fn compare(
     old: &Model,
     new: &Model,
     descriptions: bool,
@@ -84,6 +86,7 @@ pub(super) fn compare(
     d.unreached_shared_types();
     d.rest();
     d.new_versions();
+    counterexample::attach(old, new, &mut d.out);
     d.out
 }
 
