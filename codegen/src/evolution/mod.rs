@@ -16,7 +16,7 @@
 //! opposite direction.
 //!
 //! This module sees models only (no files, no YAML, no output): a finding names the items it is about,
-//! and the caller says where they are written. Below the emitters (which publish [`classify`]'s table)
+//! and the caller says where they are written. Below the emitters (which publish [`classify()`]'s table)
 //! and the reader (which checks waivers' rule ids); the command on top, `cargo xtask compat`, is
 //! `publication`.
 //!
