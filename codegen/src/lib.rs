@@ -7,13 +7,14 @@
 
 mod ast;
 mod check;
-pub mod compat;
 mod diag;
 pub mod emit;
+mod evolution;
 mod load;
 pub mod model;
 mod naming;
 mod parallel;
+mod publication;
 mod read;
 pub mod samples;
 mod source;
@@ -28,6 +29,20 @@ pub use model::Model;
 pub use source::{FileId, SourceFile, SourceMap, Span};
 pub use write::{WriteReport, write_files};
 pub use yaml::MAX_FILE_BYTES;
+
+/// Schema evolution, as `cargo xtask compat` runs it: the check of the schema against the published
+/// baseline (or a git revision), its findings and report, and publishing. The rules are in the private
+/// `evolution` module, the command in `publication`; these are the items xtask and the tests use.
+pub mod compat {
+    pub use crate::evolution::{
+        Bump, Compatibility, Counterexample, Finding, Place, Rule, Severity, Subject, Verdict,
+        VersionPair, classify,
+    };
+    pub use crate::publication::{
+        Baseline, Format, GOLDEN_DIR, LOCK_FILE, Published, Report, check, golden_cases, publish,
+        published_versions,
+    };
+}
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -96,6 +111,25 @@ pub(crate) fn build_located_in_memory(
     let mut sources = SourceMap::default();
     let mut diagnostics = Diagnostics::default();
     let schema = load::load_in_memory(files, &mut sources, &mut diagnostics);
+    resolve(schema, sources, diagnostics)
+}
+
+/// The model of the published baseline at `path` (its `bytes`, shown as `shown`), with where each item
+/// is written in it: read and checked as the schema's files are (see `load::load_baseline`).
+pub(crate) fn build_located_baseline(
+    path: &Path,
+    shown: String,
+    bytes: Vec<u8>,
+) -> Result<(Model, naming::Places, SourceMap), Failure> {
+    let mut sources = SourceMap::default();
+    let mut diagnostics = Diagnostics::default();
+    let schema = load::load_baseline(
+        path.to_path_buf(),
+        shown,
+        bytes,
+        &mut sources,
+        &mut diagnostics,
+    );
     resolve(schema, sources, diagnostics)
 }
 

@@ -3,8 +3,9 @@
 use crate::ast::{Located, Schema};
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::read::Reader;
-use crate::source::{SourceFile, SourceMap, Span, display_path};
-use crate::yaml;
+use crate::source::{FileId, SourceFile, SourceMap, Span, display_path};
+use crate::yaml::{self, NodeKind};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Reads every schema file under `dir`: `types.yaml`, `rest.yaml` and `events/*.yaml`.
@@ -116,19 +117,14 @@ pub fn load_in_memory(
     files.sort_by_key(|(path, _)| *path);
     let mut read = Vec::new();
     for (path, bytes) in files {
-        let kind = match *path {
-            "types.yaml" => Kind::Types,
-            "rest.yaml" => Kind::Rest,
-            p if p.starts_with("events/") && p.ends_with(".yaml") => Kind::Section,
-            other => {
-                let d = Diagnostic::about_path(
-                    Code::UnexpectedFile,
-                    other,
-                    format!("unexpected schema file `{other}`"),
-                );
-                diags.push(d);
-                continue;
-            }
+        let Some(kind) = Kind::of_path(path) else {
+            let d = Diagnostic::about_path(
+                Code::UnexpectedFile,
+                *path,
+                format!("unexpected schema file `{path}`"),
+            );
+            diags.push(d);
+            continue;
         };
         read.push((
             PathBuf::from(path),
@@ -166,47 +162,149 @@ fn add_files(
     });
     for ((file_id, stem, kind), root) in checked.into_iter().zip(parsed) {
         match root {
-            Ok(root) => read_file(schema, file_id, stem, kind, &root, sources, diags),
+            Ok(root) => {
+                // A section is named by its file: its stem is at the file's start.
+                let stem = Located {
+                    text: stem,
+                    span: Span {
+                        file: file_id,
+                        start: 0,
+                        end: 0,
+                    },
+                };
+                let mut reader = Reader::new(sources, diags);
+                read_file(&mut reader, schema, file_id, stem, kind, &root);
+            }
             Err(d) => diags.push(*d),
         }
     }
 }
 
-/// Reads one parsed file into `schema`.
+/// Reads the published baseline, one file: a mapping whose keys name schema files (`types.yaml`,
+/// `rest.yaml`, `events/<section>.yaml`) and whose values are those files' contents, wire shapes only.
+/// Each is read by the schema's own reader (without requiring descriptions), at its place in the
+/// baseline, so that a mistake in it is reported there like a mistake in a schema file.
+pub fn load_baseline(
+    path: PathBuf,
+    shown: String,
+    bytes: Vec<u8>,
+    sources: &mut SourceMap,
+    diags: &mut Diagnostics,
+) -> Schema {
+    let mut schema = Schema::default();
+    let Some(file_id) = check_file(path, shown, bytes, sources, diags) else {
+        return schema;
+    };
+    let root = match yaml::parse(file_id, sources.file(file_id)) {
+        Ok(root) => root,
+        Err(d) => {
+            diags.push(*d);
+            return schema;
+        }
+    };
+    let NodeKind::Map(files) = &root.kind else {
+        diags.push(
+            Diagnostic::new(
+                Code::InvalidValue,
+                root.span,
+                "the published baseline should be a mapping of schema files",
+            )
+            .label(format!("found {}", root.kind_name())),
+        );
+        return schema;
+    };
+    let mut seen: BTreeMap<&str, Span> = BTreeMap::new();
+    let mut reader = Reader::wire_shapes(sources, diags);
+    let mut errors = Vec::new();
+    for (key, contents) in files {
+        let Some(name) = key.as_str() else {
+            errors.push(
+                Diagnostic::new(
+                    Code::InvalidKey,
+                    key.span,
+                    "keys of the baseline are file names",
+                )
+                .label(format!("found {}", key.kind_name())),
+            );
+            continue;
+        };
+        if let Some(first) = seen.insert(name, key.span) {
+            errors.push(
+                Diagnostic::new(
+                    Code::DuplicateKey,
+                    key.span,
+                    format!("`{name}` is in the baseline twice"),
+                )
+                .label("again here")
+                .with_secondary(first, "first here"),
+            );
+            continue;
+        }
+        let Some(kind) = Kind::of_path(name) else {
+            errors.push(
+                Diagnostic::new(
+                    Code::UnexpectedFile,
+                    key.span,
+                    format!("unexpected schema file `{name}` in the baseline"),
+                )
+                .label("not a schema file")
+                .with_help(
+                    "schema files are `types.yaml`, `rest.yaml` and `events/<section>.yaml`",
+                ),
+            );
+            continue;
+        };
+        let stem = Located {
+            text: Path::new(name)
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            span: key.span,
+        };
+        read_file(&mut reader, &mut schema, file_id, stem, kind, contents);
+    }
+    for d in errors {
+        diags.push(d);
+    }
+    schema
+}
+
+/// Reads one parsed file (or a file's part of the baseline) into `schema`.
 fn read_file(
+    reader: &mut Reader<'_>,
     schema: &mut Schema,
-    file_id: crate::source::FileId,
-    stem: String,
+    file_id: FileId,
+    stem: Located,
     kind: Kind,
     root: &yaml::Node,
-    sources: &SourceMap,
-    diags: &mut Diagnostics,
 ) {
-    let mut reader = Reader::new(sources, diags);
     match kind {
         Kind::Types => schema.types.extend(reader.types_file(file_id, root)),
         Kind::Rest => schema.rest = reader.rest_file(file_id, root),
-        Kind::Section => {
-            let stem = Located {
-                text: stem,
-                span: Span {
-                    file: file_id,
-                    start: 0,
-                    end: 0,
-                },
-            };
-            schema
-                .sections
-                .extend(reader.section_file(file_id, stem, root));
-        }
+        Kind::Section => schema
+            .sections
+            .extend(reader.section_file(file_id, stem, root)),
     }
 }
 
+/// What a schema file holds, by its path relative to the schema folder.
 #[derive(Clone, Copy)]
 enum Kind {
     Types,
     Rest,
     Section,
+}
+
+impl Kind {
+    /// `types.yaml`, `rest.yaml`, `events/<section>.yaml`; anything else is no schema file.
+    fn of_path(path: &str) -> Option<Kind> {
+        match path {
+            "types.yaml" => Some(Kind::Types),
+            "rest.yaml" => Some(Kind::Rest),
+            p if p.starts_with("events/") && p.ends_with(".yaml") => Some(Kind::Section),
+            _ => None,
+        }
+    }
 }
 
 fn sorted_entries(dir: &Path, diags: &mut Diagnostics, cwd: &Path) -> Vec<PathBuf> {
@@ -235,7 +333,7 @@ fn check_file(
     bytes: Vec<u8>,
     sources: &mut SourceMap,
     diags: &mut Diagnostics,
-) -> Option<crate::source::FileId> {
+) -> Option<FileId> {
     if bytes.len() > yaml::MAX_FILE_BYTES {
         let d = Diagnostic::about_path(
             Code::FileTooLarge,

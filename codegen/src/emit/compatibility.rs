@@ -1,7 +1,7 @@
 //! `COMPATIBILITY.md`, and the compatibility table of each AsyncAPI message: every payload version of an
-//! event type against the others, as `compat::classify` judges them.
+//! event type against the others, as `evolution::classify` judges them.
 
-use crate::compat::{VersionPair, classify};
+use crate::evolution::{VersionPair, classify};
 use crate::model::{EventType, EventVersion, Model};
 use std::collections::BTreeMap;
 

@@ -501,7 +501,7 @@ fn value_schema(mapping: Mapping, key: &str) -> Result<Map, String> {
                                     described(
                                         "The rule's id.",
                                         enumeration(
-                                            &crate::compat::Rule::ALL
+                                            &crate::evolution::Rule::ALL
                                                 .iter()
                                                 .map(|r| r.id())
                                                 .collect::<Vec<_>>(),

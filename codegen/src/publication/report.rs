@@ -1,10 +1,10 @@
 //! The findings as people and tools read them: rustc-style text with both places, one JSON object per
 //! finding, or a Markdown changelog grouped by catalogue section.
 
-use super::{Bump, Finding, Place, Rule, Severity, Subject, Verdict};
 use crate::diag::visible_range;
+use crate::evolution::{Bump, Finding, Place, Rule, Severity, Subject, Verdict};
 use crate::model::Model;
-use crate::source::SourceMap;
+use crate::source::{SourceMap, Span};
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 use std::collections::BTreeMap;
 
@@ -23,13 +23,21 @@ pub enum Format {
 pub struct Report {
     /// Every finding, sorted by subject and path.
     pub findings: Vec<Finding>,
+    /// Where each finding is on the old side and the new side, in `sources`.
+    spans: Vec<(Option<Span>, Option<Span>)>,
     sources: SourceMap,
     /// Each event type's section title.
     sections: BTreeMap<String, String>,
 }
 
 impl Report {
-    pub(crate) fn new(findings: Vec<Finding>, sources: SourceMap, model: &Model) -> Report {
+    /// A report of `findings`, at `spans` in `sources` (one pair per finding); `model` is the new side.
+    pub(crate) fn new(
+        findings: Vec<Finding>,
+        spans: Vec<(Option<Span>, Option<Span>)>,
+        sources: SourceMap,
+        model: &Model,
+    ) -> Report {
         let sections = model
             .events()
             .flat_map(|(s, e)| {
@@ -40,6 +48,7 @@ impl Report {
             .collect();
         Report {
             findings,
+            spans,
             sources,
             sections,
         }
@@ -103,15 +112,19 @@ impl Report {
             Renderer::plain()
         };
         let mut out = String::new();
-        for f in &self.findings {
-            out.push_str(&renderer.render(&self.groups(f)));
+        for (f, spans) in self.findings.iter().zip(&self.spans) {
+            out.push_str(&renderer.render(&self.groups(f, *spans)));
             out.push_str("\n\n");
         }
         out.push_str(&format!("compat: {}\n", self.summary(against)));
         out
     }
 
-    fn groups<'a>(&'a self, f: &'a Finding) -> Vec<Group<'a>> {
+    fn groups<'a>(
+        &'a self,
+        f: &'a Finding,
+        (old, new): (Option<Span>, Option<Span>),
+    ) -> Vec<Group<'a>> {
         let level = match f.severity {
             Severity::Error => Level::ERROR,
             Severity::Warning => Level::WARNING,
@@ -119,11 +132,11 @@ impl Report {
         };
         let mut group = Group::with_title(level.primary_title(&f.message).id(f.rule.id()));
         let mut spans = Vec::new();
-        if let Some(s) = f.spans.1 {
+        if let Some(s) = new {
             spans.push((s, true, new_label(f)));
         }
-        if let Some(s) = f.spans.0 {
-            spans.push((s, f.spans.1.is_none(), old_label(f)));
+        if let Some(s) = old {
+            spans.push((s, new.is_none(), old_label(f)));
         }
         for (span, primary, label) in spans {
             let file = self.sources.file(span.file);

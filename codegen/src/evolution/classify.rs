@@ -1,7 +1,8 @@
 //! Every payload version of an event type against every earlier one: which readers read which payloads.
 //! The documents publish the table (AsyncAPI message descriptions, `COMPATIBILITY.md`, the docs site).
 
-use super::Verdict;
+use super::diff::compare_payloads;
+use super::finding::{Finding, Verdict};
 use crate::model::{EventType, EventVersion, Model};
 
 /// Which readers of two versions read each other's payloads, as schema registries name it.
@@ -57,13 +58,9 @@ pub fn classify(model: &Model, event: &EventType) -> Vec<VersionPair> {
 }
 
 /// How `newer` relates to `older`, two versions of one event type of `model`.
-pub(super) fn compare_versions(
-    model: &Model,
-    older: &EventVersion,
-    newer: &EventVersion,
-) -> VersionPair {
-    let findings = super::diff::compare_payloads(model, &older.payload, &newer.payload);
-    let first = |pick: fn(&super::Finding) -> &Verdict| {
+fn compare_versions(model: &Model, older: &EventVersion, newer: &EventVersion) -> VersionPair {
+    let findings = compare_payloads(model, &older.payload, &newer.payload);
+    let first = |pick: fn(&Finding) -> &Verdict| {
         findings.iter().find_map(|f| match pick(f) {
             Verdict::Reads => None,
             Verdict::Rejects(why) if f.path.is_empty() => Some(why.clone()),

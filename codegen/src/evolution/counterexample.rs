@@ -2,7 +2,7 @@
 //! the other side's reader rejects, proven by running the decoder's own shape checker
 //! (`energy_api_core::shape`, which accepts exactly what the generated decoders accept) on it.
 
-use super::{Counterexample, Finding, Subject, Verdict};
+use super::finding::{Counterexample, Finding, Subject, Verdict};
 use crate::model::{EventVersion, Model, Struct, Type};
 use crate::samples::{Optionals, event_payload};
 use energy_api_core::shape::{Shape, StructShape, check_struct};
