@@ -140,8 +140,13 @@ fn compat(c: &mut Criterion) {
     c.bench_function("compat/real-schema", |b| {
         b.iter(|| {
             let baseline = energy_codegen::compat::Baseline::Lock(&lock);
-            let report = energy_codegen::compat::check(black_box(&dir), baseline, today)
-                .unwrap_or_else(|f| panic!("{}", f.render(false)));
+            let report = energy_codegen::compat::check(
+                black_box(&dir),
+                baseline,
+                today,
+                energy_codegen::compat::Readers::Anyone,
+            )
+            .unwrap_or_else(|f| panic!("{}", f.render(false)));
             assert_eq!(report.errors(), 0);
         })
     });
@@ -154,8 +159,13 @@ fn compat(c: &mut Criterion) {
     c.bench_function("compat/real-schema-broken", |b| {
         b.iter(|| {
             let baseline = energy_codegen::compat::Baseline::Lock(&lock);
-            let report = energy_codegen::compat::check(black_box(broken.path()), baseline, today)
-                .unwrap_or_else(|f| panic!("{}", f.render(false)));
+            let report = energy_codegen::compat::check(
+                black_box(broken.path()),
+                baseline,
+                today,
+                energy_codegen::compat::Readers::Anyone,
+            )
+            .unwrap_or_else(|f| panic!("{}", f.render(false)));
             assert!(report.errors() > 0);
         })
     });

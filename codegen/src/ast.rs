@@ -114,6 +114,8 @@ pub struct WaiverDef {
     pub path: Located,
     /// Why the break is intended.
     pub reason: String,
+    /// The consumers (contract names) that agreed to the break.
+    pub consumers: Vec<Located>,
     /// Where the whole entry is.
     pub span: Span,
 }
@@ -293,4 +295,32 @@ pub struct Schema {
     pub sections: Vec<SectionFile>,
     /// `rest.yaml`.
     pub rest: Option<RestFile>,
+    /// `consumers/*.yaml`, in file-name order.
+    pub consumers: Vec<ConsumerFile>,
+}
+
+/// `consumers/<name>.yaml`: what one consuming team reads of the events.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConsumerFile {
+    /// The file's stem, placed at the file's start.
+    pub stem: Located,
+    /// `consumer:`, the team's consumer name.
+    pub consumer: Located,
+    /// `owner:`, who to ask.
+    pub owner: Option<Located>,
+    /// `status:`, `active` or `retired`.
+    pub status: Option<Located>,
+    /// `reads:`, the event types it reads.
+    pub reads: Vec<ReadDef>,
+}
+
+/// One entry of a contract's `reads:`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadDef {
+    /// The event type.
+    pub event: Located,
+    /// The versions it decodes.
+    pub versions: Vec<Located>,
+    /// The JSON pointers it reads; `None` for every field.
+    pub fields: Option<Vec<Located>>,
 }

@@ -114,6 +114,10 @@ codes! {
     ReservedField = "reserved-field",
     /// An event type whose name a section has reserved (`reserved:`).
     ReservedEvent = "reserved-event",
+    /// A consumer's contract reads a field (a JSON pointer) its event version does not have.
+    UnknownFieldPointer = "unknown-field-pointer",
+    /// A waiver names a consumer that has no contract.
+    UnknownConsumer = "unknown-consumer",
 }
 
 impl Code {

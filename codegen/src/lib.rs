@@ -39,8 +39,8 @@ pub mod compat {
         VersionPair, classify,
     };
     pub use crate::publication::{
-        Baseline, Format, GOLDEN_DIR, LOCK_FILE, Published, Report, check, golden_cases, publish,
-        published_versions,
+        Baseline, Coverage, Format, GOLDEN_DIR, LOCK_FILE, Published, Readers, Report,
+        VersionReaders, check, coverage, golden_cases, publish, published_versions,
     };
 }
 
@@ -91,11 +91,22 @@ pub fn build_model(schema_dir: &Path) -> Result<Model, Failure> {
 /// pairs: the path says what the file is (`types.yaml`, `rest.yaml`, `events/<section>.yaml`). For
 /// fuzzing and property tests, which have no folder.
 pub fn build_model_in_memory(files: &[(&str, &[u8])]) -> Result<Model, Failure> {
-    build_located_in_memory(files).map(|(model, _, _)| model)
+    build_located_in_memory(files)
+        .and_then(check_contracts)
+        .map(|(model, _, _)| model)
 }
 
-/// The model of a schema folder, with where each item is written and the files read.
+/// The model of a schema folder, with where each item is written and the files read. Every reference
+/// of an active consumer contract must be in the schema beside it.
 pub(crate) fn build_located(
+    schema_dir: &Path,
+) -> Result<(Model, naming::Places, SourceMap), Failure> {
+    check_contracts(build_located_for_comparison(schema_dir)?)
+}
+
+/// [`build_located`] without checking the contracts' references: `cargo xtask compat` checks them
+/// against both sides, since what a change removes from under a contract is a finding, not a mistake.
+pub(crate) fn build_located_for_comparison(
     schema_dir: &Path,
 ) -> Result<(Model, naming::Places, SourceMap), Failure> {
     let mut sources = SourceMap::default();
@@ -104,7 +115,7 @@ pub(crate) fn build_located(
     resolve(schema, sources, diagnostics)
 }
 
-/// [`build_located`] of files given in memory (see [`build_model_in_memory`]).
+/// [`build_located_for_comparison`] of files given in memory (see [`build_model_in_memory`]).
 pub(crate) fn build_located_in_memory(
     files: &[(&str, &[u8])],
 ) -> Result<(Model, naming::Places, SourceMap), Failure> {
@@ -112,6 +123,29 @@ pub(crate) fn build_located_in_memory(
     let mut diagnostics = Diagnostics::default();
     let schema = load::load_in_memory(files, &mut sources, &mut diagnostics);
     resolve(schema, sources, diagnostics)
+}
+
+/// A located error for each reference of an active contract that the model does not have.
+fn check_contracts(
+    (model, places, sources): (Model, naming::Places, SourceMap),
+) -> Result<(Model, naming::Places, SourceMap), Failure> {
+    let mut diagnostics = Diagnostics::default();
+    for consumer in model.consumers.iter().filter(|c| c.active) {
+        for unresolved in evolution::references(&model, consumer) {
+            if let Some(d) = check::contract_diagnostic(&unresolved, &places) {
+                diagnostics.push(d);
+            }
+        }
+    }
+    if diagnostics.is_empty() {
+        return Ok((model, places, sources));
+    }
+    diagnostics.sort(&sources);
+    Err(Failure {
+        sources,
+        diagnostics,
+        bug: None,
+    })
 }
 
 /// The model of the published baseline at `path` (its `bytes`, shown as `shown`), with where each item

@@ -8,7 +8,8 @@ use crate::yaml::{self, NodeKind};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// Reads every schema file under `dir`: `types.yaml`, `rest.yaml` and `events/*.yaml`.
+/// Reads every schema file under `dir`: `types.yaml`, `rest.yaml`, `events/*.yaml` and the consuming
+/// teams' contracts, `consumers/*.yaml`.
 ///
 /// Files are read in sorted order, so the result does not depend on the order the file system lists them.
 pub fn load(dir: &Path, sources: &mut SourceMap, diags: &mut Diagnostics) -> Schema {
@@ -51,13 +52,18 @@ pub fn load(dir: &Path, sources: &mut SourceMap, diags: &mut Diagnostics) -> Sch
                 path,
                 format!("unexpected schema file `{name}`"),
             )
-            .with_help("schema files are `types.yaml`, `rest.yaml` and `events/<section>.yaml`");
+            .with_help(
+                "schema files are `types.yaml`, `rest.yaml`, `events/<section>.yaml` and `consumers/<name>.yaml`",
+            );
             diags.push(d);
         }
     }
-    let events = dir.join("events");
-    if events.is_dir() {
-        for entry in sorted_entries(&events, diags, &cwd) {
+    for (folder, kind) in [("events", Kind::Section), ("consumers", Kind::Consumer)] {
+        let folder = dir.join(folder);
+        if !folder.is_dir() {
+            continue;
+        }
+        for entry in sorted_entries(&folder, diags, &cwd) {
             let name = entry
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
@@ -66,7 +72,7 @@ pub fn load(dir: &Path, sources: &mut SourceMap, diags: &mut Diagnostics) -> Sch
                 continue;
             }
             if name.ends_with(".yaml") {
-                files.push((entry, Kind::Section));
+                files.push((entry, kind));
             } else if name.ends_with(".yml") {
                 let d = Diagnostic::about_path(
                     Code::UnexpectedFile,
@@ -284,6 +290,9 @@ fn read_file(
         Kind::Section => schema
             .sections
             .extend(reader.section_file(file_id, stem, root)),
+        Kind::Consumer => schema
+            .consumers
+            .extend(reader.consumer_file(file_id, stem, root)),
     }
 }
 
@@ -293,15 +302,18 @@ enum Kind {
     Types,
     Rest,
     Section,
+    Consumer,
 }
 
 impl Kind {
-    /// `types.yaml`, `rest.yaml`, `events/<section>.yaml`; anything else is no schema file.
+    /// `types.yaml`, `rest.yaml`, `events/<section>.yaml`, `consumers/<name>.yaml`; anything else is no
+    /// schema file.
     fn of_path(path: &str) -> Option<Kind> {
         match path {
             "types.yaml" => Some(Kind::Types),
             "rest.yaml" => Some(Kind::Rest),
             p if p.starts_with("events/") && p.ends_with(".yaml") => Some(Kind::Section),
+            p if p.starts_with("consumers/") && p.ends_with(".yaml") => Some(Kind::Consumer),
             _ => None,
         }
     }

@@ -12,6 +12,33 @@ pub struct Model {
     pub sections: Vec<Section>,
     /// The REST API, when `rest.yaml` exists.
     pub rest: Option<Rest>,
+    /// The consuming teams' contracts (`consumers/<name>.yaml`), by name.
+    pub consumers: Vec<Consumer>,
+}
+
+/// A consuming team's contract: what it reads of the events. `cargo xtask compat` names the contracts
+/// a change breaks; the generator writes each as an AsyncAPI document of what it receives.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Consumer {
+    /// Its name (the file's stem).
+    pub name: String,
+    /// Who to ask about it.
+    pub owner: Option<String>,
+    /// Checked (`active`), or kept for the record and never checked (`retired`).
+    pub active: bool,
+    /// The event types it reads, in the order written.
+    pub reads: Vec<ConsumerRead>,
+}
+
+/// One event type a contract reads.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ConsumerRead {
+    /// The event type, as the contract names it.
+    pub event: String,
+    /// The versions it decodes.
+    pub versions: Vec<String>,
+    /// The JSON pointers it reads (`/ledger/number`); `None` when it reads every field.
+    pub fields: Option<Vec<String>>,
 }
 
 /// A type of a field.
@@ -118,6 +145,9 @@ pub struct Waiver {
     pub path: String,
     /// Why the break is intended.
     pub reason: String,
+    /// The consumers (contract names) that agreed to the break: a contract the change breaks whose
+    /// consumer is not named keeps it an error.
+    pub consumers: Vec<String>,
 }
 
 /// An event version that is going away.

@@ -239,6 +239,28 @@ pub(crate) struct Places {
     /// Every field, by the schema name of its struct (`agreement.updated v2` for a payload) and its
     /// JSON name: where it is written (in a base, or a version it extends, for flattened fields).
     pub fields: BTreeMap<(String, String), Span>,
+    /// The consuming teams' contracts, by name.
+    pub consumers: BTreeMap<String, ConsumerPlaces>,
+}
+
+/// Where a contract writes its name and each of its references.
+#[derive(Debug, Clone)]
+pub(crate) struct ConsumerPlaces {
+    /// `consumer:`.
+    pub name: Span,
+    /// Each entry of `reads`, in order.
+    pub reads: Vec<ReadPlaces>,
+}
+
+/// Where an entry of a contract's `reads` writes its event type, versions and pointers.
+#[derive(Debug, Clone)]
+pub(crate) struct ReadPlaces {
+    /// `event:`.
+    pub event: Span,
+    /// Each version.
+    pub versions: Vec<Span>,
+    /// Each field pointer.
+    pub fields: Vec<Span>,
 }
 
 impl Places {
@@ -279,6 +301,24 @@ impl Places {
                 .waivers
                 .into_iter()
                 .map(|(k, v)| (k, shift(v)))
+                .collect(),
+            consumers: self
+                .consumers
+                .into_iter()
+                .map(|(k, c)| {
+                    let read = |r: ReadPlaces| ReadPlaces {
+                        event: shift(r.event),
+                        versions: r.versions.into_iter().map(shift).collect(),
+                        fields: r.fields.into_iter().map(shift).collect(),
+                    };
+                    (
+                        k,
+                        ConsumerPlaces {
+                            name: shift(c.name),
+                            reads: c.reads.into_iter().map(read).collect(),
+                        },
+                    )
+                })
                 .collect(),
         }
     }

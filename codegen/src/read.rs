@@ -6,7 +6,8 @@
 //! - `keys`: the keys of every mapping of the format (from which its JSON Schemas are written too);
 //! - `types`: `types.yaml`, resources and bases, fields and type expressions;
 //! - `events`: events files, their entries, versions and deprecations;
-//! - `rest`: `rest.yaml`, its authentication schemes and endpoints.
+//! - `rest`: `rest.yaml`, its authentication schemes and endpoints;
+//! - `consumers`: `consumers/<name>.yaml`, the consuming teams' contracts.
 
 use crate::ast::*;
 use crate::diag::{Code, Diagnostic, Diagnostics};
@@ -16,6 +17,7 @@ use crate::yaml::{Node, NodeKind};
 
 pub mod keys;
 
+mod consumers;
 mod events;
 mod rest;
 mod types;
@@ -97,7 +99,7 @@ impl<'a> Reader<'a> {
         };
         let mut out = Vec::new();
         for item in items {
-            let Some(w) = self.entries(item, "a waiver", Some(&["rule", "path", "reason"])) else {
+            let Some(w) = self.entries(item, "a waiver", Some(keys::WAIVER)) else {
                 continue;
             };
             let rule = self
@@ -137,11 +139,16 @@ impl<'a> Reader<'a> {
                 self.error(d);
                 continue;
             }
+            let consumers = match w.get("consumers") {
+                Some(n) => self.name_list(n, "`consumers`"),
+                None => Vec::new(),
+            };
             if let (Some(rule), Some(path), Some(reason)) = (rule, path, reason) {
                 out.push(WaiverDef {
                     rule,
                     path,
                     reason,
+                    consumers,
                     span: item.span,
                 });
             }

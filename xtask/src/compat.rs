@@ -3,7 +3,7 @@
 //! the current schema as published.
 
 use clap::ValueEnum;
-use energy_codegen::compat::{self, Baseline, Format};
+use energy_codegen::compat::{self, Baseline, Format, Readers};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -33,6 +33,14 @@ pub(crate) struct CompatArgs {
     /// The date sunsets are judged on, `YYYY-MM-DD` (default: today, UTC).
     #[arg(long, value_name = "DATE", value_parser = parse_date)]
     today: Option<String>,
+    /// Judge breaking changes by the registered consumers only (`schema/consumers/`): a break that no
+    /// active contract reads passes as a note. For a producer whose set of contracts is complete.
+    #[arg(long, conflicts_with = "publish")]
+    consumers_only: bool,
+    /// Print, per event type and version, the consumer contracts that read it (and which published
+    /// versions nobody reads) instead of comparing.
+    #[arg(long, conflicts_with_all = ["publish", "against", "consumers_only"])]
+    consumers: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -69,9 +77,28 @@ pub(crate) fn run(args: &CompatArgs) -> ExitCode {
     if args.publish {
         return publish(&schema, &lock, &golden, &today, format, color);
     }
+    if args.consumers {
+        return match compat::coverage(&schema, &lock) {
+            Ok(coverage) => {
+                print!("{}", coverage.render(format));
+                ExitCode::SUCCESS
+            }
+            Err(failure) => {
+                eprint!("{}", failure.render(std::io::stderr().is_terminal()));
+                ExitCode::from(CANNOT_RUN)
+            }
+        };
+    }
+    let readers = if args.consumers_only {
+        Readers::Registered
+    } else {
+        Readers::Anyone
+    };
     let shown_lock = shown(&lock);
     let result = match &args.against {
-        None => compat::check(&schema, Baseline::Lock(&lock), &today).map(|r| (r, shown_lock)),
+        None => {
+            compat::check(&schema, Baseline::Lock(&lock), &today, readers).map(|r| (r, shown_lock))
+        }
         Some(rev) => {
             let files = match revision_files(&schema, rev) {
                 Ok(files) => files,
@@ -85,7 +112,7 @@ pub(crate) fn run(args: &CompatArgs) -> ExitCode {
                 files,
                 lock: &lock,
             };
-            compat::check(&schema, baseline, &today).map(|r| (r, format!("`{rev}`")))
+            compat::check(&schema, baseline, &today, readers).map(|r| (r, format!("`{rev}`")))
         }
     };
     match result {
@@ -146,8 +173,13 @@ fn publish(
 pub(crate) fn check(root: &Path) -> Result<(), String> {
     let schema = root.join("schema");
     let lock = schema.join(compat::LOCK_FILE);
-    let report =
-        compat::check(&schema, Baseline::Lock(&lock), &today_utc()).map_err(|f| f.render(false))?;
+    let report = compat::check(
+        &schema,
+        Baseline::Lock(&lock),
+        &today_utc(),
+        Readers::Anyone,
+    )
+    .map_err(|f| f.render(false))?;
     let text = report.render(Format::Human, &shown(&lock), false);
     if report.errors() > 0 {
         return Err(text);

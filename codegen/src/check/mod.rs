@@ -5,12 +5,16 @@
 //! - `types`: type expressions and field lists, shared by everything below;
 //! - `events`: shared payload types, bases, event versions and `extends`, catalogue sections;
 //! - `rest`: resources, endpoints and their path templates;
+//! - `consumers`: the consuming teams' contracts, and the located error of a reference one misses;
 //! - `cycles`: types that contain themselves (fine through an optional field or an array, then boxed).
 
+mod consumers;
 mod cycles;
 mod events;
 mod rest;
 mod types;
+
+pub(crate) use consumers::diagnostic as contract_diagnostic;
 
 use crate::ast::{BaseDef, Located, Schema, TypeDef, WaiverDef};
 use crate::diag::{Code, Diagnostic, Diagnostics};
@@ -49,6 +53,8 @@ struct Resolver<'s> {
     visiting: Vec<VersionKey<'s>>,
     /// Where the schema writes what `naming` names.
     places: Places,
+    /// The consumers waivers name, checked once the contracts are read.
+    waiver_consumers: Vec<Located>,
 }
 
 /// Resolves a read schema into the model, with the places of its items. Returns `None` when any mistake
@@ -70,6 +76,7 @@ pub(crate) fn resolve(
         flat: BTreeMap::new(),
         visiting: Vec::new(),
         places: Places::default(),
+        waiver_consumers: Vec::new(),
     };
     r.register_shared_types(schema);
     if let Some(rest) = &schema.rest {
@@ -85,10 +92,14 @@ pub(crate) fn resolve(
     let shared_types = r.shared_types();
     let sections = r.sections(schema);
     let rest = schema.rest.as_ref().map(|rest| r.rest(rest));
+    let consumers = r.consumers(schema);
+    let waiver_consumers = std::mem::take(&mut r.waiver_consumers);
+    r.check_waiver_consumers(&waiver_consumers, &consumers);
     let mut model = Model {
         shared_types,
         sections,
         rest,
+        consumers,
     };
     cycles::break_cycles(&mut model.shared_types, &r.shared, r.diags);
     if let Some(rest) = &mut model.rest {
@@ -112,7 +123,9 @@ impl Resolver<'_> {
                 rule: w.rule.text.clone(),
                 path: w.path.text.clone(),
                 reason: w.reason.clone(),
+                consumers: w.consumers.iter().map(|c| c.text.clone()).collect(),
             };
+            self.waiver_consumers.extend(w.consumers.iter().cloned());
             let key = (owner.to_owned(), waiver.rule.clone(), waiver.path.clone());
             if let Some(&first) = self.places.waivers.get(&key) {
                 let d = Diagnostic::new(

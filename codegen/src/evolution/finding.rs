@@ -143,6 +143,9 @@ pub struct Finding {
     pub waived: Option<String>,
     /// Whether it changes something already published (else the item may still change freely).
     pub published: bool,
+    /// The active consumer contracts (`schema/consumers/`) that read what it is about, in name order;
+    /// empty when none does.
+    pub consumers: Vec<String>,
     /// The shared type or resource holding the changed field, and the path in it, when the change is
     /// inside one (a waiver on that type matches it).
     pub(crate) via: Option<(String, String)>,
@@ -150,6 +153,8 @@ pub struct Finding {
     pub(crate) items: (Option<Item>, Option<Item>),
     /// About a request parameter, which clients write and servers read (the other way round).
     pub(crate) request: bool,
+    /// The consumers the waiver allowing it says agreed to it.
+    pub(crate) waived_for: Vec<String>,
 }
 
 impl Finding {

@@ -25,9 +25,11 @@
 //! - `published`: which items a baseline publishes;
 //! - `diff`: the comparison of two models;
 //! - `counterexample`: a payload that proves a break, checked by the decoder's own shape checker;
+//! - `consumers`: the consuming teams' contracts: who a finding breaks, what each contract reads;
 //! - `classify`: every version of an event type against every earlier one (for the documents).
 
 mod classify;
+mod consumers;
 mod counterexample;
 mod diff;
 mod finding;
@@ -35,6 +37,7 @@ mod published;
 mod rules;
 
 pub use classify::{Compatibility, VersionPair, classify};
+pub(crate) use consumers::{Missing, Unresolved, apply as apply_consumers, readers, references};
 pub(crate) use diff::compare;
 pub(crate) use diff::notation;
 pub(crate) use finding::Item;

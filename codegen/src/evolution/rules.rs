@@ -81,6 +81,8 @@ rules! {
     VersionNotNeeded = "version-not-needed", None;
     /// A payload version is deprecated, with the date from which it may be removed.
     VersionDeprecated = "version-deprecated", Minor;
+    /// A deprecated payload version is still read by an active consumer contract.
+    ConsumerReadsDeprecated = "consumer-reads-deprecated", None;
     /// A required field is gone.
     FieldRemovedRequired = "field-removed-required", Major;
     /// An optional field is gone.

@@ -8,16 +8,21 @@
 //!
 //! - `side`: a side of the comparison (a model with the places of its items), and locating findings;
 //! - `lock`: the published baseline, written in the schema format and read back by the schema's reader;
+//! - `coverage`: which contracts read each version (`--consumers`);
+//! - `contracts`: the consumer contracts' references, against both sides;
 //! - `waivers`: the findings waivers allow, and waivers that allow nothing;
 //! - `golden`: payloads frozen when a version is published;
 //! - `report`: human, JSON and Markdown output.
 
+mod contracts;
+mod coverage;
 mod golden;
 mod lock;
 mod report;
 mod side;
 mod waivers;
 
+pub use coverage::{Coverage, VersionReaders, coverage};
 pub use golden::{GOLDEN_DIR, golden_cases};
 pub use lock::{LOCK_FILE, Published};
 pub use report::{Format, Report};
@@ -46,9 +51,24 @@ pub enum Baseline<'a> {
     },
 }
 
-/// Compares the schema in `schema_dir` with a baseline. `today` (`YYYY-MM-DD`) decides which sunsets
-/// have passed.
-pub fn check(schema_dir: &Path, baseline: Baseline<'_>, today: &str) -> Result<Report, Failure> {
+/// Whom a breaking change is judged against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Readers {
+    /// Any possible reader: a break is an error whether or not a registered consumer reads it.
+    Anyone,
+    /// The registered consumers (`schema/consumers/`) only: a break no active contract reads passes as
+    /// a note. For a producer whose set of contracts is complete (`--consumers-only`).
+    Registered,
+}
+
+/// Compares the schema in `schema_dir` with a baseline, naming the consumer contracts each finding
+/// breaks. `today` (`YYYY-MM-DD`) decides which sunsets have passed.
+pub fn check(
+    schema_dir: &Path,
+    baseline: Baseline<'_>,
+    today: &str,
+    readers: Readers,
+) -> Result<Report, Failure> {
     let mut sources = SourceMap::default();
     let new = Side::schema(schema_dir, &mut sources)?;
     let (old, published) = match baseline {
@@ -68,8 +88,18 @@ pub fn check(schema_dir: &Path, baseline: Baseline<'_>, today: &str) -> Result<R
         }
     };
     let descriptions = old.has_docs && new.has_docs;
+    let mut diagnostics = contracts::unresolved_on_both_sides(&old, &new);
+    if !diagnostics.is_empty() {
+        diagnostics.sort(&sources);
+        return Err(Failure {
+            sources,
+            diagnostics,
+            bug: None,
+        });
+    }
     let mut findings = evolution::compare(&old.model, &new.model, descriptions, &published, today);
     waivers::apply(&new, &mut findings);
+    evolution::apply_consumers(&new.model, &mut findings, readers == Readers::Registered);
     findings.sort_by(|a, b| (&a.subject, &a.path, a.rule).cmp(&(&b.subject, &b.path, b.rule)));
     let spans = side::locate(&old, &new, &sources, &mut findings);
     Ok(Report::new(findings, spans, sources, &new.model))
@@ -94,7 +124,12 @@ pub fn publish(
     today: &str,
 ) -> Result<(Report, Published), Failure> {
     let report = if lock_path.exists() {
-        check(schema_dir, Baseline::Lock(lock_path), today)?
+        check(
+            schema_dir,
+            Baseline::Lock(lock_path),
+            today,
+            Readers::Anyone,
+        )?
     } else {
         let mut sources = SourceMap::default();
         let new = Side::schema(schema_dir, &mut sources)?;

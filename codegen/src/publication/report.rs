@@ -28,6 +28,8 @@ pub struct Report {
     sources: SourceMap,
     /// Each event type's section title.
     sections: BTreeMap<String, String>,
+    /// The owner of each active consumer contract, by its name.
+    owners: BTreeMap<String, Option<String>>,
 }
 
 impl Report {
@@ -46,11 +48,18 @@ impl Report {
                     .map(move |name| (name, s.title.clone()))
             })
             .collect();
+        let owners = model
+            .consumers
+            .iter()
+            .filter(|c| c.active)
+            .map(|c| (c.name.clone(), c.owner.clone()))
+            .collect();
         Report {
             findings,
             spans,
             sources,
             sections,
+            owners,
         }
     }
 
@@ -153,7 +162,7 @@ impl Report {
             );
         }
         let mut groups = vec![group];
-        for note in notes(f) {
+        for note in notes(f).into_iter().chain(self.readers_note(f)) {
             groups.push(Group::with_title(Level::NOTE.secondary_title(note)));
         }
         if let Some(help) = help(f) {
@@ -200,6 +209,7 @@ impl Report {
                     "direction": c.direction, "payload": c.payload, "error": c.error,
                 })),
                 "waived": f.waived,
+                "consumers": f.consumers,
                 "published": f.published,
                 "semver": f.bump().as_str(),
                 "fingerprint": f.fingerprint(),
@@ -249,12 +259,48 @@ impl Report {
                 if let Some(reason) = &f.waived {
                     line.push_str(&format!("; waived: {}", escape_markdown(reason)));
                 }
+                if !f.consumers.is_empty() {
+                    line.push_str(&format!("; read by {}", quoted(&f.consumers)));
+                }
                 line.push_str(").\n");
                 out.push_str(&line);
             }
         }
         out
     }
+}
+
+impl Report {
+    /// Which registered consumers read what `f` is about, with their owners to ask; or, where contracts
+    /// exist and none reads a break, that it breaks no registered consumer.
+    fn readers_note(&self, f: &Finding) -> Option<String> {
+        if self.owners.is_empty() || !matches!(f.subject, Subject::Event { .. }) {
+            return None;
+        }
+        if f.consumers.is_empty() {
+            let breaks = !f.forward.reads() || !f.backward.reads();
+            return breaks
+                .then(|| "breaks no registered consumer (`schema/consumers/`)".to_owned());
+        }
+        let named: Vec<String> = f
+            .consumers
+            .iter()
+            .map(|c| match self.owners.get(c).cloned().flatten() {
+                Some(owner) => format!("`{c}` ({owner})"),
+                None => format!("`{c}`"),
+            })
+            .collect();
+        Some(format!("read by consumers: {}", named.join(", ")))
+    }
+}
+
+/// Names as `` `a`, `b` ``.
+fn quoted(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// `|` and line breaks would break a changelog's lists and tables.
@@ -303,6 +349,13 @@ fn compatibility_words(f: &Finding) -> String {
 fn notes(f: &Finding) -> Vec<String> {
     let mut notes = Vec::new();
     if f.rule == Rule::WaiverUnused {
+        return notes;
+    }
+    if f.rule == Rule::ConsumerReadsDeprecated {
+        notes.push(
+            "ask its owner to move to a later version before the sunset, or keep the version"
+                .to_owned(),
+        );
         return notes;
     }
     let (forward, backward) = if f.request {
@@ -364,6 +417,18 @@ fn help(f: &Finding) -> Option<String> {
     if f.severity != Severity::Error {
         return None;
     }
+    let unagreed: Vec<String> = f
+        .consumers
+        .iter()
+        .filter(|c| !f.waived_for.contains(c))
+        .cloned()
+        .collect();
+    if !unagreed.is_empty() && f.waived.is_some() {
+        return Some(format!(
+            "agree the change with them and name them in the waiver: `consumers: [{}]`",
+            unagreed.join(", ")
+        ));
+    }
     Some(match f.rule {
         Rule::WaiverUnused => "remove the waiver: what it allowed is published, or it names no change".to_owned(),
         Rule::VersionRemoved | Rule::EventTypeRemoved => {
@@ -382,8 +447,13 @@ fn help(f: &Finding) -> Option<String> {
                 Subject::Resource(_) => "the resource",
                 Subject::Endpoint(_) | Subject::ErrorResponse => "the endpoint",
             };
+            let agreed = if unagreed.is_empty() {
+                String::new()
+            } else {
+                format!(", consumers: [{}]", unagreed.join(", "))
+            };
             format!(
-                "published shapes are frozen: make the change in a new version, or waive it next to {item}: `waivers: [{{rule: {}, path: \"{}\", reason: …}}]`",
+                "published shapes are frozen: make the change in a new version, or waive it next to {item}: `waivers: [{{rule: {}, path: \"{}\", reason: …{agreed}}}]`",
                 f.rule.id(),
                 f.path
             )

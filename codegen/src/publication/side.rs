@@ -19,7 +19,7 @@ pub(super) struct Side {
 impl Side {
     /// The schema folder as a side; its files are added to `sources`.
     pub(super) fn schema(dir: &Path, sources: &mut SourceMap) -> Result<Side, Failure> {
-        let (model, places, own) = crate::build_located(dir)?;
+        let (model, places, own) = crate::build_located_for_comparison(dir)?;
         Ok(Side::joined(model, places, own, sources, true))
     }
 

@@ -21,7 +21,7 @@ pub(super) fn apply(new: &Side, findings: &mut Vec<Finding>) {
         waivers_of(&new.model, owner)
             .iter()
             .find(|w| w.rule == rule.id() && w.path == path)
-            .map(|w| (owner.to_owned(), w.reason.clone()))
+            .map(|w| (owner.to_owned(), w))
     };
     for f in findings.iter_mut() {
         let direct = match &f.subject {
@@ -42,7 +42,7 @@ pub(super) fn apply(new: &Side, findings: &mut Vec<Finding>) {
             waiver_of(&format!("type {ty}"), f.rule, path)
                 .or_else(|| waiver_of(&format!("resource {ty}"), f.rule, path))
         });
-        if let Some((owner, reason)) = direct.or(through) {
+        if let Some((owner, waiver)) = direct.or(through) {
             let is_via = f.via.as_ref().is_some_and(|(ty, _)| {
                 owner == format!("type {ty}") || owner == format!("resource {ty}")
             });
@@ -55,7 +55,8 @@ pub(super) fn apply(new: &Side, findings: &mut Vec<Finding>) {
             if f.severity == Severity::Error {
                 f.severity = Severity::Info;
             }
-            f.waived = Some(reason);
+            f.waived = Some(waiver.reason.clone());
+            f.waived_for = waiver.consumers.clone();
         }
     }
     for ((owner, rule, path), was_used) in used {
@@ -84,6 +85,8 @@ pub(super) fn apply(new: &Side, findings: &mut Vec<Finding>) {
             via: None,
             items: (None, Some(Item::Waiver(owner, rule, path))),
             request: false,
+            consumers: Vec::new(),
+            waived_for: Vec::new(),
         });
     }
 }

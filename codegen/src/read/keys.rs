@@ -30,6 +30,12 @@ pub const ENDPOINT: &[&str] = &[
     "auth",
     "waivers",
 ];
+/// `consumers/<name>.yaml`, a consuming team's contract.
+pub const CONSUMER_FILE: &[&str] = &["consumer", "owner", "status", "reads"];
+/// An entry of a contract's `reads`.
+pub const READS: &[&str] = &["event", "versions", "fields"];
+/// A waiver of an incompatible change.
+pub const WAIVER: &[&str] = &["rule", "path", "reason", "consumers"];
 /// A base (a field set shared by several types or versions).
 pub const BASE: &[&str] = &["description", "fields"];
 /// A shared type of `types.yaml`.
@@ -71,6 +77,8 @@ pub const REST_FIELD: &[&str] = &["type", "description", "nullable", "format", "
 /// A field's long form in the events' files.
 pub const EVENT_FIELD: &[&str] = &["type", "description", "renamed_from"];
 
+/// The values of a contract's `status`.
+pub const CONSUMER_STATUSES: &[&str] = &["active", "retired"];
 /// The values of an authentication scheme's `kind`.
 pub const AUTH_KINDS: &[&str] = &["basic", "authorization-header"];
 /// The values of an endpoint's `auth`.

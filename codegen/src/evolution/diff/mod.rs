@@ -175,6 +175,8 @@ impl Diff<'_> {
             counterexample: None,
             waived: None,
             published: ctx.published,
+            consumers: Vec::new(),
+            waived_for: Vec::new(),
             request: ctx.writer == Writer::Client,
             via: ctx.via.as_ref().map(|(ty, entered)| {
                 let inside = path
