@@ -15,6 +15,7 @@ const REJECTED: &[&str] = &[
     "array-of-two-types",
     "auth-required-without-scheme",
     "auth-typo",
+    "contract-named-unlike-its-file",
     "empty-file",
     "evolution-keys",
     "extends-malformed",
@@ -124,7 +125,11 @@ fn every_schema_file_follows_the_format_and_names_its_json_schema() {
         assert!(found.is_empty(), "{}", found.join("\n"));
         checked += 1;
     }
-    assert_eq!(checked, 2 + 20, "types.yaml, rest.yaml and the 20 sections");
+    assert_eq!(
+        checked,
+        2 + 20 + 3,
+        "types.yaml, rest.yaml, the 20 sections and the 3 example contracts"
+    );
 }
 
 #[test]
@@ -215,6 +220,8 @@ fn the_json_schemas_have_exactly_the_readers_keys() {
         keys::VERSION,
         keys::REST_FIELD,
         keys::EVENT_FIELD,
+        keys::CONSUMER_FILE,
+        keys::READS,
     ];
     let mut seen: BTreeSet<Vec<String>> = BTreeSet::new();
     for (kind, _, _) in schema_format::FILES {

@@ -225,6 +225,7 @@ pub fn emit_all(
                 emit::compatibility::emit(model),
                 emit::jsonschema::emit(model)?,
                 emit::schema_format::emit()?,
+                emit::consumers::emit(model)?,
             ])
         });
         let panicked = "a thread of the generator panicked";

@@ -1,6 +1,8 @@
 //! The third-party validators of `generated/openapi.yaml` and `generated/asyncapi.yaml`, a step of
 //! `cargo xtask test`: `redocly lint` (both), `spectral lint` with `spectral:oas` and `spectral:asyncapi`
-//! (both), `@asyncapi/parser` (AsyncAPI) and `openapi-spec-validator` (OpenAPI).
+//! (both), `@asyncapi/parser` (AsyncAPI, and each consumer contract's document in
+//! `generated/consumers/`, which refers to the producer's channels) and `openapi-spec-validator`
+//! (OpenAPI).
 //!
 //! Each must pass with no error and no warning (the configs in `tools/validators/` switch rules off only
 //! with a reason). Each also runs on a copy of the document with one broken `$ref` and must fail naming
@@ -105,6 +107,7 @@ pub(crate) fn run(root: &Path) -> Result<(), String> {
             expect: expect(None),
         });
     }
+    checks.extend(consumer_documents(root, &model, &tools, &canary_dir)?);
     let jobs: Vec<Job> = checks
         .into_iter()
         .map(|check| -> Job {
@@ -149,6 +152,69 @@ fn judge(check: Check) -> Result<(), String> {
         )),
         Expect::Fail => Ok(()),
     }
+}
+
+/// `@asyncapi/parser` on each consumer contract's document, which must resolve its references into the
+/// producer's document to exactly the contract's channels, operations and messages; and on a copy of one
+/// whose first message reference names a message the producer does not have, which must fail naming it.
+fn consumer_documents(
+    root: &Path,
+    model: &energy_codegen::Model,
+    tools: &Tools,
+    canary_dir: &Path,
+) -> Result<Vec<Check>, String> {
+    use energy_codegen::emit::{asyncapi, consumers};
+    let generated = root.join("generated");
+    let mut checks = Vec::new();
+    for consumer in model.consumers.iter().filter(|c| c.active) {
+        let doc = generated.join(consumers::path(&consumer.name));
+        let versions: usize = consumer.reads.iter().map(|r| r.versions.len()).sum();
+        let reads = consumer.reads.len();
+        let mut parser = tools.node_script("asyncapi-parse.cjs");
+        parser.arg(&doc);
+        checks.push(Check {
+            name: format!("@asyncapi/parser {}", consumers::path(&consumer.name)),
+            command: parser,
+            expect: Expect::Pass(Some(format!(
+                "{{\"version\":\"{}\",\"channels\":{reads},\"operations\":{reads},\"messages\":{versions}}}",
+                asyncapi::ASYNCAPI_VERSION
+            ))),
+        });
+    }
+    let Some(first) = model.consumers.iter().find(|c| c.active) else {
+        return Ok(checks);
+    };
+    // The copy sits beside a copy of the producer's document, as in `generated/`.
+    let dir = canary_dir.join("consumer");
+    crate::files::create_dir(&dir.join(consumers::DIR))?;
+    let producer = std::fs::read_to_string(generated.join(asyncapi::PATH))
+        .map_err(|e| format!("cannot read {}: {e}", asyncapi::PATH))?;
+    crate::files::write(&dir.join(asyncapi::PATH), &producer)?;
+    let path = consumers::path(&first.name);
+    let text = std::fs::read_to_string(generated.join(&path))
+        .map_err(|e| format!("cannot read {path}: {e} (run `cargo xtask codegen`)"))?;
+    const TARGET: &str = "/messages/";
+    let start = text
+        .find(TARGET)
+        .map(|i| i + TARGET.len())
+        .ok_or_else(|| format!("{path} refers to no message"))?;
+    let end = start
+        + text[start..]
+            .find('"')
+            .ok_or_else(|| format!("{path}: unterminated `$ref`"))?;
+    let broken = dir.join(&path);
+    crate::files::write(
+        &broken,
+        &format!("{}{MISSING}{}", &text[..start], &text[end..]),
+    )?;
+    let mut parser = tools.node_script("asyncapi-parse.cjs");
+    parser.arg(&broken);
+    checks.push(Check {
+        name: format!("@asyncapi/parser {path} (broken copy)"),
+        command: parser,
+        expect: Expect::Fail,
+    });
+    Ok(checks)
 }
 
 fn file_name(path: &Path) -> String {

@@ -3,6 +3,7 @@
 pub mod asyncapi;
 pub mod bus;
 pub mod compatibility;
+pub mod consumers;
 pub mod jsonschema;
 pub mod openapi;
 pub(crate) mod rust;

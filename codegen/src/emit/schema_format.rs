@@ -19,7 +19,7 @@ pub const DIR: &str = "schema-format";
 pub const DRAFT: &str = "http://json-schema.org/draft-07/schema#";
 
 /// The kinds of schema files, each with its JSON Schema's file name and title.
-pub const FILES: [(FileKind, &str, &str); 3] = [
+pub const FILES: [(FileKind, &str, &str); 4] = [
     (
         FileKind::Types,
         "types-file.json",
@@ -35,6 +35,11 @@ pub const FILES: [(FileKind, &str, &str); 3] = [
         "events-file.json",
         "Events file of the energy interface schema (schema/events/<section>.yaml)",
     ),
+    (
+        FileKind::Consumer,
+        "consumer-file.json",
+        "Consumer contract of the energy interface schema (schema/consumers/<name>.yaml)",
+    ),
 ];
 
 /// A kind of schema file.
@@ -46,6 +51,8 @@ pub enum FileKind {
     Rest,
     /// `schema/events/<section>.yaml`.
     Section,
+    /// `schema/consumers/<name>.yaml`.
+    Consumer,
 }
 
 /// The kind of a schema file, by its path relative to the schema folder.
@@ -55,6 +62,9 @@ pub fn kind_of(relative: &str) -> Option<FileKind> {
         "rest.yaml" => Some(FileKind::Rest),
         _ if relative.starts_with("events/") && relative.ends_with(".yaml") => {
             Some(FileKind::Section)
+        }
+        _ if relative.starts_with("consumers/") && relative.ends_with(".yaml") => {
+            Some(FileKind::Consumer)
         }
         _ => None,
     }
@@ -129,6 +139,8 @@ enum Mapping {
     Version,
     RestField,
     EventField,
+    ConsumerFile,
+    Read,
 }
 
 impl Mapping {
@@ -146,6 +158,8 @@ impl Mapping {
             Mapping::Version => keys::VERSION,
             Mapping::RestField => keys::REST_FIELD,
             Mapping::EventField => keys::EVENT_FIELD,
+            Mapping::ConsumerFile => keys::CONSUMER_FILE,
+            Mapping::Read => keys::READS,
         }
     }
 
@@ -162,6 +176,8 @@ impl Mapping {
             Mapping::Version => &[],
             Mapping::RestField => &["type", "description"],
             Mapping::EventField => &["type"],
+            Mapping::ConsumerFile => &["consumer", "reads"],
+            Mapping::Read => &["event", "versions"],
         }
     }
 
@@ -181,6 +197,8 @@ impl Mapping {
             Mapping::Version => "version",
             Mapping::RestField => "rest_field",
             Mapping::EventField => "event_field",
+            Mapping::ConsumerFile => "consumer_file",
+            Mapping::Read => "read",
         }
     }
 
@@ -212,6 +230,12 @@ impl Mapping {
             }
             Mapping::RestField => "A field in long form; REST fields and parameters are described.",
             Mapping::EventField => "A field in long form.",
+            Mapping::ConsumerFile => {
+                "`schema/consumers/<name>.yaml`: what a consuming team reads of the events; `cargo xtask compat` names the contracts a change breaks."
+            }
+            Mapping::Read => {
+                "An event type the consumer reads: the versions it decodes and, optionally, the fields."
+            }
         }
     }
 
@@ -232,12 +256,13 @@ impl Mapping {
                 Mapping::Endpoint,
                 Mapping::RestField,
             ],
+            Mapping::ConsumerFile => &[Mapping::Read],
             _ => &[],
         }
     }
 }
 
-/// The three JSON Schemas.
+/// The JSON Schema of each kind of file.
 pub fn emit() -> Result<BTreeMap<String, String>, String> {
     let mut files = BTreeMap::new();
     for (kind, _, title) in FILES {
@@ -245,6 +270,7 @@ pub fn emit() -> Result<BTreeMap<String, String>, String> {
             FileKind::Types => Mapping::TypesFile,
             FileKind::Rest => Mapping::RestFile,
             FileKind::Section => Mapping::SectionFile,
+            FileKind::Consumer => Mapping::ConsumerFile,
         };
         let mut definitions = Map::new()
             .with("text", text())
@@ -253,7 +279,9 @@ pub fn emit() -> Result<BTreeMap<String, String>, String> {
             definitions.set(m.definition(), mapping_schema(*m)?);
         }
         let rest = kind == FileKind::Rest;
-        definitions.set(fields_definition(rest), fields_schema(rest));
+        if kind != FileKind::Consumer {
+            definitions.set(fields_definition(rest), fields_schema(rest));
+        }
         let root = Map::new()
             .with("$comment", super::header_text())
             .with("$schema", DRAFT)
@@ -515,12 +543,50 @@ fn value_schema(mapping: Mapping, key: &str) -> Result<Map, String> {
                                 .with(
                                     "reason",
                                     described("Why the break is intended.", definition("text")),
+                                )
+                                .with(
+                                    "consumers",
+                                    described(
+                                        "The consumers (contract names) that agreed to the break; a contract it breaks whose consumer is not named keeps it an error.",
+                                        names(),
+                                    ),
                                 ),
                         )
                         .with("additionalProperties", false),
                 ),
             )
         }
+        (Mapping::ConsumerFile, "consumer") => described(
+            "The consumer's name: the file's stem.",
+            string().with("pattern", "^[a-z][a-z0-9_-]*$"),
+        ),
+        (Mapping::ConsumerFile, "owner") => {
+            described("Who to ask about it (a team's address).", string())
+        }
+        (Mapping::ConsumerFile, "status") => described(
+            "`active` (default) contracts are checked; `retired` ones are kept, never checked.",
+            enumeration(keys::CONSUMER_STATUSES),
+        ),
+        (Mapping::ConsumerFile, "reads") => described(
+            "The event types it reads.",
+            Map::new()
+                .with("type", "array")
+                .with("items", definition("read")),
+        ),
+        (Mapping::Read, "event") => described("The event type (`agreement.updated`).", string()),
+        (Mapping::Read, "versions") => described(
+            "The versions it decodes.",
+            Map::new()
+                .with("type", "array")
+                .with("minItems", 1_i64)
+                .with("items", string().with("pattern", VERSION_LABEL)),
+        ),
+        (Mapping::Read, "fields") => described(
+            "The fields it reads, as JSON pointers from the payload's root (`/ledger/number`; `*` or an index for an array's elements); absent: every field.",
+            Map::new()
+                .with("type", "array")
+                .with("items", string().with("pattern", "^/")),
+        ),
         (Mapping::Version, "deprecated") => described(
             "Deprecated: removable from its sunset date on.",
             Map::new()

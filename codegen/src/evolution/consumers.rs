@@ -320,44 +320,48 @@ pub(crate) fn references(model: &Model, consumer: &Consumer) -> Vec<Unresolved> 
             ));
             continue;
         };
+        let mut versions = Vec::new();
         for (v, label) in read.versions.iter().enumerate() {
-            let Some(version) = event.versions.iter().find(|ver| ver.label == *label) else {
-                let known: Vec<String> = event.versions.iter().map(|v| v.label.clone()).collect();
-                out.push(unresolved(
-                    i,
-                    Missing::Version(v),
-                    label,
-                    format!(
-                        "`{}` has no version `{label}` (versions: {})",
-                        event.name,
-                        known.join(", ")
-                    ),
-                    known,
-                ));
-                continue;
-            };
-            for (f, pointer) in read.fields.iter().flatten().enumerate() {
-                // A pointer missing from several versions is one mistake, said once.
-                let said = out
-                    .iter()
-                    .any(|u: &Unresolved| u.read == i && u.what == Missing::Field(f));
-                if said {
-                    continue;
-                }
-                if let Err(NotThere {
-                    message,
-                    segment,
-                    nearby,
-                }) = resolve_pointer(model, &version.payload, pointer)
-                {
+            match event.versions.iter().find(|ver| ver.label == *label) {
+                Some(version) => versions.push(version),
+                None => {
+                    let known: Vec<String> =
+                        event.versions.iter().map(|v| v.label.clone()).collect();
                     out.push(unresolved(
                         i,
-                        Missing::Field(f),
-                        &segment,
-                        format!("`{pointer}` of `{} {label}`: {message}", event.name),
-                        nearby,
+                        Missing::Version(v),
+                        label,
+                        format!(
+                            "`{}` has no version `{label}` (versions: {})",
+                            event.name,
+                            known.join(", ")
+                        ),
+                        known,
                     ));
                 }
+            }
+        }
+        // A pointer names a field of at least one of the versions read: a field a later version adds is
+        // read where it is.
+        for (f, pointer) in read.fields.iter().flatten().enumerate() {
+            let mut first_miss = None;
+            let mut found = false;
+            for version in &versions {
+                match resolve_pointer(model, &version.payload, pointer) {
+                    Ok(_) => found = true,
+                    Err(miss) => {
+                        first_miss.get_or_insert((miss, &version.label));
+                    }
+                }
+            }
+            if let (false, Some((miss, label))) = (found, first_miss) {
+                out.push(unresolved(
+                    i,
+                    Missing::Field(f),
+                    &miss.segment,
+                    format!("`{pointer}` of `{} {label}`: {}", event.name, miss.message),
+                    miss.nearby,
+                ));
             }
         }
     }

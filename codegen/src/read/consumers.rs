@@ -61,6 +61,24 @@ impl Reader<'_> {
             self.error(d);
             return None;
         }
+        let valid = stem.text.starts_with(|c: char| c.is_ascii_lowercase())
+            && stem
+                .text
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
+        if !valid && let Some(consumer) = &consumer {
+            let d = Diagnostic::new(
+                Code::InvalidFileName,
+                consumer.span,
+                format!("`{}` cannot name a consumer", stem.text),
+            )
+            .label("lowercase letters, digits, `-` and `_`, starting with a letter")
+            .with_help(
+                "a consumer's name becomes a file name and a key in `cargo xtask compat`'s output",
+            );
+            self.error(d);
+            return None;
+        }
         Some(ConsumerFile {
             stem,
             consumer: consumer?,
