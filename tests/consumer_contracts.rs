@@ -371,3 +371,63 @@ fn findings(report: &Report) -> Vec<[String; 5]> {
     out.sort();
     out
 }
+
+/// A contract the runtime writes from a consumer's handler registry (`Handlers::contract`) is a
+/// contract of the schema format: the generator reads and checks it against the real schema, and a
+/// projection naming a field the payload does not have is a located error in it.
+#[test]
+fn a_contract_written_from_a_consumers_code_is_read_by_the_generator() {
+    use energy_api::EventType;
+    use energy_api::events::{AgreementUpdated, BillingLedgerEntryPostedV2};
+    use energy_runtime::bus::Handlers;
+
+    let mut handlers = Handlers::new();
+    handlers
+        .on(|_: AgreementUpdated, _| async { Ok(()) })
+        .on_version(|_: BillingLedgerEntryPostedV2, _| async { Ok(()) })
+        .reading(EventType::AgreementUpdated, &["/agreement_id", "/changes"]);
+    let contract = handlers.contract("ledger-from-code", Some("ledger@example.com"));
+
+    let schema = scratch().join("from-code");
+    let _ = std::fs::remove_dir_all(&schema);
+    energy_tests::copy_tree(&energy_tests::schema_dir(), &schema);
+    let file = schema.join("consumers/ledger-from-code.yaml");
+    std::fs::write(&file, contract.to_yaml()).unwrap();
+    let model = energy_codegen::build_model(&schema)
+        .map_err(|f| f.render(false))
+        .expect("the generator reads the contract the runtime wrote");
+    let read = model
+        .consumers
+        .iter()
+        .find(|c| c.name == "ledger-from-code")
+        .expect("the contract is in the model");
+    let reads: Vec<(&str, Vec<&str>, Option<usize>)> = read
+        .reads
+        .iter()
+        .map(|r| {
+            (
+                r.event.as_str(),
+                r.versions.iter().map(String::as_str).collect(),
+                r.fields.as_ref().map(Vec::len),
+            )
+        })
+        .collect();
+    assert_eq!(
+        reads,
+        [
+            ("agreement.updated", vec!["v1", "v2"], Some(2)),
+            ("billing.ledger.entry_posted", vec!["v2"], None)
+        ]
+    );
+
+    handlers.reading(EventType::AgreementUpdated, &["/agreement_id", "/change"]);
+    let contract = handlers.contract("ledger-from-code", None);
+    std::fs::write(&file, contract.to_yaml()).unwrap();
+    let text = energy_codegen::build_model(&schema)
+        .err()
+        .expect("a projection of a field the payload lacks is refused")
+        .render(false);
+    assert!(text.contains("error[unknown-field-pointer]"), "{text}");
+    assert!(text.contains("consumers/ledger-from-code.yaml:"), "{text}");
+    assert!(text.contains("did you mean `changes`?"), "{text}");
+}
