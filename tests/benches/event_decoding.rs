@@ -129,7 +129,164 @@ fn dispatch() {
     println!("(type, version) dispatch, `EventKind::new` over {len} pairs: {best:.1} ns");
 }
 
+/// A payload of the catalogue with what reads and writes it, ours and the derived twin's, made once
+/// (so that both sides pay the same one indirect call per payload).
+struct Sides {
+    kind: EventKind,
+    text: String,
+    ours_read: fn(&str) -> bool,
+    twin_read: fn(&str) -> bool,
+    twin_decode: fn(&[u8]) -> bool,
+    ours_write: Box<dyn Fn() -> usize>,
+    twin_write: Box<dyn Fn() -> usize>,
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(text: &str) -> bool {
+    serde_json::from_str::<T>(text).is_ok()
+}
+
+fn decode_json<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> bool {
+    serde_json::from_slice::<T>(bytes).is_ok()
+}
+
+/// Makes a payload's [`Sides`] from its generated type and its twin.
+struct MakeSides<'t>(&'t str);
+
+type SideFns = (
+    fn(&str) -> bool,
+    fn(&str) -> bool,
+    fn(&[u8]) -> bool,
+    Box<dyn Fn() -> usize>,
+    Box<dyn Fn() -> usize>,
+);
+
+impl energy_twin::Pair for MakeSides<'_> {
+    type Output = SideFns;
+    fn pair<Ours: energy_twin::Type, Twin: energy_twin::Type>(self) -> SideFns {
+        let ours: Ours = serde_json::from_str(self.0).expect("ours reads every payload");
+        let twin: Twin = serde_json::from_str(self.0).expect("the twin reads every payload");
+        (
+            read_json::<Ours>,
+            read_json::<Twin>,
+            decode_json::<Twin>,
+            Box::new(move || serde_json::to_string(&ours).map_or(0, |s| s.len())),
+            Box::new(move || serde_json::to_string(&twin).map_or(0, |s| s.len())),
+        )
+    }
+}
+
+/// Reading and writing the payload structs through serde, and `EventKind::decode`, against the derived
+/// twin (`energy-twin`: the same types with serde's derives) and `serde_json::Value`, on every sample
+/// and golden payload of the catalogue repeated to `megabytes`: best of 9 rounds, the approaches
+/// interleaved in each round, so that a slow moment of the machine falls on all of them.
+fn against_twin(megabytes: usize) {
+    let model = match energy_codegen::build_model(&energy_tests::schema_dir()) {
+        Ok(model) => model,
+        Err(failure) => panic!("{}", failure.render(false)),
+    };
+    let distinct: Vec<Sides> = energy_tests::catalogue_payloads(&model)
+        .into_iter()
+        .map(|p| {
+            let text = p.value.to_string();
+            let kind = EventKind::new(&p.event_type, &p.version).expect("a known version");
+            let (ours_read, twin_read, twin_decode, ours_write, twin_write) =
+                energy_twin::payload_pair(&p.event_type, &p.version, MakeSides(&text))
+                    .expect("every version has a twin");
+            Sides {
+                kind,
+                text,
+                ours_read,
+                twin_read,
+                twin_decode,
+                ours_write,
+                twin_write,
+            }
+        })
+        .collect();
+    let per_cycle: usize = distinct.iter().map(|s| s.text.len()).sum();
+    let cycles = (megabytes << 20).div_ceil(per_cycle);
+    let bytes = per_cycle * cycles;
+    println!(
+        "\nAgainst the derived twin: {} distinct payloads, {cycles} times ({:.1} MB), best of 9 interleaved rounds",
+        distinct.len(),
+        bytes as f64 / f64::from(1 << 20)
+    );
+    type Approach<'s> = (&'static str, Box<dyn Fn(&Sides) -> bool + 's>);
+    let approaches: Vec<Approach<'_>> = vec![
+        (
+            "read, ours: `serde_json::from_str`",
+            Box::new(|s| (s.ours_read)(black_box(&s.text))),
+        ),
+        (
+            "read, derived twin: `serde_json::from_str`",
+            Box::new(|s| (s.twin_read)(black_box(&s.text))),
+        ),
+        (
+            "write, ours: `serde_json::to_string`",
+            Box::new(|s| (s.ours_write)() > 0),
+        ),
+        (
+            "write, derived twin: `serde_json::to_string`",
+            Box::new(|s| (s.twin_write)() > 0),
+        ),
+        (
+            "`EventKind::decode` (the fast reader)",
+            Box::new(|s| s.kind.decode(black_box(s.text.as_bytes())).is_ok()),
+        ),
+        (
+            "derived twin: `serde_json::from_slice`",
+            Box::new(|s| (s.twin_decode)(black_box(s.text.as_bytes()))),
+        ),
+        (
+            "`serde_json::Value`: `serde_json::from_slice`",
+            Box::new(|s| {
+                serde_json::from_slice::<serde_json::Value>(black_box(s.text.as_bytes())).is_ok()
+            }),
+        ),
+    ];
+    let mut best = vec![Duration::MAX; approaches.len()];
+    for _ in 0..9 {
+        for ((_, approach), best) in approaches.iter().zip(&mut best) {
+            let start = Instant::now();
+            let mut ok = 0usize;
+            for _ in 0..cycles {
+                for sides in &distinct {
+                    ok += usize::from(approach(sides));
+                }
+            }
+            let elapsed = start.elapsed();
+            assert_eq!(
+                ok,
+                cycles * distinct.len(),
+                "every payload is read and written"
+            );
+            *best = (*best).min(elapsed);
+        }
+    }
+    println!("| approach | throughput |\n|---|---|");
+    for ((name, _), time) in approaches.iter().zip(&best) {
+        let mb_per_s = bytes as f64 / f64::from(1 << 20) / time.as_secs_f64();
+        println!("| {name} | {mb_per_s:.0} MB/s |");
+    }
+    let ratio = |slow: usize, fast: usize| best[slow].as_secs_f64() / best[fast].as_secs_f64();
+    println!(
+        "read {:.2}x the twin, write {:.2}x the twin, `EventKind::decode` {:.2}x the twin and {:.2}x `Value`",
+        ratio(1, 0),
+        ratio(3, 2),
+        ratio(5, 4),
+        ratio(6, 4)
+    );
+}
+
 fn main() {
+    if std::env::args().any(|a| a == "twin") {
+        let megabytes = std::env::args()
+            .skip(1)
+            .find_map(|a| a.parse().ok())
+            .unwrap_or(30);
+        against_twin(megabytes);
+        return;
+    }
     dispatch();
     let megabytes = std::env::args()
         .skip(1)

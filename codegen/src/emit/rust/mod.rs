@@ -5,6 +5,7 @@ mod events;
 mod format;
 mod name_table;
 mod rest;
+pub(crate) mod twin;
 
 pub use format::FormatCache;
 
