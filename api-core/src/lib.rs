@@ -38,7 +38,6 @@ pub use raw::{RawJson, Unlisted};
 /// its own dependencies.
 #[doc(hidden)]
 pub mod __private {
-    pub use erased_serde;
     pub use serde;
     pub use serde_json;
 }

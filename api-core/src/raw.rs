@@ -5,12 +5,29 @@
 //! takes 40 to 90 times the memory of its text, so a hostile response of 10 MiB would have held the better
 //! part of a gigabyte. Text costs what it weighs, needs no allocation per node, and serialises back exactly
 //! as it came.
+//!
+//! Text is JSON's alone; in every other format a kept member is the value it holds (see [`RawJson`]).
 
-use serde::de::{Deserialize, DeserializeOwned, Deserializer};
+use serde::de::{self, Deserialize, DeserializeOwned, Deserializer, MapAccess, Visitor};
 use serde::ser::{Serialize, Serializer};
 use serde_json::value::RawValue;
 use std::collections::BTreeMap;
 use std::fmt;
+
+/// The name under which `serde_json` exchanges raw JSON text with its own serializers and
+/// deserializers (`serde_json::value::RawValue`'s protocol; other formats see a newtype struct).
+const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+
+/// Whether `S` is `serde_json`'s text serializer (compact, pretty or with a formatter of its user's),
+/// which writes raw JSON text as it is.
+///
+/// serde gives a serializer no way to say which format it writes, and only `serde_json` knows its
+/// raw-value protocol: any other serializer would write the text wrapped in a struct. So the
+/// serializer's type is asked. Should a future compiler name the type differently, the text is written
+/// as its value instead, which is the same JSON value (its spelling aside), never wrong.
+pub(crate) fn writes_json_text<S: Serializer>() -> bool {
+    std::any::type_name::<S>().starts_with("&mut serde_json::ser::Serializer<")
+}
 
 /// The members of an object that its schema does not list, by name (sorted), each as its JSON text.
 pub type Unlisted = BTreeMap<String, RawJson>;
@@ -20,6 +37,14 @@ pub type Unlisted = BTreeMap<String, RawJson>;
 /// It accepts any syntactically valid JSON value, as `serde_json`'s `RawValue` does: numbers are not
 /// converted (so `1e400` is kept), and string escapes are not decoded. [`RawJson::parse`] reads it when
 /// needed.
+///
+/// In JSON (`serde_json`'s text serializer and deserializer, and `serde_json::Value`) it is read and
+/// written as its text, exactly. In every other format it is the value the text holds, as
+/// `serde_json::Value` reads and writes it, inside a newtype struct (named as serde_json's raw value,
+/// which is how serde_json hands the text over): MessagePack, CBOR or YAML see its maps, sequences,
+/// strings and numbers, and read any self-describing value back into text. (Such a format needs
+/// `deserialize_any`, as `serde_json::Value` does: bincode and postcard have none. A number that
+/// `serde_json::Value` cannot hold, such as `1e400`, can only be written as JSON.)
 ///
 /// ```
 /// use energy_api_core::RawJson;
@@ -74,17 +99,47 @@ impl PartialEq for RawJson {
 
 impl Eq for RawJson {}
 
+/// Read as its text from JSON; from any other self-describing format, as the value it holds.
 impl<'de> Deserialize<'de> for RawJson {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Box::<RawValue>::deserialize(deserializer).map(Self)
+        // serde_json answers its raw-value name with the text; other formats with a newtype struct.
+        deserializer.deserialize_newtype_struct(RAW_VALUE_TOKEN, RawJsonVisitor)
     }
 }
 
-/// Written back as the same text (with `serde_json`; other serialisers see `serde_json`'s raw-value
-/// wrapper).
+struct RawJsonVisitor;
+
+impl<'de> Visitor<'de> for RawJsonVisitor {
+    type Value = RawJson;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+    /// serde_json's raw text, handed over as a map of one member.
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<RawJson, A::Error> {
+        Box::<RawValue>::deserialize(de::value::MapAccessDeserializer::new(map)).map(RawJson)
+    }
+    /// Any other format: the value, written as JSON text.
+    fn visit_newtype_struct<D: Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<RawJson, D::Error> {
+        let value = serde_json::Value::deserialize(deserializer)?;
+        RawJson::from_value(&value).map_err(de::Error::custom)
+    }
+}
+
+/// Written back as the same text by `serde_json`; to any other serializer, as the value it holds, in a
+/// newtype struct (which formats write as the value alone), so that reading asks for what was written.
 impl Serialize for RawJson {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(serializer)
+        if writes_json_text::<S>() {
+            self.0.serialize(serializer)
+        } else {
+            let value = self
+                .parse::<serde_json::Value>()
+                .map_err(serde::ser::Error::custom)?;
+            serializer.serialize_newtype_struct(RAW_VALUE_TOKEN, &value)
+        }
     }
 }
 
@@ -115,6 +170,25 @@ mod tests {
         assert_ne!(a, RawJson::from_json(r#"{"x": 1}"#).unwrap());
         assert!(RawJson::from_json("1 2").is_err());
         assert_eq!(format!("{a:?}"), r#"{"x":1}"#);
+    }
+
+    #[test]
+    fn only_json_text_is_written_as_text() {
+        assert!(writes_json_text::<&mut serde_json::Serializer<Vec<u8>>>());
+        assert!(writes_json_text::<
+            &mut serde_json::Serializer<&mut Vec<u8>, serde_json::ser::PrettyFormatter<'_>>,
+        >());
+        assert!(!writes_json_text::<serde_json::value::Serializer>());
+        let raw = RawJson::from_json(r#"{"b": [1, 2.5, "x"], "a": null}"#).unwrap();
+        let pretty = serde_json::to_string_pretty(&vec![raw.clone()]).unwrap();
+        assert!(
+            pretty.contains(r#"{"b": [1, 2.5, "x"], "a": null}"#),
+            "{pretty}"
+        );
+        assert_eq!(
+            serde_json::to_value(&raw).unwrap(),
+            serde_json::json!({"a": null, "b": [1, 2.5, "x"]})
+        );
     }
 
     #[test]

@@ -142,6 +142,17 @@ impl<'de> Visitor<'de> for Key<'_> {
             Err(_) => Ok(FieldKey::Unknown(None)),
         }
     }
+    /// A field by its index, as serde's derive reads one from formats that write fields by number;
+    /// an index past the fields is an unknown field.
+    fn visit_u64<E: de::Error>(self, index: u64) -> Result<FieldKey, E> {
+        match usize::try_from(index) {
+            Ok(i) if i < self.fields.len() => {
+                *self.next = i + 1;
+                Ok(FieldKey::Known(i))
+            }
+            _ => Ok(FieldKey::Unknown(None)),
+        }
+    }
 }
 
 /// Whether strings and free-form objects are copied out of the input (for the owned structs) or point
@@ -373,13 +384,55 @@ pub fn struct_from_slot<'a, T: FromFields<'a>>(slot: Option<Slot<'a>>, ok: &mut 
 /// code): a bug of the generator, not of the input.
 pub const MISMATCH: &str = "internal error: a generated table does not match its struct";
 
-/// Reads a struct of `shape` from any serde deserializer.
+/// Which forms of a struct a reading accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Forms {
+    /// What serde's derive accepts, in any format: a map of fields, or a sequence of them in declared
+    /// order (an optional field, `#[serde(default)]`, may be left off its end); a struct that keeps
+    /// unlisted members (`#[serde(flatten)]`) only as a map, asked for with `deserialize_map`.
+    Derived,
+    /// A JSON object only: what the decoders of a generated crate accept (`Event::decode`,
+    /// `validate`), so that a payload written as an array is not an event.
+    Objects,
+}
+
+/// Reads a struct of `shape` from any serde deserializer, as serde's derive reads the same struct (with
+/// `#[serde(default)]` on optional fields and `#[serde(flatten)]` on kept unlisted members): a map of its
+/// fields, or a sequence of them in declared order, in any format; the values, and the errors, are
+/// those of the derive.
 pub fn deserialize<'de, D: Deserializer<'de>>(
     deserializer: D,
     shape: &'static StructShape,
     mode: Mode,
 ) -> Result<Fields<'de>, D::Error> {
-    deserializer.deserialize_struct(shape.name, shape.fields, StructVisitor { shape, mode })
+    read_struct(deserializer, shape, mode, Forms::Derived)
+}
+
+/// Reads a struct of `shape` as [`deserialize`] does, but only from a map (a JSON object), at every
+/// depth: how the decoders of a generated crate read payloads (`EventKind` as a `DeserializeSeed`), so
+/// that `Event::decode` and `validate` refuse a payload written as an array, as the shape checker
+/// ([`crate::shape`]) does.
+pub fn deserialize_object<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    shape: &'static StructShape,
+    mode: Mode,
+) -> Result<Fields<'de>, D::Error> {
+    read_struct(deserializer, shape, mode, Forms::Objects)
+}
+
+fn read_struct<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    shape: &'static StructShape,
+    mode: Mode,
+    forms: Forms,
+) -> Result<Fields<'de>, D::Error> {
+    let visitor = StructVisitor { shape, mode, forms };
+    if shape.keep_unlisted && forms == Forms::Derived {
+        // As the derive asks for a struct with a flattened field.
+        deserializer.deserialize_map(visitor)
+    } else {
+        deserializer.deserialize_struct(shape.rust_name(), shape.fields, visitor)
+    }
 }
 
 /// Reads a struct with [`deserialize`] by its table, then makes it ([`FromFields`]): a generated
@@ -394,6 +447,17 @@ pub fn deserialize_into<'de, D: Deserializer<'de>, T: FromFields<'de>>(
 struct StructVisitor {
     shape: &'static StructShape,
     mode: Mode,
+    forms: Forms,
+}
+
+impl StructVisitor {
+    fn seed(&self, i: usize) -> ValueSeed {
+        ValueSeed {
+            shape: &self.shape.shapes[i],
+            mode: self.mode,
+            forms: self.forms,
+        }
+    }
 }
 
 impl<'de> Visitor<'de> for StructVisitor {
@@ -418,11 +482,7 @@ impl<'de> Visitor<'de> for StructVisitor {
                     if fields.slots[i].is_some() {
                         return Err(de::Error::duplicate_field(shape.fields[i]));
                     }
-                    let value = map.next_value_seed(ValueSeed {
-                        shape: &shape.shapes[i],
-                        mode: self.mode,
-                    })?;
-                    fields.slots[i] = Some(value);
+                    fields.slots[i] = Some(map.next_value_seed(self.seed(i))?);
                 }
                 FieldKey::Unknown(Some(name)) => {
                     let text = map.next_value::<RawJson>()?;
@@ -440,6 +500,49 @@ impl<'de> Visitor<'de> for StructVisitor {
         }
         Ok(fields)
     }
+
+    /// The fields in declared order, as the derive reads a struct written as a sequence.
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Fields<'de>, A::Error> {
+        let shape = self.shape;
+        if self.forms == Forms::Objects || shape.keep_unlisted {
+            return Err(de::Error::invalid_type(de::Unexpected::Seq, &self));
+        }
+        let mut fields = Fields::new(shape.fields.len());
+        for i in 0..shape.fields.len() {
+            match seq.next_element_seed(self.seed(i))? {
+                Some(value) => fields.slots[i] = Some(value),
+                // An optional field (`#[serde(default)]` to the derive) left off the end is `None`.
+                None if shape.omit_none[i] => {}
+                None => {
+                    let expected = InOrder {
+                        expecting: shape.name,
+                        count: shape.fields.len(),
+                    };
+                    return Err(de::Error::invalid_length(i, &expected));
+                }
+            }
+        }
+        Ok(fields)
+    }
+}
+
+/// What a struct written as a sequence is expected to be, in the words of serde's derive
+/// (`struct Ledger with 3 elements`).
+#[derive(Debug, Clone, Copy)]
+pub struct InOrder {
+    /// The struct as serde names it: `struct Ledger`.
+    pub expecting: &'static str,
+    /// How many fields it has.
+    pub count: usize,
+}
+
+impl de::Expected for InOrder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.count {
+            1 => write!(f, "{} with 1 element", self.expecting),
+            n => write!(f, "{} with {n} elements", self.expecting),
+        }
+    }
 }
 
 /// A value of one shape, read by the `Deserialize` impl of the Rust type the shape stands for (so the
@@ -448,13 +551,15 @@ impl<'de> Visitor<'de> for StructVisitor {
 struct ValueSeed {
     shape: &'static Shape,
     mode: Mode,
+    forms: Forms,
 }
 
 impl<'de> DeserializeSeed<'de> for ValueSeed {
     type Value = Slot<'de>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Slot<'de>, D::Error> {
-        let mode = self.mode;
+        let (mode, forms) = (self.mode, self.forms);
+        let inner = |shape| ValueSeed { shape, mode, forms };
         match (self.shape, mode) {
             (Shape::Str, Mode::Owned) => {
                 String::deserialize(deserializer).map(|s| Slot::Str(Cow::Owned(s)))
@@ -467,15 +572,13 @@ impl<'de> DeserializeSeed<'de> for ValueSeed {
             (Shape::Bool, _) => bool::deserialize(deserializer).map(Slot::Bool),
             (Shape::Obj, Mode::Owned) => Map::deserialize(deserializer).map(Slot::Map),
             (Shape::Obj, Mode::Borrowed) => RawObject::deserialize(deserializer).map(Slot::Raw),
-            (Shape::Array(item), _) => {
-                deserializer.deserialize_seq(ArrayVisitor(ValueSeed { shape: item, mode }))
+            (Shape::Array(item), _) => deserializer.deserialize_seq(ArrayVisitor(inner(item))),
+            (Shape::Map(value), _) => deserializer.deserialize_map(EntriesVisitor(inner(value))),
+            (Shape::Struct(shape), _) => {
+                read_struct(deserializer, shape, mode, forms).map(Slot::Struct)
             }
-            (Shape::Map(value), _) => {
-                deserializer.deserialize_map(EntriesVisitor(ValueSeed { shape: value, mode }))
-            }
-            (Shape::Struct(shape), _) => deserialize(deserializer, shape, mode).map(Slot::Struct),
-            (Shape::Optional(inner), _) => {
-                deserializer.deserialize_option(OptionVisitor(ValueSeed { shape: inner, mode }))
+            (Shape::Optional(shape), _) => {
+                deserializer.deserialize_option(OptionVisitor(inner(shape)))
             }
         }
     }
@@ -509,11 +612,18 @@ impl<'de> Visitor<'de> for EntriesVisitor {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Slot<'de>, A::Error> {
         let mut entries = Vec::new();
-        while let Some(key) = map.next_key::<CowStr<'de>>()? {
+        loop {
+            // Keys as the map's key type reads them: `String` owned, `CowStr` borrowed.
+            let key = match self.0.mode {
+                Mode::Owned => map.next_key::<String>()?.map(Cow::Owned),
+                Mode::Borrowed => map.next_key::<CowStr<'de>>()?.map(|k| k.0),
+            };
+            let Some(key) = key else {
+                return Ok(Slot::Entries(entries));
+            };
             let value = map.next_value_seed(self.0)?;
-            entries.push((key.0, value));
+            entries.push((key, value));
         }
-        Ok(Slot::Entries(entries))
     }
 }
 
@@ -641,24 +751,19 @@ fn read_value<'a>(
     })
 }
 
-/// A field's value as the table's writer sees it: whether it is an absent optional value, and the
-/// value to hand to the serializer. Implemented for every type a generated struct's field has.
+/// A field's value as the table's writer sees it: whether it is an absent optional value. Implemented
+/// for every type a generated struct's field has.
 pub trait FieldValue {
     /// `true` only for `None`.
+    #[inline]
     fn is_none(&self) -> bool {
         false
     }
-    /// The value, serializable through any serializer.
-    fn as_serialize(&self) -> &dyn erased_serde::Serialize;
 }
 
 macro_rules! field_values {
     ($(impl[$($generics:tt)*] $ty:ty;)*) => {
-        $(impl<$($generics)*> FieldValue for $ty {
-            fn as_serialize(&self) -> &dyn erased_serde::Serialize {
-                self
-            }
-        })*
+        $(impl<$($generics)*> FieldValue for $ty {})*
     };
 }
 
@@ -670,58 +775,97 @@ field_values! {
     impl[] Map<String, Value>;
     impl['a] CowStr<'a>;
     impl['a] RawObject<'a>;
-    impl[T: serde::Serialize] Vec<T>;
-    impl[K: serde::Serialize, V: serde::Serialize] std::collections::BTreeMap<K, V>;
-    impl[T: serde::Serialize] Box<T>;
+    impl[T] Vec<T>;
+    impl[K, V] std::collections::BTreeMap<K, V>;
+    impl[T] Box<T>;
 }
 
-/// Written as serde writes an `Option`: `serialize_none` or `serialize_some`.
-impl<T: serde::Serialize> FieldValue for Option<T> {
+impl<T> FieldValue for Option<T> {
+    #[inline]
     fn is_none(&self) -> bool {
         Option::is_none(self)
-    }
-    fn as_serialize(&self) -> &dyn erased_serde::Serialize {
-        self
     }
 }
 
 /// Writes a struct by its table, making the calls serde's derive makes for it (with
 /// `skip_serializing_if = "Option::is_none"` on optional fields and `flatten` on kept unlisted members):
-/// a generated struct's `Serialize` impl.
-pub fn serialize<S: serde::Serializer>(
-    serializer: S,
+/// what a generated struct's `Serialize` impl does, a field at a time ([`Writer::field`]), each value
+/// written by its own `Serialize` impl, so that nothing on the way is dispatched at run time.
+pub struct Writer<S: serde::Serializer> {
     shape: &'static StructShape,
-    values: &[&dyn FieldValue],
-    unlisted: Option<&Unlisted>,
-) -> Result<S::Ok, S::Error> {
-    use serde::ser::{SerializeMap, SerializeStruct};
-    let fields = shape.fields.iter().zip(values).zip(shape.omit_none);
-    let Some(unlisted) = unlisted else {
-        let written = fields
-            .clone()
-            .filter(|((_, v), omit)| !(**omit && v.is_none()))
-            .count();
-        let mut state = serializer.serialize_struct(shape.rust_name(), written)?;
-        for ((name, value), omit) in fields {
-            if *omit && value.is_none() {
-                state.skip_field(name)?;
-            } else {
-                state.serialize_field(name, value.as_serialize())?;
+    next: usize,
+    state: WriterState<S>,
+}
+
+enum WriterState<S: serde::Serializer> {
+    Struct(S::SerializeStruct),
+    /// A struct that keeps unlisted members: a map, as the derive writes one with a flattened field.
+    Map(S::SerializeMap),
+}
+
+impl<S: serde::Serializer> Writer<S> {
+    /// Starts writing a struct of `shape` whose fields are absent (`None` and optional) where `absent`
+    /// says (one flag per field, in declared order): the derive tells the serializer how many fields
+    /// it writes.
+    #[inline]
+    pub fn start(
+        serializer: S,
+        shape: &'static StructShape,
+        absent: &[bool],
+    ) -> Result<Self, S::Error> {
+        let state = if shape.keep_unlisted {
+            WriterState::Map(serializer.serialize_map(None)?)
+        } else {
+            let mut written = 0;
+            for (absent, omit) in absent.iter().zip(shape.omit_none) {
+                written += usize::from(!(*absent && *omit));
+            }
+            WriterState::Struct(serializer.serialize_struct(shape.rust_name(), written)?)
+        };
+        Ok(Writer {
+            shape,
+            next: 0,
+            state,
+        })
+    }
+
+    /// Writes the next field's value (fields are written in declared order), or skips it when it is an
+    /// optional field's `None`.
+    #[inline]
+    pub fn field<T: FieldValue + serde::Serialize + ?Sized>(
+        &mut self,
+        value: &T,
+    ) -> Result<(), S::Error> {
+        use serde::ser::{SerializeMap, SerializeStruct};
+        let i = self.next;
+        self.next += 1;
+        let (Some(name), Some(omit)) = (self.shape.fields.get(i), self.shape.omit_none.get(i))
+        else {
+            return Err(serde::ser::Error::custom(MISMATCH));
+        };
+        let skip = *omit && value.is_none();
+        match &mut self.state {
+            WriterState::Struct(state) if skip => state.skip_field(name),
+            WriterState::Struct(state) => state.serialize_field(name, value),
+            WriterState::Map(_) if skip => Ok(()),
+            WriterState::Map(state) => state.serialize_entry(name, value),
+        }
+    }
+
+    /// Ends the struct, after its kept unlisted members (for a struct that keeps them).
+    #[inline]
+    pub fn end(self, unlisted: Option<&Unlisted>) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeStruct};
+        match self.state {
+            WriterState::Struct(state) => state.end(),
+            WriterState::Map(mut state) => {
+                for (name, value) in unlisted.into_iter().flatten() {
+                    state.serialize_entry(name, value)?;
+                }
+                state.end()
             }
         }
-        return state.end();
-    };
-    // As the derive does for a struct with a flattened field: a map of unknown length.
-    let mut map = serializer.serialize_map(None)?;
-    for ((name, value), omit) in fields {
-        if !(*omit && value.is_none()) {
-            map.serialize_entry(name, value.as_serialize())?;
-        }
     }
-    for (name, value) in unlisted {
-        map.serialize_entry(name, value)?;
-    }
-    map.end()
 }
 
 /// A generated struct read and written by its table: its [`FromFields`] (the one piece of code per
@@ -786,12 +930,7 @@ macro_rules! table_struct {
                 &self,
                 serializer: S,
             ) -> ::std::result::Result<S::Ok, S::Error> {
-                $crate::table::serialize(
-                    serializer,
-                    &$shape,
-                    &[$(&self.$field),*],
-                    $crate::table_struct!(@unlisted self $(, $additional)?),
-                )
+                $crate::table_struct!(@serialize self, serializer, $shape, [$($field),*] $(, $additional)?)
             }
         }
     };
@@ -815,12 +954,7 @@ macro_rules! table_struct {
                 &self,
                 serializer: S,
             ) -> ::std::result::Result<S::Ok, S::Error> {
-                $crate::table::serialize(
-                    serializer,
-                    &$shape,
-                    &[$(&self.$field),*],
-                    $crate::table_struct!(@unlisted self $(, $additional)?),
-                )
+                $crate::table_struct!(@serialize self, serializer, $shape, [$($field),*] $(, $additional)?)
             }
         }
     };
@@ -835,11 +969,7 @@ macro_rules! table_struct {
                 $crate::table::struct_from_slot(slot, ok)
             }
         }
-        impl $crate::table::FieldValue for $name<'_> {
-            fn as_serialize(&self) -> &dyn $crate::__private::erased_serde::Serialize {
-                self
-            }
-        }
+        impl $crate::table::FieldValue for $name<'_> {}
     };
     (@nested $name:ident) => {
         impl<'a> $crate::table::FromSlot<'a> for $name {
@@ -851,12 +981,18 @@ macro_rules! table_struct {
                 $crate::table::struct_from_slot(slot, ok)
             }
         }
-        impl $crate::table::FieldValue for $name {
-            fn as_serialize(&self) -> &dyn $crate::__private::erased_serde::Serialize {
-                self
-            }
-        }
+        impl $crate::table::FieldValue for $name {}
     };
+    // A field at a time, each by its own `Serialize` impl (see `Writer`).
+    (@serialize $self:ident, $serializer:ident, $shape:path, [$($field:ident),*] $(, $additional:ident)?) => {{
+        let mut writer = $crate::table::Writer::start(
+            $serializer,
+            &$shape,
+            &[$($crate::table::FieldValue::is_none(&$self.$field)),*],
+        )?;
+        $(writer.field(&$self.$field)?;)*
+        writer.end($crate::table_struct!(@unlisted $self $(, $additional)?))
+    }};
     (@unlisted $self:ident) => { ::std::option::Option::None };
     (@unlisted $self:ident, $additional:ident) => { ::std::option::Option::Some(&$self.$additional) };
     (@body $name:ident, $fields:ident, $ok:ident, [$($field:ident),*] $(, $additional:ident)?) => {{

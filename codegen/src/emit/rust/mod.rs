@@ -733,8 +733,10 @@ fn deserialize_impl_named(s: &Struct, name: TokenStream) -> TokenStream {
     let fields = s.fields.iter().enumerate().map(|(index, f)| {
         let id = ident(&f.rust_name);
         let json = &f.name;
-        let mode = if f.is_option() {
+        let mode = if f.optional {
             format_ident!("optional")
+        } else if f.nullable {
+            format_ident!("nullable")
         } else {
             format_ident!("required")
         };
