@@ -195,17 +195,22 @@ pub enum Slot<'a> {
 #[derive(Debug)]
 pub struct Fields<'a> {
     slots: Vec<Option<Slot<'a>>>,
-    unlisted: Unlisted,
+    /// Boxed, and only when there are some: a slot holds a struct's fields, and every slot is as large
+    /// as the largest (a smaller slot is less to write and read for every field).
+    unlisted: Option<Box<Unlisted>>,
 }
 
 impl<'a> Fields<'a> {
+    #[inline]
     fn new(count: usize) -> Self {
-        let mut slots = Vec::with_capacity(count);
-        slots.resize_with(count, || None);
         Fields {
-            slots,
-            unlisted: Unlisted::new(),
+            slots: std::iter::repeat_with(|| None).take(count).collect(),
+            unlisted: None,
         }
+    }
+
+    fn keep(&mut self, name: String, value: RawJson) {
+        self.unlisted.get_or_insert_default().insert(name, value);
     }
 
     /// The slots in declared order, and the unlisted members: what a struct's [`FromFields`] moves into
@@ -215,7 +220,7 @@ impl<'a> Fields<'a> {
             slots: self.slots.into_iter(),
             ok: true,
         };
-        (slots, self.unlisted)
+        (slots, self.unlisted.map(|kept| *kept).unwrap_or_default())
     }
 }
 
@@ -486,7 +491,7 @@ impl<'de> Visitor<'de> for StructVisitor {
                 }
                 FieldKey::Unknown(Some(name)) => {
                     let text = map.next_value::<RawJson>()?;
-                    fields.unlisted.insert(name, text);
+                    fields.keep(name, text);
                 }
                 FieldKey::Unknown(None) => {
                     map.next_value::<IgnoredAny>()?;
@@ -668,7 +673,7 @@ pub fn read<'a>(
             Member::Other(name) if shape.keep_unlisted => {
                 let text = reader.skip()?;
                 let raw = RawJson::from_json(text).map_err(|_| Stop)?;
-                fields.unlisted.insert(name.into_owned(), raw);
+                fields.keep(name.into_owned(), raw);
             }
             Member::Other(_) => {
                 reader.skip()?;
@@ -689,24 +694,28 @@ pub fn read_into<'a, T: FromFields<'a>>(reader: &mut Reader<'a>) -> Result<T, St
     T::from_fields(read(reader, T::SHAPE, T::MODE)?).ok_or(Stop)
 }
 
-/// Reads a field's value into its slot: scalars, most fields, are written in place rather than
-/// returned and moved (a slot is several words; the move was a tenth of the reader's time).
-#[inline]
+/// Reads a field's value into its slot. Always inlined into the loop over a struct's members, with the
+/// common shapes (strings, integers, booleans, each perhaps `null`) read in place and the rest out of
+/// line: a call per field, and a slot returned and moved, were a tenth of the reader's time each.
+#[inline(always)]
 fn read_field<'a>(
     reader: &mut Reader<'a>,
     shape: &'static Shape,
     mode: Mode,
     slot: &mut Option<Slot<'a>>,
 ) -> Result<(), Stop> {
+    let shape = match shape {
+        Shape::Optional(_) if reader.null() => {
+            *slot = Some(Slot::Null);
+            return Ok(());
+        }
+        Shape::Optional(inner) => inner,
+        other => other,
+    };
     match shape {
         Shape::Str => *slot = Some(Slot::Str(reader.string()?)),
         Shape::Int => *slot = Some(Slot::Int(reader.integer()?)),
         Shape::Bool => *slot = Some(Slot::Bool(reader.boolean()?)),
-        Shape::Optional(inner) if reader.null() => {
-            let _ = inner;
-            *slot = Some(Slot::Null);
-        }
-        Shape::Optional(inner) => read_field(reader, inner, mode, slot)?,
         _ => *slot = Some(read_value(reader, shape, mode)?),
     }
     Ok(())
@@ -791,10 +800,16 @@ impl<T> FieldValue for Option<T> {
 /// `skip_serializing_if = "Option::is_none"` on optional fields and `flatten` on kept unlisted members):
 /// what a generated struct's `Serialize` impl does, a field at a time ([`Writer::field`]), each value
 /// written by its own `Serialize` impl, so that nothing on the way is dispatched at run time.
+///
+/// The writer's methods are always inlined into the struct's `Serialize`, which passes each field's
+/// name as a literal (as the derive's code does): what a serializer does with a name it knows (escape
+/// it, compare it with its own special names) is then done when it is compiled. An error is kept and
+/// returned by [`Writer::end`] (no `?` per field: a branch, a return and a conversion for every field of
+/// every struct were most of the code the generated crate made of this impl).
 pub struct Writer<S: serde::Serializer> {
     shape: &'static StructShape,
     next: usize,
-    state: WriterState<S>,
+    state: Result<WriterState<S>, S::Error>,
 }
 
 enum WriterState<S: serde::Serializer> {
@@ -804,59 +819,66 @@ enum WriterState<S: serde::Serializer> {
 }
 
 impl<S: serde::Serializer> Writer<S> {
-    /// Starts writing a struct of `shape` whose fields are absent (`None` and optional) where `absent`
-    /// says (one flag per field, in declared order): the derive tells the serializer how many fields
-    /// it writes.
-    #[inline]
+    /// Starts writing the struct `name` of `shape`, which keeps unlisted members when `keeps` says so,
+    /// and whose fields are `None` where `nones` says (one flag per field, in declared order): the
+    /// derive tells the serializer how many fields it writes.
+    #[inline(always)]
     pub fn start(
         serializer: S,
         shape: &'static StructShape,
-        absent: &[bool],
-    ) -> Result<Self, S::Error> {
-        let state = if shape.keep_unlisted {
-            WriterState::Map(serializer.serialize_map(None)?)
+        name: &'static str,
+        keeps: bool,
+        nones: &[bool],
+    ) -> Self {
+        let state = if keeps {
+            serializer.serialize_map(None).map(WriterState::Map)
         } else {
             let mut written = 0;
-            for (absent, omit) in absent.iter().zip(shape.omit_none) {
-                written += usize::from(!(*absent && *omit));
+            for (none, omit) in nones.iter().zip(shape.omit_none) {
+                written += usize::from(!(*none && *omit));
             }
-            WriterState::Struct(serializer.serialize_struct(shape.rust_name(), written)?)
+            serializer
+                .serialize_struct(name, written)
+                .map(WriterState::Struct)
         };
-        Ok(Writer {
+        Writer {
             shape,
             next: 0,
             state,
-        })
-    }
-
-    /// Writes the next field's value (fields are written in declared order), or skips it when it is an
-    /// optional field's `None`.
-    #[inline]
-    pub fn field<T: FieldValue + serde::Serialize + ?Sized>(
-        &mut self,
-        value: &T,
-    ) -> Result<(), S::Error> {
-        use serde::ser::{SerializeMap, SerializeStruct};
-        let i = self.next;
-        self.next += 1;
-        let (Some(name), Some(omit)) = (self.shape.fields.get(i), self.shape.omit_none.get(i))
-        else {
-            return Err(serde::ser::Error::custom(MISMATCH));
-        };
-        let skip = *omit && value.is_none();
-        match &mut self.state {
-            WriterState::Struct(state) if skip => state.skip_field(name),
-            WriterState::Struct(state) => state.serialize_field(name, value),
-            WriterState::Map(_) if skip => Ok(()),
-            WriterState::Map(state) => state.serialize_entry(name, value),
         }
     }
 
-    /// Ends the struct, after its kept unlisted members (for a struct that keeps them).
-    #[inline]
+    /// Writes the next field, named `name` (fields are written in declared order), or skips it when it
+    /// is an optional field's `None`.
+    #[inline(always)]
+    pub fn field<T: FieldValue + serde::Serialize + ?Sized>(
+        &mut self,
+        name: &'static str,
+        value: &T,
+    ) {
+        use serde::ser::{SerializeMap, SerializeStruct};
+        let i = self.next;
+        self.next += 1;
+        debug_assert_eq!(self.shape.fields.get(i), Some(&name), "{MISMATCH}");
+        let skip = value.is_none() && self.shape.omit_none.get(i).copied().unwrap_or(false);
+        let written = match &mut self.state {
+            Err(_) => return,
+            Ok(WriterState::Struct(state)) if skip => state.skip_field(name),
+            Ok(WriterState::Struct(state)) => state.serialize_field(name, value),
+            Ok(WriterState::Map(_)) if skip => Ok(()),
+            Ok(WriterState::Map(state)) => state.serialize_entry(name, value),
+        };
+        if let Err(error) = written {
+            self.state = Err(error);
+        }
+    }
+
+    /// Ends the struct, after its kept unlisted members (for a struct that keeps them); the first error
+    /// met, if any.
+    #[inline(always)]
     pub fn end(self, unlisted: Option<&Unlisted>) -> Result<S::Ok, S::Error> {
         use serde::ser::{SerializeMap, SerializeStruct};
-        match self.state {
+        match self.state? {
             WriterState::Struct(state) => state.end(),
             WriterState::Map(mut state) => {
                 for (name, value) in unlisted.into_iter().flatten() {
@@ -910,7 +932,7 @@ macro_rules! table_struct {
         $crate::table_struct!($name, $($rest)*);
         $crate::table_struct!(@nested $name);
     };
-    ($name:ident <$lt:lifetime>, $shape:path, $mode:ident, [$($field:ident),* $(,)?] $(, keep_unlisted_in $additional:ident)? $(,)?) => {
+    ($name:ident <$lt:lifetime>, $shape:path, $mode:ident, [$($field:ident $(= $json:literal)?),* $(,)?] $(, keep_unlisted_in $additional:ident)? $(,)?) => {
         impl<$lt> $crate::table::FromFields<$lt> for $name<$lt> {
             const SHAPE: &'static $crate::table::StructShape = &$shape;
             const MODE: $crate::table::Mode = $crate::table::Mode::$mode;
@@ -930,11 +952,11 @@ macro_rules! table_struct {
                 &self,
                 serializer: S,
             ) -> ::std::result::Result<S::Ok, S::Error> {
-                $crate::table_struct!(@serialize self, serializer, $shape, [$($field),*] $(, $additional)?)
+                $crate::table_struct!(@serialize self, serializer, $name, $shape, [$($field $(= $json)?),*] $(, $additional)?)
             }
         }
     };
-    ($name:ident, $shape:path, $mode:ident, [$($field:ident),* $(,)?] $(, keep_unlisted_in $additional:ident)? $(,)?) => {
+    ($name:ident, $shape:path, $mode:ident, [$($field:ident $(= $json:literal)?),* $(,)?] $(, keep_unlisted_in $additional:ident)? $(,)?) => {
         impl<'a> $crate::table::FromFields<'a> for $name {
             const SHAPE: &'static $crate::table::StructShape = &$shape;
             const MODE: $crate::table::Mode = $crate::table::Mode::$mode;
@@ -954,7 +976,7 @@ macro_rules! table_struct {
                 &self,
                 serializer: S,
             ) -> ::std::result::Result<S::Ok, S::Error> {
-                $crate::table_struct!(@serialize self, serializer, $shape, [$($field),*] $(, $additional)?)
+                $crate::table_struct!(@serialize self, serializer, $name, $shape, [$($field $(= $json)?),*] $(, $additional)?)
             }
         }
     };
@@ -983,16 +1005,22 @@ macro_rules! table_struct {
         }
         impl $crate::table::FieldValue for $name {}
     };
-    // A field at a time, each by its own `Serialize` impl (see `Writer`).
-    (@serialize $self:ident, $serializer:ident, $shape:path, [$($field:ident),*] $(, $additional:ident)?) => {{
+    // A field at a time, each by its own `Serialize` impl and under its JSON name (see `Writer`).
+    (@serialize $self:ident, $serializer:ident, $name:ident, $shape:path, [$($field:ident $(= $json:literal)?),*] $(, $additional:ident)?) => {{
         let mut writer = $crate::table::Writer::start(
             $serializer,
             &$shape,
+            ::std::stringify!($name),
+            $crate::table_struct!(@keeps $($additional)?),
             &[$($crate::table::FieldValue::is_none(&$self.$field)),*],
-        )?;
-        $(writer.field(&$self.$field)?;)*
+        );
+        $(writer.field($crate::table_struct!(@json $field $(= $json)?), &$self.$field);)*
         writer.end($crate::table_struct!(@unlisted $self $(, $additional)?))
     }};
+    (@json $field:ident) => { ::std::stringify!($field) };
+    (@json $field:ident = $json:literal) => { $json };
+    (@keeps) => { false };
+    (@keeps $additional:ident) => { true };
     (@unlisted $self:ident) => { ::std::option::Option::None };
     (@unlisted $self:ident, $additional:ident) => { ::std::option::Option::Some(&$self.$additional) };
     (@body $name:ident, $fields:ident, $ok:ident, [$($field:ident),*] $(, $additional:ident)?) => {{

@@ -200,7 +200,15 @@ mod table {
         Entry,
         super::ENTRY,
         Owned,
-        [id, amount, is_charge, flags, changes, ledgers, r#type]
+        [
+            id,
+            amount,
+            is_charge,
+            flags,
+            changes,
+            ledgers,
+            r#type = "type"
+        ]
     );
 
     #[derive(Debug)]
@@ -267,7 +275,15 @@ mod table {
             Entry<'a>,
             super::super::ENTRY,
             Borrowed,
-            [id, amount, is_charge, flags, changes, ledgers, r#type]
+            [
+                id,
+                amount,
+                is_charge,
+                flags,
+                changes,
+                ledgers,
+                r#type = "type"
+            ]
         );
 
         #[derive(Debug)]

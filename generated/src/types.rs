@@ -88,7 +88,7 @@ pub struct AmendedSubject {
     crate::shapes::AmendedSubject,
     Owned,
     [
-        r#type,
+        r#type = "type",
         identifier,
         effective_from,
         effective_to,
@@ -208,7 +208,7 @@ pub struct ContractJourney {
     Owned,
     [
         number,
-        r#type,
+        r#type = "type",
         requested_at,
     ],
 );
@@ -536,7 +536,7 @@ pub struct GroupTrait {
     Owned,
     [
         identifier,
-        r#type,
+        r#type = "type",
         data,
     ],
 );
@@ -705,7 +705,7 @@ pub struct InkFailureData {
     crate::shapes::InkFailureData,
     Owned,
     [
-        r#type,
+        r#type = "type",
         reason,
         occurred_at,
     ],

@@ -187,8 +187,17 @@ fn against_twin(megabytes: usize) {
     let distinct: Vec<Sides> = energy_tests::catalogue_payloads(&model)
         .into_iter()
         .map(|p| {
-            let text = p.value.to_string();
             let kind = EventKind::new(&p.event_type, &p.version).expect("a known version");
+            // Members sorted (as `serde_json::Value` writes them), or with `in-schema-order`, in the
+            // order of the schema (as the generated types and the derived twin write them).
+            let text = if std::env::args().any(|a| a == "in-schema-order") {
+                let event = kind
+                    .decode(p.value.to_string().as_bytes())
+                    .expect("decodes");
+                String::from_utf8(event.to_payload_json()).expect("UTF-8")
+            } else {
+                p.value.to_string()
+            };
             let (ours_read, twin_read, twin_decode, ours_write, twin_write) =
                 energy_twin::payload_pair(&p.event_type, &p.version, MakeSides(&text))
                     .expect("every version has a twin");
@@ -244,9 +253,24 @@ fn against_twin(megabytes: usize) {
             }),
         ),
     ];
+    // Words on the command line besides `twin` keep only the approaches whose name contains one (for
+    // profiling one at a time).
+    let words: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| {
+            a.parse::<usize>().is_err()
+                && !a.starts_with('-')
+                && a != "twin"
+                && a != "in-schema-order"
+        })
+        .collect();
+    let wanted = |name: &str| words.is_empty() || words.iter().any(|w| name.contains(w.as_str()));
     let mut best = vec![Duration::MAX; approaches.len()];
     for _ in 0..9 {
-        for ((_, approach), best) in approaches.iter().zip(&mut best) {
+        for ((name, approach), best) in approaches.iter().zip(&mut best) {
+            if !wanted(name) {
+                continue;
+            }
             let start = Instant::now();
             let mut ok = 0usize;
             for _ in 0..cycles {
@@ -264,9 +288,12 @@ fn against_twin(megabytes: usize) {
         }
     }
     println!("| approach | throughput |\n|---|---|");
-    for ((name, _), time) in approaches.iter().zip(&best) {
+    for ((name, _), time) in approaches.iter().zip(&best).filter(|((n, _), _)| wanted(n)) {
         let mb_per_s = bytes as f64 / f64::from(1 << 20) / time.as_secs_f64();
         println!("| {name} | {mb_per_s:.0} MB/s |");
+    }
+    if !words.is_empty() {
+        return;
     }
     let ratio = |slow: usize, fast: usize| best[slow].as_secs_f64() / best[fast].as_secs_f64();
     println!(

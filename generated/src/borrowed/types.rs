@@ -88,7 +88,7 @@ pub struct AmendedSubject<'a> {
     crate::shapes::AmendedSubject,
     Borrowed,
     [
-        r#type,
+        r#type = "type",
         identifier,
         effective_from,
         effective_to,
@@ -208,7 +208,7 @@ pub struct ContractJourney<'a> {
     Borrowed,
     [
         number,
-        r#type,
+        r#type = "type",
         requested_at,
     ],
 );
@@ -540,7 +540,7 @@ pub struct GroupTrait<'a> {
     Borrowed,
     [
         identifier,
-        r#type,
+        r#type = "type",
         data,
     ],
 );
@@ -711,7 +711,7 @@ pub struct InkFailureData<'a> {
     crate::shapes::InkFailureData,
     Borrowed,
     [
-        r#type,
+        r#type = "type",
         reason,
         occurred_at,
     ],

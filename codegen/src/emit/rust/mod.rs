@@ -717,7 +717,17 @@ fn deserialize_impl(s: &Struct, home: Home, nested: bool) -> TokenStream {
 pub(crate) fn table_impl(s: &Struct, name: TokenStream, mode: &str, nested: bool) -> TokenStream {
     let shape = format_ident!("{}", s.rust_name);
     let mode = format_ident!("{}", mode);
-    let fields = s.fields.iter().map(|f| ident(&f.rust_name));
+    // A field's JSON name, where the identifier is not it (a keyword, `r#type`), is written for the
+    // `Serialize` it makes, which names every field with a literal.
+    let fields = s.fields.iter().map(|f| {
+        let id = ident(&f.rust_name);
+        if f.rust_name == f.name {
+            quote!(#id)
+        } else {
+            let json = &f.name;
+            quote!(#id = #json)
+        }
+    });
     let keep = s
         .incomplete
         .then(|| quote!(, keep_unlisted_in additional_fields));
