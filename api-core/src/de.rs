@@ -130,6 +130,7 @@ macro_rules! deserialize_struct {
                                 $crate::table::Key {
                                     fields: FIELDS,
                                     aliases: ALIASES,
+                                    by_name: &[],
                                     next: &mut next,
                                     keep_unknown: $crate::deserialize_struct!(@keeps $($additional)?),
                                 },

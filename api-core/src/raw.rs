@@ -32,6 +32,42 @@ pub(crate) fn writes_json_text<S: Serializer>() -> bool {
 /// The members of an object that its schema does not list, by name (sorted), each as its JSON text.
 pub type Unlisted = BTreeMap<String, RawJson>;
 
+/// serde_json's raw value of `text`, a JSON value already checked, made without parsing it again:
+/// handed over as serde_json's own deserializers hand one over (a map of one member under its raw-value
+/// name). `None` only if serde_json no longer takes it so.
+pub(crate) fn borrowed_raw_value(text: &str) -> Option<&RawValue> {
+    <&RawValue>::deserialize(de::value::MapAccessDeserializer::new(Handover(Some(text)))).ok()
+}
+
+/// A raw JSON text as a map of one member, for `RawValue`'s `Deserialize`.
+struct Handover<'a>(Option<&'a str>);
+
+impl<'de> MapAccess<'de> for Handover<'de> {
+    type Error = de::value::Error;
+
+    fn next_key_seed<K: de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Self::Error> {
+        if self.0.is_none() {
+            return Ok(None);
+        }
+        seed.deserialize(de::value::BorrowedStrDeserializer::new(RAW_VALUE_TOKEN))
+            .map(Some)
+    }
+
+    fn next_value_seed<V: de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, Self::Error> {
+        let text = self
+            .0
+            .take()
+            .ok_or_else(|| <Self::Error as de::Error>::custom("no raw text"))?;
+        seed.deserialize(de::value::BorrowedStrDeserializer::new(text))
+    }
+}
+
 /// One JSON value, kept as its text (whitespace included) without being parsed into a tree.
 ///
 /// It accepts any syntactically valid JSON value, as `serde_json`'s `RawValue` does: numbers are not
@@ -189,6 +225,14 @@ mod tests {
             serde_json::to_value(&raw).unwrap(),
             serde_json::json!({"a": null, "b": [1, 2.5, "x"]})
         );
+    }
+
+    #[test]
+    fn a_checked_text_is_a_raw_value_without_parsing_it_again() {
+        for text in [r#"{"a": [1, 2.5e9]}"#, "\"evt-1\"", "null", "-0", " [ ] "] {
+            let raw = borrowed_raw_value(text).map(RawValue::get);
+            assert_eq!(raw, Some(text), "{text}");
+        }
     }
 
     #[test]

@@ -61,6 +61,10 @@ pub struct StructShape {
     pub fields: &'static [&'static str],
     /// Former names of fields, each with its field's index: read as the field.
     pub aliases: &'static [(&'static str, usize)],
+    /// The fields in the byte order of their names, as a chain: the first (at 0), then, at `i + 1`, the
+    /// field whose name follows field `i`'s (the count of fields after the last). The key expected
+    /// when members come sorted, as `serde_json::Value` writes them, where the schema's order fails.
+    pub by_name: &'static [usize],
     /// The shape of each field.
     pub shapes: &'static [Shape],
     /// Whether each field is required.
@@ -100,6 +104,8 @@ pub struct Key<'h> {
     /// Former names of fields (`renamed_from:` in the schema), each with its field's index: read as
     /// the field.
     pub aliases: &'static [(&'static str, usize)],
+    /// The fields in name order (see [`StructShape::by_name`]; may be empty).
+    pub by_name: &'static [usize],
     /// Where to look first: one past the last field found (start at 0).
     pub next: &'h mut usize,
     /// Whether an unlisted name is kept (for a struct with `additional_fields`).
@@ -109,7 +115,7 @@ pub struct Key<'h> {
 impl Key<'_> {
     #[inline]
     fn find(self, name: &[u8]) -> Option<usize> {
-        crate::read::find_field(self.fields, self.aliases, self.next, name)
+        crate::read::find_field(self.fields, self.aliases, self.by_name, self.next, name)
     }
 
     fn key(self, name: &str) -> FieldKey {
@@ -479,6 +485,7 @@ impl<'de> Visitor<'de> for StructVisitor {
         while let Some(key) = map.next_key_seed(Key {
             fields: shape.fields,
             aliases: shape.aliases,
+            by_name: shape.by_name,
             next: &mut next,
             keep_unknown: shape.keep_unlisted,
         })? {
@@ -661,7 +668,13 @@ pub fn read<'a>(
     let mut fields = Fields::new(shape.fields.len());
     let mut next = 0;
     let mut members = reader.object()?;
-    while let Some(member) = members.next_field(reader, shape.fields, shape.aliases, &mut next)? {
+    while let Some(member) = members.next_field(
+        reader,
+        shape.fields,
+        shape.aliases,
+        shape.by_name,
+        &mut next,
+    )? {
         match member {
             Member::Field(i) => {
                 let slot = fields.slots.get_mut(i).ok_or(Stop)?;
@@ -902,6 +915,7 @@ impl<S: serde::Serializer> Writer<S> {
 ///     name: "struct Ledger",
 ///     fields: &["number", "id"],
 ///     aliases: &[],
+///     by_name: &[1, 2, 0],
 ///     shapes: &[Shape::Str, Shape::Optional(&Shape::Str)],
 ///     required: &[true, false],
 ///     omit_none: &[false, true],

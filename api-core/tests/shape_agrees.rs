@@ -34,6 +34,7 @@ struct Account {
 static ACCOUNT: StructShape = StructShape {
     name: "struct Account",
     aliases: &[],
+    by_name: &[0, 1],
     fields: &["number"],
     shapes: &[Shape::Str],
     required: &[true],
@@ -52,6 +53,7 @@ struct Ledger {
 static LEDGER: StructShape = StructShape {
     name: "struct Ledger",
     aliases: &[],
+    by_name: &[0, 2, 3, 1],
     fields: &["account", "number", "id"],
     shapes: &[
         Shape::Struct(&ACCOUNT),
@@ -79,6 +81,7 @@ struct Entry {
 static ENTRY: StructShape = StructShape {
     name: "struct Entry",
     aliases: &[],
+    by_name: &[1, 2, 4, 5, 0, 3, 6, 7],
     fields: &[
         "id",
         "amount",
@@ -113,6 +116,7 @@ struct Renamed {
 static RENAMED: StructShape = StructShape {
     name: "struct Renamed",
     aliases: &[("account_number", 0)],
+    by_name: &[0, 1, 2],
     fields: &["account_id", "note"],
     shapes: &[Shape::Str, Shape::Optional(&Shape::Str)],
     required: &[true, false],
@@ -130,6 +134,7 @@ struct Priced {
 static PRICED: StructShape = StructShape {
     name: "struct Priced",
     aliases: &[],
+    by_name: &[1, 2, 0],
     fields: &["tariffs", "quotes"],
     shapes: &[
         Shape::Map(&Shape::Map(&Shape::Struct(&ACCOUNT))),
@@ -155,6 +160,7 @@ energy_api_core::deserialize_struct!(Kept, "struct Kept", [(0, required, mprn, "
 static KEPT: StructShape = StructShape {
     name: "struct Kept",
     aliases: &[],
+    by_name: &[0, 1],
     fields: &["mprn"],
     shapes: &[Shape::Str],
     required: &[true],
