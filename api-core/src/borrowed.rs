@@ -184,11 +184,11 @@ impl Eq for RawObject<'_> {}
 /// (the calls of `serde_json::Map`, which the owned struct holds).
 impl Serialize for RawObject<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if crate::raw::writes_json_text::<S>() {
-            // The text is held as text (the fast reader finds and checks it without serde_json), so
-            // serde_json's raw value is found again for writing.
-            serde_json::from_str::<&RawValue>(self.0)
-                .map_err(serde::ser::Error::custom)?
+        if crate::text::writes_json_text::<S>() {
+            // The text was checked when it was read: serde_json's raw value of it is made without
+            // parsing it again.
+            crate::raw::borrowed_raw_value(self.0)
+                .ok_or_else(|| serde::ser::Error::custom("a free-form object that is not JSON"))?
                 .serialize(serializer)
         } else {
             // `null` is an empty `Map`, as the owned struct reads it.

@@ -29,6 +29,7 @@ pub mod read;
 pub mod rest;
 pub mod shape;
 pub mod table;
+mod text;
 
 pub use borrowed::{CowStr, RawObject};
 pub use name_hash::name_hash;

@@ -14,20 +14,7 @@ use serde_json::value::RawValue;
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// The name under which `serde_json` exchanges raw JSON text with its own serializers and
-/// deserializers (`serde_json::value::RawValue`'s protocol; other formats see a newtype struct).
-const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
-
-/// Whether `S` is `serde_json`'s text serializer (compact, pretty or with a formatter of its user's),
-/// which writes raw JSON text as it is.
-///
-/// serde gives a serializer no way to say which format it writes, and only `serde_json` knows its
-/// raw-value protocol: any other serializer would write the text wrapped in a struct. So the
-/// serializer's type is asked. Should a future compiler name the type differently, the text is written
-/// as its value instead, which is the same JSON value (its spelling aside), never wrong.
-pub(crate) fn writes_json_text<S: Serializer>() -> bool {
-    std::any::type_name::<S>().starts_with("&mut serde_json::ser::Serializer<")
-}
+use crate::text::{RAW_VALUE_TOKEN, writes_json_text};
 
 /// The members of an object that its schema does not list, by name (sorted), each as its JSON text.
 pub type Unlisted = BTreeMap<String, RawJson>;
@@ -210,11 +197,6 @@ mod tests {
 
     #[test]
     fn only_json_text_is_written_as_text() {
-        assert!(writes_json_text::<&mut serde_json::Serializer<Vec<u8>>>());
-        assert!(writes_json_text::<
-            &mut serde_json::Serializer<&mut Vec<u8>, serde_json::ser::PrettyFormatter<'_>>,
-        >());
-        assert!(!writes_json_text::<serde_json::value::Serializer>());
         let raw = RawJson::from_json(r#"{"b": [1, 2.5, "x"], "a": null}"#).unwrap();
         let pretty = serde_json::to_string_pretty(&vec![raw.clone()]).unwrap();
         assert!(

@@ -181,7 +181,7 @@ impl<'a> Reader<'a> {
     pub fn string(&mut self) -> Result<Cow<'a, str>, Stop> {
         self.eat(b'"')?;
         let start = self.at;
-        let end = scan_string(self.bytes(), start);
+        let end = crate::text::find_special(self.bytes(), start);
         match self.bytes().get(end) {
             Some(b'"') => {
                 self.at = end + 1;
@@ -208,7 +208,7 @@ impl<'a> Reader<'a> {
     fn skip_string(&mut self, check: Check) -> Result<(), Stop> {
         self.eat(b'"')?;
         let start = self.at;
-        let end = scan_string(self.bytes(), start);
+        let end = crate::text::find_special(self.bytes(), start);
         match self.bytes().get(end) {
             Some(b'"') => {
                 self.at = end + 1;
@@ -713,39 +713,6 @@ impl Elements {
     }
 }
 
-/// The index of the first `"`, `\` or control character at or after `from` (or the length).
-///
-/// Eight bytes at a time: a byte is found where `x - 0x01…` borrows out of a zero byte of `x`, the
-/// word with the sought byte cleared (the first such byte is always exact).
-#[inline]
-fn scan_string(bytes: &[u8], mut at: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    while let Some(chunk) = bytes.get(at..at + 8) {
-        let Ok(chunk) = <[u8; 8]>::try_from(chunk) else {
-            break;
-        };
-        let word = u64::from_le_bytes(chunk);
-        let quote = word ^ (ONES * u64::from(b'"'));
-        let backslash = word ^ (ONES * u64::from(b'\\'));
-        let found = (quote.wrapping_sub(ONES) & !quote)
-            | (backslash.wrapping_sub(ONES) & !backslash)
-            | (word.wrapping_sub(ONES * 0x20) & !word);
-        let found = found & HIGH;
-        if found != 0 {
-            return at + (found.trailing_zeros() / 8) as usize;
-        }
-        at += 8;
-    }
-    while let Some(&byte) = bytes.get(at) {
-        if byte == b'"' || byte == b'\\' || byte < 0x20 {
-            return at;
-        }
-        at += 1;
-    }
-    at
-}
-
 /// The index of the `"` that closes a string with escapes, from its first `\` at `at`.
 fn string_end(bytes: &[u8], mut at: usize) -> Option<usize> {
     loop {
@@ -1247,16 +1214,6 @@ mod tests {
                 );
             }
         }
-    }
-
-    #[test]
-    fn the_scan_finds_the_first_quote_escape_or_control_byte() {
-        let text = "abcdefghij\"klmnop";
-        assert_eq!(scan_string(text.as_bytes(), 0), 10);
-        assert_eq!(scan_string(b"abcdefgh\\", 0), 8);
-        assert_eq!(scan_string(b"ab\x1fcdefghijk", 0), 2);
-        assert_eq!(scan_string("é\u{80}ab\"".as_bytes(), 0), 6);
-        assert_eq!(scan_string(b"abc", 0), 3);
     }
 
     fn json_text() -> impl Strategy<Value = String> {

@@ -773,116 +773,97 @@ fn read_value<'a>(
     })
 }
 
-/// A field's value as the table's writer sees it: whether it is an absent optional value. Implemented
-/// for every type a generated struct's field has.
-pub trait FieldValue {
-    /// `true` only for `None`.
-    #[inline]
-    fn is_none(&self) -> bool {
-        false
-    }
-}
-
-macro_rules! field_values {
-    ($(impl[$($generics:tt)*] $ty:ty;)*) => {
-        $(impl<$($generics)*> FieldValue for $ty {})*
-    };
-}
-
-field_values! {
-    impl[] String;
-    impl[] i64;
-    impl[] f64;
-    impl[] bool;
-    impl[] Map<String, Value>;
-    impl['a] CowStr<'a>;
-    impl['a] RawObject<'a>;
-    impl[T] Vec<T>;
-    impl[K, V] std::collections::BTreeMap<K, V>;
-    impl[T] Box<T>;
-}
-
-impl<T> FieldValue for Option<T> {
-    #[inline]
-    fn is_none(&self) -> bool {
-        Option::is_none(self)
-    }
-}
-
 /// Writes a struct by its table, making the calls serde's derive makes for it (with
 /// `skip_serializing_if = "Option::is_none"` on optional fields and `flatten` on kept unlisted members):
-/// what a generated struct's `Serialize` impl does, a field at a time ([`Writer::field`]), each value
-/// written by its own `Serialize` impl, so that nothing on the way is dispatched at run time.
+/// what a generated struct's `Serialize` impl does, a field at a time ([`Writer::field`],
+/// [`Writer::optional`]), each value written by its own `Serialize` impl, so that nothing on the way is
+/// dispatched at run time.
 ///
 /// The writer's methods are always inlined into the struct's `Serialize`, which passes each field's
-/// name as a literal (as the derive's code does): what a serializer does with a name it knows (escape
-/// it, compare it with its own special names) is then done when it is compiled. An error is kept and
-/// returned by [`Writer::end`] (no `?` per field: a branch, a return and a conversion for every field of
-/// every struct were most of the code the generated crate made of this impl).
+/// name as a literal and says which fields are optional (as the derive's code does): the number of
+/// fields written is then known, and what a serializer does with a name it knows (escape it, compare it
+/// with its own special names) is done when it is compiled. The first error is kept and returned by
+/// [`Writer::end`]: no `?` per field (a branch, a return and a conversion for every field of every
+/// struct were most of the code the generated crate made of this impl).
 pub struct Writer<S: serde::Serializer> {
-    shape: &'static StructShape,
-    next: usize,
-    state: Result<WriterState<S>, S::Error>,
+    state: WriterState<S>,
+    /// Apart from the state, which the serializer is handed, so that it stays in a register.
+    failed: Option<S::Error>,
 }
 
 enum WriterState<S: serde::Serializer> {
     Struct(S::SerializeStruct),
     /// A struct that keeps unlisted members: a map, as the derive writes one with a flattened field.
     Map(S::SerializeMap),
+    /// `serde_json`'s compact serializer: the text is written here, faster, and handed to it whole
+    /// (see [`crate::text`]).
+    Json {
+        serializer: S,
+        text: crate::text::JsonText,
+        first: bool,
+    },
 }
 
 impl<S: serde::Serializer> Writer<S> {
-    /// Starts writing the struct `name` of `shape`, which keeps unlisted members when `keeps` says so,
-    /// and whose fields are `None` where `nones` says (one flag per field, in declared order): the
-    /// derive tells the serializer how many fields it writes.
+    /// Starts writing the struct `name`, of which `written` fields are written; a map of unknown
+    /// length when it keeps unlisted members (`keeps`).
     #[inline(always)]
     pub fn start(
         serializer: S,
-        shape: &'static StructShape,
         name: &'static str,
         keeps: bool,
-        nones: &[bool],
-    ) -> Self {
-        let state = if keeps {
-            serializer.serialize_map(None).map(WriterState::Map)
-        } else {
-            let mut written = 0;
-            for (none, omit) in nones.iter().zip(shape.omit_none) {
-                written += usize::from(!(*none && *omit));
+        written: usize,
+    ) -> Result<Self, S::Error> {
+        let state = if crate::text::compact_json::<S>() {
+            let mut text = crate::text::JsonText::reusing();
+            text.raw("{");
+            WriterState::Json {
+                serializer,
+                text,
+                first: true,
             }
-            serializer
-                .serialize_struct(name, written)
-                .map(WriterState::Struct)
+        } else if keeps {
+            WriterState::Map(serializer.serialize_map(None)?)
+        } else {
+            WriterState::Struct(serializer.serialize_struct(name, written)?)
         };
-        Writer {
-            shape,
-            next: 0,
+        Ok(Writer {
             state,
+            failed: None,
+        })
+    }
+
+    /// Writes the next field, named `name` (fields are written in declared order).
+    #[inline(always)]
+    pub fn field<T: serde::Serialize + ?Sized>(&mut self, name: &'static str, value: &T) {
+        use serde::ser::{Error, SerializeMap, SerializeStruct};
+        if self.failed.is_some() {
+            return;
+        }
+        let written = match &mut self.state {
+            WriterState::Struct(state) => state.serialize_field(name, value),
+            WriterState::Map(state) => state.serialize_entry(name, value),
+            WriterState::Json { text, first, .. } => {
+                text.member(name, std::mem::take(first));
+                value.serialize(&mut *text).map_err(S::Error::custom)
+            }
+        };
+        if let Err(error) = written {
+            self.failed = Some(error);
         }
     }
 
-    /// Writes the next field, named `name` (fields are written in declared order), or skips it when it
-    /// is an optional field's `None`.
+    /// Writes the next field, an optional one: left out when `None`.
     #[inline(always)]
-    pub fn field<T: FieldValue + serde::Serialize + ?Sized>(
-        &mut self,
-        name: &'static str,
-        value: &T,
-    ) {
-        use serde::ser::{SerializeMap, SerializeStruct};
-        let i = self.next;
-        self.next += 1;
-        debug_assert_eq!(self.shape.fields.get(i), Some(&name), "{MISMATCH}");
-        let skip = value.is_none() && self.shape.omit_none.get(i).copied().unwrap_or(false);
-        let written = match &mut self.state {
-            Err(_) => return,
-            Ok(WriterState::Struct(state)) if skip => state.skip_field(name),
-            Ok(WriterState::Struct(state)) => state.serialize_field(name, value),
-            Ok(WriterState::Map(_)) if skip => Ok(()),
-            Ok(WriterState::Map(state)) => state.serialize_entry(name, value),
-        };
-        if let Err(error) = written {
-            self.state = Err(error);
+    pub fn optional<T: serde::Serialize>(&mut self, name: &'static str, value: &Option<T>) {
+        use serde::ser::SerializeStruct;
+        if value.is_some() {
+            return self.field(name, value);
+        }
+        if let (None, WriterState::Struct(state)) = (&self.failed, &mut self.state)
+            && let Err(error) = state.skip_field(name)
+        {
+            self.failed = Some(error);
         }
     }
 
@@ -890,14 +871,34 @@ impl<S: serde::Serializer> Writer<S> {
     /// met, if any.
     #[inline(always)]
     pub fn end(self, unlisted: Option<&Unlisted>) -> Result<S::Ok, S::Error> {
-        use serde::ser::{SerializeMap, SerializeStruct};
-        match self.state? {
+        use serde::ser::{Error, SerializeMap, SerializeStruct};
+        if let Some(error) = self.failed {
+            return Err(error);
+        }
+        match self.state {
             WriterState::Struct(state) => state.end(),
             WriterState::Map(mut state) => {
                 for (name, value) in unlisted.into_iter().flatten() {
                     state.serialize_entry(name, value)?;
                 }
                 state.end()
+            }
+            WriterState::Json {
+                serializer,
+                mut text,
+                mut first,
+            } => {
+                for (name, value) in unlisted.into_iter().flatten() {
+                    text.member(name, std::mem::take(&mut first));
+                    text.raw(value.get());
+                }
+                text.raw("}");
+                let written = match crate::raw::borrowed_raw_value(text.as_str()) {
+                    Some(raw) => serde::Serialize::serialize(raw, serializer),
+                    None => Err(S::Error::custom(MISMATCH)),
+                };
+                text.recycle();
+                written
             }
         }
     }
@@ -923,7 +924,7 @@ impl<S: serde::Serializer> Writer<S> {
 /// };
 /// #[derive(Debug)]
 /// pub struct Ledger { number: String, id: Option<String> }
-/// table_struct!(Ledger, LEDGER, Owned, [number, id]);
+/// table_struct!(Ledger, LEDGER, Owned, [number, id: optional]);
 ///
 /// let ledger: Ledger = serde_json::from_str(r#"{"number": "L-1", "other": 1}"#).unwrap();
 /// assert_eq!((ledger.number.as_str(), ledger.id.as_deref()), ("L-1", None));
@@ -932,10 +933,12 @@ impl<S: serde::Serializer> Writer<S> {
 /// assert_eq!(serde_json::to_string(&ledger).unwrap(), r#"{"number":"L-1"}"#);
 /// ```
 ///
-/// Fields are listed in the table's order; a struct may keep its unlisted members in a field
-/// (`keep_unlisted_in additional_fields`); a struct that other structs hold as a field is written
-/// `nested Name` (it is then read from a slot and written as a field); a borrowed view is written
-/// `Name<'a>` with mode `Borrowed`.
+/// Fields are listed in the table's order, each as `field`, or `field = "json name"` where the
+/// identifier is not the JSON name (`r#type = "type"`), followed by `: optional` for a field that may be
+/// absent (left out when `None`, as the table's `omit_none` says); a struct may keep its unlisted members
+/// in a field (`keep_unlisted_in additional_fields`); a struct that other structs hold as a field is
+/// written `nested Name` (it is then read from a slot); a borrowed view is written `Name<'a>` with mode
+/// `Borrowed`.
 #[macro_export]
 macro_rules! table_struct {
     (nested $name:ident <$lt:lifetime>, $($rest:tt)*) => {
@@ -946,7 +949,7 @@ macro_rules! table_struct {
         $crate::table_struct!($name, $($rest)*);
         $crate::table_struct!(@nested $name);
     };
-    ($name:ident <$lt:lifetime>, $shape:path, $mode:ident, [$($field:ident $(= $json:literal)?),* $(,)?] $(, keep_unlisted_in $additional:ident)? $(,)?) => {
+    ($name:ident <$lt:lifetime>, $shape:path, $mode:ident, [$($field:ident $(= $json:literal)? $(: $kind:ident)?),* $(,)?] $(, keep_unlisted_in $additional:ident)? $(,)?) => {
         impl<$lt> $crate::table::FromFields<$lt> for $name<$lt> {
             const SHAPE: &'static $crate::table::StructShape = &$shape;
             const MODE: $crate::table::Mode = $crate::table::Mode::$mode;
@@ -966,11 +969,11 @@ macro_rules! table_struct {
                 &self,
                 serializer: S,
             ) -> ::std::result::Result<S::Ok, S::Error> {
-                $crate::table_struct!(@serialize self, serializer, $name, $shape, [$($field $(= $json)?),*] $(, $additional)?)
+                $crate::table_struct!(@serialize self, serializer, $name, [$($field $(= $json)? $(: $kind)?),*] $(, $additional)?)
             }
         }
     };
-    ($name:ident, $shape:path, $mode:ident, [$($field:ident $(= $json:literal)?),* $(,)?] $(, keep_unlisted_in $additional:ident)? $(,)?) => {
+    ($name:ident, $shape:path, $mode:ident, [$($field:ident $(= $json:literal)? $(: $kind:ident)?),* $(,)?] $(, keep_unlisted_in $additional:ident)? $(,)?) => {
         impl<'a> $crate::table::FromFields<'a> for $name {
             const SHAPE: &'static $crate::table::StructShape = &$shape;
             const MODE: $crate::table::Mode = $crate::table::Mode::$mode;
@@ -990,7 +993,7 @@ macro_rules! table_struct {
                 &self,
                 serializer: S,
             ) -> ::std::result::Result<S::Ok, S::Error> {
-                $crate::table_struct!(@serialize self, serializer, $name, $shape, [$($field $(= $json)?),*] $(, $additional)?)
+                $crate::table_struct!(@serialize self, serializer, $name, [$($field $(= $json)? $(: $kind)?),*] $(, $additional)?)
             }
         }
     };
@@ -1005,7 +1008,6 @@ macro_rules! table_struct {
                 $crate::table::struct_from_slot(slot, ok)
             }
         }
-        impl $crate::table::FieldValue for $name<'_> {}
     };
     (@nested $name:ident) => {
         impl<'a> $crate::table::FromSlot<'a> for $name {
@@ -1017,20 +1019,30 @@ macro_rules! table_struct {
                 $crate::table::struct_from_slot(slot, ok)
             }
         }
-        impl $crate::table::FieldValue for $name {}
     };
     // A field at a time, each by its own `Serialize` impl and under its JSON name (see `Writer`).
-    (@serialize $self:ident, $serializer:ident, $name:ident, $shape:path, [$($field:ident $(= $json:literal)?),*] $(, $additional:ident)?) => {{
+    (@serialize $self:ident, $serializer:ident, $name:ident, [$($field:ident $(= $json:literal)? $(: $kind:ident)?),*] $(, $additional:ident)?) => {{
         let mut writer = $crate::table::Writer::start(
             $serializer,
-            &$shape,
             ::std::stringify!($name),
             $crate::table_struct!(@keeps $($additional)?),
-            &[$($crate::table::FieldValue::is_none(&$self.$field)),*],
-        );
-        $(writer.field($crate::table_struct!(@json $field $(= $json)?), &$self.$field);)*
+            0 $(+ $crate::table_struct!(@written $self, $field $(, $kind)?))*,
+        )?;
+        $($crate::table_struct!(
+            @write writer, $self, $field, $crate::table_struct!(@json $field $(= $json)?) $(, $kind)?
+        );)*
         writer.end($crate::table_struct!(@unlisted $self $(, $additional)?))
     }};
+    (@written $self:ident, $field:ident) => { 1 };
+    (@written $self:ident, $field:ident, optional) => {
+        usize::from(::std::option::Option::is_some(&$self.$field))
+    };
+    (@write $writer:ident, $self:ident, $field:ident, $name:expr) => {
+        $writer.field($name, &$self.$field)
+    };
+    (@write $writer:ident, $self:ident, $field:ident, $name:expr, optional) => {
+        $writer.optional($name, &$self.$field)
+    };
     (@json $field:ident) => { ::std::stringify!($field) };
     (@json $field:ident = $json:literal) => { $json };
     (@keeps) => { false };

@@ -189,7 +189,7 @@ mod table {
         number: String,
         id: Option<String>,
     }
-    table_struct!(nested Ledger, super::LEDGER, Owned, [account, number, id]);
+    table_struct!(nested Ledger, super::LEDGER, Owned, [account, number, id: optional]);
 
     #[derive(Debug)]
     #[allow(dead_code, reason = "only decoded")]
@@ -212,7 +212,7 @@ mod table {
             is_charge,
             flags,
             changes,
-            ledgers,
+            ledgers: optional,
             r#type = "type"
         ]
     );
@@ -223,7 +223,7 @@ mod table {
         account_id: String,
         note: Option<String>,
     }
-    table_struct!(Renamed, super::RENAMED, Owned, [account_id, note]);
+    table_struct!(Renamed, super::RENAMED, Owned, [account_id, note: optional]);
 
     #[derive(Debug)]
     #[allow(dead_code, reason = "only decoded")]
@@ -231,7 +231,7 @@ mod table {
         tariffs: std::collections::BTreeMap<String, std::collections::BTreeMap<String, Account>>,
         quotes: Option<std::collections::BTreeMap<String, i64>>,
     }
-    table_struct!(Priced, super::PRICED, Owned, [tariffs, quotes]);
+    table_struct!(Priced, super::PRICED, Owned, [tariffs, quotes: optional]);
 
     #[derive(Debug)]
     #[allow(dead_code, reason = "only decoded")]
@@ -263,7 +263,7 @@ mod table {
             nested Ledger<'a>,
             super::super::LEDGER,
             Borrowed,
-            [account, number, id]
+            [account, number, id: optional]
         );
 
         #[derive(Debug)]
@@ -287,7 +287,7 @@ mod table {
                 is_charge,
                 flags,
                 changes,
-                ledgers,
+                ledgers: optional,
                 r#type = "type"
             ]
         );
@@ -302,7 +302,7 @@ mod table {
             Renamed<'a>,
             super::super::RENAMED,
             Borrowed,
-            [account_id, note]
+            [account_id, note: optional]
         );
 
         #[derive(Debug)]
@@ -315,7 +315,7 @@ mod table {
             Priced<'a>,
             super::super::PRICED,
             Borrowed,
-            [tariffs, quotes]
+            [tariffs, quotes: optional]
         );
 
         #[derive(Debug)]
@@ -366,6 +366,13 @@ where
         (Ok(r), Ok(t), Ok(b)) => {
             assert_eq!(format!("{r:?}"), format!("{t:?}"), "{name}: {json}");
             assert_eq!(tokens(r), tokens(t), "{name}, written: {json}");
+            // As JSON text too, which the table's writer makes itself for serde_json's compact
+            // serializer.
+            assert_eq!(
+                serde_json::to_string(r).map_err(|e| e.to_string()),
+                serde_json::to_string(t).map_err(|e| e.to_string()),
+                "{name}, written as JSON: {json}"
+            );
             assert_eq!(
                 serde_json::to_value(r).ok(),
                 serde_json::to_value(b).ok(),
@@ -476,6 +483,7 @@ const REPLACEMENTS: &[&str] = &[
     "1E+2",
     "\"\\ud800\"",
     "{\"n\\u0075mber\": \"x\", \"a\": 1e400}",
+    "\"tab\\t \\\"quoted\\\" \\\\ \\u0001 \\u001f \\u00e9 \\ud83d\\ude00 end of a longer string\"",
     "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
 ];
 

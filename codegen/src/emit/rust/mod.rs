@@ -743,12 +743,13 @@ pub(crate) fn table_impl(s: &Struct, name: TokenStream, mode: &str, nested: bool
     // `Serialize` it makes, which names every field with a literal.
     let fields = s.fields.iter().map(|f| {
         let id = ident(&f.rust_name);
-        if f.rust_name == f.name {
-            quote!(#id)
-        } else {
+        let name = (f.rust_name != f.name).then(|| {
             let json = &f.name;
-            quote!(#id = #json)
-        }
+            quote!(= #json)
+        });
+        // Left out when `None`: the `Serialize` it makes counts and skips such fields as it writes.
+        let optional = f.optional.then(|| quote!(: optional));
+        quote!(#id #name #optional)
     });
     let keep = s
         .incomplete
