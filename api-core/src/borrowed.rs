@@ -133,6 +133,10 @@ impl<'de> Visitor<'de> for CowStrVisitor {
 /// A free-form JSON object of the input, kept as its text: what `serde_json::Map<String, Value>` accepts
 /// (an object: `null` is not one), checked without building it.
 ///
+/// A view of JSON text: it is read only from JSON (it points into the text), and written as its text to
+/// `serde_json` and as the object it holds to any other serializer. The owned payload structs hold a
+/// `serde_json::Map` instead, which every self-describing format reads.
+///
 /// ```
 /// use energy_api_core::RawObject;
 /// let changes: RawObject<'_> = serde_json::from_str(r#"{"email": ["old", "new"]}"#).unwrap();
@@ -176,15 +180,22 @@ impl PartialEq for RawObject<'_> {
 
 impl Eq for RawObject<'_> {}
 
-/// Written back as the same text (with `serde_json`; other serialisers see `serde_json`'s raw-value
-/// wrapper).
+/// Written back as the same text by `serde_json`; to any other serializer, as the object it holds
+/// (the calls of `serde_json::Map`, which the owned struct holds).
 impl Serialize for RawObject<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        // The text is held as text (the fast reader finds and checks it without serde_json), so
-        // serde_json's raw value is found again for writing.
-        serde_json::from_str::<&RawValue>(self.0)
-            .map_err(serde::ser::Error::custom)?
-            .serialize(serializer)
+        if crate::text::writes_json_text::<S>() {
+            // The text was checked when it was read: serde_json's raw value of it is made without
+            // parsing it again.
+            crate::raw::borrowed_raw_value(self.0)
+                .ok_or_else(|| serde::ser::Error::custom("a free-form object that is not JSON"))?
+                .serialize(serializer)
+        } else {
+            // `null` is an empty `Map`, as the owned struct reads it.
+            self.parse::<serde_json::Map<String, serde_json::Value>>()
+                .map_err(serde::ser::Error::custom)?
+                .serialize(serializer)
+        }
     }
 }
 

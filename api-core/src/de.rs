@@ -3,9 +3,10 @@
 //! the REST client, through serde, and some are generic (`Page<T>`), so they have no table.
 //!
 //! serde_derive writes a field enum, a key visitor, a map visitor and a sequence visitor for every struct;
-//! the macro writes one map visitor per struct and shares everything else. It accepts and rejects what
-//! the derive would, with the same messages ("missing field", "duplicate field", type errors), except
-//! that a struct written as a JSON array is rejected.
+//! the macro writes one map and one sequence visitor per struct and shares everything else. It accepts
+//! and rejects what the derive would (with `#[serde(default)]` on optional fields and
+//! `#[serde(flatten)]` on kept unlisted members), in every format, with the same messages ("missing
+//! field", "duplicate field", "invalid length", type errors).
 
 use serde::de::{self, MapAccess};
 
@@ -29,7 +30,7 @@ pub fn required<T, E: de::Error>(slot: Option<T>, name: &'static str) -> Result<
     slot.ok_or_else(|| E::missing_field(name))
 }
 
-/// The value of an optional (or nullable) field: absent and `null` are both `None`.
+/// The value of an optional field: absent and `null` are both `None`.
 #[inline]
 pub fn optional<T, E: de::Error>(
     slot: Option<Option<T>>,
@@ -38,9 +39,42 @@ pub fn optional<T, E: de::Error>(
     Ok(slot.flatten())
 }
 
+/// The value of a required field that may be `null`: in a map, absent is `None` too (as the derive reads
+/// an `Option` field).
+#[inline]
+pub fn nullable<T, E: de::Error>(
+    slot: Option<Option<T>>,
+    name: &'static str,
+) -> Result<Option<T>, E> {
+    optional(slot, name)
+}
+
+/// The element of a required (or nullable) field of a struct written as a sequence, or the "invalid
+/// length" error of the derive when the sequence ended before it.
+#[inline]
+pub fn required_in_seq<T, E: de::Error>(
+    element: Option<T>,
+    index: usize,
+    expected: &crate::table::InOrder,
+) -> Result<T, E> {
+    element.ok_or_else(|| E::invalid_length(index, expected))
+}
+
+/// The element of an optional field of a struct written as a sequence: `None` when the sequence ended
+/// before it (`#[serde(default)]`).
+#[inline]
+pub fn optional_in_seq<T, E: de::Error>(
+    element: Option<Option<T>>,
+    _index: usize,
+    _expected: &crate::table::InOrder,
+) -> Result<Option<T>, E> {
+    Ok(element.flatten())
+}
+
 /// `Deserialize` for a generated REST resource: one map visitor that finds each key's field with
-/// [`Key`](crate::table::Key), reads its value once, and checks that the required ones are present. (Event payloads are
-/// read by their tables instead: [`table_struct!`](crate::table_struct).)
+/// [`Key`](crate::table::Key), reads its value once, and checks that the required ones are present, and
+/// a sequence visitor that reads the fields in declared order, as serde's derive does. (Event payloads
+/// are read by their tables instead: [`table_struct!`](crate::table_struct).)
 ///
 /// ```
 /// # use energy_api_core::deserialize_struct;
@@ -51,11 +85,13 @@ pub fn optional<T, E: de::Error>(
 /// assert_eq!((ledger.number.as_str(), ledger.id), ("L-1", None));
 /// ```
 ///
-/// Each field is `(index, required|optional, rust_name, "json name")`, in declared order; each slot's type
+/// Each field is `(index, required|optional|nullable, rust_name, "json name")`, in declared order
+/// (`optional`: may be absent, `#[serde(default)]`; `nullable`: a required `Option`); each slot's type
 /// is inferred from the struct field it fills. A struct may have one type parameter (`Page<T>`), may
 /// accept former names of fields (`aliases [("old_name", index)]`: the field is read under either name,
 /// and both at once is a duplicate), and may keep the members it does not list, as JSON text, in an
-/// [`Unlisted`](crate::Unlisted) field (`keep_unlisted_in additional_fields`).
+/// [`Unlisted`](crate::Unlisted) field (`keep_unlisted_in additional_fields`): it is then read only
+/// from a map, asked for with `deserialize_map`, as the derive reads a struct with a flattened field.
 #[macro_export]
 macro_rules! deserialize_struct {
     (
@@ -94,6 +130,7 @@ macro_rules! deserialize_struct {
                                 $crate::table::Key {
                                     fields: FIELDS,
                                     aliases: ALIASES,
+                                    by_name: &[],
                                     next: &mut next,
                                     keep_unknown: $crate::deserialize_struct!(@keeps $($additional)?),
                                 },
@@ -113,10 +150,51 @@ macro_rules! deserialize_struct {
                             $($additional,)?
                         })
                     }
+                    fn visit_seq<A: $crate::__private::serde::de::SeqAccess<'de>>(
+                        self,
+                        mut seq: A,
+                    ) -> ::std::result::Result<Self::Value, A::Error> {
+                        $crate::deserialize_struct!(
+                            @seq seq, $name, $expecting, [$(($index, $mode, $field)),*] $(, $additional)?
+                        )
+                    }
                 }
-                deserializer.deserialize_struct($expecting, FIELDS, Visitor(::std::marker::PhantomData))
+                $crate::deserialize_struct!(
+                    @ask deserializer, $name, FIELDS, Visitor(::std::marker::PhantomData) $(, $additional)?
+                )
             }
         }
+    };
+    // The fields in declared order; a struct that keeps unlisted members is never a sequence.
+    (@seq $seq:ident, $name:ident, $expecting:literal, [$(($index:literal, $mode:ident, $field:ident)),*]) => {{
+        let _ = &mut $seq;
+        let expected = $crate::table::InOrder {
+            expecting: $expecting,
+            count: FIELDS.len(),
+        };
+        $(let $field = $crate::deserialize_struct!(@in_seq $mode)(
+            $crate::__private::serde::de::SeqAccess::next_element(&mut $seq)?,
+            $index,
+            &expected,
+        )?;)*
+        let _ = expected;
+        ::std::result::Result::Ok($name { $($field,)* })
+    }};
+    (@seq $seq:ident, $name:ident, $expecting:literal, [$($fields:tt)*], $additional:ident) => {{
+        let _ = &mut $seq;
+        ::std::result::Result::Err($crate::__private::serde::de::Error::invalid_type(
+            $crate::__private::serde::de::Unexpected::Seq,
+            &$expecting,
+        ))
+    }};
+    (@in_seq required) => { $crate::de::required_in_seq };
+    (@in_seq nullable) => { $crate::de::required_in_seq };
+    (@in_seq optional) => { $crate::de::optional_in_seq };
+    (@ask $deserializer:ident, $name:ident, $fields:ident, $visitor:expr) => {
+        $deserializer.deserialize_struct(::std::stringify!($name), $fields, $visitor)
+    };
+    (@ask $deserializer:ident, $name:ident, $fields:ident, $visitor:expr, $additional:ident) => {
+        $deserializer.deserialize_map($visitor)
     };
     (@keeps) => { false };
     (@keeps $additional:ident) => { true };
@@ -152,7 +230,7 @@ mod tests {
     #[derive(Debug, PartialEq, Deserialize)]
     struct Derived {
         number: String,
-        #[serde(rename = "type")]
+        #[serde(rename = "type", default)]
         kind: Option<i64>,
         tags: Vec<String>,
     }
@@ -239,7 +317,9 @@ mod tests {
         for json in ["{}", r#"{"note": [1, {"a": null}]}"#] {
             assert_eq!(serde_json::from_str::<Empty>(json).unwrap(), Empty {});
         }
-        assert!(serde_json::from_str::<Empty>("[]").is_err());
+        // As the derive reads it: an empty sequence is the struct too.
+        assert_eq!(serde_json::from_str::<Empty>("[]").unwrap(), Empty {});
+        assert!(serde_json::from_str::<Empty>("7").is_err());
     }
 
     #[derive(Debug, PartialEq)]
@@ -285,10 +365,44 @@ mod tests {
         }
     }
 
+    /// As the derive reads it: fields in declared order, an optional one (`#[serde(default)]`) may be
+    /// left off the end, a nullable one may not.
     #[test]
-    fn a_struct_written_as_an_array_is_rejected() {
-        assert!(serde_json::from_str::<Derived>(r#"["A-1", 3, []]"#).is_ok());
-        assert!(serde_json::from_str::<Written>(r#"["A-1", 3, []]"#).is_err());
+    fn a_struct_written_as_a_sequence_is_read_in_field_order() {
+        for json in [
+            r#"["A-1", 3, ["x"]]"#,
+            r#"["A-1", null, []]"#,
+            r#"["A-1", 3]"#,
+            r#"["A-1"]"#,
+            r#"[]"#,
+            r#"["A-1", "3", []]"#,
+        ] {
+            let (derived, written) = both(json);
+            match (&derived, &written) {
+                (Ok(d), Ok(w)) => assert_eq!(
+                    (&d.number, d.kind, &d.tags),
+                    (&w.number, w.r#type, &w.tags),
+                    "{json}"
+                ),
+                (Err(d), Err(w)) => assert_eq!(d.replace("Derived", "Written"), *w, "{json}"),
+                _ => panic!("{json}: derive {derived:?}, macro {written:?}"),
+            }
+        }
+        let short = serde_json::from_str::<Written>(r#"["A-1"]"#).unwrap_err();
+        assert!(
+            short
+                .to_string()
+                .starts_with("invalid length 2, expected struct Written with 3 elements"),
+            "{short}"
+        );
+        // A struct that keeps unlisted members is a map only, as the derive reads one with a flattened
+        // field.
+        let kept = serde_json::from_str::<Kept>(r#"["1"]"#).unwrap_err();
+        assert!(
+            kept.to_string()
+                .starts_with("invalid type: sequence, expected struct Kept"),
+            "{kept}"
+        );
     }
 
     #[test]

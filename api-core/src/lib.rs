@@ -29,6 +29,7 @@ pub mod read;
 pub mod rest;
 pub mod shape;
 pub mod table;
+mod text;
 
 pub use borrowed::{CowStr, RawObject};
 pub use name_hash::name_hash;
@@ -38,7 +39,6 @@ pub use raw::{RawJson, Unlisted};
 /// its own dependencies.
 #[doc(hidden)]
 pub mod __private {
-    pub use erased_serde;
     pub use serde;
     pub use serde_json;
 }

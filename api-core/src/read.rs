@@ -181,7 +181,7 @@ impl<'a> Reader<'a> {
     pub fn string(&mut self) -> Result<Cow<'a, str>, Stop> {
         self.eat(b'"')?;
         let start = self.at;
-        let end = scan_string(self.bytes(), start);
+        let end = crate::text::find_special(self.bytes(), start);
         match self.bytes().get(end) {
             Some(b'"') => {
                 self.at = end + 1;
@@ -208,7 +208,7 @@ impl<'a> Reader<'a> {
     fn skip_string(&mut self, check: Check) -> Result<(), Stop> {
         self.eat(b'"')?;
         let start = self.at;
-        let end = scan_string(self.bytes(), start);
+        let end = crate::text::find_special(self.bytes(), start);
         match self.bytes().get(end) {
             Some(b'"') => {
                 self.at = end + 1;
@@ -230,6 +230,23 @@ impl<'a> Reader<'a> {
             }
             _ => Err(Stop),
         }
+    }
+
+    /// Whether the key at the reader (on its opening quote) is `name` written plainly, compared in
+    /// place; if so, the reader is moved past its closing quote.
+    #[inline(always)]
+    fn key_is(&mut self, name: &str) -> bool {
+        let bytes = self.bytes();
+        let start = self.at + 1;
+        let end = start + name.len();
+        let found = bytes.get(end) == Some(&b'"')
+            && bytes
+                .get(start..end)
+                .is_some_and(|key| same_bytes(key, name.as_bytes()));
+        if found {
+            self.at = end + 1;
+        }
+        found
     }
 
     /// Reads an object key, decoded as serde decodes one (escapes too), and the `:` after it.
@@ -312,6 +329,13 @@ impl<'a> Reader<'a> {
         let start = self.at;
         self.skip_value(Check::Ignored)?;
         self.text.get(start..self.at).ok_or(Stop)
+    }
+
+    /// Skips one value as [`Self::skip`] does; returns it as serde_json's raw value of its text, made
+    /// without parsing it again.
+    pub fn skip_raw(&mut self) -> Result<&'a serde_json::value::RawValue, Stop> {
+        let text = self.skip()?;
+        crate::raw::borrowed_raw_value(text).ok_or(Stop)
     }
 
     /// Skips a free-form object, checking it as `serde_json::Map<String, Value>` reads one (every
@@ -578,41 +602,67 @@ impl Members {
         reader.key().map(Some)
     }
 
-    /// The next member as a field of a struct whose JSON names are `fields` (former names `aliases`),
-    /// with its `:` consumed; `None` at the closing `}` (consumed). `next` is where the field after the
-    /// last one found is: a key equal to it (the usual case, keys coming in the schema's order) is
-    /// compared in place, without scanning it first. The names must be plain JSON strings (no `"`, `\`
-    /// or control characters), which [`plain_names`] checks where the generated code names them.
+    /// The next member as a field of a struct whose JSON names are `fields` (former names `aliases`,
+    /// name order `by_name`, see [`crate::table::StructShape::by_name`]; it may be empty), with its `:`
+    /// consumed; `None` at the closing `}` (consumed). `next` is one past the last field found (0 at
+    /// first): the key expected next, in the schema's order (the field after the last) or in name
+    /// order (`by_name[next]`), is compared in place, without scanning it first; so are the other
+    /// names, before a key that is none of them (another member, or one with an escape) is scanned and
+    /// decoded. The names must be plain JSON strings (no `"`, `\` or control characters), which
+    /// [`plain_names`] checks where the generated code names them.
     #[inline]
     pub fn next_field<'a>(
         &mut self,
         reader: &mut Reader<'a>,
         fields: &[&str],
         aliases: &[(&str, usize)],
+        by_name: &[usize],
         next: &mut usize,
     ) -> Result<Option<Member<'a>>, Stop> {
         if !self.advance(reader)? {
             return Ok(None);
         }
-        if let Some(expected) = fields.get(*next) {
-            let bytes = reader.bytes();
-            let start = reader.at + 1;
-            let end = start + expected.len();
-            if bytes.get(end) == Some(&b'"') && bytes.get(start..end) == Some(expected.as_bytes()) {
-                reader.at = end + 1;
-                reader.eat(b':')?;
-                let index = *next;
-                *next += 1;
-                return Ok(Some(Member::Field(index)));
-            }
+        let index = if let Some(expected) = fields.get(*next)
+            && reader.key_is(expected)
+        {
+            *next
+        } else if let Some(&sorted) = by_name.get(*next)
+            && let Some(expected) = fields.get(sorted)
+            && reader.key_is(expected)
+        {
+            sorted
+        } else if let Some(index) = Self::out_of_order(reader, fields, aliases) {
+            index
+        } else {
+            let key = reader.key()?;
+            return Ok(Some(
+                match find_field(fields, aliases, by_name, next, key.as_bytes()) {
+                    Some(index) => Member::Field(index),
+                    None => Member::Other(key),
+                },
+            ));
+        };
+        reader.eat(b':')?;
+        *next = index + 1;
+        Ok(Some(Member::Field(index)))
+    }
+
+    /// The field whose name (or former name) the key at the reader is, compared in place (the byte
+    /// after each name tells most apart at once); the reader is left after the key's closing quote.
+    /// Keys out of the schema's order (sorted, say) are found so without being scanned.
+    #[inline(never)]
+    fn out_of_order(
+        reader: &mut Reader<'_>,
+        fields: &[&str],
+        aliases: &[(&str, usize)],
+    ) -> Option<usize> {
+        if let Some(index) = fields.iter().position(|name| reader.key_is(name)) {
+            return Some(index);
         }
-        let key = reader.key()?;
-        Ok(Some(
-            match find_field(fields, aliases, next, key.as_bytes()) {
-                Some(index) => Member::Field(index),
-                None => Member::Other(key),
-            },
-        ))
+        aliases
+            .iter()
+            .find(|(alias, _)| reader.key_is(alias))
+            .map(|&(_, index)| index)
     }
 }
 
@@ -663,39 +713,6 @@ impl Elements {
     }
 }
 
-/// The index of the first `"`, `\` or control character at or after `from` (or the length).
-///
-/// Eight bytes at a time: a byte is found where `x - 0x01…` borrows out of a zero byte of `x`, the
-/// word with the sought byte cleared (the first such byte is always exact).
-#[inline]
-fn scan_string(bytes: &[u8], mut at: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    while let Some(chunk) = bytes.get(at..at + 8) {
-        let Ok(chunk) = <[u8; 8]>::try_from(chunk) else {
-            break;
-        };
-        let word = u64::from_le_bytes(chunk);
-        let quote = word ^ (ONES * u64::from(b'"'));
-        let backslash = word ^ (ONES * u64::from(b'\\'));
-        let found = (quote.wrapping_sub(ONES) & !quote)
-            | (backslash.wrapping_sub(ONES) & !backslash)
-            | (word.wrapping_sub(ONES * 0x20) & !word);
-        let found = found & HIGH;
-        if found != 0 {
-            return at + (found.trailing_zeros() / 8) as usize;
-        }
-        at += 8;
-    }
-    while let Some(&byte) = bytes.get(at) {
-        if byte == b'"' || byte == b'\\' || byte < 0x20 {
-            return at;
-        }
-        at += 1;
-    }
-    at
-}
-
 /// The index of the `"` that closes a string with escapes, from its first `\` at `at`.
 fn string_end(bytes: &[u8], mut at: usize) -> Option<usize> {
     loop {
@@ -707,24 +724,63 @@ fn string_end(bytes: &[u8], mut at: usize) -> Option<usize> {
     }
 }
 
-/// The index of `name` among `fields` (or of the field one of `aliases` names), trying the one after
-/// the last found first: keys usually come in the schema's order.
+/// Whether two byte strings are equal, compared a word at a time in place: field names are short, and a
+/// call to `memcmp` for each cost more than the comparison (a tenth of reading a payload's keys).
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| {
+        s.get(at..at + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+            .map(u64::from_ne_bytes)
+    };
+    let half = |s: &[u8], at: usize| {
+        s.get(at..at + 4)
+            .and_then(|w| <[u8; 4]>::try_from(w).ok())
+            .map(u32::from_ne_bytes)
+    };
+    match n {
+        0..=3 => a == b,
+        4..=8 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        9..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        _ => {
+            let mut at = 0;
+            while at + 8 < n {
+                if word(a, at) != word(b, at) {
+                    return false;
+                }
+                at += 8;
+            }
+            word(a, n - 8) == word(b, n - 8)
+        }
+    }
+}
+
+/// The index of `name` among `fields` (or of the field one of `aliases` names), trying first the one
+/// after the last found (`next`), in the schema's order and then in name order (`by_name`, see
+/// [`crate::table::StructShape::by_name`]; may be empty): keys usually come in one or the other.
 #[inline]
 pub fn find_field(
     fields: &[&str],
     aliases: &[(&str, usize)],
+    by_name: &[usize],
     next: &mut usize,
     name: &[u8],
 ) -> Option<usize> {
-    let found = match fields.get(*next) {
-        Some(expected) if expected.as_bytes() == name => Some(*next),
+    let sorted = by_name.get(*next).copied();
+    let found = match (fields.get(*next), sorted.and_then(|i| fields.get(i))) {
+        (Some(expected), _) if same_bytes(expected.as_bytes(), name) => Some(*next),
+        (_, Some(expected)) if same_bytes(expected.as_bytes(), name) => sorted,
         _ => fields
             .iter()
-            .position(|known| known.as_bytes() == name)
+            .position(|known| same_bytes(known.as_bytes(), name))
             .or_else(|| {
                 aliases
                     .iter()
-                    .find(|(alias, _)| alias.as_bytes() == name)
+                    .find(|(alias, _)| same_bytes(alias.as_bytes(), name))
                     .map(|&(_, i)| i)
             }),
     };
@@ -1054,7 +1110,7 @@ mod tests {
             let mut members = reader.object()?;
             let (mut next, mut found) = (0, Vec::new());
             while let Some(member) =
-                members.next_field(&mut reader, &fields, &aliases, &mut next)?
+                members.next_field(&mut reader, &fields, &aliases, &[], &mut next)?
             {
                 found.push(member);
                 reader.skip()?;
@@ -1094,14 +1150,70 @@ mod tests {
         assert!(!plain_names(&["a\"b"]) && !plain_names(&["a\\b"]) && !plain_names(&["a\nb"]));
     }
 
+    /// Keys in name order (as `serde_json::Value` writes them) are found in place through the name
+    /// chain, as keys in the schema's order are; any other order by search; the same fields either way.
     #[test]
-    fn the_scan_finds_the_first_quote_escape_or_control_byte() {
-        let text = "abcdefghij\"klmnop";
-        assert_eq!(scan_string(text.as_bytes(), 0), 10);
-        assert_eq!(scan_string(b"abcdefgh\\", 0), 8);
-        assert_eq!(scan_string(b"ab\x1fcdefghijk", 0), 2);
-        assert_eq!(scan_string("é\u{80}ab\"".as_bytes(), 0), 6);
-        assert_eq!(scan_string(b"abc", 0), 3);
+    fn sorted_keys_are_found_through_the_name_chain() {
+        let fields = ["number", "account", "id"];
+        let by_name = [1, 2, 3, 0];
+        let read = |json: &'static str, by_name: &[usize]| -> Result<Vec<Member<'static>>, Stop> {
+            let mut reader = Reader::new(json);
+            let mut members = reader.object()?;
+            let (mut next, mut found) = (0, Vec::new());
+            while let Some(member) =
+                members.next_field(&mut reader, &fields, &[], by_name, &mut next)?
+            {
+                found.push(member);
+                reader.skip()?;
+            }
+            reader.end().map(|()| found)
+        };
+        use Member::Field;
+        for json in [
+            r#"{"account": 1, "id": 2, "number": 3}"#,
+            r#"{"number": 3, "account": 1, "id": 2}"#,
+            r#"{"id": 2, "number": 3, "account": 1}"#,
+        ] {
+            let mut with = read(json, &by_name).expect("read");
+            let mut without = read(json, &[]).expect("read");
+            assert_eq!(with, without, "{json}");
+            with.sort_by_key(|m| format!("{m:?}"));
+            without.sort_by_key(|m| format!("{m:?}"));
+            assert_eq!(with, [Field(0), Field(1), Field(2)], "{json}");
+        }
+        // A chain that names no field (a stale hint) only costs a search.
+        assert_eq!(read(r#"{"id": 2}"#, &[9, 9, 9, 9]), Ok(vec![Field(2)]));
+    }
+
+    #[test]
+    fn bytes_are_the_same_exactly_when_equal() {
+        let words = [
+            "",
+            "a",
+            "ab",
+            "abc",
+            "abcd",
+            "abcde",
+            "abcdefgh",
+            "abcdefghi",
+            "abcdefghijklmnop",
+            "abcdefghijklmnopq",
+            "account_number_of_the_ledger",
+            "account_number_of_the_ledgex",
+            "bccount_number_of_the_ledger",
+            "abcdefgx",
+            "xbcdefgh",
+            "abcdefghijklmnox",
+        ];
+        for a in words {
+            for b in words {
+                assert_eq!(
+                    same_bytes(a.as_bytes(), b.as_bytes()),
+                    a == b,
+                    "{a:?} {b:?}"
+                );
+            }
+        }
     }
 
     fn json_text() -> impl Strategy<Value = String> {

@@ -168,6 +168,7 @@ impl<'de> Visitor<'de> for StructCheck {
         while let Some(field) = map.next_key_seed(Key {
             fields: shape.fields,
             aliases: shape.aliases,
+            by_name: shape.by_name,
             next: &mut next,
             keep_unknown: false,
         })? {

@@ -61,6 +61,10 @@ pub struct StructShape {
     pub fields: &'static [&'static str],
     /// Former names of fields, each with its field's index: read as the field.
     pub aliases: &'static [(&'static str, usize)],
+    /// The fields in the byte order of their names, as a chain: the first (at 0), then, at `i + 1`, the
+    /// field whose name follows field `i`'s (the count of fields after the last). The key expected
+    /// when members come sorted, as `serde_json::Value` writes them, where the schema's order fails.
+    pub by_name: &'static [usize],
     /// The shape of each field.
     pub shapes: &'static [Shape],
     /// Whether each field is required.
@@ -100,6 +104,8 @@ pub struct Key<'h> {
     /// Former names of fields (`renamed_from:` in the schema), each with its field's index: read as
     /// the field.
     pub aliases: &'static [(&'static str, usize)],
+    /// The fields in name order (see [`StructShape::by_name`]; may be empty).
+    pub by_name: &'static [usize],
     /// Where to look first: one past the last field found (start at 0).
     pub next: &'h mut usize,
     /// Whether an unlisted name is kept (for a struct with `additional_fields`).
@@ -109,7 +115,7 @@ pub struct Key<'h> {
 impl Key<'_> {
     #[inline]
     fn find(self, name: &[u8]) -> Option<usize> {
-        crate::read::find_field(self.fields, self.aliases, self.next, name)
+        crate::read::find_field(self.fields, self.aliases, self.by_name, self.next, name)
     }
 
     fn key(self, name: &str) -> FieldKey {
@@ -140,6 +146,17 @@ impl<'de> Visitor<'de> for Key<'_> {
         match std::str::from_utf8(name) {
             Ok(name) => Ok(self.key(name)),
             Err(_) => Ok(FieldKey::Unknown(None)),
+        }
+    }
+    /// A field by its index, as serde's derive reads one from formats that write fields by number;
+    /// an index past the fields is an unknown field.
+    fn visit_u64<E: de::Error>(self, index: u64) -> Result<FieldKey, E> {
+        match usize::try_from(index) {
+            Ok(i) if i < self.fields.len() => {
+                *self.next = i + 1;
+                Ok(FieldKey::Known(i))
+            }
+            _ => Ok(FieldKey::Unknown(None)),
         }
     }
 }
@@ -184,17 +201,22 @@ pub enum Slot<'a> {
 #[derive(Debug)]
 pub struct Fields<'a> {
     slots: Vec<Option<Slot<'a>>>,
-    unlisted: Unlisted,
+    /// Boxed, and only when there are some: a slot holds a struct's fields, and every slot is as large
+    /// as the largest (a smaller slot is less to write and read for every field).
+    unlisted: Option<Box<Unlisted>>,
 }
 
 impl<'a> Fields<'a> {
+    #[inline]
     fn new(count: usize) -> Self {
-        let mut slots = Vec::with_capacity(count);
-        slots.resize_with(count, || None);
         Fields {
-            slots,
-            unlisted: Unlisted::new(),
+            slots: std::iter::repeat_with(|| None).take(count).collect(),
+            unlisted: None,
         }
+    }
+
+    fn keep(&mut self, name: String, value: RawJson) {
+        self.unlisted.get_or_insert_default().insert(name, value);
     }
 
     /// The slots in declared order, and the unlisted members: what a struct's [`FromFields`] moves into
@@ -204,7 +226,7 @@ impl<'a> Fields<'a> {
             slots: self.slots.into_iter(),
             ok: true,
         };
-        (slots, self.unlisted)
+        (slots, self.unlisted.map(|kept| *kept).unwrap_or_default())
     }
 }
 
@@ -373,13 +395,55 @@ pub fn struct_from_slot<'a, T: FromFields<'a>>(slot: Option<Slot<'a>>, ok: &mut 
 /// code): a bug of the generator, not of the input.
 pub const MISMATCH: &str = "internal error: a generated table does not match its struct";
 
-/// Reads a struct of `shape` from any serde deserializer.
+/// Which forms of a struct a reading accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Forms {
+    /// What serde's derive accepts, in any format: a map of fields, or a sequence of them in declared
+    /// order (an optional field, `#[serde(default)]`, may be left off its end); a struct that keeps
+    /// unlisted members (`#[serde(flatten)]`) only as a map, asked for with `deserialize_map`.
+    Derived,
+    /// A JSON object only: what the decoders of a generated crate accept (`Event::decode`,
+    /// `validate`), so that a payload written as an array is not an event.
+    Objects,
+}
+
+/// Reads a struct of `shape` from any serde deserializer, as serde's derive reads the same struct (with
+/// `#[serde(default)]` on optional fields and `#[serde(flatten)]` on kept unlisted members): a map of its
+/// fields, or a sequence of them in declared order, in any format; the values, and the errors, are
+/// those of the derive.
 pub fn deserialize<'de, D: Deserializer<'de>>(
     deserializer: D,
     shape: &'static StructShape,
     mode: Mode,
 ) -> Result<Fields<'de>, D::Error> {
-    deserializer.deserialize_struct(shape.name, shape.fields, StructVisitor { shape, mode })
+    read_struct(deserializer, shape, mode, Forms::Derived)
+}
+
+/// Reads a struct of `shape` as [`deserialize`] does, but only from a map (a JSON object), at every
+/// depth: how the decoders of a generated crate read payloads (`EventKind` as a `DeserializeSeed`), so
+/// that `Event::decode` and `validate` refuse a payload written as an array, as the shape checker
+/// ([`crate::shape`]) does.
+pub fn deserialize_object<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    shape: &'static StructShape,
+    mode: Mode,
+) -> Result<Fields<'de>, D::Error> {
+    read_struct(deserializer, shape, mode, Forms::Objects)
+}
+
+fn read_struct<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    shape: &'static StructShape,
+    mode: Mode,
+    forms: Forms,
+) -> Result<Fields<'de>, D::Error> {
+    let visitor = StructVisitor { shape, mode, forms };
+    if shape.keep_unlisted && forms == Forms::Derived {
+        // As the derive asks for a struct with a flattened field.
+        deserializer.deserialize_map(visitor)
+    } else {
+        deserializer.deserialize_struct(shape.rust_name(), shape.fields, visitor)
+    }
 }
 
 /// Reads a struct with [`deserialize`] by its table, then makes it ([`FromFields`]): a generated
@@ -394,6 +458,17 @@ pub fn deserialize_into<'de, D: Deserializer<'de>, T: FromFields<'de>>(
 struct StructVisitor {
     shape: &'static StructShape,
     mode: Mode,
+    forms: Forms,
+}
+
+impl StructVisitor {
+    fn seed(&self, i: usize) -> ValueSeed {
+        ValueSeed {
+            shape: &self.shape.shapes[i],
+            mode: self.mode,
+            forms: self.forms,
+        }
+    }
 }
 
 impl<'de> Visitor<'de> for StructVisitor {
@@ -410,6 +485,7 @@ impl<'de> Visitor<'de> for StructVisitor {
         while let Some(key) = map.next_key_seed(Key {
             fields: shape.fields,
             aliases: shape.aliases,
+            by_name: shape.by_name,
             next: &mut next,
             keep_unknown: shape.keep_unlisted,
         })? {
@@ -418,15 +494,11 @@ impl<'de> Visitor<'de> for StructVisitor {
                     if fields.slots[i].is_some() {
                         return Err(de::Error::duplicate_field(shape.fields[i]));
                     }
-                    let value = map.next_value_seed(ValueSeed {
-                        shape: &shape.shapes[i],
-                        mode: self.mode,
-                    })?;
-                    fields.slots[i] = Some(value);
+                    fields.slots[i] = Some(map.next_value_seed(self.seed(i))?);
                 }
                 FieldKey::Unknown(Some(name)) => {
                     let text = map.next_value::<RawJson>()?;
-                    fields.unlisted.insert(name, text);
+                    fields.keep(name, text);
                 }
                 FieldKey::Unknown(None) => {
                     map.next_value::<IgnoredAny>()?;
@@ -440,6 +512,49 @@ impl<'de> Visitor<'de> for StructVisitor {
         }
         Ok(fields)
     }
+
+    /// The fields in declared order, as the derive reads a struct written as a sequence.
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Fields<'de>, A::Error> {
+        let shape = self.shape;
+        if self.forms == Forms::Objects || shape.keep_unlisted {
+            return Err(de::Error::invalid_type(de::Unexpected::Seq, &self));
+        }
+        let mut fields = Fields::new(shape.fields.len());
+        for i in 0..shape.fields.len() {
+            match seq.next_element_seed(self.seed(i))? {
+                Some(value) => fields.slots[i] = Some(value),
+                // An optional field (`#[serde(default)]` to the derive) left off the end is `None`.
+                None if shape.omit_none[i] => {}
+                None => {
+                    let expected = InOrder {
+                        expecting: shape.name,
+                        count: shape.fields.len(),
+                    };
+                    return Err(de::Error::invalid_length(i, &expected));
+                }
+            }
+        }
+        Ok(fields)
+    }
+}
+
+/// What a struct written as a sequence is expected to be, in the words of serde's derive
+/// (`struct Ledger with 3 elements`).
+#[derive(Debug, Clone, Copy)]
+pub struct InOrder {
+    /// The struct as serde names it: `struct Ledger`.
+    pub expecting: &'static str,
+    /// How many fields it has.
+    pub count: usize,
+}
+
+impl de::Expected for InOrder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.count {
+            1 => write!(f, "{} with 1 element", self.expecting),
+            n => write!(f, "{} with {n} elements", self.expecting),
+        }
+    }
 }
 
 /// A value of one shape, read by the `Deserialize` impl of the Rust type the shape stands for (so the
@@ -448,13 +563,15 @@ impl<'de> Visitor<'de> for StructVisitor {
 struct ValueSeed {
     shape: &'static Shape,
     mode: Mode,
+    forms: Forms,
 }
 
 impl<'de> DeserializeSeed<'de> for ValueSeed {
     type Value = Slot<'de>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Slot<'de>, D::Error> {
-        let mode = self.mode;
+        let (mode, forms) = (self.mode, self.forms);
+        let inner = |shape| ValueSeed { shape, mode, forms };
         match (self.shape, mode) {
             (Shape::Str, Mode::Owned) => {
                 String::deserialize(deserializer).map(|s| Slot::Str(Cow::Owned(s)))
@@ -467,15 +584,13 @@ impl<'de> DeserializeSeed<'de> for ValueSeed {
             (Shape::Bool, _) => bool::deserialize(deserializer).map(Slot::Bool),
             (Shape::Obj, Mode::Owned) => Map::deserialize(deserializer).map(Slot::Map),
             (Shape::Obj, Mode::Borrowed) => RawObject::deserialize(deserializer).map(Slot::Raw),
-            (Shape::Array(item), _) => {
-                deserializer.deserialize_seq(ArrayVisitor(ValueSeed { shape: item, mode }))
+            (Shape::Array(item), _) => deserializer.deserialize_seq(ArrayVisitor(inner(item))),
+            (Shape::Map(value), _) => deserializer.deserialize_map(EntriesVisitor(inner(value))),
+            (Shape::Struct(shape), _) => {
+                read_struct(deserializer, shape, mode, forms).map(Slot::Struct)
             }
-            (Shape::Map(value), _) => {
-                deserializer.deserialize_map(EntriesVisitor(ValueSeed { shape: value, mode }))
-            }
-            (Shape::Struct(shape), _) => deserialize(deserializer, shape, mode).map(Slot::Struct),
-            (Shape::Optional(inner), _) => {
-                deserializer.deserialize_option(OptionVisitor(ValueSeed { shape: inner, mode }))
+            (Shape::Optional(shape), _) => {
+                deserializer.deserialize_option(OptionVisitor(inner(shape)))
             }
         }
     }
@@ -509,11 +624,18 @@ impl<'de> Visitor<'de> for EntriesVisitor {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Slot<'de>, A::Error> {
         let mut entries = Vec::new();
-        while let Some(key) = map.next_key::<CowStr<'de>>()? {
+        loop {
+            // Keys as the map's key type reads them: `String` owned, `CowStr` borrowed.
+            let key = match self.0.mode {
+                Mode::Owned => map.next_key::<String>()?.map(Cow::Owned),
+                Mode::Borrowed => map.next_key::<CowStr<'de>>()?.map(|k| k.0),
+            };
+            let Some(key) = key else {
+                return Ok(Slot::Entries(entries));
+            };
             let value = map.next_value_seed(self.0)?;
-            entries.push((key.0, value));
+            entries.push((key, value));
         }
-        Ok(Slot::Entries(entries))
     }
 }
 
@@ -546,7 +668,13 @@ pub fn read<'a>(
     let mut fields = Fields::new(shape.fields.len());
     let mut next = 0;
     let mut members = reader.object()?;
-    while let Some(member) = members.next_field(reader, shape.fields, shape.aliases, &mut next)? {
+    while let Some(member) = members.next_field(
+        reader,
+        shape.fields,
+        shape.aliases,
+        shape.by_name,
+        &mut next,
+    )? {
         match member {
             Member::Field(i) => {
                 let slot = fields.slots.get_mut(i).ok_or(Stop)?;
@@ -558,7 +686,7 @@ pub fn read<'a>(
             Member::Other(name) if shape.keep_unlisted => {
                 let text = reader.skip()?;
                 let raw = RawJson::from_json(text).map_err(|_| Stop)?;
-                fields.unlisted.insert(name.into_owned(), raw);
+                fields.keep(name.into_owned(), raw);
             }
             Member::Other(_) => {
                 reader.skip()?;
@@ -579,24 +707,28 @@ pub fn read_into<'a, T: FromFields<'a>>(reader: &mut Reader<'a>) -> Result<T, St
     T::from_fields(read(reader, T::SHAPE, T::MODE)?).ok_or(Stop)
 }
 
-/// Reads a field's value into its slot: scalars, most fields, are written in place rather than
-/// returned and moved (a slot is several words; the move was a tenth of the reader's time).
-#[inline]
+/// Reads a field's value into its slot. Always inlined into the loop over a struct's members, with the
+/// common shapes (strings, integers, booleans, each perhaps `null`) read in place and the rest out of
+/// line: a call per field, and a slot returned and moved, were a tenth of the reader's time each.
+#[inline(always)]
 fn read_field<'a>(
     reader: &mut Reader<'a>,
     shape: &'static Shape,
     mode: Mode,
     slot: &mut Option<Slot<'a>>,
 ) -> Result<(), Stop> {
+    let shape = match shape {
+        Shape::Optional(_) if reader.null() => {
+            *slot = Some(Slot::Null);
+            return Ok(());
+        }
+        Shape::Optional(inner) => inner,
+        other => other,
+    };
     match shape {
         Shape::Str => *slot = Some(Slot::Str(reader.string()?)),
         Shape::Int => *slot = Some(Slot::Int(reader.integer()?)),
         Shape::Bool => *slot = Some(Slot::Bool(reader.boolean()?)),
-        Shape::Optional(inner) if reader.null() => {
-            let _ = inner;
-            *slot = Some(Slot::Null);
-        }
-        Shape::Optional(inner) => read_field(reader, inner, mode, slot)?,
         _ => *slot = Some(read_value(reader, shape, mode)?),
     }
     Ok(())
@@ -641,87 +773,135 @@ fn read_value<'a>(
     })
 }
 
-/// A field's value as the table's writer sees it: whether it is an absent optional value, and the
-/// value to hand to the serializer. Implemented for every type a generated struct's field has.
-pub trait FieldValue {
-    /// `true` only for `None`.
-    fn is_none(&self) -> bool {
-        false
-    }
-    /// The value, serializable through any serializer.
-    fn as_serialize(&self) -> &dyn erased_serde::Serialize;
-}
-
-macro_rules! field_values {
-    ($(impl[$($generics:tt)*] $ty:ty;)*) => {
-        $(impl<$($generics)*> FieldValue for $ty {
-            fn as_serialize(&self) -> &dyn erased_serde::Serialize {
-                self
-            }
-        })*
-    };
-}
-
-field_values! {
-    impl[] String;
-    impl[] i64;
-    impl[] f64;
-    impl[] bool;
-    impl[] Map<String, Value>;
-    impl['a] CowStr<'a>;
-    impl['a] RawObject<'a>;
-    impl[T: serde::Serialize] Vec<T>;
-    impl[K: serde::Serialize, V: serde::Serialize] std::collections::BTreeMap<K, V>;
-    impl[T: serde::Serialize] Box<T>;
-}
-
-/// Written as serde writes an `Option`: `serialize_none` or `serialize_some`.
-impl<T: serde::Serialize> FieldValue for Option<T> {
-    fn is_none(&self) -> bool {
-        Option::is_none(self)
-    }
-    fn as_serialize(&self) -> &dyn erased_serde::Serialize {
-        self
-    }
-}
-
 /// Writes a struct by its table, making the calls serde's derive makes for it (with
 /// `skip_serializing_if = "Option::is_none"` on optional fields and `flatten` on kept unlisted members):
-/// a generated struct's `Serialize` impl.
-pub fn serialize<S: serde::Serializer>(
-    serializer: S,
-    shape: &'static StructShape,
-    values: &[&dyn FieldValue],
-    unlisted: Option<&Unlisted>,
-) -> Result<S::Ok, S::Error> {
-    use serde::ser::{SerializeMap, SerializeStruct};
-    let fields = shape.fields.iter().zip(values).zip(shape.omit_none);
-    let Some(unlisted) = unlisted else {
-        let written = fields
-            .clone()
-            .filter(|((_, v), omit)| !(**omit && v.is_none()))
-            .count();
-        let mut state = serializer.serialize_struct(shape.rust_name(), written)?;
-        for ((name, value), omit) in fields {
-            if *omit && value.is_none() {
-                state.skip_field(name)?;
-            } else {
-                state.serialize_field(name, value.as_serialize())?;
+/// what a generated struct's `Serialize` impl does, a field at a time ([`Writer::field`],
+/// [`Writer::optional`]), each value written by its own `Serialize` impl, so that nothing on the way is
+/// dispatched at run time.
+///
+/// The writer's methods are always inlined into the struct's `Serialize`, which passes each field's
+/// name as a literal and says which fields are optional (as the derive's code does): the number of
+/// fields written is then known, and what a serializer does with a name it knows (escape it, compare it
+/// with its own special names) is done when it is compiled. The first error is kept and returned by
+/// [`Writer::end`]: no `?` per field (a branch, a return and a conversion for every field of every
+/// struct were most of the code the generated crate made of this impl).
+pub struct Writer<S: serde::Serializer> {
+    state: WriterState<S>,
+    /// Apart from the state, which the serializer is handed, so that it stays in a register.
+    failed: Option<S::Error>,
+}
+
+enum WriterState<S: serde::Serializer> {
+    Struct(S::SerializeStruct),
+    /// A struct that keeps unlisted members: a map, as the derive writes one with a flattened field.
+    Map(S::SerializeMap),
+    /// `serde_json`'s compact serializer: the text is written here, faster, and handed to it whole
+    /// (see [`crate::text`]).
+    Json {
+        serializer: S,
+        text: crate::text::JsonText,
+        first: bool,
+    },
+}
+
+impl<S: serde::Serializer> Writer<S> {
+    /// Starts writing the struct `name`, of which `written` fields are written; a map of unknown
+    /// length when it keeps unlisted members (`keeps`).
+    #[inline(always)]
+    pub fn start(
+        serializer: S,
+        name: &'static str,
+        keeps: bool,
+        written: usize,
+    ) -> Result<Self, S::Error> {
+        let state = if crate::text::compact_json::<S>() {
+            let mut text = crate::text::JsonText::reusing();
+            text.raw("{");
+            WriterState::Json {
+                serializer,
+                text,
+                first: true,
+            }
+        } else if keeps {
+            WriterState::Map(serializer.serialize_map(None)?)
+        } else {
+            WriterState::Struct(serializer.serialize_struct(name, written)?)
+        };
+        Ok(Writer {
+            state,
+            failed: None,
+        })
+    }
+
+    /// Writes the next field, named `name` (fields are written in declared order).
+    #[inline(always)]
+    pub fn field<T: serde::Serialize + ?Sized>(&mut self, name: &'static str, value: &T) {
+        use serde::ser::{Error, SerializeMap, SerializeStruct};
+        if self.failed.is_some() {
+            return;
+        }
+        let written = match &mut self.state {
+            WriterState::Struct(state) => state.serialize_field(name, value),
+            WriterState::Map(state) => state.serialize_entry(name, value),
+            WriterState::Json { text, first, .. } => {
+                text.member(name, std::mem::take(first));
+                value.serialize(&mut *text).map_err(S::Error::custom)
+            }
+        };
+        if let Err(error) = written {
+            self.failed = Some(error);
+        }
+    }
+
+    /// Writes the next field, an optional one: left out when `None`.
+    #[inline(always)]
+    pub fn optional<T: serde::Serialize>(&mut self, name: &'static str, value: &Option<T>) {
+        use serde::ser::SerializeStruct;
+        if value.is_some() {
+            return self.field(name, value);
+        }
+        if let (None, WriterState::Struct(state)) = (&self.failed, &mut self.state)
+            && let Err(error) = state.skip_field(name)
+        {
+            self.failed = Some(error);
+        }
+    }
+
+    /// Ends the struct, after its kept unlisted members (for a struct that keeps them); the first error
+    /// met, if any.
+    #[inline(always)]
+    pub fn end(self, unlisted: Option<&Unlisted>) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error, SerializeMap, SerializeStruct};
+        if let Some(error) = self.failed {
+            return Err(error);
+        }
+        match self.state {
+            WriterState::Struct(state) => state.end(),
+            WriterState::Map(mut state) => {
+                for (name, value) in unlisted.into_iter().flatten() {
+                    state.serialize_entry(name, value)?;
+                }
+                state.end()
+            }
+            WriterState::Json {
+                serializer,
+                mut text,
+                mut first,
+            } => {
+                for (name, value) in unlisted.into_iter().flatten() {
+                    text.member(name, std::mem::take(&mut first));
+                    text.raw(value.get());
+                }
+                text.raw("}");
+                let written = match crate::raw::borrowed_raw_value(text.as_str()) {
+                    Some(raw) => serde::Serialize::serialize(raw, serializer),
+                    None => Err(S::Error::custom(MISMATCH)),
+                };
+                text.recycle();
+                written
             }
         }
-        return state.end();
-    };
-    // As the derive does for a struct with a flattened field: a map of unknown length.
-    let mut map = serializer.serialize_map(None)?;
-    for ((name, value), omit) in fields {
-        if !(*omit && value.is_none()) {
-            map.serialize_entry(name, value.as_serialize())?;
-        }
     }
-    for (name, value) in unlisted {
-        map.serialize_entry(name, value)?;
-    }
-    map.end()
 }
 
 /// A generated struct read and written by its table: its [`FromFields`] (the one piece of code per
@@ -736,6 +916,7 @@ pub fn serialize<S: serde::Serializer>(
 ///     name: "struct Ledger",
 ///     fields: &["number", "id"],
 ///     aliases: &[],
+///     by_name: &[1, 2, 0],
 ///     shapes: &[Shape::Str, Shape::Optional(&Shape::Str)],
 ///     required: &[true, false],
 ///     omit_none: &[false, true],
@@ -743,7 +924,7 @@ pub fn serialize<S: serde::Serializer>(
 /// };
 /// #[derive(Debug)]
 /// pub struct Ledger { number: String, id: Option<String> }
-/// table_struct!(Ledger, LEDGER, Owned, [number, id]);
+/// table_struct!(Ledger, LEDGER, Owned, [number, id: optional]);
 ///
 /// let ledger: Ledger = serde_json::from_str(r#"{"number": "L-1", "other": 1}"#).unwrap();
 /// assert_eq!((ledger.number.as_str(), ledger.id.as_deref()), ("L-1", None));
@@ -752,10 +933,12 @@ pub fn serialize<S: serde::Serializer>(
 /// assert_eq!(serde_json::to_string(&ledger).unwrap(), r#"{"number":"L-1"}"#);
 /// ```
 ///
-/// Fields are listed in the table's order; a struct may keep its unlisted members in a field
-/// (`keep_unlisted_in additional_fields`); a struct that other structs hold as a field is written
-/// `nested Name` (it is then read from a slot and written as a field); a borrowed view is written
-/// `Name<'a>` with mode `Borrowed`.
+/// Fields are listed in the table's order, each as `field`, or `field = "json name"` where the
+/// identifier is not the JSON name (`r#type = "type"`), followed by `: optional` for a field that may be
+/// absent (left out when `None`, as the table's `omit_none` says); a struct may keep its unlisted members
+/// in a field (`keep_unlisted_in additional_fields`); a struct that other structs hold as a field is
+/// written `nested Name` (it is then read from a slot); a borrowed view is written `Name<'a>` with mode
+/// `Borrowed`.
 #[macro_export]
 macro_rules! table_struct {
     (nested $name:ident <$lt:lifetime>, $($rest:tt)*) => {
@@ -766,7 +949,7 @@ macro_rules! table_struct {
         $crate::table_struct!($name, $($rest)*);
         $crate::table_struct!(@nested $name);
     };
-    ($name:ident <$lt:lifetime>, $shape:path, $mode:ident, [$($field:ident),* $(,)?] $(, keep_unlisted_in $additional:ident)? $(,)?) => {
+    ($name:ident <$lt:lifetime>, $shape:path, $mode:ident, [$($field:ident $(= $json:literal)? $(: $kind:ident)?),* $(,)?] $(, keep_unlisted_in $additional:ident)? $(,)?) => {
         impl<$lt> $crate::table::FromFields<$lt> for $name<$lt> {
             const SHAPE: &'static $crate::table::StructShape = &$shape;
             const MODE: $crate::table::Mode = $crate::table::Mode::$mode;
@@ -786,16 +969,11 @@ macro_rules! table_struct {
                 &self,
                 serializer: S,
             ) -> ::std::result::Result<S::Ok, S::Error> {
-                $crate::table::serialize(
-                    serializer,
-                    &$shape,
-                    &[$(&self.$field),*],
-                    $crate::table_struct!(@unlisted self $(, $additional)?),
-                )
+                $crate::table_struct!(@serialize self, serializer, $name, [$($field $(= $json)? $(: $kind)?),*] $(, $additional)?)
             }
         }
     };
-    ($name:ident, $shape:path, $mode:ident, [$($field:ident),* $(,)?] $(, keep_unlisted_in $additional:ident)? $(,)?) => {
+    ($name:ident, $shape:path, $mode:ident, [$($field:ident $(= $json:literal)? $(: $kind:ident)?),* $(,)?] $(, keep_unlisted_in $additional:ident)? $(,)?) => {
         impl<'a> $crate::table::FromFields<'a> for $name {
             const SHAPE: &'static $crate::table::StructShape = &$shape;
             const MODE: $crate::table::Mode = $crate::table::Mode::$mode;
@@ -815,12 +993,7 @@ macro_rules! table_struct {
                 &self,
                 serializer: S,
             ) -> ::std::result::Result<S::Ok, S::Error> {
-                $crate::table::serialize(
-                    serializer,
-                    &$shape,
-                    &[$(&self.$field),*],
-                    $crate::table_struct!(@unlisted self $(, $additional)?),
-                )
+                $crate::table_struct!(@serialize self, serializer, $name, [$($field $(= $json)? $(: $kind)?),*] $(, $additional)?)
             }
         }
     };
@@ -835,11 +1008,6 @@ macro_rules! table_struct {
                 $crate::table::struct_from_slot(slot, ok)
             }
         }
-        impl $crate::table::FieldValue for $name<'_> {
-            fn as_serialize(&self) -> &dyn $crate::__private::erased_serde::Serialize {
-                self
-            }
-        }
     };
     (@nested $name:ident) => {
         impl<'a> $crate::table::FromSlot<'a> for $name {
@@ -851,12 +1019,34 @@ macro_rules! table_struct {
                 $crate::table::struct_from_slot(slot, ok)
             }
         }
-        impl $crate::table::FieldValue for $name {
-            fn as_serialize(&self) -> &dyn $crate::__private::erased_serde::Serialize {
-                self
-            }
-        }
     };
+    // A field at a time, each by its own `Serialize` impl and under its JSON name (see `Writer`).
+    (@serialize $self:ident, $serializer:ident, $name:ident, [$($field:ident $(= $json:literal)? $(: $kind:ident)?),*] $(, $additional:ident)?) => {{
+        let mut writer = $crate::table::Writer::start(
+            $serializer,
+            ::std::stringify!($name),
+            $crate::table_struct!(@keeps $($additional)?),
+            0 $(+ $crate::table_struct!(@written $self, $field $(, $kind)?))*,
+        )?;
+        $($crate::table_struct!(
+            @write writer, $self, $field, $crate::table_struct!(@json $field $(= $json)?) $(, $kind)?
+        );)*
+        writer.end($crate::table_struct!(@unlisted $self $(, $additional)?))
+    }};
+    (@written $self:ident, $field:ident) => { 1 };
+    (@written $self:ident, $field:ident, optional) => {
+        usize::from(::std::option::Option::is_some(&$self.$field))
+    };
+    (@write $writer:ident, $self:ident, $field:ident, $name:expr) => {
+        $writer.field($name, &$self.$field)
+    };
+    (@write $writer:ident, $self:ident, $field:ident, $name:expr, optional) => {
+        $writer.optional($name, &$self.$field)
+    };
+    (@json $field:ident) => { ::std::stringify!($field) };
+    (@json $field:ident = $json:literal) => { $json };
+    (@keeps) => { false };
+    (@keeps $additional:ident) => { true };
     (@unlisted $self:ident) => { ::std::option::Option::None };
     (@unlisted $self:ident, $additional:ident) => { ::std::option::Option::Some(&$self.$additional) };
     (@body $name:ident, $fields:ident, $ok:ident, [$($field:ident),*] $(, $additional:ident)?) => {{

@@ -43,6 +43,7 @@ static METER_READ_V1: StructShape = StructShape {
     name: "struct MeterReadV1",
     fields: &["mprn", "reading"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[Shape::Str, Shape::Int],
     required: &[true, true],
     omit_none: &[false, false],
@@ -52,6 +53,7 @@ static METER_READ_V2: StructShape = StructShape {
     name: "struct MeterReadV2",
     fields: &["mprn", "reading", "registers"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[Shape::Str, Shape::Int, Shape::Array(&Shape::Str)],
     required: &[true, true, true],
     omit_none: &[false, false, false],
@@ -233,7 +235,7 @@ impl EventKind {
 impl<'de> serde::de::DeserializeSeed<'de> for EventKind {
     type Value = Event;
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Event, D::Error> {
-        let fields = energy_api_core::table::deserialize(d, self.shape(), Mode::Owned)?;
+        let fields = energy_api_core::table::deserialize_object(d, self.shape(), Mode::Owned)?;
         self.event_of(fields)
             .ok_or_else(|| <D::Error as serde::de::Error>::custom(energy_api_core::table::MISMATCH))
     }
@@ -303,7 +305,7 @@ impl EventRef<'_> {
 impl<'de> serde::de::DeserializeSeed<'de> for BorrowedPayload {
     type Value = EventRef<'de>;
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<EventRef<'de>, D::Error> {
-        let fields = energy_api_core::table::deserialize(d, self.0.shape(), Mode::Borrowed)?;
+        let fields = energy_api_core::table::deserialize_object(d, self.0.shape(), Mode::Borrowed)?;
         self.0
             .view_of(fields)
             .ok_or_else(|| <D::Error as serde::de::Error>::custom(energy_api_core::table::MISMATCH))

@@ -13,6 +13,7 @@ pub(crate) static ActivatedSupplyPoint: ::energy_api_core::table::StructShape = 
     name: "struct ActivatedSupplyPoint",
     fields: &["external_identifier", "market_name", "confirmed_supply_start_date"],
     aliases: &[],
+    by_name: &[2, 1, 3, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -28,6 +29,7 @@ pub(crate) static ActivationInitiatedSupplyPoint: ::energy_api_core::table::Stru
     name: "struct ActivationInitiatedSupplyPoint",
     fields: &["external_identifier", "market_name"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -42,6 +44,7 @@ pub(crate) static AllocationComponent: ::energy_api_core::table::StructShape = :
     name: "struct AllocationComponent",
     fields: &["source_type", "source_identifier"],
     aliases: &[],
+    by_name: &[1, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -56,6 +59,7 @@ pub(crate) static AmendedSubject: ::energy_api_core::table::StructShape = ::ener
     name: "struct AmendedSubject",
     fields: &["type", "identifier", "effective_from", "effective_to"],
     aliases: &[],
+    by_name: &[2, 4, 0, 3, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -72,6 +76,7 @@ pub(crate) static BillingAccount: ::energy_api_core::table::StructShape = ::ener
     name: "struct BillingAccount",
     fields: &["number"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Str],
     required: &[true],
     omit_none: &[false],
@@ -83,6 +88,7 @@ pub(crate) static ChargePeriod: ::energy_api_core::table::StructShape = ::energy
     name: "struct ChargePeriod",
     fields: &["start_at", "end_at"],
     aliases: &[],
+    by_name: &[1, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -101,6 +107,7 @@ pub(crate) static CommsPreferencesChanges: ::energy_api_core::table::StructShape
         "document_accessibility",
     ],
     aliases: &[],
+    by_name: &[2, 3, 0, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Optional(
             &::energy_api_core::table::Shape::Array(
@@ -128,6 +135,7 @@ pub(crate) static Consent: ::energy_api_core::table::StructShape = ::energy_api_
     name: "struct Consent",
     fields: &["id", "consent_type_code", "value", "signed_at"],
     aliases: &[],
+    by_name: &[1, 3, 0, 4, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -144,6 +152,7 @@ pub(crate) static ContractJourney: ::energy_api_core::table::StructShape = ::ene
     name: "struct ContractJourney",
     fields: &["number", "type", "requested_at"],
     aliases: &[],
+    by_name: &[0, 2, 3, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -159,6 +168,7 @@ pub(crate) static ContractReferences: ::energy_api_core::table::StructShape = ::
     name: "struct ContractReferences",
     fields: &["account_contract_identifier", "business_contract_identifier"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
@@ -173,6 +183,7 @@ pub(crate) static DispatchPayload: ::energy_api_core::table::StructShape = ::ene
     name: "struct DispatchPayload",
     fields: &["begin", "end", "power"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -210,6 +221,9 @@ pub(crate) static DisputedClosingReading: ::energy_api_core::table::StructShape 
         "is_gain",
     ],
     aliases: &[],
+    by_name: &[
+        20, 11, 3, 18, 22, 5, 21, 2, 17, 0, 8, 4, 14, 13, 10, 15, 6, 1, 16, 7, 12, 19, 9,
+    ],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -250,6 +264,7 @@ pub(crate) static EnrollmentSupplyPoint: ::energy_api_core::table::StructShape =
     name: "struct EnrollmentSupplyPoint",
     fields: &["market_name", "external_identifier", "confirmed_ssd", "was_cancelled"],
     aliases: &[],
+    by_name: &[2, 3, 0, 1, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -266,6 +281,7 @@ pub(crate) static FlexDeviceDisconnectedPayload: ::energy_api_core::table::Struc
     name: "struct FlexDeviceDisconnectedPayload",
     fields: &["cause", "disconnected_soc"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -297,6 +313,7 @@ pub(crate) static FlexDeviceOptimisationCreatedPayload: ::energy_api_core::table
         "will_reach_target_soc",
     ],
     aliases: &[],
+    by_name: &[1, 2, 13, 9, 10, 15, 6, 3, 5, 12, 8, 4, 14, 7, 11, 0, 16],
     shapes: &[
         ::energy_api_core::table::Shape::Array(
             &::energy_api_core::table::Shape::Struct(&DispatchPayload),
@@ -333,6 +350,7 @@ pub(crate) static GroupMembership: ::energy_api_core::table::StructShape = ::ene
     name: "struct GroupMembership",
     fields: &["contract_identifier", "valid_from", "valid_to"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -348,6 +366,7 @@ pub(crate) static GroupMembershipNew: ::energy_api_core::table::StructShape = ::
     name: "struct GroupMembershipNew",
     fields: &["contract_identifier", "valid_from", "valid_to"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -363,6 +382,7 @@ pub(crate) static GroupPeriod: ::energy_api_core::table::StructShape = ::energy_
     name: "struct GroupPeriod",
     fields: &["start", "end"],
     aliases: &[],
+    by_name: &[1, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -377,6 +397,7 @@ pub(crate) static GroupTrait: ::energy_api_core::table::StructShape = ::energy_a
     name: "struct GroupTrait",
     fields: &["identifier", "type", "data"],
     aliases: &[],
+    by_name: &[2, 1, 3, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -392,6 +413,7 @@ pub(crate) static GroupVersion: ::energy_api_core::table::StructShape = ::energy
     name: "struct GroupVersion",
     fields: &["identifier", "effective_period", "system_period", "traits"],
     aliases: &[],
+    by_name: &[1, 2, 0, 3, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Struct(&GroupPeriod),
@@ -409,6 +431,7 @@ pub(crate) static HouseMoveAccount: ::energy_api_core::table::StructShape = ::en
     name: "struct HouseMoveAccount",
     fields: &["number", "external_reference"],
     aliases: &[],
+    by_name: &[1, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -422,6 +445,7 @@ pub(crate) static HouseMoveSupplyPoint: ::energy_api_core::table::StructShape = 
     name: "struct HouseMoveSupplyPoint",
     fields: &["id", "industry", "tariff_code", "tariff_payment_method"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
@@ -438,6 +462,7 @@ pub(crate) static InkAction: ::energy_api_core::table::StructShape = ::energy_ap
     name: "struct InkAction",
     fields: &["code", "succeeded", "stop_further_evaluation"],
     aliases: &[],
+    by_name: &[0, 2, 3, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Bool,
@@ -453,6 +478,7 @@ pub(crate) static InkContent: ::energy_api_core::table::StructShape = ::energy_a
     name: "struct InkContent",
     fields: &["from_address", "subject", "to_addresses", "tags"],
     aliases: &[],
+    by_name: &[0, 1, 3, 4, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
@@ -473,6 +499,7 @@ pub(crate) static InkConversation: ::energy_api_core::table::StructShape = ::ene
     name: "struct InkConversation",
     fields: &["conversation_relay_id", "account_number", "message"],
     aliases: &[],
+    by_name: &[1, 2, 0, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -488,6 +515,7 @@ pub(crate) static InkFailureData: ::energy_api_core::table::StructShape = ::ener
     name: "struct InkFailureData",
     fields: &["type", "reason", "occurred_at"],
     aliases: &[],
+    by_name: &[2, 3, 0, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -503,6 +531,7 @@ pub(crate) static InkMessage: ::energy_api_core::table::StructShape = ::energy_a
     name: "struct InkMessage",
     fields: &["relay_id", "vendor_id", "channel", "occurred_at"],
     aliases: &[],
+    by_name: &[2, 1, 4, 3, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -519,6 +548,7 @@ pub(crate) static InkMessageContent: ::energy_api_core::table::StructShape = ::e
     name: "struct InkMessageContent",
     fields: &["message_id", "occurred_at", "channel", "content"],
     aliases: &[],
+    by_name: &[2, 1, 4, 3, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -535,6 +565,7 @@ pub(crate) static InkMessageWithVendor: ::energy_api_core::table::StructShape = 
     name: "struct InkMessageWithVendor",
     fields: &["relay_id", "vendor", "vendor_id", "channel", "occurred_at"],
     aliases: &[],
+    by_name: &[3, 1, 2, 5, 4, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -552,6 +583,7 @@ pub(crate) static JoinAgreement: ::energy_api_core::table::StructShape = ::energ
     name: "struct JoinAgreement",
     fields: &["id", "valid_from", "valid_to", "product_code"],
     aliases: &[],
+    by_name: &[0, 3, 2, 4, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -568,6 +600,7 @@ pub(crate) static JoinSupplyPoint: ::energy_api_core::table::StructShape = ::ene
     name: "struct JoinSupplyPoint",
     fields: &["external_identifier", "market_name", "requested_supply_start_date"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -583,6 +616,7 @@ pub(crate) static LeaveSupplyPoint: ::energy_api_core::table::StructShape = ::en
     name: "struct LeaveSupplyPoint",
     fields: &["market_identifier", "external_identifier", "market_name"],
     aliases: &[],
+    by_name: &[1, 2, 0, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -598,6 +632,7 @@ pub(crate) static Ledger: ::energy_api_core::table::StructShape = ::energy_api_c
     name: "struct Ledger",
     fields: &["account", "number", "id"],
     aliases: &[],
+    by_name: &[0, 2, 3, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Struct(&BillingAccount),
         ::energy_api_core::table::Shape::Str,
@@ -623,6 +658,7 @@ pub(crate) static LedgerEntry: ::energy_api_core::table::StructShape = ::energy_
         "source_type",
     ],
     aliases: &[],
+    by_name: &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Bool,
@@ -654,6 +690,7 @@ pub(crate) static LedgerEntryRemoval: ::energy_api_core::table::StructShape = ::
         "source_reason",
     ],
     aliases: &[],
+    by_name: &[1, 2, 0, 3, 4, 5, 6, 7, 8, 9],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Int,
@@ -693,6 +730,7 @@ pub(crate) static Meter: ::energy_api_core::table::StructShape = ::energy_api_co
         "registers",
     ],
     aliases: &[],
+    by_name: &[10, 14, 13, 3, 4, 8, 17, 7, 0, 9, 5, 11, 16, 18, 15, 12, 2, 1, 6],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -730,6 +768,7 @@ pub(crate) static Payment: ::energy_api_core::table::StructShape = ::energy_api_
     name: "struct Payment",
     fields: &["id", "amount", "payment_date", "description", "failure_reason"],
     aliases: &[],
+    by_name: &[1, 2, 3, 5, 4, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Int,
@@ -746,6 +785,7 @@ pub(crate) static PaymentsAccount: ::energy_api_core::table::StructShape = ::ene
     name: "struct PaymentsAccount",
     fields: &["number"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Str],
     required: &[true],
     omit_none: &[false],
@@ -756,6 +796,7 @@ pub(crate) static PaymentsLedger: ::energy_api_core::table::StructShape = ::ener
     name: "struct PaymentsLedger",
     fields: &["account", "id"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Struct(&PaymentsAccount),
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
@@ -770,6 +811,7 @@ pub(crate) static Product: ::energy_api_core::table::StructShape = ::energy_api_
     name: "struct Product",
     fields: &["code", "market_name", "brand_code"],
     aliases: &[],
+    by_name: &[2, 1, 3, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -785,6 +827,7 @@ pub(crate) static PsrRecord: ::energy_api_core::table::StructShape = ::energy_ap
     name: "struct PsrRecord",
     fields: &["description", "electricity_industry_code", "gas_industry_code"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -808,6 +851,7 @@ pub(crate) static Register: ::energy_api_core::table::StructShape = ::energy_api
         "associated_register_id",
     ],
     aliases: &[],
+    by_name: &[6, 1, 8, 3, 0, 5, 2, 7, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -827,6 +871,7 @@ pub(crate) static RemovedMeter: ::energy_api_core::table::StructShape = ::energy
     name: "struct RemovedMeter",
     fields: &["serial_number", "date_of_removal", "meter_asset_provider_mpid"],
     aliases: &[],
+    by_name: &[1, 3, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -842,6 +887,7 @@ pub(crate) static SigningIdentity: ::energy_api_core::table::StructShape = ::ene
     name: "struct SigningIdentity",
     fields: &["identity_type", "identity"],
     aliases: &[],
+    by_name: &[1, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -856,6 +902,7 @@ pub(crate) static SubjectContractJourney: ::energy_api_core::table::StructShape 
     name: "struct SubjectContractJourney",
     fields: &["number", "subject_number"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -870,6 +917,7 @@ pub(crate) static SupplyPeriodData: ::energy_api_core::table::StructShape = ::en
     name: "struct SupplyPeriodData",
     fields: &["id", "supply_start_at", "supply_end_at"],
     aliases: &[],
+    by_name: &[0, 2, 3, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -885,6 +933,7 @@ pub(crate) static TerminatedSupplyPoint: ::energy_api_core::table::StructShape =
     name: "struct TerminatedSupplyPoint",
     fields: &["external_identifier", "market_name", "confirmed_supply_end_date"],
     aliases: &[],
+    by_name: &[2, 1, 3, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -900,6 +949,7 @@ pub(crate) static TerminationInitiatedSupplyPoint: ::energy_api_core::table::Str
     name: "struct TerminationInitiatedSupplyPoint",
     fields: &["external_identifier", "market_name", "requested_supply_end_date"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -923,6 +973,7 @@ pub(crate) static AccountUserCreatedV1: ::energy_api_core::table::StructShape = 
         "is_customer_initiated",
     ],
     aliases: &[],
+    by_name: &[5, 4, 0, 7, 1, 2, 6, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -942,6 +993,7 @@ pub(crate) static AccountUserPasswordChangedV1: ::energy_api_core::table::Struct
     name: "struct AccountUserPasswordChangedV1",
     fields: &["user_id"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Int],
     required: &[true],
     omit_none: &[false],
@@ -953,6 +1005,7 @@ pub(crate) static AccountUserPasswordResetRequestedV1: ::energy_api_core::table:
     name: "struct AccountUserPasswordResetRequestedV1",
     fields: &["account_user_id", "account_user_number"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -967,6 +1020,7 @@ pub(crate) static AccountUserPsrRecordsUpdatedV1: ::energy_api_core::table::Stru
     name: "struct AccountUserPsrRecordsUpdatedV1",
     fields: &["user_id", "created_records", "updated_records", "deleted_records"],
     aliases: &[],
+    by_name: &[1, 4, 3, 0, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Array(
@@ -997,6 +1051,7 @@ pub(crate) static AccountUserRemovedV1: ::energy_api_core::table::StructShape = 
         "is_customer_initiated",
     ],
     aliases: &[],
+    by_name: &[5, 4, 0, 7, 1, 2, 6, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -1026,6 +1081,7 @@ pub(crate) static AccountUserUpdatedV1: ::energy_api_core::table::StructShape = 
         "is_override",
     ],
     aliases: &[],
+    by_name: &[7, 4, 0, 9, 1, 2, 6, 8, 5, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -1049,6 +1105,7 @@ pub(crate) static AccountUserVerificationCompletedV1: ::energy_api_core::table::
     name: "struct AccountUserVerificationCompletedV1",
     fields: &["user_number", "verification_id", "verification_type"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -1064,6 +1121,7 @@ pub(crate) static AccountUserVerificationStartedV1: ::energy_api_core::table::St
     name: "struct AccountUserVerificationStartedV1",
     fields: &["user_number", "verification_id", "verification_type"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -1079,6 +1137,7 @@ pub(crate) static AccountUserMetadataCreatedV1: ::energy_api_core::table::Struct
     name: "struct AccountUserMetadataCreatedV1",
     fields: &["user_id", "key", "value"],
     aliases: &[],
+    by_name: &[1, 2, 0, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -1094,6 +1153,7 @@ pub(crate) static AccountUserMetadataRemovedV1: ::energy_api_core::table::Struct
     name: "struct AccountUserMetadataRemovedV1",
     fields: &["user_id", "key", "value"],
     aliases: &[],
+    by_name: &[1, 2, 0, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -1109,6 +1169,7 @@ pub(crate) static AccountUserMetadataUpdatedV1: ::energy_api_core::table::Struct
     name: "struct AccountUserMetadataUpdatedV1",
     fields: &["user_id", "changes"],
     aliases: &[],
+    by_name: &[1, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Obj,
@@ -1123,6 +1184,7 @@ pub(crate) static AccountCommunicationsPreferencesUpdatedV1: ::energy_api_core::
     name: "struct AccountCommunicationsPreferencesUpdatedV1",
     fields: &["account_number", "changes"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Struct(&CommsPreferencesChanges),
@@ -1137,6 +1199,7 @@ pub(crate) static AccountCreatedV1: ::energy_api_core::table::StructShape = ::en
     name: "struct AccountCreatedV1",
     fields: &["account_number", "account_user_emails", "is_imported"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Str),
@@ -1152,6 +1215,7 @@ pub(crate) static AccountOccupiedV1: ::energy_api_core::table::StructShape = ::e
     name: "struct AccountOccupiedV1",
     fields: &["account_number"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Str],
     required: &[true],
     omit_none: &[false],
@@ -1163,6 +1227,7 @@ pub(crate) static AccountReactivatedV1: ::energy_api_core::table::StructShape = 
     name: "struct AccountReactivatedV1",
     fields: &["account_number", "previous_status", "reactivation_source"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -1185,6 +1250,7 @@ pub(crate) static AccountSmartMeterReadPermissionChangedV1: ::energy_api_core::t
         "changed_by_type",
     ],
     aliases: &[],
+    by_name: &[0, 4, 6, 1, 2, 5, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -1203,6 +1269,7 @@ pub(crate) static AccountUpdatedV1: ::energy_api_core::table::StructShape = ::en
     name: "struct AccountUpdatedV1",
     fields: &["account_number", "account_user_emails", "changes", "is_override"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Str),
@@ -1219,6 +1286,7 @@ pub(crate) static AccountMetadataCreatedV1: ::energy_api_core::table::StructShap
     name: "struct AccountMetadataCreatedV1",
     fields: &["account_number", "key", "value"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -1234,6 +1302,7 @@ pub(crate) static AccountMetadataRemovedV1: ::energy_api_core::table::StructShap
     name: "struct AccountMetadataRemovedV1",
     fields: &["account_number", "key", "value"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -1249,6 +1318,7 @@ pub(crate) static AccountMetadataUpdatedV1: ::energy_api_core::table::StructShap
     name: "struct AccountMetadataUpdatedV1",
     fields: &["account_number", "changes"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Obj,
@@ -1263,6 +1333,7 @@ pub(crate) static AccountPropertyEffectivePeriodMetadataCreatedV1: ::energy_api_
     name: "struct AccountPropertyEffectivePeriodMetadataCreatedV1",
     fields: &["account_property_effective_period_id", "key", "value"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -1278,6 +1349,7 @@ pub(crate) static AccountPropertyEffectivePeriodMetadataRemovedV1: ::energy_api_
     name: "struct AccountPropertyEffectivePeriodMetadataRemovedV1",
     fields: &["account_property_effective_period_id", "key", "value"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -1293,6 +1365,7 @@ pub(crate) static AccountPropertyEffectivePeriodMetadataUpdatedV1: ::energy_api_
     name: "struct AccountPropertyEffectivePeriodMetadataUpdatedV1",
     fields: &["account_property_effective_period_id", "changes"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Obj,
@@ -1313,6 +1386,7 @@ pub(crate) static CampaignAccountAddedV1: ::energy_api_core::table::StructShape 
         "campaign_account_expiry_date",
     ],
     aliases: &[],
+    by_name: &[0, 4, 2, 5, 1, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -1330,6 +1404,7 @@ pub(crate) static CampaignAccountRemovedV1: ::energy_api_core::table::StructShap
     name: "struct CampaignAccountRemovedV1",
     fields: &["account_number", "campaign_name", "campaign_slug"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -1345,6 +1420,7 @@ pub(crate) static CampaignAccountUpdatedV1: ::energy_api_core::table::StructShap
     name: "struct CampaignAccountUpdatedV1",
     fields: &["account_number", "campaign_name", "campaign_slug", "changes"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -1361,6 +1437,7 @@ pub(crate) static ActualIntervalsReceivedV1: ::energy_api_core::table::StructSha
     name: "struct ActualIntervalsReceivedV1",
     fields: &["mpan", "rebill_from"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -1380,6 +1457,7 @@ pub(crate) static AffiliatesAffiliateAccountContractCreatedV1: ::energy_api_core
         "fuel",
     ],
     aliases: &[],
+    by_name: &[2, 1, 3, 0, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Int,
@@ -1403,6 +1481,7 @@ pub(crate) static AgreementCreatedV1: ::energy_api_core::table::StructShape = ::
         "business_contract_identifier",
     ],
     aliases: &[],
+    by_name: &[4, 5, 0, 6, 2, 1, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -1421,6 +1500,7 @@ pub(crate) static AgreementRevokedV1: ::energy_api_core::table::StructShape = ::
     name: "struct AgreementRevokedV1",
     fields: &["agreement_id"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Int],
     required: &[true],
     omit_none: &[false],
@@ -1432,6 +1512,7 @@ pub(crate) static AgreementRevokedV2: ::energy_api_core::table::StructShape = ::
     name: "struct AgreementRevokedV2",
     fields: &["agreement_id", "account_number"],
     aliases: &[],
+    by_name: &[1, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -1454,6 +1535,7 @@ pub(crate) static AgreementRolloverCompletedV1: ::energy_api_core::table::Struct
         "rolled_on_to_agreement_valid_to",
     ],
     aliases: &[],
+    by_name: &[0, 2, 7, 4, 5, 3, 6, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -1473,6 +1555,7 @@ pub(crate) static AgreementTerminatedV1: ::energy_api_core::table::StructShape =
     name: "struct AgreementTerminatedV1",
     fields: &["agreement_id"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Int],
     required: &[true],
     omit_none: &[false],
@@ -1484,6 +1567,7 @@ pub(crate) static AgreementTerminatedV2: ::energy_api_core::table::StructShape =
     name: "struct AgreementTerminatedV2",
     fields: &["agreement_id", "account_number"],
     aliases: &[],
+    by_name: &[1, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -1498,6 +1582,7 @@ pub(crate) static AgreementUpdatedV1: ::energy_api_core::table::StructShape = ::
     name: "struct AgreementUpdatedV1",
     fields: &["agreement_id", "changes", "is_override"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Obj,
@@ -1513,6 +1598,7 @@ pub(crate) static AgreementUpdatedV2: ::energy_api_core::table::StructShape = ::
     name: "struct AgreementUpdatedV2",
     fields: &["agreement_id", "changes", "is_override", "account_number"],
     aliases: &[],
+    by_name: &[3, 1, 2, 4, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Obj,
@@ -1531,6 +1617,7 @@ pub(crate) static ApprovalsApprovalApprovedV1: ::energy_api_core::table::StructS
     name: "struct ApprovalsApprovalApprovedV1",
     fields: &["approval_id", "process_type", "process_data", "approved_at"],
     aliases: &[],
+    by_name: &[0, 3, 4, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -1553,6 +1640,7 @@ pub(crate) static ApprovalsApprovalCreatedV1: ::energy_api_core::table::StructSh
         "requested_by_id",
     ],
     aliases: &[],
+    by_name: &[0, 3, 2, 4, 1, 5],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -1570,6 +1658,7 @@ pub(crate) static ApprovalsApprovalRejectedV1: ::energy_api_core::table::StructS
     name: "struct ApprovalsApprovalRejectedV1",
     fields: &["approval_id", "process_type", "process_data", "rejected_at"],
     aliases: &[],
+    by_name: &[0, 2, 3, 1, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -1593,6 +1682,7 @@ pub(crate) static ApprovalsApprovalRequestApprovedV1: ::energy_api_core::table::
         "approval_reason",
     ],
     aliases: &[],
+    by_name: &[0, 5, 2, 6, 1, 3, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -1617,6 +1707,7 @@ pub(crate) static ApprovalsApprovalRequestAssignedV1: ::energy_api_core::table::
         "assigned_at",
     ],
     aliases: &[],
+    by_name: &[0, 4, 2, 5, 1, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -1641,6 +1732,7 @@ pub(crate) static ApprovalsApprovalRequestRejectedV1: ::energy_api_core::table::
         "rejected_at",
     ],
     aliases: &[],
+    by_name: &[0, 1, 5, 6, 4, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -1659,6 +1751,7 @@ pub(crate) static AuthServerAccessTokenIssuedV1: ::energy_api_core::table::Struc
     name: "struct AuthServerAccessTokenIssuedV1",
     fields: &["delegate", "viewer", "viewer_id"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -1674,6 +1767,7 @@ pub(crate) static AuthServerAccountUserGenerateMfaChallengeErrorV1: ::energy_api
     name: "struct AuthServerAccountUserGenerateMfaChallengeErrorV1",
     fields: &["account_user_id", "account_user_number", "device"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -1694,6 +1788,7 @@ pub(crate) static AuthServerAccountUserLoggedInV1: ::energy_api_core::table::Str
         "mfa_device_type",
     ],
     aliases: &[],
+    by_name: &[0, 1, 2, 3, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -1710,6 +1805,7 @@ pub(crate) static AuthServerAccountUserLoginDeniedV1: ::energy_api_core::table::
     name: "struct AuthServerAccountUserLoginDeniedV1",
     fields: &["account_user_id", "account_user_number", "enforced_security_rule_ids"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -1732,6 +1828,7 @@ pub(crate) static AuthServerAccountUserLoginFailedV1: ::energy_api_core::table::
         "user_brands",
     ],
     aliases: &[],
+    by_name: &[0, 1, 4, 5, 2, 3, 6],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -1750,6 +1847,7 @@ pub(crate) static AuthServerAccountUserLoginStepCompletedV1: ::energy_api_core::
     name: "struct AuthServerAccountUserLoginStepCompletedV1",
     fields: &["account_user_id", "account_user_number", "step", "mfa_device_type"],
     aliases: &[],
+    by_name: &[0, 1, 3, 4, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -1776,6 +1874,7 @@ pub(crate) static BillingBillingDocumentHeldV1: ::energy_api_core::table::Struct
         "held_by_id",
     ],
     aliases: &[],
+    by_name: &[0, 2, 4, 3, 1, 7, 6, 9, 8, 5],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -1797,6 +1896,7 @@ pub(crate) static BillingBillingDocumentIssuedV1: ::energy_api_core::table::Stru
     name: "struct BillingBillingDocumentIssuedV1",
     fields: &["account_number", "billing_document_id", "billing_document_identifier"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -1817,6 +1917,7 @@ pub(crate) static BillingBillingDocumentIssuedV2: ::energy_api_core::table::Stru
         "billing_document_uuid",
     ],
     aliases: &[],
+    by_name: &[0, 1, 2, 3, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -1833,6 +1934,7 @@ pub(crate) static BillingBillingDocumentRepresentationDispatchedV1: ::energy_api
     name: "struct BillingBillingDocumentRepresentationDispatchedV1",
     fields: &["account_number", "billing_document_id", "billing_document_identifier"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -1854,6 +1956,7 @@ pub(crate) static BillingBillingDocumentRepresentationDispatchedV2: ::energy_api
         "billing_document_representations_id",
     ],
     aliases: &[],
+    by_name: &[0, 1, 2, 3, 4, 5],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -1878,6 +1981,7 @@ pub(crate) static BillingBillingDocumentRepresentationDispatchedV3: ::energy_api
         "support_user_id",
     ],
     aliases: &[],
+    by_name: &[0, 1, 2, 3, 4, 5, 6],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -1901,6 +2005,7 @@ pub(crate) static BillingBillingOptionsUpdatedV1: ::energy_api_core::table::Stru
         "support_user_id",
     ],
     aliases: &[],
+    by_name: &[0, 2, 3, 1, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -1917,6 +2022,7 @@ pub(crate) static BillingChargingLedgerAssignedToAgreementV1: ::energy_api_core:
     name: "struct BillingChargingLedgerAssignedToAgreementV1",
     fields: &["ledger_number", "agreement_id", "assigned_at"],
     aliases: &[],
+    by_name: &[1, 3, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -1932,6 +2038,7 @@ pub(crate) static BillingChargingSupplyPointTriggeredV1: ::energy_api_core::tabl
     name: "struct BillingChargingSupplyPointTriggeredV1",
     fields: &["supply_point_id", "charge_period"],
     aliases: &[],
+    by_name: &[1, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Struct(&ChargePeriod),
@@ -1946,6 +2053,7 @@ pub(crate) static BillingDuosInvoiceCancelV1: ::energy_api_core::table::StructSh
     name: "struct BillingDuosInvoiceCancelV1",
     fields: &["invoice_event_id"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Int],
     required: &[true],
     omit_none: &[false],
@@ -1957,6 +2065,7 @@ pub(crate) static BillingDuosInvoiceNewV1: ::energy_api_core::table::StructShape
     name: "struct BillingDuosInvoiceNewV1",
     fields: &["invoice_event_id"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Int],
     required: &[true],
     omit_none: &[false],
@@ -1968,6 +2077,7 @@ pub(crate) static BillingDuosInvoiceReplaceV1: ::energy_api_core::table::StructS
     name: "struct BillingDuosInvoiceReplaceV1",
     fields: &["invoice_event_id"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Int],
     required: &[true],
     omit_none: &[false],
@@ -1979,6 +2089,7 @@ pub(crate) static BillingFinalBillV1: ::energy_api_core::table::StructShape = ::
     name: "struct BillingFinalBillV1",
     fields: &["account_number", "account_user_emails", "statement_id"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Str),
@@ -1999,6 +2110,7 @@ pub(crate) static BillingIssuanceExternalStatusCreatedV1: ::energy_api_core::tab
         "external_status_id",
     ],
     aliases: &[],
+    by_name: &[0, 3, 2, 4, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2015,6 +2127,7 @@ pub(crate) static BillingIssuedBillV1: ::energy_api_core::table::StructShape = :
     name: "struct BillingIssuedBillV1",
     fields: &["account_number", "statement_id"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -2029,6 +2142,7 @@ pub(crate) static BillingLedgerEntryPostedV1: ::energy_api_core::table::StructSh
     name: "struct BillingLedgerEntryPostedV1",
     fields: &["ledger"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Struct(&Ledger)],
     required: &[true],
     omit_none: &[false],
@@ -2040,6 +2154,7 @@ pub(crate) static BillingLedgerEntryPostedV2: ::energy_api_core::table::StructSh
     name: "struct BillingLedgerEntryPostedV2",
     fields: &["ledger", "entry"],
     aliases: &[],
+    by_name: &[1, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Struct(&Ledger),
         ::energy_api_core::table::Shape::Struct(&LedgerEntry),
@@ -2054,6 +2169,7 @@ pub(crate) static BillingLedgerEntryRemovedV1: ::energy_api_core::table::StructS
     name: "struct BillingLedgerEntryRemovedV1",
     fields: &["ledger"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Struct(&Ledger)],
     required: &[true],
     omit_none: &[false],
@@ -2065,6 +2181,7 @@ pub(crate) static BillingLedgerEntryRemovedV2: ::energy_api_core::table::StructS
     name: "struct BillingLedgerEntryRemovedV2",
     fields: &["ledger", "entry"],
     aliases: &[],
+    by_name: &[1, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Struct(&Ledger),
         ::energy_api_core::table::Shape::Struct(&LedgerEntryRemoval),
@@ -2087,6 +2204,7 @@ pub(crate) static BillingPathwayTraversalFailedV1: ::energy_api_core::table::Str
         "failed_at",
     ],
     aliases: &[],
+    by_name: &[5, 2, 3, 1, 7, 6, 4, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -2106,6 +2224,7 @@ pub(crate) static BillingPathwayTraversalSucceededV1: ::energy_api_core::table::
     name: "struct BillingPathwayTraversalSucceededV1",
     fields: &["pathway_id", "traversal_attempt_id", "trigger_id", "succeeded_at"],
     aliases: &[],
+    by_name: &[0, 3, 2, 4, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -2122,6 +2241,7 @@ pub(crate) static BillingPortfolioInvoiceSummaryCompletedV1: ::energy_api_core::
     name: "struct BillingPortfolioInvoiceSummaryCompletedV1",
     fields: &["run_identifier", "storage_bucket", "storage_key_prefix", "summary_count"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2144,6 +2264,7 @@ pub(crate) static BillingRebateAcceptedV1: ::energy_api_core::table::StructShape
         "effective_to",
     ],
     aliases: &[],
+    by_name: &[0, 3, 2, 5, 4, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -2168,6 +2289,7 @@ pub(crate) static BillingRebateCreatedV1: ::energy_api_core::table::StructShape 
         "is_application_accepted",
     ],
     aliases: &[],
+    by_name: &[0, 3, 2, 6, 4, 5, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -2193,6 +2315,7 @@ pub(crate) static BillingRebateDeclinedV1: ::energy_api_core::table::StructShape
         "decline_reason",
     ],
     aliases: &[],
+    by_name: &[0, 5, 2, 6, 4, 1, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -2218,6 +2341,7 @@ pub(crate) static BillingRebateUpdatedV1: ::energy_api_core::table::StructShape 
         "is_application_accepted",
     ],
     aliases: &[],
+    by_name: &[0, 3, 2, 6, 4, 5, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -2236,6 +2360,7 @@ pub(crate) static ChargingPrimingErroredV1: ::energy_api_core::table::StructShap
     name: "struct ChargingPrimingErroredV1",
     fields: &["errors", "supply_point_id", "period_start", "period_end"],
     aliases: &[],
+    by_name: &[0, 3, 4, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Str),
         ::energy_api_core::table::Shape::Str,
@@ -2252,6 +2377,7 @@ pub(crate) static LatePaymentFeeApplicationServiceCompletedV1: ::energy_api_core
     name: "struct LatePaymentFeeApplicationServiceCompletedV1",
     fields: &["run_id", "account_number", "fees_applied_count", "fees_unapplied_count"],
     aliases: &[],
+    by_name: &[1, 4, 2, 3, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2275,6 +2401,7 @@ pub(crate) static LatePaymentFeeApplicationServiceFeeAppliedV1: ::energy_api_cor
         "charge_id",
     ],
     aliases: &[],
+    by_name: &[1, 6, 5, 3, 4, 0, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2293,6 +2420,7 @@ pub(crate) static LatePaymentFeeApplicationServiceStartedV1: ::energy_api_core::
     name: "struct LatePaymentFeeApplicationServiceStartedV1",
     fields: &["run_id", "account_number"],
     aliases: &[],
+    by_name: &[1, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2307,6 +2435,7 @@ pub(crate) static LatePaymentFeeCalculationServiceCompletedV1: ::energy_api_core
     name: "struct LatePaymentFeeCalculationServiceCompletedV1",
     fields: &["run_id", "account_number", "fees_calculated_count"],
     aliases: &[],
+    by_name: &[1, 3, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2322,6 +2451,7 @@ pub(crate) static LatePaymentFeeCalculationServiceStartedV1: ::energy_api_core::
     name: "struct LatePaymentFeeCalculationServiceStartedV1",
     fields: &["run_id", "account_number"],
     aliases: &[],
+    by_name: &[1, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2336,6 +2466,7 @@ pub(crate) static LatePaymentFeeCalculatorCompletedV1: ::energy_api_core::table:
     name: "struct LatePaymentFeeCalculatorCompletedV1",
     fields: &["run_id", "account_number", "fees_applied_count", "fees_unapplied_count"],
     aliases: &[],
+    by_name: &[1, 4, 2, 3, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2352,6 +2483,7 @@ pub(crate) static LatePaymentFeeCalculatorFeeAppliedV1: ::energy_api_core::table
     name: "struct LatePaymentFeeCalculatorFeeAppliedV1",
     fields: &["run_id", "account_number", "charge_id"],
     aliases: &[],
+    by_name: &[1, 3, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2367,6 +2499,7 @@ pub(crate) static LatePaymentFeeCalculatorStartedV1: ::energy_api_core::table::S
     name: "struct LatePaymentFeeCalculatorStartedV1",
     fields: &["run_id", "account_number"],
     aliases: &[],
+    by_name: &[1, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2381,6 +2514,7 @@ pub(crate) static LatePaymentFeeWaivedV1: ::energy_api_core::table::StructShape 
     name: "struct LatePaymentFeeWaivedV1",
     fields: &["fee_id", "waived_at", "support_user_id"],
     aliases: &[],
+    by_name: &[0, 2, 3, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -2396,6 +2530,7 @@ pub(crate) static BusinessCreatedV1: ::energy_api_core::table::StructShape = ::e
     name: "struct BusinessCreatedV1",
     fields: &["id"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Int],
     required: &[true],
     omit_none: &[false],
@@ -2407,6 +2542,7 @@ pub(crate) static BusinessUpdatedV1: ::energy_api_core::table::StructShape = ::e
     name: "struct BusinessUpdatedV1",
     fields: &["id", "changes"],
     aliases: &[],
+    by_name: &[1, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Obj,
@@ -2421,6 +2557,7 @@ pub(crate) static BusinessOperationsTeamUpdatedV1: ::energy_api_core::table::Str
     name: "struct BusinessOperationsTeamUpdatedV1",
     fields: &["id", "operations_team_id"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Int,
@@ -2444,6 +2581,7 @@ pub(crate) static InternalCompanyCreatedV1: ::energy_api_core::table::StructShap
         "legal_address",
     ],
     aliases: &[],
+    by_name: &[1, 7, 2, 0, 4, 6, 8, 5, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Obj,
@@ -2464,6 +2602,7 @@ pub(crate) static CollateralAgreementFulfilledV1: ::energy_api_core::table::Stru
     name: "struct CollateralAgreementFulfilledV1",
     fields: &["collateral_agreement_id", "contract_id", "fulfilled_at"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -2486,6 +2625,7 @@ pub(crate) static CollectionProceedingCreatedV1: ::energy_api_core::table::Struc
         "agency_code",
     ],
     aliases: &[],
+    by_name: &[1, 4, 5, 3, 0, 6, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -2513,6 +2653,7 @@ pub(crate) static CollectionProcessCommStepResolvedV1: ::energy_api_core::table:
         "timestamp",
     ],
     aliases: &[],
+    by_name: &[0, 5, 7, 8, 1, 3, 6, 4, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2533,6 +2674,7 @@ pub(crate) static CollectionProcessLeaveSupplierInstigatedV1: ::energy_api_core:
     name: "struct CollectionProcessLeaveSupplierInstigatedV1",
     fields: &["number", "account_number", "leave_supplier_process_number"],
     aliases: &[],
+    by_name: &[1, 3, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2548,6 +2690,7 @@ pub(crate) static CollectionProcessPausedV1: ::energy_api_core::table::StructSha
     name: "struct CollectionProcessPausedV1",
     fields: &["number", "account_number", "source", "active_pause_reasons"],
     aliases: &[],
+    by_name: &[1, 2, 3, 4, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2564,6 +2707,7 @@ pub(crate) static CollectionProcessRaisedV1: ::energy_api_core::table::StructSha
     name: "struct CollectionProcessRaisedV1",
     fields: &["number", "account_number", "ledger", "billing_document", "config_code"],
     aliases: &[],
+    by_name: &[1, 5, 3, 0, 4, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2581,6 +2725,7 @@ pub(crate) static CollectionProcessReactivatedV1: ::energy_api_core::table::Stru
     name: "struct CollectionProcessReactivatedV1",
     fields: &["number"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Str],
     required: &[true],
     omit_none: &[false],
@@ -2592,6 +2737,7 @@ pub(crate) static CollectionProcessRunTerminationRequestedV1: ::energy_api_core:
     name: "struct CollectionProcessRunTerminationRequestedV1",
     fields: &["number"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Str],
     required: &[true],
     omit_none: &[false],
@@ -2603,6 +2749,7 @@ pub(crate) static CollectionProcessUnpausedV1: ::energy_api_core::table::StructS
     name: "struct CollectionProcessUnpausedV1",
     fields: &["number", "account_number", "source"],
     aliases: &[],
+    by_name: &[1, 2, 0, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2618,6 +2765,7 @@ pub(crate) static CollectionProcessWithdrawnV1: ::energy_api_core::table::Struct
     name: "struct CollectionProcessWithdrawnV1",
     fields: &["number", "account_number", "external_reference"],
     aliases: &[],
+    by_name: &[1, 3, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2633,6 +2781,7 @@ pub(crate) static CollectionProcessWithdrawnV2: ::energy_api_core::table::Struct
     name: "struct CollectionProcessWithdrawnV2",
     fields: &["number", "account_number"],
     aliases: &[],
+    by_name: &[1, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2647,6 +2796,7 @@ pub(crate) static CreditCheckCreatedV1: ::energy_api_core::table::StructShape = 
     name: "struct CreditCheckCreatedV1",
     fields: &["check_id", "entity_type", "entity_id"],
     aliases: &[],
+    by_name: &[0, 2, 3, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2662,6 +2812,7 @@ pub(crate) static DebtActioningAutomatedDebtWriteBackCompletedV1: ::energy_api_c
     name: "struct DebtActioningAutomatedDebtWriteBackCompletedV1",
     fields: &["ledger_number", "account_number", "amount"],
     aliases: &[],
+    by_name: &[1, 3, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2677,6 +2828,7 @@ pub(crate) static DebtActioningAutomatedDebtWriteBackFailedV1: ::energy_api_core
     name: "struct DebtActioningAutomatedDebtWriteBackFailedV1",
     fields: &["ledger_number", "account_number", "reason", "exception"],
     aliases: &[],
+    by_name: &[1, 2, 3, 4, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2693,6 +2845,7 @@ pub(crate) static DebtActioningAutomatedDebtWriteBackSkippedV1: ::energy_api_cor
     name: "struct DebtActioningAutomatedDebtWriteBackSkippedV1",
     fields: &["ledger_number", "account_number", "reason"],
     aliases: &[],
+    by_name: &[1, 2, 0, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2718,6 +2871,7 @@ pub(crate) static DelinquentDebtAllocationCreatedV1: ::energy_api_core::table::S
         "payout",
     ],
     aliases: &[],
+    by_name: &[1, 7, 2, 3, 5, 9, 6, 0, 8, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2739,6 +2893,7 @@ pub(crate) static DelinquentDebtPositionChangedV1: ::energy_api_core::table::Str
     name: "struct DelinquentDebtPositionChangedV1",
     fields: &["ledger_number", "changed_on", "previous_value", "new_value"],
     aliases: &[],
+    by_name: &[1, 3, 0, 4, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2761,6 +2916,7 @@ pub(crate) static DelinquentDebtPositionChangedV2: ::energy_api_core::table::Str
         "account_number",
     ],
     aliases: &[],
+    by_name: &[4, 3, 0, 5, 2, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2785,6 +2941,7 @@ pub(crate) static DepositAgreementAcceptedV1: ::energy_api_core::table::StructSh
         "accepted_at",
     ],
     aliases: &[],
+    by_name: &[5, 4, 6, 0, 2, 1, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2810,6 +2967,7 @@ pub(crate) static DepositAgreementFulfilledV1: ::energy_api_core::table::StructS
         "fulfilled_at",
     ],
     aliases: &[],
+    by_name: &[3, 5, 6, 0, 2, 1, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2836,6 +2994,7 @@ pub(crate) static DepositAgreementInstalmentReturnedV1: ::energy_api_core::table
         "returned_at",
     ],
     aliases: &[],
+    by_name: &[3, 4, 5, 0, 2, 1, 6, 7],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2862,6 +3021,7 @@ pub(crate) static DepositAgreementReturnedV1: ::energy_api_core::table::StructSh
         "returned_at",
     ],
     aliases: &[],
+    by_name: &[3, 4, 5, 0, 2, 1, 6],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2887,6 +3047,7 @@ pub(crate) static DepositAgreementWithdrawnV1: ::energy_api_core::table::StructS
         "withdrawn_at",
     ],
     aliases: &[],
+    by_name: &[3, 4, 5, 0, 2, 1, 6],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2912,6 +3073,7 @@ pub(crate) static DunningPathPausedV1: ::energy_api_core::table::StructShape = :
         "created_note",
     ],
     aliases: &[],
+    by_name: &[0, 5, 2, 4, 6, 3, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2936,6 +3098,7 @@ pub(crate) static DunningPathStartedV1: ::energy_api_core::table::StructShape = 
         "start_date",
     ],
     aliases: &[],
+    by_name: &[2, 1, 4, 3, 0, 5],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2953,6 +3116,7 @@ pub(crate) static DunningPathUnpausedV1: ::energy_api_core::table::StructShape =
     name: "struct DunningPathUnpausedV1",
     fields: &["account_number", "dunning_path_name", "dunning_process_id"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2974,6 +3138,7 @@ pub(crate) static DunningPathWithdrawnV1: ::energy_api_core::table::StructShape 
         "withdrawn_note",
     ],
     aliases: &[],
+    by_name: &[0, 1, 2, 3, 4, 5],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -2999,6 +3164,7 @@ pub(crate) static CommsAccountCallUpdatedV1: ::energy_api_core::table::StructSha
         "changes",
     ],
     aliases: &[],
+    by_name: &[0, 5, 2, 6, 7, 3, 1, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -3018,6 +3184,7 @@ pub(crate) static CommsCustomerEmailBouncedV1: ::energy_api_core::table::StructS
     name: "struct CommsCustomerEmailBouncedV1",
     fields: &["account_number", "user_id", "message_id", "template_code", "bounced_at"],
     aliases: &[],
+    by_name: &[0, 4, 5, 3, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -3035,6 +3202,7 @@ pub(crate) static CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1: ::e
     name: "struct CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1",
     fields: &["push_notification_binding_id"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Int],
     required: &[true],
     omit_none: &[false],
@@ -3053,6 +3221,7 @@ pub(crate) static CommsTranscriptionCreatedV1: ::energy_api_core::table::StructS
         "bucket",
     ],
     aliases: &[],
+    by_name: &[0, 5, 2, 4, 6, 3, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -3071,6 +3240,7 @@ pub(crate) static ComplaintsComplaintNewContactV1: ::energy_api_core::table::Str
     name: "struct ComplaintsComplaintNewContactV1",
     fields: &["account_number", "complaint_id", "contact_id", "status"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
         ::energy_api_core::table::Shape::Int,
@@ -3087,6 +3257,7 @@ pub(crate) static ComplaintsComplaintOpenedV1: ::energy_api_core::table::StructS
     name: "struct ComplaintsComplaintOpenedV1",
     fields: &["account_number", "complaint_id"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
         ::energy_api_core::table::Shape::Int,
@@ -3101,6 +3272,7 @@ pub(crate) static ComplaintsDrpFinishedV1: ::energy_api_core::table::StructShape
     name: "struct ComplaintsDrpFinishedV1",
     fields: &["account_number", "complaint_id", "reason"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
         ::energy_api_core::table::Shape::Int,
@@ -3116,6 +3288,7 @@ pub(crate) static ComplaintsDrpStartedV1: ::energy_api_core::table::StructShape 
     name: "struct ComplaintsDrpStartedV1",
     fields: &["account_number", "complaint_id", "position"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
         ::energy_api_core::table::Shape::Int,
@@ -3131,6 +3304,7 @@ pub(crate) static ComplexQuotingCostCalculationFinishedV1: ::energy_api_core::ta
     name: "struct ComplexQuotingCostCalculationFinishedV1",
     fields: &["quote_configuration_number", "succeeded", "triggered_by_id"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Bool,
@@ -3146,6 +3320,7 @@ pub(crate) static ConsentsConsentCreatedV1: ::energy_api_core::table::StructShap
     name: "struct ConsentsConsentCreatedV1",
     fields: &["signing_identity", "consent"],
     aliases: &[],
+    by_name: &[1, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Struct(&SigningIdentity),
         ::energy_api_core::table::Shape::Struct(&Consent),
@@ -3160,6 +3335,7 @@ pub(crate) static ConsentsConsentUpdatedV1: ::energy_api_core::table::StructShap
     name: "struct ConsentsConsentUpdatedV1",
     fields: &["signing_identity", "consent"],
     aliases: &[],
+    by_name: &[1, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Struct(&SigningIdentity),
         ::energy_api_core::table::Shape::Struct(&Consent),
@@ -3174,6 +3350,7 @@ pub(crate) static GoodsPurchaseCreatedV1: ::energy_api_core::table::StructShape 
     name: "struct GoodsPurchaseCreatedV1",
     fields: &["purchase_id", "account_id", "support_user_id"],
     aliases: &[],
+    by_name: &[1, 2, 0, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Int,
@@ -3189,6 +3366,7 @@ pub(crate) static GoodsQuoteCreatedForAccountV1: ::energy_api_core::table::Struc
     name: "struct GoodsQuoteCreatedForAccountV1",
     fields: &["account_number", "market_name", "quote_id", "client_params", "lead_id"],
     aliases: &[],
+    by_name: &[0, 3, 2, 5, 4, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -3206,6 +3384,7 @@ pub(crate) static GoodsQuoteCreatedWithoutAccountV1: ::energy_api_core::table::S
     name: "struct GoodsQuoteCreatedWithoutAccountV1",
     fields: &["market_name", "quote_id", "contact_info", "client_params", "lead_id"],
     aliases: &[],
+    by_name: &[3, 1, 5, 4, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -3223,6 +3402,7 @@ pub(crate) static LeadsLeadStageUpdatedV1: ::energy_api_core::table::StructShape
     name: "struct LeadsLeadStageUpdatedV1",
     fields: &["lead_number", "funnel_code", "stage"],
     aliases: &[],
+    by_name: &[1, 2, 0, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -3238,6 +3418,7 @@ pub(crate) static LeadsOpportunityDocumentAttachedToOpportunityV1: ::energy_api_
     name: "struct LeadsOpportunityDocumentAttachedToOpportunityV1",
     fields: &["opportunity_number", "attachment_id", "category"],
     aliases: &[],
+    by_name: &[1, 3, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -3253,6 +3434,7 @@ pub(crate) static LeadsOpportunityOfferGroupCreatedV2: ::energy_api_core::table:
     name: "struct LeadsOpportunityOfferGroupCreatedV2",
     fields: &["opportunity_number", "offer_group_identifier"],
     aliases: &[],
+    by_name: &[1, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -3267,6 +3449,7 @@ pub(crate) static LeadsOpportunityStageUpdatedV1: ::energy_api_core::table::Stru
     name: "struct LeadsOpportunityStageUpdatedV1",
     fields: &["opportunity_number", "funnel_code", "stage", "updated_by_user_id"],
     aliases: &[],
+    by_name: &[1, 2, 0, 3, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -3283,6 +3466,7 @@ pub(crate) static MessagingPushNotificationTokenUnregisteredV1: ::energy_api_cor
     name: "struct MessagingPushNotificationTokenUnregisteredV1",
     fields: &["token", "external_provider"],
     aliases: &[],
+    by_name: &[1, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -3307,6 +3491,7 @@ pub(crate) static ContractGroupsCreatedV1: ::energy_api_core::table::StructShape
         "traits",
     ],
     aliases: &[],
+    by_name: &[0, 5, 4, 3, 9, 7, 1, 8, 6, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -3332,6 +3517,7 @@ pub(crate) static ContractGroupsMembershipsChangedV1: ::energy_api_core::table::
     name: "struct ContractGroupsMembershipsChangedV1",
     fields: &["contract_group_identifier", "memberships_started", "memberships_ended"],
     aliases: &[],
+    by_name: &[0, 2, 3, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Array(
@@ -3356,6 +3542,7 @@ pub(crate) static ContractGroupsVersionCreatedV1: ::energy_api_core::table::Stru
         "created_versions",
     ],
     aliases: &[],
+    by_name: &[0, 3, 2, 4, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Struct(&GroupPeriod),
@@ -3376,6 +3563,7 @@ pub(crate) static ContractsActualizedV1: ::energy_api_core::table::StructShape =
     name: "struct ContractsActualizedV1",
     fields: &["contract_identifier", "version_reference", "occurred_at", "for_subjects"],
     aliases: &[],
+    by_name: &[0, 3, 4, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -3392,6 +3580,7 @@ pub(crate) static ContractsCreatedV1: ::energy_api_core::table::StructShape = ::
     name: "struct ContractsCreatedV1",
     fields: &["contract_identifier", "occurred_at", "sales_record_identifier"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -3407,6 +3596,7 @@ pub(crate) static ContractsExpiredV1: ::energy_api_core::table::StructShape = ::
     name: "struct ContractsExpiredV1",
     fields: &["contract_identifier", "occurred_at", "valid_to"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -3422,6 +3612,7 @@ pub(crate) static ContractsExpiryApproachingV1: ::energy_api_core::table::Struct
     name: "struct ContractsExpiryApproachingV1",
     fields: &["contract_identifier", "occurred_at", "days_before_expiry"],
     aliases: &[],
+    by_name: &[0, 2, 3, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -3442,6 +3633,7 @@ pub(crate) static ContractsJourneysCreationStartedV1: ::energy_api_core::table::
         "subject_contract_journeys",
     ],
     aliases: &[],
+    by_name: &[1, 2, 0, 3, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Struct(&ContractJourney),
         ::energy_api_core::table::Shape::Str,
@@ -3465,6 +3657,7 @@ pub(crate) static ContractsJourneysTerminationStartedV1: ::energy_api_core::tabl
         "subject_contract_journeys",
     ],
     aliases: &[],
+    by_name: &[1, 2, 0, 3, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Struct(&ContractJourney),
         ::energy_api_core::table::Shape::Str,
@@ -3483,6 +3676,7 @@ pub(crate) static ContractsJourneysVariationStartedV1: ::energy_api_core::table:
     name: "struct ContractsJourneysVariationStartedV1",
     fields: &["contract_journey", "contract_identifier", "occurred_at"],
     aliases: &[],
+    by_name: &[1, 2, 0, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Struct(&ContractJourney),
         ::energy_api_core::table::Shape::Str,
@@ -3498,6 +3692,7 @@ pub(crate) static ContractsNovatedV1: ::energy_api_core::table::StructShape = ::
     name: "struct ContractsNovatedV1",
     fields: &["contract_identifier", "new_contract_identifier", "occurred_at"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -3513,6 +3708,7 @@ pub(crate) static ContractsRescindedV1: ::energy_api_core::table::StructShape = 
     name: "struct ContractsRescindedV1",
     fields: &["contract_identifier", "occurred_at"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -3527,6 +3723,7 @@ pub(crate) static ContractsRevokedV1: ::energy_api_core::table::StructShape = ::
     name: "struct ContractsRevokedV1",
     fields: &["contract_identifier", "occurred_at"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -3541,6 +3738,7 @@ pub(crate) static ContractsSubjectAmendedV1: ::energy_api_core::table::StructSha
     name: "struct ContractsSubjectAmendedV1",
     fields: &["contract_identifier", "occurred_at", "added", "updated", "removed"],
     aliases: &[],
+    by_name: &[2, 1, 4, 0, 5, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -3564,6 +3762,7 @@ pub(crate) static ContractsTerminatedV1: ::energy_api_core::table::StructShape =
     name: "struct ContractsTerminatedV1",
     fields: &["contract_identifier", "occurred_at"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -3578,6 +3777,7 @@ pub(crate) static ContractsTermsVariedV1: ::energy_api_core::table::StructShape 
     name: "struct ContractsTermsVariedV1",
     fields: &["contract_identifier", "occurred_at"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -3592,6 +3792,7 @@ pub(crate) static InkActionsRunV1: ::energy_api_core::table::StructShape = ::ene
     name: "struct InkActionsRunV1",
     fields: &["conversation_relay_id", "message_relay_id", "actions_results"],
     aliases: &[],
+    by_name: &[2, 1, 3, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -3609,6 +3810,7 @@ pub(crate) static InkContentInboundMessageTaggedV1: ::energy_api_core::table::St
     name: "struct InkContentInboundMessageTaggedV1",
     fields: &["conversation_id", "conversation_relay_id", "account_number", "message"],
     aliases: &[],
+    by_name: &[2, 1, 3, 0, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -3632,6 +3834,7 @@ pub(crate) static InkConversationAssignedToBucketV1: ::energy_api_core::table::S
         "actor_id",
     ],
     aliases: &[],
+    by_name: &[5, 3, 0, 6, 2, 1, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -3650,6 +3853,7 @@ pub(crate) static InkConversationAssignedToTimelineV1: ::energy_api_core::table:
     name: "struct InkConversationAssignedToTimelineV1",
     fields: &["conversation_relay_id", "timeline_relay_id", "support_user_id"],
     aliases: &[],
+    by_name: &[0, 2, 3, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -3674,6 +3878,7 @@ pub(crate) static InkConversationAwaitCustomerReplyV1: ::energy_api_core::table:
         "organisation_id",
     ],
     aliases: &[],
+    by_name: &[2, 1, 3, 6, 7, 8, 0, 5, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -3705,6 +3910,7 @@ pub(crate) static InkConversationClosedV1: ::energy_api_core::table::StructShape
         "reason",
     ],
     aliases: &[],
+    by_name: &[2, 1, 3, 6, 7, 10, 8, 5, 9, 0, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -3738,6 +3944,7 @@ pub(crate) static InkConversationOpenStatusChangedV1: ::energy_api_core::table::
         "previous_status",
     ],
     aliases: &[],
+    by_name: &[2, 1, 3, 6, 8, 10, 0, 5, 9, 7, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -3769,6 +3976,7 @@ pub(crate) static InkConversationOpenedV1: ::energy_api_core::table::StructShape
         "organisation_id",
     ],
     aliases: &[],
+    by_name: &[2, 1, 3, 6, 7, 8, 0, 5, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -3801,6 +4009,7 @@ pub(crate) static InkConversationPriorityChangedV1: ::energy_api_core::table::St
         "organisation_id",
     ],
     aliases: &[],
+    by_name: &[7, 1, 8, 10, 2, 9, 6, 3, 0, 5, 11, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -3837,6 +4046,7 @@ pub(crate) static InkConversationSnoozedV1: ::energy_api_core::table::StructShap
         "ink_note_relay_id",
     ],
     aliases: &[],
+    by_name: &[2, 1, 9, 6, 7, 10, 0, 5, 8, 4, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -3866,6 +4076,7 @@ pub(crate) static InkConversationUnassignedFromBucketV1: ::energy_api_core::tabl
         "actor_id",
     ],
     aliases: &[],
+    by_name: &[5, 3, 0, 6, 2, 1, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -3884,6 +4095,7 @@ pub(crate) static InkConversationUnassignedFromTimelineV1: ::energy_api_core::ta
     name: "struct InkConversationUnassignedFromTimelineV1",
     fields: &["conversation_relay_id", "timeline_relay_id", "support_user_id"],
     aliases: &[],
+    by_name: &[0, 2, 3, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -3899,6 +4111,7 @@ pub(crate) static InkLiveChatClosedV1: ::energy_api_core::table::StructShape = :
     name: "struct InkLiveChatClosedV1",
     fields: &["live_chat_conversation_relay_id", "close_reason", "account_number"],
     aliases: &[],
+    by_name: &[2, 3, 0, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -3914,6 +4127,7 @@ pub(crate) static InkLiveChatInitiatedV1: ::energy_api_core::table::StructShape 
     name: "struct InkLiveChatInitiatedV1",
     fields: &["live_chat_conversation"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Struct(&InkConversation)],
     required: &[true],
     omit_none: &[false],
@@ -3925,6 +4139,7 @@ pub(crate) static InkLiveChatMessagesOutboundMessageCreatedV1: ::energy_api_core
     name: "struct InkLiveChatMessagesOutboundMessageCreatedV1",
     fields: &["live_chat_conversation"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Struct(&InkConversation)],
     required: &[true],
     omit_none: &[false],
@@ -3936,6 +4151,7 @@ pub(crate) static InkMessageAttachmentSafeV1: ::energy_api_core::table::StructSh
     name: "struct InkMessageAttachmentSafeV1",
     fields: &["filename", "storage_key", "storage_bucket", "size_in_bytes"],
     aliases: &[],
+    by_name: &[0, 3, 4, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -3952,6 +4168,7 @@ pub(crate) static InkMessageAttachmentUnsafeV1: ::energy_api_core::table::Struct
     name: "struct InkMessageAttachmentUnsafeV1",
     fields: &["filename", "storage_key", "storage_bucket", "size_in_bytes"],
     aliases: &[],
+    by_name: &[0, 3, 4, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -3968,6 +4185,7 @@ pub(crate) static InkMessagesInboundEmailMigrationV1: ::energy_api_core::table::
     name: "struct InkMessagesInboundEmailMigrationV1",
     fields: &["message_id", "storage_key", "storage_bucket"],
     aliases: &[],
+    by_name: &[0, 2, 3, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -3983,6 +4201,7 @@ pub(crate) static InkMessagesInboundMessageCreatedV1: ::energy_api_core::table::
     name: "struct InkMessagesInboundMessageCreatedV1",
     fields: &["conversation_relay_id", "account_number", "message"],
     aliases: &[],
+    by_name: &[1, 2, 0, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -3998,6 +4217,7 @@ pub(crate) static InkMessagesInboundMessageIngestedV1: ::energy_api_core::table:
     name: "struct InkMessagesInboundMessageIngestedV1",
     fields: &["channel", "vendor", "vendor_id", "message_relay_id"],
     aliases: &[],
+    by_name: &[0, 3, 2, 4, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4014,6 +4234,7 @@ pub(crate) static InkMessagesOutboundMessageCreatedV1: ::energy_api_core::table:
     name: "struct InkMessagesOutboundMessageCreatedV1",
     fields: &["conversation_relay_id", "account_number", "message"],
     aliases: &[],
+    by_name: &[1, 2, 0, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4029,6 +4250,7 @@ pub(crate) static InkMessagesOutboundMessageFailedV1: ::energy_api_core::table::
     name: "struct InkMessagesOutboundMessageFailedV1",
     fields: &["conversation_relay_id", "message", "failure"],
     aliases: &[],
+    by_name: &[0, 2, 3, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Struct(&InkMessageWithVendor),
@@ -4044,6 +4266,7 @@ pub(crate) static InkMessagesPhishingReportDismissedV1: ::energy_api_core::table
     name: "struct InkMessagesPhishingReportDismissedV1",
     fields: &["conversation_relay_id", "account_number", "message"],
     aliases: &[],
+    by_name: &[1, 2, 0, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4059,6 +4282,7 @@ pub(crate) static InkMessagesReportedPhishingV1: ::energy_api_core::table::Struc
     name: "struct InkMessagesReportedPhishingV1",
     fields: &["conversation_relay_id", "account_number", "message"],
     aliases: &[],
+    by_name: &[1, 2, 0, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4074,6 +4298,7 @@ pub(crate) static InkMessagesReportedSpamV1: ::energy_api_core::table::StructSha
     name: "struct InkMessagesReportedSpamV1",
     fields: &["conversation_relay_id", "account_number", "message"],
     aliases: &[],
+    by_name: &[1, 2, 0, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4089,6 +4314,7 @@ pub(crate) static InkMessagesSpamReportDismissedV1: ::energy_api_core::table::St
     name: "struct InkMessagesSpamReportDismissedV1",
     fields: &["conversation_relay_id", "account_number", "message"],
     aliases: &[],
+    by_name: &[1, 2, 0, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4104,6 +4330,7 @@ pub(crate) static CustomerAccessPartnerRolesCreatedV1: ::energy_api_core::table:
     name: "struct CustomerAccessPartnerRolesCreatedV1",
     fields: &["code", "permissions"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Str),
@@ -4118,6 +4345,7 @@ pub(crate) static CustomerAccessPartnerRolesUpdatedV1: ::energy_api_core::table:
     name: "struct CustomerAccessPartnerRolesUpdatedV1",
     fields: &["code", "display_name", "description", "permissions"],
     aliases: &[],
+    by_name: &[0, 2, 3, 1, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
@@ -4138,6 +4366,7 @@ pub(crate) static CustomerAccessPartnerUserRolesCreatedV1: ::energy_api_core::ta
     name: "struct CustomerAccessPartnerUserRolesCreatedV1",
     fields: &["code", "permissions"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Str),
@@ -4152,6 +4381,7 @@ pub(crate) static CustomerAccessPartnerUserRolesUpdatedV1: ::energy_api_core::ta
     name: "struct CustomerAccessPartnerUserRolesUpdatedV1",
     fields: &["code", "display_name", "description", "permissions"],
     aliases: &[],
+    by_name: &[0, 2, 3, 1, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
@@ -4172,6 +4402,7 @@ pub(crate) static CustomerAccessUserRolesCreatedV1: ::energy_api_core::table::St
     name: "struct CustomerAccessUserRolesCreatedV1",
     fields: &["code", "permissions", "name"],
     aliases: &[],
+    by_name: &[0, 2, 3, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Str),
@@ -4187,6 +4418,7 @@ pub(crate) static CustomerAccessUserRolesUpdatedV1: ::energy_api_core::table::St
     name: "struct CustomerAccessUserRolesUpdatedV1",
     fields: &["code", "display_name", "description", "permissions"],
     aliases: &[],
+    by_name: &[0, 2, 3, 1, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
@@ -4207,6 +4439,7 @@ pub(crate) static LoyaltyPointsUserRoleRemovalV1: ::energy_api_core::table::Stru
     name: "struct LoyaltyPointsUserRoleRemovalV1",
     fields: &["user_id", "account_id"],
     aliases: &[],
+    by_name: &[1, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Int,
@@ -4221,6 +4454,7 @@ pub(crate) static DataImportImportProcessCancelledV1: ::energy_api_core::table::
     name: "struct DataImportImportProcessCancelledV1",
     fields: &["resource_type", "external_identifier", "expiry_window_end"],
     aliases: &[],
+    by_name: &[2, 3, 0, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4236,6 +4470,7 @@ pub(crate) static DataImportImportProcessCompleteV1: ::energy_api_core::table::S
     name: "struct DataImportImportProcessCompleteV1",
     fields: &["resource_type", "external_identifier", "identifier"],
     aliases: &[],
+    by_name: &[1, 3, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4251,6 +4486,7 @@ pub(crate) static DataImportImportProcessDryRunCompleteV1: ::energy_api_core::ta
     name: "struct DataImportImportProcessDryRunCompleteV1",
     fields: &["resource_type", "external_identifier"],
     aliases: &[],
+    by_name: &[1, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4265,6 +4501,7 @@ pub(crate) static DataImportImportProcessDryRunErrorV1: ::energy_api_core::table
     name: "struct DataImportImportProcessDryRunErrorV1",
     fields: &["resource_type", "external_identifier", "error_code", "error_detail"],
     aliases: &[],
+    by_name: &[2, 4, 0, 3, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4281,6 +4518,7 @@ pub(crate) static DataImportImportProcessErrorV1: ::energy_api_core::table::Stru
     name: "struct DataImportImportProcessErrorV1",
     fields: &["resource_type", "external_identifier", "error_code", "error_detail"],
     aliases: &[],
+    by_name: &[2, 4, 0, 3, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4302,6 +4540,7 @@ pub(crate) static DataImportImportProcessPostImportCompletedV1: ::energy_api_cor
         "identifier",
     ],
     aliases: &[],
+    by_name: &[3, 4, 0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4324,6 +4563,7 @@ pub(crate) static DataImportImportProcessPostImportErrorV1: ::energy_api_core::t
         "error_detail",
     ],
     aliases: &[],
+    by_name: &[3, 5, 0, 1, 4, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4341,6 +4581,7 @@ pub(crate) static DataImportOrderProcessCancelledV1: ::energy_api_core::table::S
     name: "struct DataImportOrderProcessCancelledV1",
     fields: &["external_order_id", "expiry_window_end"],
     aliases: &[],
+    by_name: &[1, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4355,6 +4596,7 @@ pub(crate) static DataImportOrderProcessCompleteV1: ::energy_api_core::table::St
     name: "struct DataImportOrderProcessCompleteV1",
     fields: &["external_order_id", "process_id"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4369,6 +4611,7 @@ pub(crate) static DataImportOrderProcessErrorV1: ::energy_api_core::table::Struc
     name: "struct DataImportOrderProcessErrorV1",
     fields: &["external_order_id", "error_code", "error_detail"],
     aliases: &[],
+    by_name: &[1, 3, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4384,6 +4627,7 @@ pub(crate) static ExternalMessagingUploadedFileProcessedV1: ::energy_api_core::t
     name: "struct ExternalMessagingUploadedFileProcessedV1",
     fields: &["file_reference"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Str],
     required: &[true],
     omit_none: &[false],
@@ -4395,6 +4639,7 @@ pub(crate) static ExternalMessagingUploadedFileProcessingFailedV1: ::energy_api_
     name: "struct ExternalMessagingUploadedFileProcessingFailedV1",
     fields: &["file_reference"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Str],
     required: &[true],
     omit_none: &[false],
@@ -4406,6 +4651,7 @@ pub(crate) static ExternalMessagingUploadedFileSafeV1: ::energy_api_core::table:
     name: "struct ExternalMessagingUploadedFileSafeV1",
     fields: &["file_reference"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Str],
     required: &[true],
     omit_none: &[false],
@@ -4417,6 +4663,7 @@ pub(crate) static ExternalMessagingUploadedFileUnsafeV1: ::energy_api_core::tabl
     name: "struct ExternalMessagingUploadedFileUnsafeV1",
     fields: &["file_reference"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Str],
     required: &[true],
     omit_none: &[false],
@@ -4435,6 +4682,7 @@ pub(crate) static FlexDeviceDeauthenticatedV1: ::energy_api_core::table::StructS
         "payload",
     ],
     aliases: &[],
+    by_name: &[0, 2, 3, 4, 6, 5, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -4460,6 +4708,7 @@ pub(crate) static FlexDeviceDisconnectedV1: ::energy_api_core::table::StructShap
         "payload",
     ],
     aliases: &[],
+    by_name: &[0, 2, 3, 4, 6, 5, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -4485,6 +4734,7 @@ pub(crate) static FlexDeviceOptimisationCreatedV1: ::energy_api_core::table::Str
         "payload",
     ],
     aliases: &[],
+    by_name: &[0, 2, 3, 4, 6, 5, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -4510,6 +4760,7 @@ pub(crate) static FlexDeviceRegisteredV1: ::energy_api_core::table::StructShape 
         "payload",
     ],
     aliases: &[],
+    by_name: &[0, 2, 3, 4, 6, 5, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -4528,6 +4779,7 @@ pub(crate) static IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1: :
     name: "struct IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1",
     fields: &["mpan", "energisation_status", "effective_from"],
     aliases: &[],
+    by_name: &[2, 3, 0, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4543,6 +4795,7 @@ pub(crate) static IndustryElectricityChangeOfServiceMeterDeactivatedV1: ::energy
     name: "struct IndustryElectricityChangeOfServiceMeterDeactivatedV1",
     fields: &["mpan", "serial_number", "effective_from"],
     aliases: &[],
+    by_name: &[2, 1, 3, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4558,6 +4811,7 @@ pub(crate) static IndustryElectricityChangeOfSupplyGainInitiatedV1: ::energy_api
     name: "struct IndustryElectricityChangeOfSupplyGainInitiatedV1",
     fields: &["meter_point_identifier"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Str],
     required: &[true],
     omit_none: &[false],
@@ -4569,6 +4823,7 @@ pub(crate) static IndustryElectricityChangeOfSupplyLossCompleteV1: ::energy_api_
     name: "struct IndustryElectricityChangeOfSupplyLossCompleteV1",
     fields: &["account_number", "mpan", "supply_end_date", "new_supplier_id"],
     aliases: &[],
+    by_name: &[0, 1, 3, 4, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4593,6 +4848,7 @@ pub(crate) static IndustryElectricityExportInstallationValidatedV1: ::energy_api
         "journey_identifier",
     ],
     aliases: &[],
+    by_name: &[1, 6, 0, 5, 4, 2, 7, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4621,6 +4877,7 @@ pub(crate) static IndustryElectricityExportInstallationValidatedV2: ::energy_api
         "export_mpan",
     ],
     aliases: &[],
+    by_name: &[1, 6, 7, 5, 4, 2, 8, 3, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4641,6 +4898,7 @@ pub(crate) static IndustryGasChangeOfSupplyGainInitiatedV1: ::energy_api_core::t
     name: "struct IndustryGasChangeOfSupplyGainInitiatedV1",
     fields: &["meter_point_identifier"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Str],
     required: &[true],
     omit_none: &[false],
@@ -4652,6 +4910,7 @@ pub(crate) static IndustryGasChangeOfSupplyLossCompleteV1: ::energy_api_core::ta
     name: "struct IndustryGasChangeOfSupplyLossCompleteV1",
     fields: &["account_number", "mprn", "supply_end_date", "new_supplier_id"],
     aliases: &[],
+    by_name: &[0, 1, 3, 4, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4674,6 +4933,7 @@ pub(crate) static LifecycleJoinSupplierActivationCompletedV1: ::energy_api_core:
         "supply_point",
     ],
     aliases: &[],
+    by_name: &[0, 3, 2, 4, 1, 5],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4697,6 +4957,7 @@ pub(crate) static LifecycleJoinSupplierActivationInitiatedV1: ::energy_api_core:
         "supply_point",
     ],
     aliases: &[],
+    by_name: &[0, 3, 2, 4, 1, 5],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4720,6 +4981,7 @@ pub(crate) static LifecycleJoinSupplierAgreementCreatedV1: ::energy_api_core::ta
         "contract_references",
     ],
     aliases: &[],
+    by_name: &[0, 3, 2, 5, 4, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4739,6 +5001,7 @@ pub(crate) static LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1: :
     name: "struct LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1",
     fields: &["account_number", "join_supplier_process_number", "subtype"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4754,6 +5017,7 @@ pub(crate) static LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1: ::
     name: "struct LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1",
     fields: &["account_number", "join_supplier_process_number", "subtype"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4769,6 +5033,7 @@ pub(crate) static LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1: ::e
     name: "struct LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1",
     fields: &["account_number", "join_supplier_process_number", "subtype"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4789,6 +5054,7 @@ pub(crate) static LifecycleJoinSupplierCancellationRequestedV1: ::energy_api_cor
         "supply_points",
     ],
     aliases: &[],
+    by_name: &[0, 1, 2, 3, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4812,6 +5078,7 @@ pub(crate) static LifecycleJoinSupplierCancelledV1: ::energy_api_core::table::St
         "supply_points",
     ],
     aliases: &[],
+    by_name: &[0, 1, 2, 3, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4835,6 +5102,7 @@ pub(crate) static LifecycleJoinSupplierCompletedV1: ::energy_api_core::table::St
         "supply_points",
     ],
     aliases: &[],
+    by_name: &[0, 1, 2, 3, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4859,6 +5127,7 @@ pub(crate) static LifecycleJoinSupplierRequestedV1: ::energy_api_core::table::St
         "requested_at",
     ],
     aliases: &[],
+    by_name: &[0, 1, 4, 3, 5, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4883,6 +5152,7 @@ pub(crate) static LifecycleJoinSupplierReversalRequestedV1: ::energy_api_core::t
         "supply_points",
     ],
     aliases: &[],
+    by_name: &[0, 1, 2, 3, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4906,6 +5176,7 @@ pub(crate) static LifecycleJoinSupplierReversedV1: ::energy_api_core::table::Str
         "supply_points",
     ],
     aliases: &[],
+    by_name: &[0, 1, 2, 3, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4930,6 +5201,7 @@ pub(crate) static LifecycleJoinSupplierSupplyPeriodCreatedV1: ::energy_api_core:
         "contract_references",
     ],
     aliases: &[],
+    by_name: &[0, 4, 3, 5, 2, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4952,6 +5224,7 @@ pub(crate) static LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlow
         "subtype",
     ],
     aliases: &[],
+    by_name: &[0, 1, 3, 4, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4973,6 +5246,7 @@ pub(crate) static LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowS
         "subtype",
     ],
     aliases: &[],
+    by_name: &[0, 1, 3, 4, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -4993,6 +5267,7 @@ pub(crate) static LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2:
         "account_number",
     ],
     aliases: &[],
+    by_name: &[2, 1, 3, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -5012,6 +5287,7 @@ pub(crate) static LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2:
         "account_number",
     ],
     aliases: &[],
+    by_name: &[2, 1, 3, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -5027,6 +5303,7 @@ pub(crate) static LifecycleJoinSupplierSecurityDepositsCreatedV1: ::energy_api_c
     name: "struct LifecycleJoinSupplierSecurityDepositsCreatedV1",
     fields: &["join_supplier_process_number"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Str],
     required: &[true],
     omit_none: &[false],
@@ -5038,6 +5315,7 @@ pub(crate) static LifecycleJoinSupplierTermsAndConditionsAcceptedV2: ::energy_ap
     name: "struct LifecycleJoinSupplierTermsAndConditionsAcceptedV2",
     fields: &["join_supplier_process_id", "join_supplier_process_number"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -5052,6 +5330,7 @@ pub(crate) static LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1
     name: "struct LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1",
     fields: &["account_number", "leave_supplier_process_number", "subtype"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -5067,6 +5346,7 @@ pub(crate) static LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1:
     name: "struct LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1",
     fields: &["account_number", "leave_supplier_process_number", "subtype"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -5082,6 +5362,7 @@ pub(crate) static LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1: 
     name: "struct LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1",
     fields: &["account_number", "leave_supplier_process_number", "subtype"],
     aliases: &[],
+    by_name: &[0, 1, 2, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -5102,6 +5383,7 @@ pub(crate) static LifecycleLeaveSupplierCancellationRequestedV2: ::energy_api_co
         "supply_points",
     ],
     aliases: &[],
+    by_name: &[0, 1, 2, 3, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -5125,6 +5407,7 @@ pub(crate) static LifecycleLeaveSupplierCancelledV2: ::energy_api_core::table::S
         "supply_points",
     ],
     aliases: &[],
+    by_name: &[0, 1, 2, 3, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -5149,6 +5432,7 @@ pub(crate) static LifecycleLeaveSupplierCompletedV3: ::energy_api_core::table::S
         "supply_points",
     ],
     aliases: &[],
+    by_name: &[0, 1, 2, 3, 4, 5],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -5178,6 +5462,7 @@ pub(crate) static LifecycleLeaveSupplierRequestedV2: ::energy_api_core::table::S
         "passive_loss_instigated_supply_point_id",
     ],
     aliases: &[],
+    by_name: &[0, 7, 2, 8, 9, 5, 3, 4, 1, 6],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -5212,6 +5497,7 @@ pub(crate) static LifecycleLeaveSupplierRequestedV3: ::energy_api_core::table::S
         "leave_supplier_process_number",
     ],
     aliases: &[],
+    by_name: &[0, 7, 9, 8, 10, 5, 3, 4, 1, 6, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -5241,6 +5527,7 @@ pub(crate) static LifecycleLeaveSupplierReversalRequestedV2: ::energy_api_core::
         "supply_points",
     ],
     aliases: &[],
+    by_name: &[0, 1, 2, 3, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -5264,6 +5551,7 @@ pub(crate) static LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFl
         "subtype",
     ],
     aliases: &[],
+    by_name: &[0, 1, 3, 4, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -5285,6 +5573,7 @@ pub(crate) static LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTermi
         "subtype",
     ],
     aliases: &[],
+    by_name: &[0, 1, 3, 4, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -5306,6 +5595,7 @@ pub(crate) static LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlo
         "subtype",
     ],
     aliases: &[],
+    by_name: &[0, 1, 3, 4, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -5328,6 +5618,7 @@ pub(crate) static LifecycleLeaveSupplierTerminationConfirmedV2: ::energy_api_cor
         "supply_point",
     ],
     aliases: &[],
+    by_name: &[0, 1, 2, 3, 4, 5],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -5350,6 +5641,7 @@ pub(crate) static LifecycleLeaveSupplierTerminationInitiatedV1: ::energy_api_cor
         "supply_point",
     ],
     aliases: &[],
+    by_name: &[0, 1, 2, 3, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -5376,6 +5668,7 @@ pub(crate) static LifecycleLeaveSupplierUpdatedV2: ::energy_api_core::table::Str
         "passive_loss_instigated_supply_point_id",
     ],
     aliases: &[],
+    by_name: &[0, 7, 2, 8, 6, 5, 3, 9, 1, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -5410,6 +5703,7 @@ pub(crate) static LifecycleLeaveSupplierUpdatedV3: ::energy_api_core::table::Str
         "leave_supplier_process_number",
     ],
     aliases: &[],
+    by_name: &[0, 7, 9, 8, 6, 5, 3, 10, 1, 4, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -5439,6 +5733,7 @@ pub(crate) static LifecycleEnrollmentLoyaltyPointsQualificationReversedV1: ::ene
         "all_supply_points",
     ],
     aliases: &[],
+    by_name: &[1, 2, 3, 4, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -5465,6 +5760,7 @@ pub(crate) static LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint
         "all_supply_points",
     ],
     aliases: &[],
+    by_name: &[2, 1, 3, 4, 5, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -5486,6 +5782,7 @@ pub(crate) static LifecycleStatusChangedV1: ::energy_api_core::table::StructShap
     name: "struct LifecycleStatusChangedV1",
     fields: &["process_number", "account_number", "new_status", "previous_status"],
     aliases: &[],
+    by_name: &[1, 4, 2, 3, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -5502,6 +5799,7 @@ pub(crate) static LifecycleSupportSiteSaleV1_0_0: ::energy_api_core::table::Stru
     name: "struct LifecycleSupportSiteSaleV1_0_0",
     fields: &["support_user_id", "supply_start_date", "trigger_action"],
     aliases: &[],
+    by_name: &[1, 2, 0, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -5517,6 +5815,7 @@ pub(crate) static ElectricityFlowFileCancellationInvoiceProcessedV1: ::energy_ap
     name: "struct ElectricityFlowFileCancellationInvoiceProcessedV1",
     fields: &["flow_file_id"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Int],
     required: &[true],
     omit_none: &[false],
@@ -5528,6 +5827,7 @@ pub(crate) static ElectricityFlowFileComplementaryInvoiceProcessedV1: ::energy_a
     name: "struct ElectricityFlowFileComplementaryInvoiceProcessedV1",
     fields: &["flow_file_id"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Int],
     required: &[true],
     omit_none: &[false],
@@ -5539,6 +5839,7 @@ pub(crate) static ElectricityFlowFileRectificationInvoiceProcessedV1: ::energy_a
     name: "struct ElectricityFlowFileRectificationInvoiceProcessedV1",
     fields: &["flow_file_id"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Int],
     required: &[true],
     omit_none: &[false],
@@ -5550,6 +5851,7 @@ pub(crate) static ElectricityFlowFileRegularizerInvoiceProcessedV1: ::energy_api
     name: "struct ElectricityFlowFileRegularizerInvoiceProcessedV1",
     fields: &["flow_file_id"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Int],
     required: &[true],
     omit_none: &[false],
@@ -5561,6 +5863,7 @@ pub(crate) static ElectricityFlowFileBillableConceptsInvoiceProcessedV1: ::energ
     name: "struct ElectricityFlowFileBillableConceptsInvoiceProcessedV1",
     fields: &["flow_file_id"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Int],
     required: &[true],
     omit_none: &[false],
@@ -5572,6 +5875,7 @@ pub(crate) static ElectricityFlowFileRegularInvoiceProcessedV1: ::energy_api_cor
     name: "struct ElectricityFlowFileRegularInvoiceProcessedV1",
     fields: &["flow_file_id"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Int],
     required: &[true],
     omit_none: &[false],
@@ -5583,6 +5887,7 @@ pub(crate) static EspSupplyPointsEnrichmentDataSentV1: ::energy_api_core::table:
     name: "struct EspSupplyPointsEnrichmentDataSentV1",
     fields: &["supply_point_identifier", "province_code", "atr", "valid_from"],
     aliases: &[],
+    by_name: &[2, 3, 0, 1, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -5605,6 +5910,7 @@ pub(crate) static EspSupplyPointsAtrSnapshotSentV1: ::energy_api_core::table::St
         "insert_datetime",
     ],
     aliases: &[],
+    by_name: &[2, 5, 0, 3, 4, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -5622,6 +5928,7 @@ pub(crate) static GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1: ::
     name: "struct GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1",
     fields: &["flow_file_id", "invoice_identifier"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -5636,6 +5943,7 @@ pub(crate) static GasBillFlowDetailsCancellationInvoiceCreatedV1: ::energy_api_c
     name: "struct GasBillFlowDetailsCancellationInvoiceCreatedV1",
     fields: &["flow_file_id", "invoice_identifier"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -5650,6 +5958,7 @@ pub(crate) static GasBillFlowDetailsComplementaryInvoiceCreatedV1: ::energy_api_
     name: "struct GasBillFlowDetailsComplementaryInvoiceCreatedV1",
     fields: &["flow_file_id", "invoice_identifier"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -5664,6 +5973,7 @@ pub(crate) static GasBillFlowDetailsRectificationInvoiceCreatedV1: ::energy_api_
     name: "struct GasBillFlowDetailsRectificationInvoiceCreatedV1",
     fields: &["flow_file_id", "invoice_identifier"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -5678,6 +5988,7 @@ pub(crate) static GasBillFlowDetailsRegularInvoiceCreatedV1: ::energy_api_core::
     name: "struct GasBillFlowDetailsRegularInvoiceCreatedV1",
     fields: &["flow_file_id", "invoice_identifier"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -5692,6 +6003,7 @@ pub(crate) static GasFlowFileB7033ComplementaryInvoiceProcessedV1: ::energy_api_
     name: "struct GasFlowFileB7033ComplementaryInvoiceProcessedV1",
     fields: &["flow_file_id", "invoice_identifier"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -5706,6 +6018,7 @@ pub(crate) static GasFlowFileB7033RegularInvoiceProcessedV1: ::energy_api_core::
     name: "struct GasFlowFileB7033RegularInvoiceProcessedV1",
     fields: &["flow_file_id", "invoice_identifier"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -5727,6 +6040,7 @@ pub(crate) static GasSupplyPointInspectionResultsReceivedV1: ::energy_api_core::
         "defects",
     ],
     aliases: &[],
+    by_name: &[1, 5, 0, 6, 2, 3, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
@@ -5752,6 +6066,7 @@ pub(crate) static MarketsEspBillFlowFileProcessedV1: ::energy_api_core::table::S
         "billing_period_to",
     ],
     aliases: &[],
+    by_name: &[0, 2, 6, 4, 1, 5, 3],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -5770,6 +6085,7 @@ pub(crate) static MarketsEspFlowFileProcessedV1: ::energy_api_core::table::Struc
     name: "struct MarketsEspFlowFileProcessedV1",
     fields: &["market", "flow_type", "cups", "account_number"],
     aliases: &[],
+    by_name: &[3, 4, 0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -5786,6 +6102,7 @@ pub(crate) static MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1: ::e
     name: "struct MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1",
     fields: &["id", "billable_items"],
     aliases: &[],
+    by_name: &[1, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Obj),
@@ -5800,6 +6117,7 @@ pub(crate) static MarketsGasSupplyPointCreatedV1: ::energy_api_core::table::Stru
     name: "struct MarketsGasSupplyPointCreatedV1",
     fields: &["cups", "supply_point_id"],
     aliases: &[],
+    by_name: &[0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
@@ -5814,6 +6132,7 @@ pub(crate) static MarketsNetworkOperatorCreatedV1: ::energy_api_core::table::Str
     name: "struct MarketsNetworkOperatorCreatedV1",
     fields: &["network_operator_id", "name", "cif", "ree_code", "market"],
     aliases: &[],
+    by_name: &[2, 3, 0, 4, 5, 1],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -5842,6 +6161,7 @@ pub(crate) static MeterDataQualityResolutionCancelledV1: ::energy_api_core::tabl
         "utility",
     ],
     aliases: &[],
+    by_name: &[1, 3, 0, 4, 2, 5, 7, 8, 6, 9, 10],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -5876,6 +6196,7 @@ pub(crate) static MeterDataQualityResolutionCancelledV2: ::energy_api_core::tabl
         "source",
     ],
     aliases: &[],
+    by_name: &[1, 3, 0, 4, 2, 5, 7, 8, 6, 10, 11, 9],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -5912,6 +6233,7 @@ pub(crate) static MeterDataQualityResolutionRequestedV1: ::energy_api_core::tabl
         "utility",
     ],
     aliases: &[],
+    by_name: &[1, 3, 0, 4, 2, 5, 7, 8, 6, 9, 10],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -5942,6 +6264,7 @@ pub(crate) static MeterpointElecCosGainRegistrationRequestedV1: ::energy_api_cor
         "is_export",
     ],
     aliases: &[],
+    by_name: &[3, 2, 7, 1, 6, 5, 0, 4],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -5968,6 +6291,7 @@ pub(crate) static MeterpointGasApiBackfillV1: ::energy_api_core::table::StructSh
         "supply_end_date",
     ],
     aliases: &[],
+    by_name: &[3, 4, 5, 6, 0, 1, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -5999,6 +6323,7 @@ pub(crate) static MeterpointGasAppointMamRequestedV1: ::energy_api_core::table::
         "meter_mechanism",
     ],
     aliases: &[],
+    by_name: &[2, 3, 6, 7, 9, 0, 11, 5, 8, 1, 12, 4, 10],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -6049,6 +6374,9 @@ pub(crate) static MeterpointGasBackfillV1: ::energy_api_core::table::StructShape
         "cohort",
     ],
     aliases: &[],
+    by_name: &[
+        4, 20, 2, 22, 1, 5, 21, 8, 3, 18, 6, 12, 9, 7, 0, 16, 17, 15, 13, 19, 14, 10, 11,
+    ],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -6089,6 +6417,7 @@ pub(crate) static MeterpointGasChangeOfCohortRequestedV1: ::energy_api_core::tab
     name: "struct MeterpointGasChangeOfCohortRequestedV1",
     fields: &["mprn", "cohort"],
     aliases: &[],
+    by_name: &[1, 2, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -6118,6 +6447,7 @@ pub(crate) static MeterpointGasChangeOfMamRequestedV1: ::energy_api_core::table:
         "current_mam",
     ],
     aliases: &[],
+    by_name: &[13, 3, 6, 7, 9, 0, 11, 5, 8, 1, 14, 4, 10, 2, 12],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -6181,6 +6511,10 @@ pub(crate) static MeterpointGasCosGainMtdReceivedV1: ::energy_api_core::table::S
         "last_reading_on",
     ],
     aliases: &[],
+    by_name: &[
+        1, 15, 2, 25, 21, 23, 3, 4, 5, 11, 12, 13, 16, 14, 8, 10, 6, 0, 9, 17, 20, 18,
+        27, 30, 22, 7, 26, 24, 28, 29, 19,
+    ],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -6231,6 +6565,7 @@ pub(crate) static MeterpointGasCosGainRegistrationConfirmedV1: ::energy_api_core
     name: "struct MeterpointGasCosGainRegistrationConfirmedV1",
     fields: &["mprn", "previous_mam", "is_domestic", "is_igt_mam"],
     aliases: &[],
+    by_name: &[2, 1, 4, 3, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -6247,6 +6582,7 @@ pub(crate) static MeterpointGasCosGainRegistrationRequestedV1: ::energy_api_core
     name: "struct MeterpointGasCosGainRegistrationRequestedV1",
     fields: &["mprn", "supply_start_date", "supplier_mpid", "account_number"],
     aliases: &[],
+    by_name: &[3, 2, 4, 1, 0],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -6274,6 +6610,7 @@ pub(crate) static MeterpointGasCosLossConfirmedV1: ::energy_api_core::table::Str
         "new_supplier",
     ],
     aliases: &[],
+    by_name: &[0, 5, 9, 10, 7, 1, 3, 8, 6, 4, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
@@ -6303,6 +6640,7 @@ pub(crate) static MeterpointGasDeappointMamRequestedV1: ::energy_api_core::table
         "current_mam",
     ],
     aliases: &[],
+    by_name: &[5, 4, 0, 3, 1, 6, 2],
     shapes: &[
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
@@ -6321,6 +6659,7 @@ pub(crate) static MeterpointGasDisputedClosingReadingQueriedByUsV1: ::energy_api
     name: "struct MeterpointGasDisputedClosingReadingQueriedByUsV1",
     fields: &["mprn"],
     aliases: &[],
+    by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Str],
     required: &[true],
     omit_none: &[false],

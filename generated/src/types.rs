@@ -88,7 +88,7 @@ pub struct AmendedSubject {
     crate::shapes::AmendedSubject,
     Owned,
     [
-        r#type,
+        r#type = "type",
         identifier,
         effective_from,
         effective_to,
@@ -156,9 +156,9 @@ pub struct CommsPreferencesChanges {
     crate::shapes::CommsPreferencesChanges,
     Owned,
     [
-        requires_postal_comms,
-        preferred_language_for_comms,
-        document_accessibility,
+        requires_postal_comms: optional,
+        preferred_language_for_comms: optional,
+        document_accessibility: optional,
     ],
 );
 
@@ -208,7 +208,7 @@ pub struct ContractJourney {
     Owned,
     [
         number,
-        r#type,
+        r#type = "type",
         requested_at,
     ],
 );
@@ -229,8 +229,8 @@ pub struct ContractReferences {
     crate::shapes::ContractReferences,
     Owned,
     [
-        account_contract_identifier,
-        business_contract_identifier,
+        account_contract_identifier: optional,
+        business_contract_identifier: optional,
     ],
 );
 
@@ -492,7 +492,7 @@ pub struct GroupMembershipNew {
     [
         contract_identifier,
         valid_from,
-        valid_to,
+        valid_to: optional,
     ],
 );
 
@@ -536,7 +536,7 @@ pub struct GroupTrait {
     Owned,
     [
         identifier,
-        r#type,
+        r#type = "type",
         data,
     ],
 );
@@ -606,9 +606,9 @@ pub struct HouseMoveSupplyPoint {
     Owned,
     [
         id,
-        industry,
-        tariff_code,
-        tariff_payment_method,
+        industry: optional,
+        tariff_code: optional,
+        tariff_payment_method: optional,
     ],
 );
 
@@ -656,9 +656,9 @@ pub struct InkContent {
     crate::shapes::InkContent,
     Owned,
     [
-        from_address,
-        subject,
-        to_addresses,
+        from_address: optional,
+        subject: optional,
+        to_addresses: optional,
         tags,
     ],
 );
@@ -705,7 +705,7 @@ pub struct InkFailureData {
     crate::shapes::InkFailureData,
     Owned,
     [
-        r#type,
+        r#type = "type",
         reason,
         occurred_at,
     ],
@@ -890,7 +890,7 @@ pub struct Ledger {
     [
         account,
         number,
-        id,
+        id: optional,
     ],
 );
 
@@ -931,8 +931,8 @@ pub struct LedgerEntry {
         is_repayment,
         is_reversal,
         is_reversed,
-        source_id,
-        source_type,
+        source_id: optional,
+        source_type: optional,
     ],
 );
 
@@ -1069,7 +1069,7 @@ pub struct Payment {
         amount,
         payment_date,
         description,
-        failure_reason,
+        failure_reason: optional,
     ],
 );
 
@@ -1104,7 +1104,7 @@ pub struct PaymentsLedger {
     Owned,
     [
         account,
-        id,
+        id: optional,
     ],
 );
 

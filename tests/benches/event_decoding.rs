@@ -74,25 +74,37 @@ fn run(
         .skip(1)
         .filter(|a| a.parse::<usize>().is_err() && !a.starts_with('-'))
         .collect();
-    if floor.is_some() && !words.is_empty() && !words.iter().any(|w| name.contains(w.as_str())) {
+    if !words.is_empty() && !words.iter().any(|w| name.contains(w.as_str())) {
         return Duration::ZERO;
     }
     let bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
     let mut best = Duration::MAX;
     for _ in 0..3 {
         let start = Instant::now();
-        let mut ok = 0usize;
-        for line in lines {
-            ok += usize::from(decode(black_box(line.as_bytes())));
-        }
+        let ok = decode_all(lines, &decode);
         let elapsed = start.elapsed();
         assert_eq!(ok, lines.len(), "{name}: every line decodes");
         best = best.min(elapsed);
     }
     let mb_per_s = bytes as f64 / (1 << 20) as f64 / best.as_secs_f64();
     let relative = floor.map_or(1.0, |f| f.as_secs_f64() / best.as_secs_f64());
+    if floor == Some(Duration::ZERO) {
+        println!("| {name} | {mb_per_s:.0} MB/s | |");
+        return best;
+    }
     println!("| {name} | {mb_per_s:.0} MB/s | {relative:.2} |");
     best
+}
+
+/// Decodes every line; how many decoded. Never inlined, so that a profiler can count this alone
+/// (`valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*decode_all*'`).
+#[inline(never)]
+fn decode_all(lines: &[String], decode: &impl Fn(&[u8]) -> bool) -> usize {
+    let mut ok = 0usize;
+    for line in lines {
+        ok += usize::from(decode(black_box(line.as_bytes())));
+    }
+    ok
 }
 
 /// Nanoseconds per `EventKind::new` over every (type, version) pair of the catalogue, in a shuffled
@@ -129,7 +141,191 @@ fn dispatch() {
     println!("(type, version) dispatch, `EventKind::new` over {len} pairs: {best:.1} ns");
 }
 
+/// A payload of the catalogue with what reads and writes it, ours and the derived twin's, made once
+/// (so that both sides pay the same one indirect call per payload).
+struct Sides {
+    kind: EventKind,
+    text: String,
+    ours_read: fn(&str) -> bool,
+    twin_read: fn(&str) -> bool,
+    twin_decode: fn(&[u8]) -> bool,
+    ours_write: Box<dyn Fn() -> usize>,
+    twin_write: Box<dyn Fn() -> usize>,
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(text: &str) -> bool {
+    serde_json::from_str::<T>(text).is_ok()
+}
+
+fn decode_json<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> bool {
+    serde_json::from_slice::<T>(bytes).is_ok()
+}
+
+/// Makes a payload's [`Sides`] from its generated type and its twin.
+struct MakeSides<'t>(&'t str);
+
+type SideFns = (
+    fn(&str) -> bool,
+    fn(&str) -> bool,
+    fn(&[u8]) -> bool,
+    Box<dyn Fn() -> usize>,
+    Box<dyn Fn() -> usize>,
+);
+
+impl energy_twin::Pair for MakeSides<'_> {
+    type Output = SideFns;
+    fn pair<Ours: energy_twin::Type, Twin: energy_twin::Type>(self) -> SideFns {
+        let ours: Ours = serde_json::from_str(self.0).expect("ours reads every payload");
+        let twin: Twin = serde_json::from_str(self.0).expect("the twin reads every payload");
+        (
+            read_json::<Ours>,
+            read_json::<Twin>,
+            decode_json::<Twin>,
+            Box::new(move || serde_json::to_string(&ours).map_or(0, |s| s.len())),
+            Box::new(move || serde_json::to_string(&twin).map_or(0, |s| s.len())),
+        )
+    }
+}
+
+/// Reading and writing the payload structs through serde, and `EventKind::decode`, against the derived
+/// twin (`energy-twin`: the same types with serde's derives) and `serde_json::Value`, on every sample
+/// and golden payload of the catalogue repeated to `megabytes`: best of 9 rounds, the approaches
+/// interleaved in each round, so that a slow moment of the machine falls on all of them.
+fn against_twin(megabytes: usize) {
+    let model = match energy_codegen::build_model(&energy_tests::schema_dir()) {
+        Ok(model) => model,
+        Err(failure) => panic!("{}", failure.render(false)),
+    };
+    let distinct: Vec<Sides> = energy_tests::catalogue_payloads(&model)
+        .into_iter()
+        .map(|p| {
+            let kind = EventKind::new(&p.event_type, &p.version).expect("a known version");
+            // Members sorted (as `serde_json::Value` writes them), or with `in-schema-order`, in the
+            // order of the schema (as the generated types and the derived twin write them).
+            let text = if std::env::args().any(|a| a == "in-schema-order") {
+                let event = kind
+                    .decode(p.value.to_string().as_bytes())
+                    .expect("decodes");
+                String::from_utf8(event.to_payload_json()).expect("UTF-8")
+            } else {
+                p.value.to_string()
+            };
+            let (ours_read, twin_read, twin_decode, ours_write, twin_write) =
+                energy_twin::payload_pair(&p.event_type, &p.version, MakeSides(&text))
+                    .expect("every version has a twin");
+            Sides {
+                kind,
+                text,
+                ours_read,
+                twin_read,
+                twin_decode,
+                ours_write,
+                twin_write,
+            }
+        })
+        .collect();
+    let per_cycle: usize = distinct.iter().map(|s| s.text.len()).sum();
+    let cycles = (megabytes << 20).div_ceil(per_cycle);
+    let bytes = per_cycle * cycles;
+    println!(
+        "\nAgainst the derived twin: {} distinct payloads, {cycles} times ({:.1} MB), best of 9 interleaved rounds",
+        distinct.len(),
+        bytes as f64 / f64::from(1 << 20)
+    );
+    type Approach<'s> = (&'static str, Box<dyn Fn(&Sides) -> bool + 's>);
+    let approaches: Vec<Approach<'_>> = vec![
+        (
+            "read, ours: `serde_json::from_str`",
+            Box::new(|s| (s.ours_read)(black_box(&s.text))),
+        ),
+        (
+            "read, derived twin: `serde_json::from_str`",
+            Box::new(|s| (s.twin_read)(black_box(&s.text))),
+        ),
+        (
+            "write, ours: `serde_json::to_string`",
+            Box::new(|s| (s.ours_write)() > 0),
+        ),
+        (
+            "write, derived twin: `serde_json::to_string`",
+            Box::new(|s| (s.twin_write)() > 0),
+        ),
+        (
+            "`EventKind::decode` (the fast reader)",
+            Box::new(|s| s.kind.decode(black_box(s.text.as_bytes())).is_ok()),
+        ),
+        (
+            "derived twin: `serde_json::from_slice`",
+            Box::new(|s| (s.twin_decode)(black_box(s.text.as_bytes()))),
+        ),
+        (
+            "`serde_json::Value`: `serde_json::from_slice`",
+            Box::new(|s| {
+                serde_json::from_slice::<serde_json::Value>(black_box(s.text.as_bytes())).is_ok()
+            }),
+        ),
+    ];
+    // Words on the command line besides `twin` keep only the approaches whose name contains one (for
+    // profiling one at a time).
+    let words: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| {
+            a.parse::<usize>().is_err()
+                && !a.starts_with('-')
+                && a != "twin"
+                && a != "in-schema-order"
+        })
+        .collect();
+    let wanted = |name: &str| words.is_empty() || words.iter().any(|w| name.contains(w.as_str()));
+    let mut best = vec![Duration::MAX; approaches.len()];
+    for _ in 0..9 {
+        for ((name, approach), best) in approaches.iter().zip(&mut best) {
+            if !wanted(name) {
+                continue;
+            }
+            let start = Instant::now();
+            let mut ok = 0usize;
+            for _ in 0..cycles {
+                for sides in &distinct {
+                    ok += usize::from(approach(sides));
+                }
+            }
+            let elapsed = start.elapsed();
+            assert_eq!(
+                ok,
+                cycles * distinct.len(),
+                "every payload is read and written"
+            );
+            *best = (*best).min(elapsed);
+        }
+    }
+    println!("| approach | throughput |\n|---|---|");
+    for ((name, _), time) in approaches.iter().zip(&best).filter(|((n, _), _)| wanted(n)) {
+        let mb_per_s = bytes as f64 / f64::from(1 << 20) / time.as_secs_f64();
+        println!("| {name} | {mb_per_s:.0} MB/s |");
+    }
+    if !words.is_empty() {
+        return;
+    }
+    let ratio = |slow: usize, fast: usize| best[slow].as_secs_f64() / best[fast].as_secs_f64();
+    println!(
+        "read {:.2}x the twin, write {:.2}x the twin, `EventKind::decode` {:.2}x the twin and {:.2}x `Value`",
+        ratio(1, 0),
+        ratio(3, 2),
+        ratio(5, 4),
+        ratio(6, 4)
+    );
+}
+
 fn main() {
+    if std::env::args().any(|a| a == "twin") {
+        let megabytes = std::env::args()
+            .skip(1)
+            .find_map(|a| a.parse().ok())
+            .unwrap_or(30);
+        against_twin(megabytes);
+        return;
+    }
     dispatch();
     let megabytes = std::env::args()
         .skip(1)

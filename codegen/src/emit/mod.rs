@@ -13,6 +13,18 @@ pub(crate) mod tree;
 
 pub use schema::{INTEGER_NOTE, component_name};
 
+/// The derived twin of the generated crate's types, for tests and benchmarks (see
+/// `rust/twin.rs`): the same types with serde's derives, and functions pairing each with its twin.
+/// An error is a bug of the generator.
+pub fn derived_twin(model: &crate::model::Model) -> Result<String, String> {
+    rust::twin::file(model)
+}
+
+/// The key of a REST resource type in the derived twin's `resource_pair` (`Page<Product>`).
+pub fn twin_resource_key(ty: &crate::model::Type) -> String {
+    rust::twin::resource_key(ty)
+}
+
 /// The command that regenerates every file, named in each file's header.
 pub const REGENERATE: &str = "cargo xtask codegen";
 

@@ -113,6 +113,8 @@ fn struct_shape(
         name: leak_str(&format!("struct {}", s.rust_name)),
         fields: fields.leak(),
         aliases: aliases.leak(),
+        // Only a hint of where to look first for a key: these shapes check one payload each.
+        by_name: &[],
         shapes: shapes.leak(),
         required: required.leak(),
         omit_none: s

@@ -8298,7 +8298,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for BorrowedPayload {
         deserializer: D,
     ) -> ::std::result::Result<EventRef<'de>, D::Error> {
         let kind = self.0;
-        let fields = ::energy_api_core::table::deserialize(
+        let fields = ::energy_api_core::table::deserialize_object(
             deserializer,
             kind.shape(),
             ::energy_api_core::table::Mode::Borrowed,

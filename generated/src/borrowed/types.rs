@@ -88,7 +88,7 @@ pub struct AmendedSubject<'a> {
     crate::shapes::AmendedSubject,
     Borrowed,
     [
-        r#type,
+        r#type = "type",
         identifier,
         effective_from,
         effective_to,
@@ -156,9 +156,9 @@ pub struct CommsPreferencesChanges<'a> {
     crate::shapes::CommsPreferencesChanges,
     Borrowed,
     [
-        requires_postal_comms,
-        preferred_language_for_comms,
-        document_accessibility,
+        requires_postal_comms: optional,
+        preferred_language_for_comms: optional,
+        document_accessibility: optional,
     ],
 );
 
@@ -208,7 +208,7 @@ pub struct ContractJourney<'a> {
     Borrowed,
     [
         number,
-        r#type,
+        r#type = "type",
         requested_at,
     ],
 );
@@ -233,8 +233,8 @@ pub struct ContractReferences<'a> {
     crate::shapes::ContractReferences,
     Borrowed,
     [
-        account_contract_identifier,
-        business_contract_identifier,
+        account_contract_identifier: optional,
+        business_contract_identifier: optional,
     ],
 );
 
@@ -496,7 +496,7 @@ pub struct GroupMembershipNew<'a> {
     [
         contract_identifier,
         valid_from,
-        valid_to,
+        valid_to: optional,
     ],
 );
 
@@ -540,7 +540,7 @@ pub struct GroupTrait<'a> {
     Borrowed,
     [
         identifier,
-        r#type,
+        r#type = "type",
         data,
     ],
 );
@@ -610,9 +610,9 @@ pub struct HouseMoveSupplyPoint<'a> {
     Borrowed,
     [
         id,
-        industry,
-        tariff_code,
-        tariff_payment_method,
+        industry: optional,
+        tariff_code: optional,
+        tariff_payment_method: optional,
     ],
 );
 
@@ -662,9 +662,9 @@ pub struct InkContent<'a> {
     crate::shapes::InkContent,
     Borrowed,
     [
-        from_address,
-        subject,
-        to_addresses,
+        from_address: optional,
+        subject: optional,
+        to_addresses: optional,
         tags,
     ],
 );
@@ -711,7 +711,7 @@ pub struct InkFailureData<'a> {
     crate::shapes::InkFailureData,
     Borrowed,
     [
-        r#type,
+        r#type = "type",
         reason,
         occurred_at,
     ],
@@ -896,7 +896,7 @@ pub struct Ledger<'a> {
     [
         account,
         number,
-        id,
+        id: optional,
     ],
 );
 
@@ -937,8 +937,8 @@ pub struct LedgerEntry<'a> {
         is_repayment,
         is_reversal,
         is_reversed,
-        source_id,
-        source_type,
+        source_id: optional,
+        source_type: optional,
     ],
 );
 
@@ -1075,7 +1075,7 @@ pub struct Payment<'a> {
         amount,
         payment_date,
         description,
-        failure_reason,
+        failure_reason: optional,
     ],
 );
 
@@ -1110,7 +1110,7 @@ pub struct PaymentsLedger<'a> {
     Borrowed,
     [
         account,
-        id,
+        id: optional,
     ],
 );
 

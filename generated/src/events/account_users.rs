@@ -37,9 +37,9 @@ pub struct AccountUserCreatedV1 {
         user_email,
         user_number,
         linked_accounts,
-        user_identifiers,
-        initiator_type,
-        is_customer_initiated,
+        user_identifiers: optional,
+        initiator_type: optional,
+        is_customer_initiated: optional,
     ],
 );
 
@@ -516,9 +516,9 @@ pub struct AccountUserRemovedV1 {
         user_email,
         user_number,
         linked_accounts,
-        user_identifiers,
-        initiator_type,
-        is_customer_initiated,
+        user_identifiers: optional,
+        initiator_type: optional,
+        is_customer_initiated: optional,
     ],
 );
 
@@ -652,11 +652,11 @@ pub struct AccountUserUpdatedV1 {
         user_email,
         user_number,
         linked_accounts,
-        user_identifiers,
-        initiator_type,
-        is_customer_initiated,
+        user_identifiers: optional,
+        initiator_type: optional,
+        is_customer_initiated: optional,
         changes,
-        is_override,
+        is_override: optional,
     ],
 );
 

@@ -137,7 +137,7 @@ pub struct AccountCreatedV1 {
     [
         account_number,
         account_user_emails,
-        is_imported,
+        is_imported: optional,
     ],
 );
 
@@ -601,7 +601,7 @@ pub struct AccountUpdatedV1 {
         account_number,
         account_user_emails,
         changes,
-        is_override,
+        is_override: optional,
     ],
 );
 
@@ -1415,9 +1415,9 @@ pub struct CampaignAccountAddedV1 {
     [
         account_number,
         campaign_name,
-        campaign_slug,
-        campaign_expiry_date,
-        campaign_account_expiry_date,
+        campaign_slug: optional,
+        campaign_expiry_date: optional,
+        campaign_account_expiry_date: optional,
     ],
 );
 
@@ -1531,7 +1531,7 @@ pub struct CampaignAccountRemovedV1 {
     [
         account_number,
         campaign_name,
-        campaign_slug,
+        campaign_slug: optional,
     ],
 );
 
@@ -1649,7 +1649,7 @@ pub struct CampaignAccountUpdatedV1 {
     [
         account_number,
         campaign_name,
-        campaign_slug,
+        campaign_slug: optional,
         changes,
     ],
 );

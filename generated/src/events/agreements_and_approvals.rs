@@ -265,8 +265,8 @@ pub struct AgreementCreatedV1 {
         account_number,
         valid_from,
         product_code,
-        account_contract_identifier,
-        business_contract_identifier,
+        account_contract_identifier: optional,
+        business_contract_identifier: optional,
     ],
 );
 
@@ -883,7 +883,7 @@ pub struct AgreementUpdatedV1 {
     [
         agreement_id,
         changes,
-        is_override,
+        is_override: optional,
     ],
 );
 
@@ -911,7 +911,7 @@ pub struct AgreementUpdatedV2 {
     [
         agreement_id,
         changes,
-        is_override,
+        is_override: optional,
         account_number,
     ],
 );

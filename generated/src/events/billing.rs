@@ -3254,7 +3254,7 @@ pub struct LatePaymentFeeApplicationServiceFeeAppliedV1 {
         account_number,
         fee_amount,
         fee_date,
-        fee_type,
+        fee_type: optional,
         charge_id,
     ],
 );

@@ -145,8 +145,8 @@ pub struct CollectionProceedingCreatedV1 {
     [
         id,
         account_number,
-        amount,
-        campaign,
+        amount: optional,
+        campaign: optional,
         is_white_label,
         agency_code,
     ],
@@ -276,7 +276,7 @@ pub struct CollectionProcessCommStepResolvedV1 {
     [
         collection_process_number,
         step_identifier,
-        trigger_id,
+        trigger_id: optional,
         status,
         reason,
         dispatched_channels,
@@ -642,8 +642,8 @@ pub struct CollectionProcessRaisedV1 {
     [
         number,
         account_number,
-        ledger,
-        billing_document,
+        ledger: optional,
+        billing_document: optional,
         config_code,
     ],
 );

@@ -517,7 +517,7 @@ pub struct ComplaintsComplaintNewContactV1 {
     crate::shapes::ComplaintsComplaintNewContactV1,
     Owned,
     [
-        account_number,
+        account_number: optional,
         complaint_id,
         contact_id,
         status,
@@ -634,7 +634,7 @@ pub struct ComplaintsComplaintOpenedV1 {
     crate::shapes::ComplaintsComplaintOpenedV1,
     Owned,
     [
-        account_number,
+        account_number: optional,
         complaint_id,
     ],
 );
@@ -750,9 +750,9 @@ pub struct ComplaintsDrpFinishedV1 {
     crate::shapes::ComplaintsDrpFinishedV1,
     Owned,
     [
-        account_number,
+        account_number: optional,
         complaint_id,
-        reason,
+        reason: optional,
     ],
 );
 
@@ -866,7 +866,7 @@ pub struct ComplaintsDrpStartedV1 {
     crate::shapes::ComplaintsDrpStartedV1,
     Owned,
     [
-        account_number,
+        account_number: optional,
         complaint_id,
         position,
     ],
@@ -1327,7 +1327,7 @@ pub struct GoodsPurchaseCreatedV1 {
     [
         purchase_id,
         account_id,
-        support_user_id,
+        support_user_id: optional,
     ],
 );
 
@@ -2044,7 +2044,7 @@ pub struct LeadsOpportunityStageUpdatedV1 {
         opportunity_number,
         funnel_code,
         stage,
-        updated_by_user_id,
+        updated_by_user_id: optional,
     ],
 );
 

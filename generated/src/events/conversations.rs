@@ -1573,7 +1573,7 @@ pub struct InkLiveChatClosedV1 {
     [
         live_chat_conversation_relay_id,
         close_reason,
-        account_number,
+        account_number: optional,
     ],
 );
 

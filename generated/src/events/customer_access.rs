@@ -137,9 +137,9 @@ pub struct CustomerAccessPartnerRolesUpdatedV1 {
     Owned,
     [
         code,
-        display_name,
-        description,
-        permissions,
+        display_name: optional,
+        description: optional,
+        permissions: optional,
     ],
 );
 
@@ -374,9 +374,9 @@ pub struct CustomerAccessPartnerUserRolesUpdatedV1 {
     Owned,
     [
         code,
-        display_name,
-        description,
-        permissions,
+        display_name: optional,
+        description: optional,
+        permissions: optional,
     ],
 );
 
@@ -614,9 +614,9 @@ pub struct CustomerAccessUserRolesUpdatedV1 {
     Owned,
     [
         code,
-        display_name,
-        description,
-        permissions,
+        display_name: optional,
+        description: optional,
+        permissions: optional,
     ],
 );
 

@@ -37,7 +37,10 @@ impl std::error::Error for UnknownEventType {}
 /// A known (event type, payload version) pair.
 ///
 /// It is a [`DeserializeSeed`](serde::de::DeserializeSeed) of [`Event`], so a payload can be decoded
-/// straight from any serde deserializer (from inside an envelope, say) without an intermediate value.
+/// straight from any serde deserializer (from inside an envelope, say) without an intermediate value. It
+/// reads as [`EventKind::decode`] does: a payload, and every struct in it, is an object (a map), never
+/// an array; the payload types' own `Deserialize` impls also read a struct written as a sequence, as
+/// serde's derive does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct EventKind {
     pub(crate) event_type: EventType,

@@ -34,7 +34,7 @@ pub struct FlexDeviceDeauthenticatedV1 {
         device_id,
         site_id,
         device_type,
-        payload,
+        payload: optional,
     ],
 );
 
@@ -420,7 +420,7 @@ pub struct FlexDeviceRegisteredV1 {
         device_id,
         site_id,
         device_type,
-        payload,
+        payload: optional,
     ],
 );
 

@@ -795,7 +795,7 @@ pub struct LifecycleLeaveSupplierRequestedV2 {
         requested_supply_end_date,
         requested_at,
         is_passive,
-        passive_loss_instigated_supply_point_id,
+        passive_loss_instigated_supply_point_id: optional,
     ],
 );
 
@@ -841,7 +841,7 @@ pub struct LifecycleLeaveSupplierRequestedV3 {
         requested_supply_end_date,
         requested_at,
         is_passive,
-        passive_loss_instigated_supply_point_id,
+        passive_loss_instigated_supply_point_id: optional,
         leave_supplier_process_number,
     ],
 );
@@ -1847,7 +1847,7 @@ pub struct LifecycleLeaveSupplierUpdatedV2 {
         requested_supply_end_date,
         updated_at,
         is_passive,
-        passive_loss_instigated_supply_point_id,
+        passive_loss_instigated_supply_point_id: optional,
     ],
 );
 
@@ -1893,7 +1893,7 @@ pub struct LifecycleLeaveSupplierUpdatedV3 {
         requested_supply_end_date,
         updated_at,
         is_passive,
-        passive_loss_instigated_supply_point_id,
+        passive_loss_instigated_supply_point_id: optional,
         leave_supplier_process_number,
     ],
 );

@@ -1773,11 +1773,11 @@ pub struct GasSupplyPointInspectionResultsReceivedV1 {
     Owned,
     [
         cups,
-        account_number,
-        property_id,
+        account_number: optional,
+        property_id: optional,
         inspection_result,
         inspection_datetime,
-        defects,
+        defects: optional,
     ],
 );
 

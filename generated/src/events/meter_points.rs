@@ -933,7 +933,7 @@ pub struct MeterpointGasCosGainMtdReceivedV1 {
         meter_type,
         meter_is_imperial,
         meter_reading_factor,
-        meter_link_code,
+        meter_link_code: optional,
         owner,
         model,
         manufacturer,

@@ -15684,7 +15684,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
         self,
         deserializer: D,
     ) -> ::std::result::Result<Event, D::Error> {
-        let fields = ::energy_api_core::table::deserialize(
+        let fields = ::energy_api_core::table::deserialize_object(
             deserializer,
             self.shape(),
             ::energy_api_core::table::Mode::Owned,

@@ -60,7 +60,7 @@ pub struct Agreement {
     [
         (0, required, tariff_code, "tariff_code"),
         (1, required, valid_from, "valid_from"),
-        (2, optional, valid_to, "valid_to"),
+        (2, nullable, valid_to, "valid_to"),
     ],
     keep_unlisted_in additional_fields,
 );
@@ -392,8 +392,8 @@ pub struct Page<T> {
     "struct Page",
     [
         (0, required, count, "count"),
-        (1, optional, next, "next"),
-        (2, optional, previous, "previous"),
+        (1, nullable, next, "next"),
+        (2, nullable, previous, "previous"),
         (3, required, results, "results"),
     ],
 );
@@ -449,9 +449,9 @@ pub struct Product {
         (7, required, is_prepay, "is_prepay"),
         (8, required, is_business, "is_business"),
         (9, required, is_restricted, "is_restricted"),
-        (10, optional, term, "term"),
+        (10, nullable, term, "term"),
         (11, required, available_from, "available_from"),
-        (12, optional, available_to, "available_to"),
+        (12, nullable, available_to, "available_to"),
         (13, required, links, "links"),
         (14, required, brand, "brand"),
         (15, required, direction, "direction"),
@@ -549,9 +549,9 @@ pub struct ProductDetail {
         (7, required, is_prepay, "is_prepay"),
         (8, required, is_business, "is_business"),
         (9, required, is_restricted, "is_restricted"),
-        (10, optional, term, "term"),
+        (10, nullable, term, "term"),
         (11, required, available_from, "available_from"),
-        (12, optional, available_to, "available_to"),
+        (12, nullable, available_to, "available_to"),
         (13, required, links, "links"),
         (14, required, brand, "brand"),
         (15, optional, direction, "direction"),
@@ -604,7 +604,7 @@ pub struct Property {
     [
         (0, required, id, "id"),
         (1, required, moved_in_at, "moved_in_at"),
-        (2, optional, moved_out_at, "moved_out_at"),
+        (2, nullable, moved_out_at, "moved_out_at"),
         (3, required, address_line_1, "address_line_1"),
         (4, required, address_line_2, "address_line_2"),
         (5, required, address_line_3, "address_line_3"),
@@ -814,7 +814,7 @@ pub struct StandardUnitRate {
         (0, required, value_exc_vat, "value_exc_vat"),
         (1, required, value_inc_vat, "value_inc_vat"),
         (2, required, valid_from, "valid_from"),
-        (3, optional, valid_to, "valid_to"),
+        (3, nullable, valid_to, "valid_to"),
         (4, optional, payment_method, "payment_method"),
     ],
 );

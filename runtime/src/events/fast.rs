@@ -8,7 +8,7 @@
 
 use super::envelope::EnvelopeFields;
 use super::visit::{Keep, kind_of, repeated_key};
-use energy_api_core::read::{Reader, Stop};
+use energy_api_core::read::{Member, Reader, Stop};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 
@@ -31,29 +31,33 @@ pub(crate) fn read_envelope<'a, K: Keep>(
     input: &'a str,
     fields: &EnvelopeFields,
 ) -> Result<FastBody<'a, K::Kept<'a>>, Stop> {
+    // The envelope's three names, found in place as a payload's fields are (when they are plain JSON
+    // strings, as the default ones are; other names take the serde reader).
+    let names = [&*fields.event_type, &*fields.version, &*fields.payload];
+    if !energy_api_core::read::plain_names(&names) {
+        return Err(Stop);
+    }
     let mut reader = Reader::new(input);
     let mut members = reader.object()?;
     let mut event_type: Option<Cow<'a, str>> = None;
     let mut version: Option<Cow<'a, str>> = None;
     let mut payload = None;
     let mut metadata: Vec<(Cow<'a, str>, &'a RawValue)> = Vec::new();
-    while let Some(key) = members.next_key(&mut reader)? {
-        if key == fields.event_type {
-            fill(&mut event_type, reader.string()?)?;
-        } else if key == fields.version {
-            fill(&mut version, reader.string()?)?;
-        } else if key == fields.payload {
-            // A payload before its type and version, or of an unknown kind, is the serde reader's.
-            let kind = kind_of(
-                event_type.as_deref().ok_or(Stop)?,
-                version.as_deref().ok_or(Stop)?,
-            )
-            .ok_or(Stop)?;
-            fill(&mut payload, K::read_fast(kind, &mut reader)?)?;
-        } else {
-            let text = reader.skip()?;
-            let raw = serde_json::from_str::<&'a RawValue>(text).map_err(|_| Stop)?;
-            metadata.push((key, raw));
+    let mut next = 0;
+    while let Some(member) = members.next_field(&mut reader, &names, &[], &[], &mut next)? {
+        match member {
+            Member::Field(0) => fill(&mut event_type, reader.string()?)?,
+            Member::Field(1) => fill(&mut version, reader.string()?)?,
+            Member::Field(_) => {
+                // A payload before its type and version, or of an unknown kind, is the serde reader's.
+                let kind = kind_of(
+                    event_type.as_deref().ok_or(Stop)?,
+                    version.as_deref().ok_or(Stop)?,
+                )
+                .ok_or(Stop)?;
+                fill(&mut payload, K::read_fast(kind, &mut reader)?)?;
+            }
+            Member::Other(key) => metadata.push((key, reader.skip_raw()?)),
         }
     }
     reader.end()?;

@@ -427,7 +427,7 @@ impl Borrowing {
                 type Value = EventRef<'de>;
                 fn deserialize<D: ::serde::Deserializer<'de>>(self, deserializer: D) -> ::std::result::Result<EventRef<'de>, D::Error> {
                     let kind = self.0;
-                    let fields = ::energy_api_core::table::deserialize(deserializer, kind.shape(), ::energy_api_core::table::Mode::Borrowed)?;
+                    let fields = ::energy_api_core::table::deserialize_object(deserializer, kind.shape(), ::energy_api_core::table::Mode::Borrowed)?;
                     kind.view_of(fields)
                         .map_err(|_| <D::Error as ::serde::de::Error>::custom(::energy_api_core::table::MISMATCH))
                 }

@@ -645,7 +645,7 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
         impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
             type Value = Event;
             fn deserialize<D: ::serde::Deserializer<'de>>(self, deserializer: D) -> ::std::result::Result<Event, D::Error> {
-                let fields = ::energy_api_core::table::deserialize(deserializer, self.shape(), ::energy_api_core::table::Mode::Owned)?;
+                let fields = ::energy_api_core::table::deserialize_object(deserializer, self.shape(), ::energy_api_core::table::Mode::Owned)?;
                 self.event_of(fields)
                     .map_err(|_| <D::Error as ::serde::de::Error>::custom(::energy_api_core::table::MISMATCH))
             }

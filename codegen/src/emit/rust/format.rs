@@ -325,7 +325,14 @@ fn split_top_level(tokens: TokenStream) -> Vec<Vec<proc_macro2::TokenTree>> {
 /// `(0, required, r#type, "type")`.
 fn compact(tokens: &[proc_macro2::TokenTree]) -> String {
     let mut out = String::new();
-    for token in tokens {
+    // A `:` of its own (not half of `::`), as in `id: optional`, is followed by a space.
+    let lone_colon = |i: usize| {
+        let colon = |t: Option<&proc_macro2::TokenTree>| matches!(t, Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == ':');
+        colon(i.checked_sub(1).and_then(|j| tokens.get(j)))
+            && !colon(i.checked_sub(2).and_then(|j| tokens.get(j)))
+            && !colon(tokens.get(i))
+    };
+    for (i, token) in tokens.iter().enumerate() {
         let text = match token {
             proc_macro2::TokenTree::Group(g) => {
                 let inner: Vec<String> = split_top_level(g.stream())
@@ -342,8 +349,10 @@ fn compact(tokens: &[proc_macro2::TokenTree]) -> String {
             }
             other => other.to_string(),
         };
-        let joins =
-            out.is_empty() || out.ends_with(['<', ':', '\'']) || text.starts_with(['<', '>', ':']);
+        let joins = !lone_colon(i)
+            && (out.is_empty()
+                || out.ends_with(['<', ':', '\''])
+                || text.starts_with(['<', '>', ':']));
         if !joins {
             out.push(' ');
         }

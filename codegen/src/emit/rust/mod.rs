@@ -5,6 +5,7 @@ mod events;
 mod format;
 mod name_table;
 mod rest;
+pub(crate) mod twin;
 
 pub use format::FormatCache;
 
@@ -653,18 +654,40 @@ fn struct_shape(s: &Struct, cfg: TokenStream) -> TokenStream {
             .iter()
             .map(move |former| quote!((#former, #index)))
     });
+    let by_name = by_name(s)
+        .into_iter()
+        .map(proc_macro2::Literal::usize_unsuffixed);
     quote! {
         #cfg
         pub(crate) static #name: ::energy_api_core::table::StructShape = ::energy_api_core::table::StructShape {
             name: #expecting,
             fields: &[#(#fields),*],
             aliases: &[#(#aliases),*],
+            by_name: &[#(#by_name),*],
             shapes: &[#(#shapes),*],
             required: &[#(#required),*],
             omit_none: &[#(#omit_none),*],
             keep_unlisted: #keep_unlisted,
         };
     }
+}
+
+/// A struct's fields in the byte order of their JSON names, as a chain (`StructShape::by_name`): the
+/// first, then for each field the one whose name follows its own (the count of fields after the last).
+fn by_name(s: &Struct) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..s.fields.len()).collect();
+    order.sort_by(|a, b| {
+        s.fields[*a]
+            .name
+            .as_bytes()
+            .cmp(s.fields[*b].name.as_bytes())
+    });
+    let mut chain = vec![s.fields.len(); s.fields.len() + 1];
+    chain[0] = order.first().copied().unwrap_or(s.fields.len());
+    for pair in order.windows(2) {
+        chain[pair[0] + 1] = pair[1];
+    }
+    chain
 }
 
 fn shape_expr(ty: &Type) -> TokenStream {
@@ -716,7 +739,18 @@ fn deserialize_impl(s: &Struct, home: Home, nested: bool) -> TokenStream {
 pub(crate) fn table_impl(s: &Struct, name: TokenStream, mode: &str, nested: bool) -> TokenStream {
     let shape = format_ident!("{}", s.rust_name);
     let mode = format_ident!("{}", mode);
-    let fields = s.fields.iter().map(|f| ident(&f.rust_name));
+    // A field's JSON name, where the identifier is not it (a keyword, `r#type`), is written for the
+    // `Serialize` it makes, which names every field with a literal.
+    let fields = s.fields.iter().map(|f| {
+        let id = ident(&f.rust_name);
+        let name = (f.rust_name != f.name).then(|| {
+            let json = &f.name;
+            quote!(= #json)
+        });
+        // Left out when `None`: the `Serialize` it makes counts and skips such fields as it writes.
+        let optional = f.optional.then(|| quote!(: optional));
+        quote!(#id #name #optional)
+    });
     let keep = s
         .incomplete
         .then(|| quote!(, keep_unlisted_in additional_fields));
@@ -732,8 +766,10 @@ fn deserialize_impl_named(s: &Struct, name: TokenStream) -> TokenStream {
     let fields = s.fields.iter().enumerate().map(|(index, f)| {
         let id = ident(&f.rust_name);
         let json = &f.name;
-        let mode = if f.is_option() {
+        let mode = if f.optional {
             format_ident!("optional")
+        } else if f.nullable {
+            format_ident!("nullable")
         } else {
             format_ident!("required")
         };
@@ -757,5 +793,47 @@ fn deserialize_impl_named(s: &Struct, name: TokenStream) -> TokenStream {
         .then(|| quote!(, keep_unlisted_in additional_fields));
     quote! {
         ::energy_api_core::deserialize_struct!(#name, #expecting, [#(#fields),*] #aliases #keep);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(name: &str) -> Field {
+        Field {
+            name: name.to_owned(),
+            rust_name: name.to_owned(),
+            ty: Type::Str,
+            optional: false,
+            nullable: false,
+            format: None,
+            description: None,
+            origin: None,
+            boxed: false,
+            renamed_from: Vec::new(),
+        }
+    }
+
+    /// The chain of `StructShape::by_name`: the first name, then each name's successor, in byte order.
+    #[test]
+    fn fields_are_chained_in_name_order() {
+        let s = Struct {
+            name: "Ledger".to_owned(),
+            rust_name: "Ledger".to_owned(),
+            doc: String::new(),
+            fields: ["number", "account", "id", "Zone"].map(field).to_vec(),
+            incomplete: false,
+            generic: None,
+            free_form: false,
+            waivers: Vec::new(),
+        };
+        // Zone (3) < account (1) < id (2) < number (0).
+        assert_eq!(by_name(&s), [3, 4, 2, 0, 1]);
+        let empty = Struct {
+            fields: Vec::new(),
+            ..s
+        };
+        assert_eq!(by_name(&empty), [0]);
     }
 }

@@ -29,9 +29,9 @@ pub struct AccountUserCreatedV1<'a> {
         user_email,
         user_number,
         linked_accounts,
-        user_identifiers,
-        initiator_type,
-        is_customer_initiated,
+        user_identifiers: optional,
+        initiator_type: optional,
+        is_customer_initiated: optional,
     ],
 );
 
@@ -239,9 +239,9 @@ pub struct AccountUserRemovedV1<'a> {
         user_email,
         user_number,
         linked_accounts,
-        user_identifiers,
-        initiator_type,
-        is_customer_initiated,
+        user_identifiers: optional,
+        initiator_type: optional,
+        is_customer_initiated: optional,
     ],
 );
 
@@ -320,11 +320,11 @@ pub struct AccountUserUpdatedV1<'a> {
         user_email,
         user_number,
         linked_accounts,
-        user_identifiers,
-        initiator_type,
-        is_customer_initiated,
+        user_identifiers: optional,
+        initiator_type: optional,
+        is_customer_initiated: optional,
         changes,
-        is_override,
+        is_override: optional,
     ],
 );
 

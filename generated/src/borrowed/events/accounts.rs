@@ -81,7 +81,7 @@ pub struct AccountCreatedV1<'a> {
     [
         account_number,
         account_user_emails,
-        is_imported,
+        is_imported: optional,
     ],
 );
 
@@ -347,7 +347,7 @@ pub struct AccountUpdatedV1<'a> {
         account_number,
         account_user_emails,
         changes,
-        is_override,
+        is_override: optional,
     ],
 );
 
@@ -802,9 +802,9 @@ pub struct CampaignAccountAddedV1<'a> {
     [
         account_number,
         campaign_name,
-        campaign_slug,
-        campaign_expiry_date,
-        campaign_account_expiry_date,
+        campaign_slug: optional,
+        campaign_expiry_date: optional,
+        campaign_account_expiry_date: optional,
     ],
 );
 
@@ -869,7 +869,7 @@ pub struct CampaignAccountRemovedV1<'a> {
     [
         account_number,
         campaign_name,
-        campaign_slug,
+        campaign_slug: optional,
     ],
 );
 
@@ -936,7 +936,7 @@ pub struct CampaignAccountUpdatedV1<'a> {
     [
         account_number,
         campaign_name,
-        campaign_slug,
+        campaign_slug: optional,
         changes,
     ],
 );

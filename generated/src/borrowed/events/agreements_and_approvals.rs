@@ -161,8 +161,8 @@ pub struct AgreementCreatedV1<'a> {
         account_number,
         valid_from,
         product_code,
-        account_contract_identifier,
-        business_contract_identifier,
+        account_contract_identifier: optional,
+        business_contract_identifier: optional,
     ],
 );
 
@@ -462,7 +462,7 @@ pub struct AgreementUpdatedV1<'a> {
     [
         agreement_id,
         changes,
-        is_override,
+        is_override: optional,
     ],
 );
 
@@ -486,7 +486,7 @@ pub struct AgreementUpdatedV2<'a> {
     [
         agreement_id,
         changes,
-        is_override,
+        is_override: optional,
         account_number,
     ],
 );

@@ -1586,7 +1586,7 @@ pub struct LatePaymentFeeApplicationServiceFeeAppliedV1<'a> {
         account_number,
         fee_amount,
         fee_date,
-        fee_type,
+        fee_type: optional,
         charge_id,
     ],
 );

@@ -90,8 +90,8 @@ pub struct CollectionProceedingCreatedV1<'a> {
     [
         id,
         account_number,
-        amount,
-        campaign,
+        amount: optional,
+        campaign: optional,
         is_white_label,
         agency_code,
     ],
@@ -168,7 +168,7 @@ pub struct CollectionProcessCommStepResolvedV1<'a> {
     [
         collection_process_number,
         step_identifier,
-        trigger_id,
+        trigger_id: optional,
         status,
         reason,
         dispatched_channels,
@@ -375,8 +375,8 @@ pub struct CollectionProcessRaisedV1<'a> {
     [
         number,
         account_number,
-        ledger,
-        billing_document,
+        ledger: optional,
+        billing_document: optional,
         config_code,
     ],
 );

@@ -244,7 +244,7 @@ pub struct ComplaintsComplaintNewContactV1<'a> {
     crate::shapes::ComplaintsComplaintNewContactV1,
     Borrowed,
     [
-        account_number,
+        account_number: optional,
         complaint_id,
         contact_id,
         status,
@@ -308,7 +308,7 @@ pub struct ComplaintsComplaintOpenedV1<'a> {
     crate::shapes::ComplaintsComplaintOpenedV1,
     Borrowed,
     [
-        account_number,
+        account_number: optional,
         complaint_id,
     ],
 );
@@ -372,9 +372,9 @@ pub struct ComplaintsDrpFinishedV1<'a> {
     crate::shapes::ComplaintsDrpFinishedV1,
     Borrowed,
     [
-        account_number,
+        account_number: optional,
         complaint_id,
-        reason,
+        reason: optional,
     ],
 );
 
@@ -437,7 +437,7 @@ pub struct ComplaintsDrpStartedV1<'a> {
     crate::shapes::ComplaintsDrpStartedV1,
     Borrowed,
     [
-        account_number,
+        account_number: optional,
         complaint_id,
         position,
     ],
@@ -1033,7 +1033,7 @@ pub struct LeadsOpportunityStageUpdatedV1<'a> {
         opportunity_number,
         funnel_code,
         stage,
-        updated_by_user_id,
+        updated_by_user_id: optional,
     ],
 );
 

@@ -32,10 +32,10 @@ pub struct ContractGroupsCreatedV1<'a> {
         contract_group_identifier,
         group_type,
         valid_from,
-        valid_to,
-        managing_party_identifier,
-        external_identifier,
-        name,
+        valid_to: optional,
+        managing_party_identifier: optional,
+        external_identifier: optional,
+        name: optional,
         memberships,
         traits,
     ],
@@ -305,7 +305,7 @@ pub struct ContractsCreatedV1<'a> {
     [
         contract_identifier,
         occurred_at,
-        sales_record_identifier,
+        sales_record_identifier: optional,
     ],
 );
 

@@ -937,7 +937,7 @@ pub struct InkLiveChatClosedV1<'a> {
     [
         live_chat_conversation_relay_id,
         close_reason,
-        account_number,
+        account_number: optional,
     ],
 );
 

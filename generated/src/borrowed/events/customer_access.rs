@@ -84,9 +84,9 @@ pub struct CustomerAccessPartnerRolesUpdatedV1<'a> {
     Borrowed,
     [
         code,
-        display_name,
-        description,
-        permissions,
+        display_name: optional,
+        description: optional,
+        permissions: optional,
     ],
 );
 
@@ -216,9 +216,9 @@ pub struct CustomerAccessPartnerUserRolesUpdatedV1<'a> {
     Borrowed,
     [
         code,
-        display_name,
-        description,
-        permissions,
+        display_name: optional,
+        description: optional,
+        permissions: optional,
     ],
 );
 
@@ -351,9 +351,9 @@ pub struct CustomerAccessUserRolesUpdatedV1<'a> {
     Borrowed,
     [
         code,
-        display_name,
-        description,
-        permissions,
+        display_name: optional,
+        description: optional,
+        permissions: optional,
     ],
 );
 

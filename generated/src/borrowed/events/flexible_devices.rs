@@ -28,7 +28,7 @@ pub struct FlexDeviceDeauthenticatedV1<'a> {
         device_id,
         site_id,
         device_type,
-        payload,
+        payload: optional,
     ],
 );
 
@@ -250,7 +250,7 @@ pub struct FlexDeviceRegisteredV1<'a> {
         device_id,
         site_id,
         device_type,
-        payload,
+        payload: optional,
     ],
 );
 

@@ -444,7 +444,7 @@ pub struct LifecycleLeaveSupplierRequestedV2<'a> {
         requested_supply_end_date,
         requested_at,
         is_passive,
-        passive_loss_instigated_supply_point_id,
+        passive_loss_instigated_supply_point_id: optional,
     ],
 );
 
@@ -486,7 +486,7 @@ pub struct LifecycleLeaveSupplierRequestedV3<'a> {
         requested_supply_end_date,
         requested_at,
         is_passive,
-        passive_loss_instigated_supply_point_id,
+        passive_loss_instigated_supply_point_id: optional,
         leave_supplier_process_number,
     ],
 );
@@ -1032,7 +1032,7 @@ pub struct LifecycleLeaveSupplierUpdatedV2<'a> {
         requested_supply_end_date,
         updated_at,
         is_passive,
-        passive_loss_instigated_supply_point_id,
+        passive_loss_instigated_supply_point_id: optional,
     ],
 );
 
@@ -1074,7 +1074,7 @@ pub struct LifecycleLeaveSupplierUpdatedV3<'a> {
         requested_supply_end_date,
         updated_at,
         is_passive,
-        passive_loss_instigated_supply_point_id,
+        passive_loss_instigated_supply_point_id: optional,
         leave_supplier_process_number,
     ],
 );

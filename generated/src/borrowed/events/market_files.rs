@@ -611,11 +611,11 @@ pub struct GasSupplyPointInspectionResultsReceivedV1<'a> {
     Borrowed,
     [
         cups,
-        account_number,
-        property_id,
+        account_number: optional,
+        property_id: optional,
         inspection_result,
         inspection_datetime,
-        defects,
+        defects: optional,
     ],
 );
 

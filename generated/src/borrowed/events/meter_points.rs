@@ -610,7 +610,7 @@ pub struct MeterpointGasCosGainMtdReceivedV1<'a> {
         meter_type,
         meter_is_imperial,
         meter_reading_factor,
-        meter_link_code,
+        meter_link_code: optional,
         owner,
         model,
         manufacturer,
