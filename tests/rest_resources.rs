@@ -315,11 +315,9 @@ fn accounts_are_typed_from_the_real_responses() {
 
 #[test]
 fn endpoints_build_their_requests() {
-    let list = ListProducts {
-        brand: Some("OCTOPUS_ENERGY".into()),
-        is_green: Some(true),
-        ..Default::default()
-    };
+    let list = ListProducts::default()
+        .with_brand("OCTOPUS_ENERGY")
+        .with_is_green(true);
     assert_eq!(list.path(), "/v1/products/");
     assert_eq!(
         list.query(),

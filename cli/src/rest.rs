@@ -334,12 +334,13 @@ fn client(
 
 fn list_products(args: ListArgs) -> Result<(), Failure> {
     let client = client(&args.connection, None, Some(args.max_pages))?;
-    let endpoint = ListProducts {
-        brand: args.brand,
-        is_green: args.is_green,
-        is_prepay: args.is_prepay,
-        page_size: args.page_size,
-    };
+    // The request type is `#[non_exhaustive]` (a new optional parameter is a minor release of
+    // `energy-api`): filled field by field, each flag as given (or left out).
+    let mut endpoint = ListProducts::default();
+    endpoint.brand = args.brand;
+    endpoint.is_green = args.is_green;
+    endpoint.is_prepay = args.is_prepay;
+    endpoint.page_size = args.page_size;
     let pages = client.pages(&endpoint);
     if args.format == Format::Json {
         let mut out = io::stdout().lock();

@@ -5,6 +5,7 @@
 /// A supply point that came on supply.
 #[cfg(feature = "lifecycle-join")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ActivatedSupplyPoint {
     /// `external_identifier` (string).
     pub external_identifier: ::std::string::String,
@@ -12,6 +13,23 @@ pub struct ActivatedSupplyPoint {
     pub market_name: ::std::string::String,
     /// `confirmed_supply_start_date` (string).
     pub confirmed_supply_start_date: ::std::string::String,
+}
+
+#[cfg(feature = "lifecycle-join")]
+impl ActivatedSupplyPoint {
+    /// A `ActivatedSupplyPoint` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        external_identifier: impl ::std::convert::Into<::std::string::String>,
+        market_name: impl ::std::convert::Into<::std::string::String>,
+        confirmed_supply_start_date: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            external_identifier: external_identifier.into(),
+            market_name: market_name.into(),
+            confirmed_supply_start_date: confirmed_supply_start_date.into(),
+        }
+    }
 }
 
 #[cfg(feature = "lifecycle-join")]
@@ -29,11 +47,27 @@ pub struct ActivatedSupplyPoint {
 /// A supply point whose activation started.
 #[cfg(feature = "lifecycle-join")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ActivationInitiatedSupplyPoint {
     /// `external_identifier` (string).
     pub external_identifier: ::std::string::String,
     /// `market_name` (string).
     pub market_name: ::std::string::String,
+}
+
+#[cfg(feature = "lifecycle-join")]
+impl ActivationInitiatedSupplyPoint {
+    /// A `ActivationInitiatedSupplyPoint` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        external_identifier: impl ::std::convert::Into<::std::string::String>,
+        market_name: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            external_identifier: external_identifier.into(),
+            market_name: market_name.into(),
+        }
+    }
 }
 
 #[cfg(feature = "lifecycle-join")]
@@ -50,11 +84,27 @@ pub struct ActivationInitiatedSupplyPoint {
 /// The source side of a delinquent debt allocation.
 #[cfg(feature = "collections")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AllocationComponent {
     /// `source_type` (string).
     pub source_type: ::std::string::String,
     /// `source_identifier` (string).
     pub source_identifier: ::std::string::String,
+}
+
+#[cfg(feature = "collections")]
+impl AllocationComponent {
+    /// A `AllocationComponent` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        source_type: impl ::std::convert::Into<::std::string::String>,
+        source_identifier: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            source_type: source_type.into(),
+            source_identifier: source_identifier.into(),
+        }
+    }
 }
 
 #[cfg(feature = "collections")]
@@ -71,6 +121,7 @@ pub struct AllocationComponent {
 /// A subject added to, updated on or removed from a contract (`contracts.subject-amended`).
 #[cfg(feature = "contracts")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AmendedSubject {
     /// `type` (string).
     pub r#type: ::std::string::String,
@@ -80,6 +131,25 @@ pub struct AmendedSubject {
     pub effective_from: ::std::string::String,
     /// `effective_to` (string).
     pub effective_to: ::std::string::String,
+}
+
+#[cfg(feature = "contracts")]
+impl AmendedSubject {
+    /// A `AmendedSubject` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        r#type: impl ::std::convert::Into<::std::string::String>,
+        identifier: impl ::std::convert::Into<::std::string::String>,
+        effective_from: impl ::std::convert::Into<::std::string::String>,
+        effective_to: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            r#type: r#type.into(),
+            identifier: identifier.into(),
+            effective_from: effective_from.into(),
+            effective_to: effective_to.into(),
+        }
+    }
 }
 
 #[cfg(feature = "contracts")]
@@ -98,9 +168,19 @@ pub struct AmendedSubject {
 /// The account a billing ledger belongs to.
 #[cfg(feature = "billing")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingAccount {
     /// `number` (string).
     pub number: ::std::string::String,
+}
+
+#[cfg(feature = "billing")]
+impl BillingAccount {
+    /// A `BillingAccount` from its fields, in schema order.
+    #[inline]
+    pub fn new(number: impl ::std::convert::Into<::std::string::String>) -> Self {
+        Self { number: number.into() }
+    }
 }
 
 #[cfg(feature = "billing")]
@@ -116,11 +196,27 @@ pub struct BillingAccount {
 /// The period a charge covers.
 #[cfg(feature = "billing")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ChargePeriod {
     /// `start_at` (string).
     pub start_at: ::std::string::String,
     /// `end_at` (string).
     pub end_at: ::std::string::String,
+}
+
+#[cfg(feature = "billing")]
+impl ChargePeriod {
+    /// A `ChargePeriod` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        start_at: impl ::std::convert::Into<::std::string::String>,
+        end_at: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            start_at: start_at.into(),
+            end_at: end_at.into(),
+        }
+    }
 }
 
 #[cfg(feature = "billing")]
@@ -136,7 +232,8 @@ pub struct ChargePeriod {
 
 /// Changes to an account's communications preferences; each field lists the values involved.
 #[cfg(feature = "accounts")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct CommsPreferencesChanges {
     /// `requires_postal_comms` (array of boolean).
     pub requires_postal_comms: ::std::option::Option<::std::vec::Vec<bool>>,
@@ -148,6 +245,62 @@ pub struct CommsPreferencesChanges {
     pub document_accessibility: ::std::option::Option<
         ::std::vec::Vec<::std::string::String>,
     >,
+}
+
+#[cfg(feature = "accounts")]
+impl CommsPreferencesChanges {
+    /// A `CommsPreferencesChanges` with every (optional) field unset.
+    #[inline]
+    pub fn new() -> Self {
+        Self {
+            requires_postal_comms: ::std::option::Option::None,
+            preferred_language_for_comms: ::std::option::Option::None,
+            document_accessibility: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `requires_postal_comms`.
+    #[inline]
+    #[must_use]
+    pub fn with_requires_postal_comms(
+        mut self,
+        requires_postal_comms: impl ::std::convert::Into<::std::vec::Vec<bool>>,
+    ) -> Self {
+        self.requires_postal_comms = ::std::option::Option::Some(
+            requires_postal_comms.into(),
+        );
+        self
+    }
+
+    /// Sets `preferred_language_for_comms`.
+    #[inline]
+    #[must_use]
+    pub fn with_preferred_language_for_comms(
+        mut self,
+        preferred_language_for_comms: impl ::std::convert::Into<
+            ::std::vec::Vec<::std::string::String>,
+        >,
+    ) -> Self {
+        self.preferred_language_for_comms = ::std::option::Option::Some(
+            preferred_language_for_comms.into(),
+        );
+        self
+    }
+
+    /// Sets `document_accessibility`.
+    #[inline]
+    #[must_use]
+    pub fn with_document_accessibility(
+        mut self,
+        document_accessibility: impl ::std::convert::Into<
+            ::std::vec::Vec<::std::string::String>,
+        >,
+    ) -> Self {
+        self.document_accessibility = ::std::option::Option::Some(
+            document_accessibility.into(),
+        );
+        self
+    }
 }
 
 #[cfg(feature = "accounts")]
@@ -165,6 +318,7 @@ pub struct CommsPreferencesChanges {
 /// A consent given or changed.
 #[cfg(feature = "communications")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Consent {
     /// `id` (integer).
     pub id: i64,
@@ -174,6 +328,25 @@ pub struct Consent {
     pub value: ::std::string::String,
     /// `signed_at` (string).
     pub signed_at: ::std::string::String,
+}
+
+#[cfg(feature = "communications")]
+impl Consent {
+    /// A `Consent` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        id: impl ::std::convert::Into<i64>,
+        consent_type_code: impl ::std::convert::Into<::std::string::String>,
+        value: impl ::std::convert::Into<::std::string::String>,
+        signed_at: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            consent_type_code: consent_type_code.into(),
+            value: value.into(),
+            signed_at: signed_at.into(),
+        }
+    }
 }
 
 #[cfg(feature = "communications")]
@@ -192,6 +365,7 @@ pub struct Consent {
 /// A journey (creation, variation or termination) of a contract.
 #[cfg(feature = "contracts")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractJourney {
     /// `number` (string).
     pub number: ::std::string::String,
@@ -199,6 +373,23 @@ pub struct ContractJourney {
     pub r#type: ::std::string::String,
     /// `requested_at` (string).
     pub requested_at: ::std::string::String,
+}
+
+#[cfg(feature = "contracts")]
+impl ContractJourney {
+    /// A `ContractJourney` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        number: impl ::std::convert::Into<::std::string::String>,
+        r#type: impl ::std::convert::Into<::std::string::String>,
+        requested_at: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            number: number.into(),
+            r#type: r#type.into(),
+            requested_at: requested_at.into(),
+        }
+    }
 }
 
 #[cfg(feature = "contracts")]
@@ -215,12 +406,51 @@ pub struct ContractJourney {
 
 /// References of the contracts an agreement or supply period belongs to.
 #[cfg(feature = "lifecycle-join")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct ContractReferences {
     /// `account_contract_identifier` (string).
     pub account_contract_identifier: ::std::option::Option<::std::string::String>,
     /// `business_contract_identifier` (string).
     pub business_contract_identifier: ::std::option::Option<::std::string::String>,
+}
+
+#[cfg(feature = "lifecycle-join")]
+impl ContractReferences {
+    /// A `ContractReferences` with every (optional) field unset.
+    #[inline]
+    pub fn new() -> Self {
+        Self {
+            account_contract_identifier: ::std::option::Option::None,
+            business_contract_identifier: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `account_contract_identifier`.
+    #[inline]
+    #[must_use]
+    pub fn with_account_contract_identifier(
+        mut self,
+        account_contract_identifier: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.account_contract_identifier = ::std::option::Option::Some(
+            account_contract_identifier.into(),
+        );
+        self
+    }
+
+    /// Sets `business_contract_identifier`.
+    #[inline]
+    #[must_use]
+    pub fn with_business_contract_identifier(
+        mut self,
+        business_contract_identifier: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.business_contract_identifier = ::std::option::Option::Some(
+            business_contract_identifier.into(),
+        );
+        self
+    }
 }
 
 #[cfg(feature = "lifecycle-join")]
@@ -237,6 +467,7 @@ pub struct ContractReferences {
 /// One dispatch (charging slot) of a flexible device optimisation.
 #[cfg(feature = "flexible-devices")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DispatchPayload {
     /// `begin` (string).
     pub begin: ::std::string::String,
@@ -244,6 +475,23 @@ pub struct DispatchPayload {
     pub end: ::std::string::String,
     /// `power` (integer).
     pub power: i64,
+}
+
+#[cfg(feature = "flexible-devices")]
+impl DispatchPayload {
+    /// A `DispatchPayload` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        begin: impl ::std::convert::Into<::std::string::String>,
+        end: impl ::std::convert::Into<::std::string::String>,
+        power: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            begin: begin.into(),
+            end: end.into(),
+            power: power.into(),
+        }
+    }
 }
 
 #[cfg(feature = "flexible-devices")]
@@ -260,6 +508,7 @@ pub struct DispatchPayload {
 
 /// A disputed closing meter reading of a gas meter point, between the old and the new supplier.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DisputedClosingReading {
     /// `mprn` (string).
     pub mprn: ::std::string::String,
@@ -307,6 +556,61 @@ pub struct DisputedClosingReading {
     pub is_gain: bool,
 }
 
+impl DisputedClosingReading {
+    /// A `DisputedClosingReading` from its fields, in schema order.
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        mprn: impl ::std::convert::Into<::std::string::String>,
+        supplier: impl ::std::convert::Into<::std::string::String>,
+        reference_number: impl ::std::convert::Into<i64>,
+        transfer_date: impl ::std::convert::Into<::std::string::String>,
+        initiating_organisation: impl ::std::convert::Into<::std::string::String>,
+        io_contact_name: impl ::std::convert::Into<::std::string::String>,
+        recipient_organisation: impl ::std::convert::Into<::std::string::String>,
+        ro_contact_name: impl ::std::convert::Into<::std::string::String>,
+        meter_serial: impl ::std::convert::Into<::std::string::String>,
+        meter_digits: impl ::std::convert::Into<i64>,
+        house_name_number: impl ::std::convert::Into<::std::string::String>,
+        postcode: impl ::std::convert::Into<::std::string::String>,
+        disputed_reading: impl ::std::convert::Into<i64>,
+        disputed_reading_is_actual: impl ::std::convert::Into<bool>,
+        proposed_reading: impl ::std::convert::Into<i64>,
+        proposed_reading_is_actual: impl ::std::convert::Into<bool>,
+        status_response: impl ::std::convert::Into<::std::string::String>,
+        root_cause: impl ::std::convert::Into<::std::string::String>,
+        rejection_acceptance_code: impl ::std::convert::Into<::std::string::String>,
+        criteria: impl ::std::convert::Into<::std::string::String>,
+        comments: impl ::std::convert::Into<::std::string::String>,
+        is_gain: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        Self {
+            mprn: mprn.into(),
+            supplier: supplier.into(),
+            reference_number: reference_number.into(),
+            transfer_date: transfer_date.into(),
+            initiating_organisation: initiating_organisation.into(),
+            io_contact_name: io_contact_name.into(),
+            recipient_organisation: recipient_organisation.into(),
+            ro_contact_name: ro_contact_name.into(),
+            meter_serial: meter_serial.into(),
+            meter_digits: meter_digits.into(),
+            house_name_number: house_name_number.into(),
+            postcode: postcode.into(),
+            disputed_reading: disputed_reading.into(),
+            disputed_reading_is_actual: disputed_reading_is_actual.into(),
+            proposed_reading: proposed_reading.into(),
+            proposed_reading_is_actual: proposed_reading_is_actual.into(),
+            status_response: status_response.into(),
+            root_cause: root_cause.into(),
+            rejection_acceptance_code: rejection_acceptance_code.into(),
+            criteria: criteria.into(),
+            comments: comments.into(),
+            is_gain: is_gain.into(),
+        }
+    }
+}
+
 ::energy_api_core::table_struct!(
     nested DisputedClosingReading,
     crate::shapes::DisputedClosingReading,
@@ -340,6 +644,7 @@ pub struct DisputedClosingReading {
 /// A supply point of an enrolment, with its confirmed supply start date.
 #[cfg(feature = "lifecycle-status")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct EnrollmentSupplyPoint {
     /// `market_name` (string).
     pub market_name: ::std::string::String,
@@ -349,6 +654,25 @@ pub struct EnrollmentSupplyPoint {
     pub confirmed_ssd: ::std::string::String,
     /// `was_cancelled` (boolean).
     pub was_cancelled: bool,
+}
+
+#[cfg(feature = "lifecycle-status")]
+impl EnrollmentSupplyPoint {
+    /// A `EnrollmentSupplyPoint` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        market_name: impl ::std::convert::Into<::std::string::String>,
+        external_identifier: impl ::std::convert::Into<::std::string::String>,
+        confirmed_ssd: impl ::std::convert::Into<::std::string::String>,
+        was_cancelled: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        Self {
+            market_name: market_name.into(),
+            external_identifier: external_identifier.into(),
+            confirmed_ssd: confirmed_ssd.into(),
+            was_cancelled: was_cancelled.into(),
+        }
+    }
 }
 
 #[cfg(feature = "lifecycle-status")]
@@ -367,11 +691,27 @@ pub struct EnrollmentSupplyPoint {
 /// Details of a flexible device's disconnection.
 #[cfg(feature = "flexible-devices")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct FlexDeviceDisconnectedPayload {
     /// `cause` (string).
     pub cause: ::std::string::String,
     /// `disconnected_soc` (integer).
     pub disconnected_soc: i64,
+}
+
+#[cfg(feature = "flexible-devices")]
+impl FlexDeviceDisconnectedPayload {
+    /// A `FlexDeviceDisconnectedPayload` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        cause: impl ::std::convert::Into<::std::string::String>,
+        disconnected_soc: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            cause: cause.into(),
+            disconnected_soc: disconnected_soc.into(),
+        }
+    }
 }
 
 #[cfg(feature = "flexible-devices")]
@@ -388,6 +728,7 @@ pub struct FlexDeviceDisconnectedPayload {
 /// Details of an optimisation created for a flexible device.
 #[cfg(feature = "flexible-devices")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct FlexDeviceOptimisationCreatedPayload {
     /// `dispatches` (array of `DispatchPayload`).
     pub dispatches: ::std::vec::Vec<crate::types::DispatchPayload>,
@@ -424,6 +765,52 @@ pub struct FlexDeviceOptimisationCreatedPayload {
 }
 
 #[cfg(feature = "flexible-devices")]
+impl FlexDeviceOptimisationCreatedPayload {
+    /// A `FlexDeviceOptimisationCreatedPayload` from its fields, in schema order.
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        dispatches: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::DispatchPayload>,
+        >,
+        achievable_target_soc: impl ::std::convert::Into<i64>,
+        energy_capacity: impl ::std::convert::Into<i64>,
+        start_soc: impl ::std::convert::Into<i64>,
+        user_target_soc: impl ::std::convert::Into<i64>,
+        optimization_begin: impl ::std::convert::Into<::std::string::String>,
+        optimization_end: impl ::std::convert::Into<::std::string::String>,
+        is_reoptimization: impl ::std::convert::Into<bool>,
+        force_v1g_charging: impl ::std::convert::Into<bool>,
+        fleet_id: impl ::std::convert::Into<::std::string::String>,
+        target_type: impl ::std::convert::Into<::std::string::String>,
+        capped_target_soc: impl ::std::convert::Into<i64>,
+        is_charge_duration_capped: impl ::std::convert::Into<bool>,
+        can_cap_charging_duration: impl ::std::convert::Into<bool>,
+        dispatch_times: impl ::std::convert::Into<::std::string::String>,
+        will_reach_target_soc: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        Self {
+            dispatches: dispatches.into(),
+            achievable_target_soc: achievable_target_soc.into(),
+            energy_capacity: energy_capacity.into(),
+            start_soc: start_soc.into(),
+            user_target_soc: user_target_soc.into(),
+            optimization_begin: optimization_begin.into(),
+            optimization_end: optimization_end.into(),
+            is_reoptimization: is_reoptimization.into(),
+            force_v1g_charging: force_v1g_charging.into(),
+            fleet_id: fleet_id.into(),
+            target_type: target_type.into(),
+            capped_target_soc: capped_target_soc.into(),
+            is_charge_duration_capped: is_charge_duration_capped.into(),
+            can_cap_charging_duration: can_cap_charging_duration.into(),
+            dispatch_times: dispatch_times.into(),
+            will_reach_target_soc: will_reach_target_soc.into(),
+        }
+    }
+}
+
+#[cfg(feature = "flexible-devices")]
 ::energy_api_core::table_struct!(
     nested FlexDeviceOptimisationCreatedPayload,
     crate::shapes::FlexDeviceOptimisationCreatedPayload,
@@ -451,6 +838,7 @@ pub struct FlexDeviceOptimisationCreatedPayload {
 /// A membership of a contract group that started or ended.
 #[cfg(feature = "contracts")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GroupMembership {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
@@ -458,6 +846,23 @@ pub struct GroupMembership {
     pub valid_from: ::std::string::String,
     /// `valid_to` (string).
     pub valid_to: ::std::string::String,
+}
+
+#[cfg(feature = "contracts")]
+impl GroupMembership {
+    /// A `GroupMembership` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        contract_identifier: impl ::std::convert::Into<::std::string::String>,
+        valid_from: impl ::std::convert::Into<::std::string::String>,
+        valid_to: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            contract_identifier: contract_identifier.into(),
+            valid_from: valid_from.into(),
+            valid_to: valid_to.into(),
+        }
+    }
 }
 
 #[cfg(feature = "contracts")]
@@ -475,6 +880,7 @@ pub struct GroupMembership {
 /// A membership of a new contract group; it may be open-ended.
 #[cfg(feature = "contracts")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GroupMembershipNew {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
@@ -482,6 +888,33 @@ pub struct GroupMembershipNew {
     pub valid_from: ::std::string::String,
     /// `valid_to` (string).
     pub valid_to: ::std::option::Option<::std::string::String>,
+}
+
+#[cfg(feature = "contracts")]
+impl GroupMembershipNew {
+    /// A `GroupMembershipNew` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        contract_identifier: impl ::std::convert::Into<::std::string::String>,
+        valid_from: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            contract_identifier: contract_identifier.into(),
+            valid_from: valid_from.into(),
+            valid_to: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `valid_to`.
+    #[inline]
+    #[must_use]
+    pub fn with_valid_to(
+        mut self,
+        valid_to: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.valid_to = ::std::option::Option::Some(valid_to.into());
+        self
+    }
 }
 
 #[cfg(feature = "contracts")]
@@ -499,11 +932,27 @@ pub struct GroupMembershipNew {
 /// A period of a contract group version.
 #[cfg(feature = "contracts")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GroupPeriod {
     /// `start` (string).
     pub start: ::std::string::String,
     /// `end` (string).
     pub end: ::std::string::String,
+}
+
+#[cfg(feature = "contracts")]
+impl GroupPeriod {
+    /// A `GroupPeriod` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        start: impl ::std::convert::Into<::std::string::String>,
+        end: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            start: start.into(),
+            end: end.into(),
+        }
+    }
 }
 
 #[cfg(feature = "contracts")]
@@ -520,6 +969,7 @@ pub struct GroupPeriod {
 /// A trait of a contract group, with free-form data.
 #[cfg(feature = "contracts")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GroupTrait {
     /// `identifier` (string).
     pub identifier: ::std::string::String,
@@ -527,6 +977,25 @@ pub struct GroupTrait {
     pub r#type: ::std::string::String,
     /// `data` (free-form object).
     pub data: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+
+#[cfg(feature = "contracts")]
+impl GroupTrait {
+    /// A `GroupTrait` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        identifier: impl ::std::convert::Into<::std::string::String>,
+        r#type: impl ::std::convert::Into<::std::string::String>,
+        data: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        Self {
+            identifier: identifier.into(),
+            r#type: r#type.into(),
+            data: data.into(),
+        }
+    }
 }
 
 #[cfg(feature = "contracts")]
@@ -544,6 +1013,7 @@ pub struct GroupTrait {
 /// A version of a contract group.
 #[cfg(feature = "contracts")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GroupVersion {
     /// `identifier` (string).
     pub identifier: ::std::string::String,
@@ -553,6 +1023,25 @@ pub struct GroupVersion {
     pub system_period: crate::types::GroupPeriod,
     /// `traits` (array of `GroupTrait`).
     pub traits: ::std::vec::Vec<crate::types::GroupTrait>,
+}
+
+#[cfg(feature = "contracts")]
+impl GroupVersion {
+    /// A `GroupVersion` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        identifier: impl ::std::convert::Into<::std::string::String>,
+        effective_period: impl ::std::convert::Into<crate::types::GroupPeriod>,
+        system_period: impl ::std::convert::Into<crate::types::GroupPeriod>,
+        traits: impl ::std::convert::Into<::std::vec::Vec<crate::types::GroupTrait>>,
+    ) -> Self {
+        Self {
+            identifier: identifier.into(),
+            effective_period: effective_period.into(),
+            system_period: system_period.into(),
+            traits: traits.into(),
+        }
+    }
 }
 
 #[cfg(feature = "contracts")]
@@ -570,11 +1059,26 @@ pub struct GroupVersion {
 
 /// An account involved in a house move. Shown in the catalogue but not attached to any listed event.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct HouseMoveAccount {
     /// `number` (string).
     pub number: ::std::string::String,
     /// `external_reference` (string).
     pub external_reference: ::std::string::String,
+}
+
+impl HouseMoveAccount {
+    /// A `HouseMoveAccount` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        number: impl ::std::convert::Into<::std::string::String>,
+        external_reference: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            number: number.into(),
+            external_reference: external_reference.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -589,6 +1093,7 @@ pub struct HouseMoveAccount {
 
 /// A supply point involved in a house move. Shown in the catalogue but not attached to any listed event.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct HouseMoveSupplyPoint {
     /// `id` (string).
     pub id: ::std::string::String,
@@ -598,6 +1103,54 @@ pub struct HouseMoveSupplyPoint {
     pub tariff_code: ::std::option::Option<::std::string::String>,
     /// `tariff_payment_method` (string).
     pub tariff_payment_method: ::std::option::Option<::std::string::String>,
+}
+
+impl HouseMoveSupplyPoint {
+    /// A `HouseMoveSupplyPoint` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(id: impl ::std::convert::Into<::std::string::String>) -> Self {
+        Self {
+            id: id.into(),
+            industry: ::std::option::Option::None,
+            tariff_code: ::std::option::Option::None,
+            tariff_payment_method: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `industry`.
+    #[inline]
+    #[must_use]
+    pub fn with_industry(
+        mut self,
+        industry: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.industry = ::std::option::Option::Some(industry.into());
+        self
+    }
+
+    /// Sets `tariff_code`.
+    #[inline]
+    #[must_use]
+    pub fn with_tariff_code(
+        mut self,
+        tariff_code: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.tariff_code = ::std::option::Option::Some(tariff_code.into());
+        self
+    }
+
+    /// Sets `tariff_payment_method`.
+    #[inline]
+    #[must_use]
+    pub fn with_tariff_payment_method(
+        mut self,
+        tariff_payment_method: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.tariff_payment_method = ::std::option::Option::Some(
+            tariff_payment_method.into(),
+        );
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -615,6 +1168,7 @@ pub struct HouseMoveSupplyPoint {
 /// The result of one action run on a conversation message.
 #[cfg(feature = "conversations")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkAction {
     /// `code` (string).
     pub code: ::std::string::String,
@@ -622,6 +1176,23 @@ pub struct InkAction {
     pub succeeded: bool,
     /// `stop_further_evaluation` (boolean).
     pub stop_further_evaluation: bool,
+}
+
+#[cfg(feature = "conversations")]
+impl InkAction {
+    /// A `InkAction` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        code: impl ::std::convert::Into<::std::string::String>,
+        succeeded: impl ::std::convert::Into<bool>,
+        stop_further_evaluation: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        Self {
+            code: code.into(),
+            succeeded: succeeded.into(),
+            stop_further_evaluation: stop_further_evaluation.into(),
+        }
+    }
 }
 
 #[cfg(feature = "conversations")]
@@ -639,6 +1210,7 @@ pub struct InkAction {
 /// The content of a conversation message.
 #[cfg(feature = "conversations")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkContent {
     /// `from_address` (string).
     pub from_address: ::std::option::Option<::std::string::String>,
@@ -648,6 +1220,55 @@ pub struct InkContent {
     pub to_addresses: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     /// `tags` (array of string).
     pub tags: ::std::vec::Vec<::std::string::String>,
+}
+
+#[cfg(feature = "conversations")]
+impl InkContent {
+    /// A `InkContent` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        tags: impl ::std::convert::Into<::std::vec::Vec<::std::string::String>>,
+    ) -> Self {
+        Self {
+            from_address: ::std::option::Option::None,
+            subject: ::std::option::Option::None,
+            to_addresses: ::std::option::Option::None,
+            tags: tags.into(),
+        }
+    }
+
+    /// Sets `from_address`.
+    #[inline]
+    #[must_use]
+    pub fn with_from_address(
+        mut self,
+        from_address: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.from_address = ::std::option::Option::Some(from_address.into());
+        self
+    }
+
+    /// Sets `subject`.
+    #[inline]
+    #[must_use]
+    pub fn with_subject(
+        mut self,
+        subject: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.subject = ::std::option::Option::Some(subject.into());
+        self
+    }
+
+    /// Sets `to_addresses`.
+    #[inline]
+    #[must_use]
+    pub fn with_to_addresses(
+        mut self,
+        to_addresses: impl ::std::convert::Into<::std::vec::Vec<::std::string::String>>,
+    ) -> Self {
+        self.to_addresses = ::std::option::Option::Some(to_addresses.into());
+        self
+    }
 }
 
 #[cfg(feature = "conversations")]
@@ -666,6 +1287,7 @@ pub struct InkContent {
 /// A conversation (a live chat, say) with its latest message.
 #[cfg(feature = "conversations")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkConversation {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -673,6 +1295,23 @@ pub struct InkConversation {
     pub account_number: ::std::string::String,
     /// `message` (`InkMessage`).
     pub message: crate::types::InkMessage,
+}
+
+#[cfg(feature = "conversations")]
+impl InkConversation {
+    /// A `InkConversation` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        conversation_relay_id: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        message: impl ::std::convert::Into<crate::types::InkMessage>,
+    ) -> Self {
+        Self {
+            conversation_relay_id: conversation_relay_id.into(),
+            account_number: account_number.into(),
+            message: message.into(),
+        }
+    }
 }
 
 #[cfg(feature = "conversations")]
@@ -690,6 +1329,7 @@ pub struct InkConversation {
 /// Why sending a message failed.
 #[cfg(feature = "conversations")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkFailureData {
     /// `type` (string).
     pub r#type: ::std::string::String,
@@ -697,6 +1337,23 @@ pub struct InkFailureData {
     pub reason: ::std::string::String,
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
+}
+
+#[cfg(feature = "conversations")]
+impl InkFailureData {
+    /// A `InkFailureData` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        r#type: impl ::std::convert::Into<::std::string::String>,
+        reason: impl ::std::convert::Into<::std::string::String>,
+        occurred_at: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            r#type: r#type.into(),
+            reason: reason.into(),
+            occurred_at: occurred_at.into(),
+        }
+    }
 }
 
 #[cfg(feature = "conversations")]
@@ -714,6 +1371,7 @@ pub struct InkFailureData {
 /// A conversation message as relayed.
 #[cfg(feature = "conversations")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkMessage {
     /// `relay_id` (string).
     pub relay_id: ::std::string::String,
@@ -723,6 +1381,25 @@ pub struct InkMessage {
     pub channel: ::std::string::String,
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
+}
+
+#[cfg(feature = "conversations")]
+impl InkMessage {
+    /// A `InkMessage` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        relay_id: impl ::std::convert::Into<::std::string::String>,
+        vendor_id: impl ::std::convert::Into<::std::string::String>,
+        channel: impl ::std::convert::Into<::std::string::String>,
+        occurred_at: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            relay_id: relay_id.into(),
+            vendor_id: vendor_id.into(),
+            channel: channel.into(),
+            occurred_at: occurred_at.into(),
+        }
+    }
 }
 
 #[cfg(feature = "conversations")]
@@ -741,6 +1418,7 @@ pub struct InkMessage {
 /// A conversation message with its content.
 #[cfg(feature = "conversations")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkMessageContent {
     /// `message_id` (integer).
     pub message_id: i64,
@@ -750,6 +1428,25 @@ pub struct InkMessageContent {
     pub channel: ::std::string::String,
     /// `content` (`InkContent`).
     pub content: crate::types::InkContent,
+}
+
+#[cfg(feature = "conversations")]
+impl InkMessageContent {
+    /// A `InkMessageContent` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        message_id: impl ::std::convert::Into<i64>,
+        occurred_at: impl ::std::convert::Into<::std::string::String>,
+        channel: impl ::std::convert::Into<::std::string::String>,
+        content: impl ::std::convert::Into<crate::types::InkContent>,
+    ) -> Self {
+        Self {
+            message_id: message_id.into(),
+            occurred_at: occurred_at.into(),
+            channel: channel.into(),
+            content: content.into(),
+        }
+    }
 }
 
 #[cfg(feature = "conversations")]
@@ -768,6 +1465,7 @@ pub struct InkMessageContent {
 /// A conversation message as relayed, with its vendor.
 #[cfg(feature = "conversations")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkMessageWithVendor {
     /// `relay_id` (string).
     pub relay_id: ::std::string::String,
@@ -779,6 +1477,27 @@ pub struct InkMessageWithVendor {
     pub channel: ::std::string::String,
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
+}
+
+#[cfg(feature = "conversations")]
+impl InkMessageWithVendor {
+    /// A `InkMessageWithVendor` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        relay_id: impl ::std::convert::Into<::std::string::String>,
+        vendor: impl ::std::convert::Into<::std::string::String>,
+        vendor_id: impl ::std::convert::Into<::std::string::String>,
+        channel: impl ::std::convert::Into<::std::string::String>,
+        occurred_at: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            relay_id: relay_id.into(),
+            vendor: vendor.into(),
+            vendor_id: vendor_id.into(),
+            channel: channel.into(),
+            occurred_at: occurred_at.into(),
+        }
+    }
 }
 
 #[cfg(feature = "conversations")]
@@ -798,6 +1517,7 @@ pub struct InkMessageWithVendor {
 /// An agreement created while joining a supplier.
 #[cfg(feature = "lifecycle-join")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct JoinAgreement {
     /// `id` (integer).
     pub id: i64,
@@ -807,6 +1527,25 @@ pub struct JoinAgreement {
     pub valid_to: ::std::string::String,
     /// `product_code` (string).
     pub product_code: ::std::string::String,
+}
+
+#[cfg(feature = "lifecycle-join")]
+impl JoinAgreement {
+    /// A `JoinAgreement` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        id: impl ::std::convert::Into<i64>,
+        valid_from: impl ::std::convert::Into<::std::string::String>,
+        valid_to: impl ::std::convert::Into<::std::string::String>,
+        product_code: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            valid_from: valid_from.into(),
+            valid_to: valid_to.into(),
+            product_code: product_code.into(),
+        }
+    }
 }
 
 #[cfg(feature = "lifecycle-join")]
@@ -825,6 +1564,7 @@ pub struct JoinAgreement {
 /// A supply point requested when joining a supplier.
 #[cfg(feature = "lifecycle-join")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct JoinSupplyPoint {
     /// `external_identifier` (string).
     pub external_identifier: ::std::string::String,
@@ -832,6 +1572,23 @@ pub struct JoinSupplyPoint {
     pub market_name: ::std::string::String,
     /// `requested_supply_start_date` (string).
     pub requested_supply_start_date: ::std::string::String,
+}
+
+#[cfg(feature = "lifecycle-join")]
+impl JoinSupplyPoint {
+    /// A `JoinSupplyPoint` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        external_identifier: impl ::std::convert::Into<::std::string::String>,
+        market_name: impl ::std::convert::Into<::std::string::String>,
+        requested_supply_start_date: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            external_identifier: external_identifier.into(),
+            market_name: market_name.into(),
+            requested_supply_start_date: requested_supply_start_date.into(),
+        }
+    }
 }
 
 #[cfg(feature = "lifecycle-join")]
@@ -849,6 +1606,7 @@ pub struct JoinSupplyPoint {
 /// A supply point leaving the supplier.
 #[cfg(feature = "lifecycle-leave")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LeaveSupplyPoint {
     /// `market_identifier` (string).
     pub market_identifier: ::std::string::String,
@@ -856,6 +1614,23 @@ pub struct LeaveSupplyPoint {
     pub external_identifier: ::std::string::String,
     /// `market_name` (string).
     pub market_name: ::std::string::String,
+}
+
+#[cfg(feature = "lifecycle-leave")]
+impl LeaveSupplyPoint {
+    /// A `LeaveSupplyPoint` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        market_identifier: impl ::std::convert::Into<::std::string::String>,
+        external_identifier: impl ::std::convert::Into<::std::string::String>,
+        market_name: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            market_identifier: market_identifier.into(),
+            external_identifier: external_identifier.into(),
+            market_name: market_name.into(),
+        }
+    }
 }
 
 #[cfg(feature = "lifecycle-leave")]
@@ -873,6 +1648,7 @@ pub struct LeaveSupplyPoint {
 /// A billing ledger.
 #[cfg(feature = "billing")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Ledger {
     /// `account` (`BillingAccount`).
     pub account: crate::types::BillingAccount,
@@ -880,6 +1656,33 @@ pub struct Ledger {
     pub number: ::std::string::String,
     /// `id` (string).
     pub id: ::std::option::Option<::std::string::String>,
+}
+
+#[cfg(feature = "billing")]
+impl Ledger {
+    /// A `Ledger` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        account: impl ::std::convert::Into<crate::types::BillingAccount>,
+        number: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account: account.into(),
+            number: number.into(),
+            id: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `id`.
+    #[inline]
+    #[must_use]
+    pub fn with_id(
+        mut self,
+        id: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.id = ::std::option::Option::Some(id.into());
+        self
+    }
 }
 
 #[cfg(feature = "billing")]
@@ -897,6 +1700,7 @@ pub struct Ledger {
 /// An entry posted to a billing ledger.
 #[cfg(feature = "billing")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LedgerEntry {
     /// `id` (integer).
     pub id: i64,
@@ -916,6 +1720,52 @@ pub struct LedgerEntry {
     pub source_id: ::std::option::Option<i64>,
     /// `source_type` (string).
     pub source_type: ::std::option::Option<::std::string::String>,
+}
+
+#[cfg(feature = "billing")]
+impl LedgerEntry {
+    /// A `LedgerEntry` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        id: impl ::std::convert::Into<i64>,
+        is_charge: impl ::std::convert::Into<bool>,
+        is_credit: impl ::std::convert::Into<bool>,
+        is_payment: impl ::std::convert::Into<bool>,
+        is_repayment: impl ::std::convert::Into<bool>,
+        is_reversal: impl ::std::convert::Into<bool>,
+        is_reversed: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            is_charge: is_charge.into(),
+            is_credit: is_credit.into(),
+            is_payment: is_payment.into(),
+            is_repayment: is_repayment.into(),
+            is_reversal: is_reversal.into(),
+            is_reversed: is_reversed.into(),
+            source_id: ::std::option::Option::None,
+            source_type: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `source_id`.
+    #[inline]
+    #[must_use]
+    pub fn with_source_id(mut self, source_id: impl ::std::convert::Into<i64>) -> Self {
+        self.source_id = ::std::option::Option::Some(source_id.into());
+        self
+    }
+
+    /// Sets `source_type`.
+    #[inline]
+    #[must_use]
+    pub fn with_source_type(
+        mut self,
+        source_type: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.source_type = ::std::option::Option::Some(source_type.into());
+        self
+    }
 }
 
 #[cfg(feature = "billing")]
@@ -939,6 +1789,7 @@ pub struct LedgerEntry {
 /// An entry removed from a billing ledger.
 #[cfg(feature = "billing")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LedgerEntryRemoval {
     /// `id` (integer).
     pub id: i64,
@@ -961,6 +1812,36 @@ pub struct LedgerEntryRemoval {
 }
 
 #[cfg(feature = "billing")]
+impl LedgerEntryRemoval {
+    /// A `LedgerEntryRemoval` from its fields, in schema order.
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        id: impl ::std::convert::Into<i64>,
+        amount: impl ::std::convert::Into<i64>,
+        is_charge: impl ::std::convert::Into<bool>,
+        is_credit: impl ::std::convert::Into<bool>,
+        is_payment: impl ::std::convert::Into<bool>,
+        is_repayment: impl ::std::convert::Into<bool>,
+        is_reversal: impl ::std::convert::Into<bool>,
+        is_reversed: impl ::std::convert::Into<bool>,
+        source_reason: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            amount: amount.into(),
+            is_charge: is_charge.into(),
+            is_credit: is_credit.into(),
+            is_payment: is_payment.into(),
+            is_repayment: is_repayment.into(),
+            is_reversal: is_reversal.into(),
+            is_reversed: is_reversed.into(),
+            source_reason: source_reason.into(),
+        }
+    }
+}
+
+#[cfg(feature = "billing")]
 ::energy_api_core::table_struct!(
     nested LedgerEntryRemoval,
     crate::shapes::LedgerEntryRemoval,
@@ -980,6 +1861,7 @@ pub struct LedgerEntryRemoval {
 
 /// A meter with its registers. Shown in the catalogue but not attached to any listed event ("Meter is used only through its own shape").
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Meter {
     /// `serial_number` (string).
     pub serial_number: ::std::string::String,
@@ -1019,6 +1901,55 @@ pub struct Meter {
     pub registers: ::std::vec::Vec<crate::types::Register>,
 }
 
+impl Meter {
+    /// A `Meter` from its fields, in schema order.
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        serial_number: impl ::std::convert::Into<::std::string::String>,
+        current_rating: impl ::std::convert::Into<i64>,
+        location: impl ::std::convert::Into<::std::string::String>,
+        make_and_type: impl ::std::convert::Into<::std::string::String>,
+        meter_asset_provider_mpid: impl ::std::convert::Into<::std::string::String>,
+        meter_type: impl ::std::convert::Into<::std::string::String>,
+        retrieval_method: impl ::std::convert::Into<::std::string::String>,
+        retrieval_method_effective_from: impl ::std::convert::Into<
+            ::std::string::String,
+        >,
+        meter_cop: impl ::std::convert::Into<::std::string::String>,
+        meter_cop_dispensation: impl ::std::convert::Into<::std::string::String>,
+        communications_address: impl ::std::convert::Into<::std::string::String>,
+        communications_method: impl ::std::convert::Into<::std::string::String>,
+        vt_ratio: impl ::std::convert::Into<::std::string::String>,
+        installation_date: impl ::std::convert::Into<::std::string::String>,
+        timing_device_id: impl ::std::convert::Into<::std::string::String>,
+        is_tele_switch: impl ::std::convert::Into<bool>,
+        ct_ratio: impl ::std::convert::Into<::std::string::String>,
+        registers: impl ::std::convert::Into<::std::vec::Vec<crate::types::Register>>,
+    ) -> Self {
+        Self {
+            serial_number: serial_number.into(),
+            current_rating: current_rating.into(),
+            location: location.into(),
+            make_and_type: make_and_type.into(),
+            meter_asset_provider_mpid: meter_asset_provider_mpid.into(),
+            meter_type: meter_type.into(),
+            retrieval_method: retrieval_method.into(),
+            retrieval_method_effective_from: retrieval_method_effective_from.into(),
+            meter_cop: meter_cop.into(),
+            meter_cop_dispensation: meter_cop_dispensation.into(),
+            communications_address: communications_address.into(),
+            communications_method: communications_method.into(),
+            vt_ratio: vt_ratio.into(),
+            installation_date: installation_date.into(),
+            timing_device_id: timing_device_id.into(),
+            is_tele_switch: is_tele_switch.into(),
+            ct_ratio: ct_ratio.into(),
+            registers: registers.into(),
+        }
+    }
+}
+
 ::energy_api_core::table_struct!(
     nested Meter,
     crate::shapes::Meter,
@@ -1047,6 +1978,7 @@ pub struct Meter {
 
 /// A payment. Shown in the catalogue but not attached to any listed event.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Payment {
     /// `id` (integer).
     pub id: i64,
@@ -1058,6 +1990,36 @@ pub struct Payment {
     pub description: ::std::string::String,
     /// `failure_reason` (string).
     pub failure_reason: ::std::option::Option<::std::string::String>,
+}
+
+impl Payment {
+    /// A `Payment` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        id: impl ::std::convert::Into<i64>,
+        amount: impl ::std::convert::Into<i64>,
+        payment_date: impl ::std::convert::Into<::std::string::String>,
+        description: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            amount: amount.into(),
+            payment_date: payment_date.into(),
+            description: description.into(),
+            failure_reason: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `failure_reason`.
+    #[inline]
+    #[must_use]
+    pub fn with_failure_reason(
+        mut self,
+        failure_reason: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.failure_reason = ::std::option::Option::Some(failure_reason.into());
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1075,9 +2037,18 @@ pub struct Payment {
 
 /// The account of a payments ledger. Shown in the catalogue but not attached to any listed event.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct PaymentsAccount {
     /// `number` (string).
     pub number: ::std::string::String,
+}
+
+impl PaymentsAccount {
+    /// A `PaymentsAccount` from its fields, in schema order.
+    #[inline]
+    pub fn new(number: impl ::std::convert::Into<::std::string::String>) -> Self {
+        Self { number: number.into() }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1091,11 +2062,36 @@ pub struct PaymentsAccount {
 
 /// A payments ledger. Shown in the catalogue but not attached to any listed event.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct PaymentsLedger {
     /// `account` (`PaymentsAccount`).
     pub account: crate::types::PaymentsAccount,
     /// `id` (string).
     pub id: ::std::option::Option<::std::string::String>,
+}
+
+impl PaymentsLedger {
+    /// A `PaymentsLedger` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        account: impl ::std::convert::Into<crate::types::PaymentsAccount>,
+    ) -> Self {
+        Self {
+            account: account.into(),
+            id: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `id`.
+    #[inline]
+    #[must_use]
+    pub fn with_id(
+        mut self,
+        id: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.id = ::std::option::Option::Some(id.into());
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1111,6 +2107,7 @@ pub struct PaymentsLedger {
 /// A product as referenced by an event (for example the product an agreement rolled on to).
 #[cfg(feature = "agreements-and-approvals")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Product {
     /// `code` (string).
     pub code: ::std::string::String,
@@ -1118,6 +2115,23 @@ pub struct Product {
     pub market_name: ::std::string::String,
     /// `brand_code` (string).
     pub brand_code: ::std::string::String,
+}
+
+#[cfg(feature = "agreements-and-approvals")]
+impl Product {
+    /// A `Product` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        code: impl ::std::convert::Into<::std::string::String>,
+        market_name: impl ::std::convert::Into<::std::string::String>,
+        brand_code: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            code: code.into(),
+            market_name: market_name.into(),
+            brand_code: brand_code.into(),
+        }
+    }
 }
 
 #[cfg(feature = "agreements-and-approvals")]
@@ -1135,6 +2149,7 @@ pub struct Product {
 /// A Priority Services Register record of an account user.
 #[cfg(feature = "account-users")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct PsrRecord {
     /// `description` (string).
     pub description: ::std::string::String,
@@ -1142,6 +2157,23 @@ pub struct PsrRecord {
     pub electricity_industry_code: ::std::string::String,
     /// `gas_industry_code` (string).
     pub gas_industry_code: ::std::string::String,
+}
+
+#[cfg(feature = "account-users")]
+impl PsrRecord {
+    /// A `PsrRecord` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        description: impl ::std::convert::Into<::std::string::String>,
+        electricity_industry_code: impl ::std::convert::Into<::std::string::String>,
+        gas_industry_code: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            description: description.into(),
+            electricity_industry_code: electricity_industry_code.into(),
+            gas_industry_code: gas_industry_code.into(),
+        }
+    }
 }
 
 #[cfg(feature = "account-users")]
@@ -1158,6 +2190,7 @@ pub struct PsrRecord {
 
 /// A register of a meter. Shown in the catalogue but not attached to any listed event (used by `Meter`).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Register {
     /// `register_id` (string).
     pub register_id: ::std::string::String,
@@ -1175,6 +2208,33 @@ pub struct Register {
     pub associated_meter_serial: ::std::string::String,
     /// `associated_register_id` (string).
     pub associated_register_id: ::std::string::String,
+}
+
+impl Register {
+    /// A `Register` from its fields, in schema order.
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        register_id: impl ::std::convert::Into<::std::string::String>,
+        register_type: impl ::std::convert::Into<::std::string::String>,
+        measurement_quantity: impl ::std::convert::Into<::std::string::String>,
+        multiplier: impl ::std::convert::Into<::std::string::String>,
+        digits: impl ::std::convert::Into<i64>,
+        is_main: impl ::std::convert::Into<bool>,
+        associated_meter_serial: impl ::std::convert::Into<::std::string::String>,
+        associated_register_id: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            register_id: register_id.into(),
+            register_type: register_type.into(),
+            measurement_quantity: measurement_quantity.into(),
+            multiplier: multiplier.into(),
+            digits: digits.into(),
+            is_main: is_main.into(),
+            associated_meter_serial: associated_meter_serial.into(),
+            associated_register_id: associated_register_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1195,6 +2255,7 @@ pub struct Register {
 
 /// A meter removed from a meter point. Shown in the catalogue but not attached to any listed event.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct RemovedMeter {
     /// `serial_number` (string).
     pub serial_number: ::std::string::String,
@@ -1202,6 +2263,22 @@ pub struct RemovedMeter {
     pub date_of_removal: ::std::string::String,
     /// `meter_asset_provider_mpid` (string).
     pub meter_asset_provider_mpid: ::std::string::String,
+}
+
+impl RemovedMeter {
+    /// A `RemovedMeter` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        serial_number: impl ::std::convert::Into<::std::string::String>,
+        date_of_removal: impl ::std::convert::Into<::std::string::String>,
+        meter_asset_provider_mpid: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            serial_number: serial_number.into(),
+            date_of_removal: date_of_removal.into(),
+            meter_asset_provider_mpid: meter_asset_provider_mpid.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1218,11 +2295,27 @@ pub struct RemovedMeter {
 /// The identity that signed a consent.
 #[cfg(feature = "communications")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct SigningIdentity {
     /// `identity_type` (string).
     pub identity_type: ::std::string::String,
     /// `identity` (string).
     pub identity: ::std::string::String,
+}
+
+#[cfg(feature = "communications")]
+impl SigningIdentity {
+    /// A `SigningIdentity` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        identity_type: impl ::std::convert::Into<::std::string::String>,
+        identity: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            identity_type: identity_type.into(),
+            identity: identity.into(),
+        }
+    }
 }
 
 #[cfg(feature = "communications")]
@@ -1239,11 +2332,27 @@ pub struct SigningIdentity {
 /// The journey of one subject of a contract, within a contract journey.
 #[cfg(feature = "contracts")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct SubjectContractJourney {
     /// `number` (string).
     pub number: ::std::string::String,
     /// `subject_number` (string).
     pub subject_number: ::std::string::String,
+}
+
+#[cfg(feature = "contracts")]
+impl SubjectContractJourney {
+    /// A `SubjectContractJourney` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        number: impl ::std::convert::Into<::std::string::String>,
+        subject_number: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            number: number.into(),
+            subject_number: subject_number.into(),
+        }
+    }
 }
 
 #[cfg(feature = "contracts")]
@@ -1260,6 +2369,7 @@ pub struct SubjectContractJourney {
 /// A supply period.
 #[cfg(feature = "lifecycle-join")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct SupplyPeriodData {
     /// `id` (integer).
     pub id: i64,
@@ -1267,6 +2377,23 @@ pub struct SupplyPeriodData {
     pub supply_start_at: ::std::string::String,
     /// `supply_end_at` (string).
     pub supply_end_at: ::std::string::String,
+}
+
+#[cfg(feature = "lifecycle-join")]
+impl SupplyPeriodData {
+    /// A `SupplyPeriodData` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        id: impl ::std::convert::Into<i64>,
+        supply_start_at: impl ::std::convert::Into<::std::string::String>,
+        supply_end_at: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            supply_start_at: supply_start_at.into(),
+            supply_end_at: supply_end_at.into(),
+        }
+    }
 }
 
 #[cfg(feature = "lifecycle-join")]
@@ -1284,6 +2411,7 @@ pub struct SupplyPeriodData {
 /// A supply point whose supply ended.
 #[cfg(feature = "lifecycle-leave")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct TerminatedSupplyPoint {
     /// `external_identifier` (string).
     pub external_identifier: ::std::string::String,
@@ -1291,6 +2419,23 @@ pub struct TerminatedSupplyPoint {
     pub market_name: ::std::string::String,
     /// `confirmed_supply_end_date` (string).
     pub confirmed_supply_end_date: ::std::string::String,
+}
+
+#[cfg(feature = "lifecycle-leave")]
+impl TerminatedSupplyPoint {
+    /// A `TerminatedSupplyPoint` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        external_identifier: impl ::std::convert::Into<::std::string::String>,
+        market_name: impl ::std::convert::Into<::std::string::String>,
+        confirmed_supply_end_date: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            external_identifier: external_identifier.into(),
+            market_name: market_name.into(),
+            confirmed_supply_end_date: confirmed_supply_end_date.into(),
+        }
+    }
 }
 
 #[cfg(feature = "lifecycle-leave")]
@@ -1308,6 +2453,7 @@ pub struct TerminatedSupplyPoint {
 /// A supply point whose termination started.
 #[cfg(feature = "lifecycle-leave")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct TerminationInitiatedSupplyPoint {
     /// `external_identifier` (string).
     pub external_identifier: ::std::string::String,
@@ -1315,6 +2461,23 @@ pub struct TerminationInitiatedSupplyPoint {
     pub market_name: ::std::string::String,
     /// `requested_supply_end_date` (string).
     pub requested_supply_end_date: ::std::string::String,
+}
+
+#[cfg(feature = "lifecycle-leave")]
+impl TerminationInitiatedSupplyPoint {
+    /// A `TerminationInitiatedSupplyPoint` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        external_identifier: impl ::std::convert::Into<::std::string::String>,
+        market_name: impl ::std::convert::Into<::std::string::String>,
+        requested_supply_end_date: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            external_identifier: external_identifier.into(),
+            market_name: market_name.into(),
+            requested_supply_end_date: requested_supply_end_date.into(),
+        }
+    }
 }
 
 #[cfg(feature = "lifecycle-leave")]

@@ -136,10 +136,7 @@ fn render_pages(base_url: &str) -> HashMap<String, Vec<u8>> {
 }
 
 fn list() -> ListProducts {
-    ListProducts {
-        page_size: Some(PAGE_SIZE as i64),
-        ..ListProducts::default()
-    }
+    ListProducts::default().with_page_size(PAGE_SIZE as i64)
 }
 
 #[inline(never)]

@@ -105,10 +105,10 @@ fn a_known_event_is_typed_and_keeps_its_metadata() {
     };
     assert_eq!(
         *known.event,
-        Event::AgreementRevoked(AgreementRevoked::V2(AgreementRevokedV2 {
-            agreement_id: 88213,
-            account_number: "A-1B2C3D4E".to_owned(),
-        }))
+        Event::AgreementRevoked(AgreementRevoked::V2(AgreementRevokedV2::new(
+            88213,
+            "A-1B2C3D4E"
+        )))
     );
     let metadata: Vec<(&str, &str)> = known.metadata.iter().map(|(k, v)| (k, v.get())).collect();
     assert_eq!(

@@ -221,12 +221,11 @@ fn ok(body: String) -> Reply {
 }
 
 fn green_products() -> ListProducts {
-    ListProducts {
-        brand: Some("OCTOPUS_ENERGY".to_owned()),
-        is_green: Some(true),
-        is_prepay: Some(false),
-        page_size: Some(3),
-    }
+    ListProducts::default()
+        .with_brand("OCTOPUS_ENERGY")
+        .with_is_green(true)
+        .with_is_prepay(false)
+        .with_page_size(3)
 }
 
 /// Serves the three pages of green products.

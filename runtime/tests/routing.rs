@@ -111,43 +111,18 @@ fn handlers_of_one_type_are_tried_in_order_and_return_values() {
 
 #[test]
 fn version_views_convert_newer_payloads_to_older() {
-    let v3 = DispatchedV3 {
-        account_number: "A-1".to_owned(),
-        billing_document_id: 73,
-        billing_document_identifier: "BD-73".to_owned(),
-        billing_document_representation_dispatch_id: 6,
-        billing_document_representations_id: vec![3, 4],
-        support_user_id: 14,
-    };
+    let v3 = DispatchedV3::new("A-1", 73, "BD-73", 6, vec![3, 4], 14);
     let v2 = DispatchedV2::from(v3.clone());
-    assert_eq!(
-        v2,
-        DispatchedV2 {
-            account_number: "A-1".to_owned(),
-            billing_document_id: 73,
-            billing_document_identifier: "BD-73".to_owned(),
-            billing_document_representation_dispatch_id: 6,
-            billing_document_representations_id: vec![3, 4],
-        }
-    );
+    assert_eq!(v2, DispatchedV2::new("A-1", 73, "BD-73", 6, vec![3, 4]));
     let v1 = DispatchedV1::from(v3);
     assert_eq!(v1, DispatchedV1::from(v2));
     assert_eq!(v1.billing_document_id, 73);
 
     // agreement.updated v2 ⊇ v1; the view keeps the optional field as it was.
-    let v2 = AgreementUpdatedV2 {
-        agreement_id: 7,
-        changes: serde_json::Map::new(),
-        is_override: Some(true),
-        account_number: "A-1".to_owned(),
-    };
+    let v2 = AgreementUpdatedV2::new(7, serde_json::Map::new(), "A-1").with_is_override(true);
     assert_eq!(
         AgreementUpdatedV1::from(v2.clone()),
-        AgreementUpdatedV1 {
-            agreement_id: 7,
-            changes: serde_json::Map::new(),
-            is_override: Some(true),
-        }
+        AgreementUpdatedV1::new(7, serde_json::Map::new()).with_is_override(true)
     );
     // Through the version enum: exact version only, or the view.
     let event = AgreementUpdated::V2(v2);
@@ -159,11 +134,7 @@ fn version_views_convert_newer_payloads_to_older() {
         .map(|v1| v1.agreement_id);
     assert_eq!(viewed, Ok(7));
     // An older payload has no view of a newer one.
-    let older = AgreementUpdated::V1(AgreementUpdatedV1 {
-        agreement_id: 8,
-        changes: serde_json::Map::new(),
-        is_override: None,
-    });
+    let older = AgreementUpdated::V1(AgreementUpdatedV1::new(8, serde_json::Map::new()));
     assert!(<AgreementUpdatedV2 as PayloadVersion<AgreementUpdated>>::view_of(older).is_err());
 }
 

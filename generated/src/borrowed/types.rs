@@ -5,6 +5,7 @@
 /// The borrowed view of [`ActivatedSupplyPoint`](crate::types::ActivatedSupplyPoint): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-join")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ActivatedSupplyPoint<'a> {
     /// `external_identifier` (string).
     pub external_identifier: ::energy_api_core::CowStr<'a>,
@@ -29,6 +30,7 @@ pub struct ActivatedSupplyPoint<'a> {
 /// The borrowed view of [`ActivationInitiatedSupplyPoint`](crate::types::ActivationInitiatedSupplyPoint): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-join")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ActivationInitiatedSupplyPoint<'a> {
     /// `external_identifier` (string).
     pub external_identifier: ::energy_api_core::CowStr<'a>,
@@ -50,6 +52,7 @@ pub struct ActivationInitiatedSupplyPoint<'a> {
 /// The borrowed view of [`AllocationComponent`](crate::types::AllocationComponent): its strings and free-form objects point into the input.
 #[cfg(feature = "collections")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AllocationComponent<'a> {
     /// `source_type` (string).
     pub source_type: ::energy_api_core::CowStr<'a>,
@@ -71,6 +74,7 @@ pub struct AllocationComponent<'a> {
 /// The borrowed view of [`AmendedSubject`](crate::types::AmendedSubject): its strings and free-form objects point into the input.
 #[cfg(feature = "contracts")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AmendedSubject<'a> {
     /// `type` (string).
     pub r#type: ::energy_api_core::CowStr<'a>,
@@ -98,6 +102,7 @@ pub struct AmendedSubject<'a> {
 /// The borrowed view of [`BillingAccount`](crate::types::BillingAccount): its strings and free-form objects point into the input.
 #[cfg(feature = "billing")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingAccount<'a> {
     /// `number` (string).
     pub number: ::energy_api_core::CowStr<'a>,
@@ -116,6 +121,7 @@ pub struct BillingAccount<'a> {
 /// The borrowed view of [`ChargePeriod`](crate::types::ChargePeriod): its strings and free-form objects point into the input.
 #[cfg(feature = "billing")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ChargePeriod<'a> {
     /// `start_at` (string).
     pub start_at: ::energy_api_core::CowStr<'a>,
@@ -137,6 +143,7 @@ pub struct ChargePeriod<'a> {
 /// The borrowed view of [`CommsPreferencesChanges`](crate::types::CommsPreferencesChanges): its strings and free-form objects point into the input.
 #[cfg(feature = "accounts")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CommsPreferencesChanges<'a> {
     /// `requires_postal_comms` (array of boolean).
     pub requires_postal_comms: ::std::option::Option<::std::vec::Vec<bool>>,
@@ -165,6 +172,7 @@ pub struct CommsPreferencesChanges<'a> {
 /// The borrowed view of [`Consent`](crate::types::Consent): its strings and free-form objects point into the input.
 #[cfg(feature = "communications")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Consent<'a> {
     /// `id` (integer).
     pub id: i64,
@@ -192,6 +200,7 @@ pub struct Consent<'a> {
 /// The borrowed view of [`ContractJourney`](crate::types::ContractJourney): its strings and free-form objects point into the input.
 #[cfg(feature = "contracts")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractJourney<'a> {
     /// `number` (string).
     pub number: ::energy_api_core::CowStr<'a>,
@@ -216,6 +225,7 @@ pub struct ContractJourney<'a> {
 /// The borrowed view of [`ContractReferences`](crate::types::ContractReferences): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-join")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractReferences<'a> {
     /// `account_contract_identifier` (string).
     pub account_contract_identifier: ::std::option::Option<
@@ -241,6 +251,7 @@ pub struct ContractReferences<'a> {
 /// The borrowed view of [`DispatchPayload`](crate::types::DispatchPayload): its strings and free-form objects point into the input.
 #[cfg(feature = "flexible-devices")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DispatchPayload<'a> {
     /// `begin` (string).
     pub begin: ::energy_api_core::CowStr<'a>,
@@ -264,6 +275,7 @@ pub struct DispatchPayload<'a> {
 
 /// The borrowed view of [`DisputedClosingReading`](crate::types::DisputedClosingReading): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DisputedClosingReading<'a> {
     /// `mprn` (string).
     pub mprn: ::energy_api_core::CowStr<'a>,
@@ -344,6 +356,7 @@ pub struct DisputedClosingReading<'a> {
 /// The borrowed view of [`EnrollmentSupplyPoint`](crate::types::EnrollmentSupplyPoint): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-status")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct EnrollmentSupplyPoint<'a> {
     /// `market_name` (string).
     pub market_name: ::energy_api_core::CowStr<'a>,
@@ -371,6 +384,7 @@ pub struct EnrollmentSupplyPoint<'a> {
 /// The borrowed view of [`FlexDeviceDisconnectedPayload`](crate::types::FlexDeviceDisconnectedPayload): its strings and free-form objects point into the input.
 #[cfg(feature = "flexible-devices")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct FlexDeviceDisconnectedPayload<'a> {
     /// `cause` (string).
     pub cause: ::energy_api_core::CowStr<'a>,
@@ -392,6 +406,7 @@ pub struct FlexDeviceDisconnectedPayload<'a> {
 /// The borrowed view of [`FlexDeviceOptimisationCreatedPayload`](crate::types::FlexDeviceOptimisationCreatedPayload): its strings and free-form objects point into the input.
 #[cfg(feature = "flexible-devices")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct FlexDeviceOptimisationCreatedPayload<'a> {
     /// `dispatches` (array of `DispatchPayload`).
     pub dispatches: ::std::vec::Vec<crate::borrowed::types::DispatchPayload<'a>>,
@@ -455,6 +470,7 @@ pub struct FlexDeviceOptimisationCreatedPayload<'a> {
 /// The borrowed view of [`GroupMembership`](crate::types::GroupMembership): its strings and free-form objects point into the input.
 #[cfg(feature = "contracts")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GroupMembership<'a> {
     /// `contract_identifier` (string).
     pub contract_identifier: ::energy_api_core::CowStr<'a>,
@@ -479,6 +495,7 @@ pub struct GroupMembership<'a> {
 /// The borrowed view of [`GroupMembershipNew`](crate::types::GroupMembershipNew): its strings and free-form objects point into the input.
 #[cfg(feature = "contracts")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GroupMembershipNew<'a> {
     /// `contract_identifier` (string).
     pub contract_identifier: ::energy_api_core::CowStr<'a>,
@@ -503,6 +520,7 @@ pub struct GroupMembershipNew<'a> {
 /// The borrowed view of [`GroupPeriod`](crate::types::GroupPeriod): its strings and free-form objects point into the input.
 #[cfg(feature = "contracts")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GroupPeriod<'a> {
     /// `start` (string).
     pub start: ::energy_api_core::CowStr<'a>,
@@ -524,6 +542,7 @@ pub struct GroupPeriod<'a> {
 /// The borrowed view of [`GroupTrait`](crate::types::GroupTrait): its strings and free-form objects point into the input.
 #[cfg(feature = "contracts")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GroupTrait<'a> {
     /// `identifier` (string).
     pub identifier: ::energy_api_core::CowStr<'a>,
@@ -548,6 +567,7 @@ pub struct GroupTrait<'a> {
 /// The borrowed view of [`GroupVersion`](crate::types::GroupVersion): its strings and free-form objects point into the input.
 #[cfg(feature = "contracts")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GroupVersion<'a> {
     /// `identifier` (string).
     pub identifier: ::energy_api_core::CowStr<'a>,
@@ -574,6 +594,7 @@ pub struct GroupVersion<'a> {
 
 /// The borrowed view of [`HouseMoveAccount`](crate::types::HouseMoveAccount): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct HouseMoveAccount<'a> {
     /// `number` (string).
     pub number: ::energy_api_core::CowStr<'a>,
@@ -593,6 +614,7 @@ pub struct HouseMoveAccount<'a> {
 
 /// The borrowed view of [`HouseMoveSupplyPoint`](crate::types::HouseMoveSupplyPoint): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct HouseMoveSupplyPoint<'a> {
     /// `id` (string).
     pub id: ::energy_api_core::CowStr<'a>,
@@ -619,6 +641,7 @@ pub struct HouseMoveSupplyPoint<'a> {
 /// The borrowed view of [`InkAction`](crate::types::InkAction): its strings and free-form objects point into the input.
 #[cfg(feature = "conversations")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkAction<'a> {
     /// `code` (string).
     pub code: ::energy_api_core::CowStr<'a>,
@@ -643,6 +666,7 @@ pub struct InkAction<'a> {
 /// The borrowed view of [`InkContent`](crate::types::InkContent): its strings and free-form objects point into the input.
 #[cfg(feature = "conversations")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkContent<'a> {
     /// `from_address` (string).
     pub from_address: ::std::option::Option<::energy_api_core::CowStr<'a>>,
@@ -672,6 +696,7 @@ pub struct InkContent<'a> {
 /// The borrowed view of [`InkConversation`](crate::types::InkConversation): its strings and free-form objects point into the input.
 #[cfg(feature = "conversations")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkConversation<'a> {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::energy_api_core::CowStr<'a>,
@@ -696,6 +721,7 @@ pub struct InkConversation<'a> {
 /// The borrowed view of [`InkFailureData`](crate::types::InkFailureData): its strings and free-form objects point into the input.
 #[cfg(feature = "conversations")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkFailureData<'a> {
     /// `type` (string).
     pub r#type: ::energy_api_core::CowStr<'a>,
@@ -720,6 +746,7 @@ pub struct InkFailureData<'a> {
 /// The borrowed view of [`InkMessage`](crate::types::InkMessage): its strings and free-form objects point into the input.
 #[cfg(feature = "conversations")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkMessage<'a> {
     /// `relay_id` (string).
     pub relay_id: ::energy_api_core::CowStr<'a>,
@@ -747,6 +774,7 @@ pub struct InkMessage<'a> {
 /// The borrowed view of [`InkMessageContent`](crate::types::InkMessageContent): its strings and free-form objects point into the input.
 #[cfg(feature = "conversations")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkMessageContent<'a> {
     /// `message_id` (integer).
     pub message_id: i64,
@@ -774,6 +802,7 @@ pub struct InkMessageContent<'a> {
 /// The borrowed view of [`InkMessageWithVendor`](crate::types::InkMessageWithVendor): its strings and free-form objects point into the input.
 #[cfg(feature = "conversations")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkMessageWithVendor<'a> {
     /// `relay_id` (string).
     pub relay_id: ::energy_api_core::CowStr<'a>,
@@ -804,6 +833,7 @@ pub struct InkMessageWithVendor<'a> {
 /// The borrowed view of [`JoinAgreement`](crate::types::JoinAgreement): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-join")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct JoinAgreement<'a> {
     /// `id` (integer).
     pub id: i64,
@@ -831,6 +861,7 @@ pub struct JoinAgreement<'a> {
 /// The borrowed view of [`JoinSupplyPoint`](crate::types::JoinSupplyPoint): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-join")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct JoinSupplyPoint<'a> {
     /// `external_identifier` (string).
     pub external_identifier: ::energy_api_core::CowStr<'a>,
@@ -855,6 +886,7 @@ pub struct JoinSupplyPoint<'a> {
 /// The borrowed view of [`LeaveSupplyPoint`](crate::types::LeaveSupplyPoint): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-leave")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LeaveSupplyPoint<'a> {
     /// `market_identifier` (string).
     pub market_identifier: ::energy_api_core::CowStr<'a>,
@@ -879,6 +911,7 @@ pub struct LeaveSupplyPoint<'a> {
 /// The borrowed view of [`Ledger`](crate::types::Ledger): its strings and free-form objects point into the input.
 #[cfg(feature = "billing")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Ledger<'a> {
     /// `account` (`BillingAccount`).
     pub account: crate::borrowed::types::BillingAccount<'a>,
@@ -903,6 +936,7 @@ pub struct Ledger<'a> {
 /// The borrowed view of [`LedgerEntry`](crate::types::LedgerEntry): its strings and free-form objects point into the input.
 #[cfg(feature = "billing")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LedgerEntry<'a> {
     /// `id` (integer).
     pub id: i64,
@@ -945,6 +979,7 @@ pub struct LedgerEntry<'a> {
 /// The borrowed view of [`LedgerEntryRemoval`](crate::types::LedgerEntryRemoval): its strings and free-form objects point into the input.
 #[cfg(feature = "billing")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LedgerEntryRemoval<'a> {
     /// `id` (integer).
     pub id: i64,
@@ -986,6 +1021,7 @@ pub struct LedgerEntryRemoval<'a> {
 
 /// The borrowed view of [`Meter`](crate::types::Meter): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Meter<'a> {
     /// `serial_number` (string).
     pub serial_number: ::energy_api_core::CowStr<'a>,
@@ -1053,6 +1089,7 @@ pub struct Meter<'a> {
 
 /// The borrowed view of [`Payment`](crate::types::Payment): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Payment<'a> {
     /// `id` (integer).
     pub id: i64,
@@ -1081,6 +1118,7 @@ pub struct Payment<'a> {
 
 /// The borrowed view of [`PaymentsAccount`](crate::types::PaymentsAccount): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct PaymentsAccount<'a> {
     /// `number` (string).
     pub number: ::energy_api_core::CowStr<'a>,
@@ -1097,6 +1135,7 @@ pub struct PaymentsAccount<'a> {
 
 /// The borrowed view of [`PaymentsLedger`](crate::types::PaymentsLedger): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct PaymentsLedger<'a> {
     /// `account` (`PaymentsAccount`).
     pub account: crate::borrowed::types::PaymentsAccount<'a>,
@@ -1117,6 +1156,7 @@ pub struct PaymentsLedger<'a> {
 /// The borrowed view of [`Product`](crate::types::Product): its strings and free-form objects point into the input.
 #[cfg(feature = "agreements-and-approvals")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Product<'a> {
     /// `code` (string).
     pub code: ::energy_api_core::CowStr<'a>,
@@ -1141,6 +1181,7 @@ pub struct Product<'a> {
 /// The borrowed view of [`PsrRecord`](crate::types::PsrRecord): its strings and free-form objects point into the input.
 #[cfg(feature = "account-users")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct PsrRecord<'a> {
     /// `description` (string).
     pub description: ::energy_api_core::CowStr<'a>,
@@ -1164,6 +1205,7 @@ pub struct PsrRecord<'a> {
 
 /// The borrowed view of [`Register`](crate::types::Register): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Register<'a> {
     /// `register_id` (string).
     pub register_id: ::energy_api_core::CowStr<'a>,
@@ -1201,6 +1243,7 @@ pub struct Register<'a> {
 
 /// The borrowed view of [`RemovedMeter`](crate::types::RemovedMeter): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct RemovedMeter<'a> {
     /// `serial_number` (string).
     pub serial_number: ::energy_api_core::CowStr<'a>,
@@ -1224,6 +1267,7 @@ pub struct RemovedMeter<'a> {
 /// The borrowed view of [`SigningIdentity`](crate::types::SigningIdentity): its strings and free-form objects point into the input.
 #[cfg(feature = "communications")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct SigningIdentity<'a> {
     /// `identity_type` (string).
     pub identity_type: ::energy_api_core::CowStr<'a>,
@@ -1245,6 +1289,7 @@ pub struct SigningIdentity<'a> {
 /// The borrowed view of [`SubjectContractJourney`](crate::types::SubjectContractJourney): its strings and free-form objects point into the input.
 #[cfg(feature = "contracts")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct SubjectContractJourney<'a> {
     /// `number` (string).
     pub number: ::energy_api_core::CowStr<'a>,
@@ -1266,6 +1311,7 @@ pub struct SubjectContractJourney<'a> {
 /// The borrowed view of [`SupplyPeriodData`](crate::types::SupplyPeriodData): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-join")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct SupplyPeriodData<'a> {
     /// `id` (integer).
     pub id: i64,
@@ -1290,6 +1336,7 @@ pub struct SupplyPeriodData<'a> {
 /// The borrowed view of [`TerminatedSupplyPoint`](crate::types::TerminatedSupplyPoint): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-leave")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct TerminatedSupplyPoint<'a> {
     /// `external_identifier` (string).
     pub external_identifier: ::energy_api_core::CowStr<'a>,
@@ -1314,6 +1361,7 @@ pub struct TerminatedSupplyPoint<'a> {
 /// The borrowed view of [`TerminationInitiatedSupplyPoint`](crate::types::TerminationInitiatedSupplyPoint): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-leave")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct TerminationInitiatedSupplyPoint<'a> {
     /// `external_identifier` (string).
     pub external_identifier: ::energy_api_core::CowStr<'a>,

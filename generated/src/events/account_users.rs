@@ -7,6 +7,7 @@
 ///
 /// Holds the fields of base `UB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountUserCreatedV1 {
     /// `user_id` (integer). From base UB.
     pub user_id: i64,
@@ -26,6 +27,68 @@ pub struct AccountUserCreatedV1 {
     pub initiator_type: ::std::option::Option<::std::string::String>,
     /// `is_customer_initiated` (boolean). From base UB.
     pub is_customer_initiated: ::std::option::Option<bool>,
+}
+
+impl AccountUserCreatedV1 {
+    /// A `AccountUserCreatedV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        user_id: impl ::std::convert::Into<i64>,
+        user_email: impl ::std::convert::Into<::std::string::String>,
+        user_number: impl ::std::convert::Into<::std::string::String>,
+        linked_accounts: impl ::std::convert::Into<
+            ::std::vec::Vec<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+            >,
+        >,
+    ) -> Self {
+        Self {
+            user_id: user_id.into(),
+            user_email: user_email.into(),
+            user_number: user_number.into(),
+            linked_accounts: linked_accounts.into(),
+            user_identifiers: ::std::option::Option::None,
+            initiator_type: ::std::option::Option::None,
+            is_customer_initiated: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `user_identifiers`.
+    #[inline]
+    #[must_use]
+    pub fn with_user_identifiers(
+        mut self,
+        user_identifiers: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.user_identifiers = ::std::option::Option::Some(user_identifiers.into());
+        self
+    }
+
+    /// Sets `initiator_type`.
+    #[inline]
+    #[must_use]
+    pub fn with_initiator_type(
+        mut self,
+        initiator_type: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.initiator_type = ::std::option::Option::Some(initiator_type.into());
+        self
+    }
+
+    /// Sets `is_customer_initiated`.
+    #[inline]
+    #[must_use]
+    pub fn with_is_customer_initiated(
+        mut self,
+        is_customer_initiated: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.is_customer_initiated = ::std::option::Option::Some(
+            is_customer_initiated.into(),
+        );
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -137,9 +200,18 @@ impl crate::events::PayloadVersion<AccountUserCreated> for AccountUserCreatedV1 
 
 /// Payload of `account_user.password_changed` version `v1` (Account users).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountUserPasswordChangedV1 {
     /// `user_id` (integer).
     pub user_id: i64,
+}
+
+impl AccountUserPasswordChangedV1 {
+    /// A `AccountUserPasswordChangedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(user_id: impl ::std::convert::Into<i64>) -> Self {
+        Self { user_id: user_id.into() }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -248,11 +320,26 @@ for AccountUserPasswordChangedV1 {
 
 /// Payload of `account_user.password_reset_requested` version `v1` (Account users).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountUserPasswordResetRequestedV1 {
     /// `account_user_id` (integer).
     pub account_user_id: i64,
     /// `account_user_number` (string).
     pub account_user_number: ::std::string::String,
+}
+
+impl AccountUserPasswordResetRequestedV1 {
+    /// A `AccountUserPasswordResetRequestedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_user_id: impl ::std::convert::Into<i64>,
+        account_user_number: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_user_id: account_user_id.into(),
+            account_user_number: account_user_number.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -363,6 +450,7 @@ for AccountUserPasswordResetRequestedV1 {
 
 /// Payload of `account_user.psr_records_updated` version `v1` (Account users).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountUserPsrRecordsUpdatedV1 {
     /// `user_id` (integer).
     pub user_id: i64,
@@ -372,6 +460,30 @@ pub struct AccountUserPsrRecordsUpdatedV1 {
     pub updated_records: ::std::vec::Vec<crate::types::PsrRecord>,
     /// `deleted_records` (array of `PsrRecord`).
     pub deleted_records: ::std::vec::Vec<crate::types::PsrRecord>,
+}
+
+impl AccountUserPsrRecordsUpdatedV1 {
+    /// A `AccountUserPsrRecordsUpdatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        user_id: impl ::std::convert::Into<i64>,
+        created_records: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::PsrRecord>,
+        >,
+        updated_records: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::PsrRecord>,
+        >,
+        deleted_records: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::PsrRecord>,
+        >,
+    ) -> Self {
+        Self {
+            user_id: user_id.into(),
+            created_records: created_records.into(),
+            updated_records: updated_records.into(),
+            deleted_records: deleted_records.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -486,6 +598,7 @@ for AccountUserPsrRecordsUpdatedV1 {
 ///
 /// Holds the fields of base `UB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountUserRemovedV1 {
     /// `user_id` (integer). From base UB.
     pub user_id: i64,
@@ -505,6 +618,68 @@ pub struct AccountUserRemovedV1 {
     pub initiator_type: ::std::option::Option<::std::string::String>,
     /// `is_customer_initiated` (boolean). From base UB.
     pub is_customer_initiated: ::std::option::Option<bool>,
+}
+
+impl AccountUserRemovedV1 {
+    /// A `AccountUserRemovedV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        user_id: impl ::std::convert::Into<i64>,
+        user_email: impl ::std::convert::Into<::std::string::String>,
+        user_number: impl ::std::convert::Into<::std::string::String>,
+        linked_accounts: impl ::std::convert::Into<
+            ::std::vec::Vec<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+            >,
+        >,
+    ) -> Self {
+        Self {
+            user_id: user_id.into(),
+            user_email: user_email.into(),
+            user_number: user_number.into(),
+            linked_accounts: linked_accounts.into(),
+            user_identifiers: ::std::option::Option::None,
+            initiator_type: ::std::option::Option::None,
+            is_customer_initiated: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `user_identifiers`.
+    #[inline]
+    #[must_use]
+    pub fn with_user_identifiers(
+        mut self,
+        user_identifiers: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.user_identifiers = ::std::option::Option::Some(user_identifiers.into());
+        self
+    }
+
+    /// Sets `initiator_type`.
+    #[inline]
+    #[must_use]
+    pub fn with_initiator_type(
+        mut self,
+        initiator_type: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.initiator_type = ::std::option::Option::Some(initiator_type.into());
+        self
+    }
+
+    /// Sets `is_customer_initiated`.
+    #[inline]
+    #[must_use]
+    pub fn with_is_customer_initiated(
+        mut self,
+        is_customer_initiated: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.is_customer_initiated = ::std::option::Option::Some(
+            is_customer_initiated.into(),
+        );
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -618,6 +793,7 @@ impl crate::events::PayloadVersion<AccountUserRemoved> for AccountUserRemovedV1 
 ///
 /// Holds the fields of base `UB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountUserUpdatedV1 {
     /// `user_id` (integer). From base UB.
     pub user_id: i64,
@@ -641,6 +817,84 @@ pub struct AccountUserUpdatedV1 {
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     /// `is_override` (boolean).
     pub is_override: ::std::option::Option<bool>,
+}
+
+impl AccountUserUpdatedV1 {
+    /// A `AccountUserUpdatedV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        user_id: impl ::std::convert::Into<i64>,
+        user_email: impl ::std::convert::Into<::std::string::String>,
+        user_number: impl ::std::convert::Into<::std::string::String>,
+        linked_accounts: impl ::std::convert::Into<
+            ::std::vec::Vec<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+            >,
+        >,
+        changes: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        Self {
+            user_id: user_id.into(),
+            user_email: user_email.into(),
+            user_number: user_number.into(),
+            linked_accounts: linked_accounts.into(),
+            user_identifiers: ::std::option::Option::None,
+            initiator_type: ::std::option::Option::None,
+            is_customer_initiated: ::std::option::Option::None,
+            changes: changes.into(),
+            is_override: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `user_identifiers`.
+    #[inline]
+    #[must_use]
+    pub fn with_user_identifiers(
+        mut self,
+        user_identifiers: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.user_identifiers = ::std::option::Option::Some(user_identifiers.into());
+        self
+    }
+
+    /// Sets `initiator_type`.
+    #[inline]
+    #[must_use]
+    pub fn with_initiator_type(
+        mut self,
+        initiator_type: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.initiator_type = ::std::option::Option::Some(initiator_type.into());
+        self
+    }
+
+    /// Sets `is_customer_initiated`.
+    #[inline]
+    #[must_use]
+    pub fn with_is_customer_initiated(
+        mut self,
+        is_customer_initiated: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.is_customer_initiated = ::std::option::Option::Some(
+            is_customer_initiated.into(),
+        );
+        self
+    }
+
+    /// Sets `is_override`.
+    #[inline]
+    #[must_use]
+    pub fn with_is_override(
+        mut self,
+        is_override: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.is_override = ::std::option::Option::Some(is_override.into());
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -754,6 +1008,7 @@ impl crate::events::PayloadVersion<AccountUserUpdated> for AccountUserUpdatedV1 
 
 /// Payload of `account_user.verification_completed` version `v1` (Account users).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountUserVerificationCompletedV1 {
     /// `user_number` (string).
     pub user_number: ::std::string::String,
@@ -761,6 +1016,22 @@ pub struct AccountUserVerificationCompletedV1 {
     pub verification_id: i64,
     /// `verification_type` (string).
     pub verification_type: ::std::string::String,
+}
+
+impl AccountUserVerificationCompletedV1 {
+    /// A `AccountUserVerificationCompletedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        user_number: impl ::std::convert::Into<::std::string::String>,
+        verification_id: impl ::std::convert::Into<i64>,
+        verification_type: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            user_number: user_number.into(),
+            verification_id: verification_id.into(),
+            verification_type: verification_type.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -872,6 +1143,7 @@ for AccountUserVerificationCompletedV1 {
 
 /// Payload of `account_user.verification_started` version `v1` (Account users).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountUserVerificationStartedV1 {
     /// `user_number` (string).
     pub user_number: ::std::string::String,
@@ -879,6 +1151,22 @@ pub struct AccountUserVerificationStartedV1 {
     pub verification_id: i64,
     /// `verification_type` (string).
     pub verification_type: ::std::string::String,
+}
+
+impl AccountUserVerificationStartedV1 {
+    /// A `AccountUserVerificationStartedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        user_number: impl ::std::convert::Into<::std::string::String>,
+        verification_id: impl ::std::convert::Into<i64>,
+        verification_type: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            user_number: user_number.into(),
+            verification_id: verification_id.into(),
+            verification_type: verification_type.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -990,6 +1278,7 @@ for AccountUserVerificationStartedV1 {
 
 /// Payload of `account_user_metadata.created` version `v1` (Account users).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountUserMetadataCreatedV1 {
     /// `user_id` (integer).
     pub user_id: i64,
@@ -997,6 +1286,22 @@ pub struct AccountUserMetadataCreatedV1 {
     pub key: ::std::string::String,
     /// `value` (string).
     pub value: ::std::string::String,
+}
+
+impl AccountUserMetadataCreatedV1 {
+    /// A `AccountUserMetadataCreatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        user_id: impl ::std::convert::Into<i64>,
+        key: impl ::std::convert::Into<::std::string::String>,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            user_id: user_id.into(),
+            key: key.into(),
+            value: value.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1107,6 +1412,7 @@ for AccountUserMetadataCreatedV1 {
 
 /// Payload of `account_user_metadata.removed` version `v1` (Account users).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountUserMetadataRemovedV1 {
     /// `user_id` (integer).
     pub user_id: i64,
@@ -1114,6 +1420,22 @@ pub struct AccountUserMetadataRemovedV1 {
     pub key: ::std::string::String,
     /// `value` (string).
     pub value: ::std::string::String,
+}
+
+impl AccountUserMetadataRemovedV1 {
+    /// A `AccountUserMetadataRemovedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        user_id: impl ::std::convert::Into<i64>,
+        key: impl ::std::convert::Into<::std::string::String>,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            user_id: user_id.into(),
+            key: key.into(),
+            value: value.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1224,11 +1546,28 @@ for AccountUserMetadataRemovedV1 {
 
 /// Payload of `account_user_metadata.updated` version `v1` (Account users).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountUserMetadataUpdatedV1 {
     /// `user_id` (integer).
     pub user_id: i64,
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+
+impl AccountUserMetadataUpdatedV1 {
+    /// A `AccountUserMetadataUpdatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        user_id: impl ::std::convert::Into<i64>,
+        changes: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        Self {
+            user_id: user_id.into(),
+            changes: changes.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(

@@ -5,11 +5,26 @@
 
 /// Payload of `account.communications_preferences_updated` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountCommunicationsPreferencesUpdatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
     /// `changes` (`CommsPreferencesChanges`).
     pub changes: crate::types::CommsPreferencesChanges,
+}
+
+impl AccountCommunicationsPreferencesUpdatedV1 {
+    /// A `AccountCommunicationsPreferencesUpdatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        changes: impl ::std::convert::Into<crate::types::CommsPreferencesChanges>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            changes: changes.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -121,6 +136,7 @@ for AccountCommunicationsPreferencesUpdatedV1 {
 
 /// Payload of `account.created` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountCreatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -128,6 +144,34 @@ pub struct AccountCreatedV1 {
     pub account_user_emails: ::std::vec::Vec<::std::string::String>,
     /// `is_imported` (boolean).
     pub is_imported: ::std::option::Option<bool>,
+}
+
+impl AccountCreatedV1 {
+    /// A `AccountCreatedV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        account_user_emails: impl ::std::convert::Into<
+            ::std::vec::Vec<::std::string::String>,
+        >,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            account_user_emails: account_user_emails.into(),
+            is_imported: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `is_imported`.
+    #[inline]
+    #[must_use]
+    pub fn with_is_imported(
+        mut self,
+        is_imported: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.is_imported = ::std::option::Option::Some(is_imported.into());
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -232,9 +276,22 @@ impl crate::events::PayloadVersion<AccountCreated> for AccountCreatedV1 {
 
 /// Payload of `account.occupied` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountOccupiedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
+}
+
+impl AccountOccupiedV1 {
+    /// A `AccountOccupiedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -340,6 +397,7 @@ impl crate::events::PayloadVersion<AccountOccupied> for AccountOccupiedV1 {
 
 /// Payload of `account.reactivated` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountReactivatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -347,6 +405,22 @@ pub struct AccountReactivatedV1 {
     pub previous_status: ::std::string::String,
     /// `reactivation_source` (string).
     pub reactivation_source: ::std::string::String,
+}
+
+impl AccountReactivatedV1 {
+    /// A `AccountReactivatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        previous_status: impl ::std::convert::Into<::std::string::String>,
+        reactivation_source: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            previous_status: previous_status.into(),
+            reactivation_source: reactivation_source.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -454,6 +528,7 @@ impl crate::events::PayloadVersion<AccountReactivated> for AccountReactivatedV1 
 
 /// Payload of `account.smart-meter-read-permission-changed` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountSmartMeterReadPermissionChangedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -467,6 +542,28 @@ pub struct AccountSmartMeterReadPermissionChangedV1 {
     pub changed_by_id: ::std::string::String,
     /// `changed_by_type` (string).
     pub changed_by_type: ::std::string::String,
+}
+
+impl AccountSmartMeterReadPermissionChangedV1 {
+    /// A `AccountSmartMeterReadPermissionChangedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        old_permission: impl ::std::convert::Into<::std::string::String>,
+        new_permission: impl ::std::convert::Into<::std::string::String>,
+        effective_from: impl ::std::convert::Into<::std::string::String>,
+        changed_by_id: impl ::std::convert::Into<::std::string::String>,
+        changed_by_type: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            old_permission: old_permission.into(),
+            new_permission: new_permission.into(),
+            effective_from: effective_from.into(),
+            changed_by_id: changed_by_id.into(),
+            changed_by_type: changed_by_type.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -582,6 +679,7 @@ for AccountSmartMeterReadPermissionChangedV1 {
 
 /// Payload of `account.updated` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountUpdatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -591,6 +689,38 @@ pub struct AccountUpdatedV1 {
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     /// `is_override` (boolean).
     pub is_override: ::std::option::Option<bool>,
+}
+
+impl AccountUpdatedV1 {
+    /// A `AccountUpdatedV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        account_user_emails: impl ::std::convert::Into<
+            ::std::vec::Vec<::std::string::String>,
+        >,
+        changes: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            account_user_emails: account_user_emails.into(),
+            changes: changes.into(),
+            is_override: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `is_override`.
+    #[inline]
+    #[must_use]
+    pub fn with_is_override(
+        mut self,
+        is_override: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.is_override = ::std::option::Option::Some(is_override.into());
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -696,6 +826,7 @@ impl crate::events::PayloadVersion<AccountUpdated> for AccountUpdatedV1 {
 
 /// Payload of `account_metadata.created` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountMetadataCreatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -703,6 +834,22 @@ pub struct AccountMetadataCreatedV1 {
     pub key: ::std::string::String,
     /// `value` (string).
     pub value: ::std::string::String,
+}
+
+impl AccountMetadataCreatedV1 {
+    /// A `AccountMetadataCreatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        key: impl ::std::convert::Into<::std::string::String>,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            key: key.into(),
+            value: value.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -812,6 +959,7 @@ impl crate::events::PayloadVersion<AccountMetadataCreated> for AccountMetadataCr
 
 /// Payload of `account_metadata.removed` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountMetadataRemovedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -819,6 +967,22 @@ pub struct AccountMetadataRemovedV1 {
     pub key: ::std::string::String,
     /// `value` (string).
     pub value: ::std::string::String,
+}
+
+impl AccountMetadataRemovedV1 {
+    /// A `AccountMetadataRemovedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        key: impl ::std::convert::Into<::std::string::String>,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            key: key.into(),
+            value: value.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -928,11 +1092,28 @@ impl crate::events::PayloadVersion<AccountMetadataRemoved> for AccountMetadataRe
 
 /// Payload of `account_metadata.updated` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountMetadataUpdatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+
+impl AccountMetadataUpdatedV1 {
+    /// A `AccountMetadataUpdatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        changes: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            changes: changes.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1041,6 +1222,7 @@ impl crate::events::PayloadVersion<AccountMetadataUpdated> for AccountMetadataUp
 
 /// Payload of `account_property_effective_period_metadata.created` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountPropertyEffectivePeriodMetadataCreatedV1 {
     /// `account_property_effective_period_id` (integer).
     pub account_property_effective_period_id: i64,
@@ -1048,6 +1230,23 @@ pub struct AccountPropertyEffectivePeriodMetadataCreatedV1 {
     pub key: ::std::string::String,
     /// `value` (string).
     pub value: ::std::string::String,
+}
+
+impl AccountPropertyEffectivePeriodMetadataCreatedV1 {
+    /// A `AccountPropertyEffectivePeriodMetadataCreatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_property_effective_period_id: impl ::std::convert::Into<i64>,
+        key: impl ::std::convert::Into<::std::string::String>,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_property_effective_period_id: account_property_effective_period_id
+                .into(),
+            key: key.into(),
+            value: value.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1160,6 +1359,7 @@ for AccountPropertyEffectivePeriodMetadataCreatedV1 {
 
 /// Payload of `account_property_effective_period_metadata.removed` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountPropertyEffectivePeriodMetadataRemovedV1 {
     /// `account_property_effective_period_id` (integer).
     pub account_property_effective_period_id: i64,
@@ -1167,6 +1367,23 @@ pub struct AccountPropertyEffectivePeriodMetadataRemovedV1 {
     pub key: ::std::string::String,
     /// `value` (string).
     pub value: ::std::string::String,
+}
+
+impl AccountPropertyEffectivePeriodMetadataRemovedV1 {
+    /// A `AccountPropertyEffectivePeriodMetadataRemovedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_property_effective_period_id: impl ::std::convert::Into<i64>,
+        key: impl ::std::convert::Into<::std::string::String>,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_property_effective_period_id: account_property_effective_period_id
+                .into(),
+            key: key.into(),
+            value: value.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1279,11 +1496,29 @@ for AccountPropertyEffectivePeriodMetadataRemovedV1 {
 
 /// Payload of `account_property_effective_period_metadata.updated` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountPropertyEffectivePeriodMetadataUpdatedV1 {
     /// `account_property_effective_period_id` (integer).
     pub account_property_effective_period_id: i64,
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+
+impl AccountPropertyEffectivePeriodMetadataUpdatedV1 {
+    /// A `AccountPropertyEffectivePeriodMetadataUpdatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_property_effective_period_id: impl ::std::convert::Into<i64>,
+        changes: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        Self {
+            account_property_effective_period_id: account_property_effective_period_id
+                .into(),
+            changes: changes.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1395,6 +1630,7 @@ for AccountPropertyEffectivePeriodMetadataUpdatedV1 {
 
 /// Payload of `campaign_account.added` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CampaignAccountAddedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -1406,6 +1642,60 @@ pub struct CampaignAccountAddedV1 {
     pub campaign_expiry_date: ::std::option::Option<::std::string::String>,
     /// `campaign_account_expiry_date` (string).
     pub campaign_account_expiry_date: ::std::option::Option<::std::string::String>,
+}
+
+impl CampaignAccountAddedV1 {
+    /// A `CampaignAccountAddedV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        campaign_name: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            campaign_name: campaign_name.into(),
+            campaign_slug: ::std::option::Option::None,
+            campaign_expiry_date: ::std::option::Option::None,
+            campaign_account_expiry_date: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `campaign_slug`.
+    #[inline]
+    #[must_use]
+    pub fn with_campaign_slug(
+        mut self,
+        campaign_slug: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.campaign_slug = ::std::option::Option::Some(campaign_slug.into());
+        self
+    }
+
+    /// Sets `campaign_expiry_date`.
+    #[inline]
+    #[must_use]
+    pub fn with_campaign_expiry_date(
+        mut self,
+        campaign_expiry_date: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.campaign_expiry_date = ::std::option::Option::Some(
+            campaign_expiry_date.into(),
+        );
+        self
+    }
+
+    /// Sets `campaign_account_expiry_date`.
+    #[inline]
+    #[must_use]
+    pub fn with_campaign_account_expiry_date(
+        mut self,
+        campaign_account_expiry_date: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.campaign_account_expiry_date = ::std::option::Option::Some(
+            campaign_account_expiry_date.into(),
+        );
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1515,6 +1805,7 @@ impl crate::events::PayloadVersion<CampaignAccountAdded> for CampaignAccountAdde
 
 /// Payload of `campaign_account.removed` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CampaignAccountRemovedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -1522,6 +1813,32 @@ pub struct CampaignAccountRemovedV1 {
     pub campaign_name: ::std::string::String,
     /// `campaign_slug` (string).
     pub campaign_slug: ::std::option::Option<::std::string::String>,
+}
+
+impl CampaignAccountRemovedV1 {
+    /// A `CampaignAccountRemovedV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        campaign_name: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            campaign_name: campaign_name.into(),
+            campaign_slug: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `campaign_slug`.
+    #[inline]
+    #[must_use]
+    pub fn with_campaign_slug(
+        mut self,
+        campaign_slug: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.campaign_slug = ::std::option::Option::Some(campaign_slug.into());
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1631,6 +1948,7 @@ impl crate::events::PayloadVersion<CampaignAccountRemoved> for CampaignAccountRe
 
 /// Payload of `campaign_account.updated` version `v1` (Accounts).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CampaignAccountUpdatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -1640,6 +1958,36 @@ pub struct CampaignAccountUpdatedV1 {
     pub campaign_slug: ::std::option::Option<::std::string::String>,
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+
+impl CampaignAccountUpdatedV1 {
+    /// A `CampaignAccountUpdatedV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        campaign_name: impl ::std::convert::Into<::std::string::String>,
+        changes: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            campaign_name: campaign_name.into(),
+            campaign_slug: ::std::option::Option::None,
+            changes: changes.into(),
+        }
+    }
+
+    /// Sets `campaign_slug`.
+    #[inline]
+    #[must_use]
+    pub fn with_campaign_slug(
+        mut self,
+        campaign_slug: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.campaign_slug = ::std::option::Option::Some(campaign_slug.into());
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(

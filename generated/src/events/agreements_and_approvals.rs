@@ -5,11 +5,26 @@
 
 /// Payload of `actual.intervals.received` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ActualIntervalsReceivedV1 {
     /// `mpan` (string).
     pub mpan: ::std::string::String,
     /// `rebill_from` (string).
     pub rebill_from: ::std::string::String,
+}
+
+impl ActualIntervalsReceivedV1 {
+    /// A `ActualIntervalsReceivedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        mpan: impl ::std::convert::Into<::std::string::String>,
+        rebill_from: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            mpan: mpan.into(),
+            rebill_from: rebill_from.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -119,6 +134,7 @@ for ActualIntervalsReceivedV1 {
 
 /// Payload of `affiliates.affiliate-account-contract-created` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AffiliatesAffiliateAccountContractCreatedV1 {
     /// `affiliate_account_contract_id` (integer).
     pub affiliate_account_contract_id: i64,
@@ -128,6 +144,24 @@ pub struct AffiliatesAffiliateAccountContractCreatedV1 {
     pub account_number: ::std::string::String,
     /// `fuel` (string).
     pub fuel: ::std::string::String,
+}
+
+impl AffiliatesAffiliateAccountContractCreatedV1 {
+    /// A `AffiliatesAffiliateAccountContractCreatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        affiliate_account_contract_id: impl ::std::convert::Into<i64>,
+        affiliate_contract_id: impl ::std::convert::Into<i64>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        fuel: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            affiliate_account_contract_id: affiliate_account_contract_id.into(),
+            affiliate_contract_id: affiliate_contract_id.into(),
+            account_number: account_number.into(),
+            fuel: fuel.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -241,6 +275,7 @@ for AffiliatesAffiliateAccountContractCreatedV1 {
 
 /// Payload of `agreement.created` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AgreementCreatedV1 {
     /// `agreement_id` (integer).
     pub agreement_id: i64,
@@ -254,6 +289,52 @@ pub struct AgreementCreatedV1 {
     pub account_contract_identifier: ::std::option::Option<::std::string::String>,
     /// `business_contract_identifier` (string).
     pub business_contract_identifier: ::std::option::Option<::std::string::String>,
+}
+
+impl AgreementCreatedV1 {
+    /// A `AgreementCreatedV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        agreement_id: impl ::std::convert::Into<i64>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        valid_from: impl ::std::convert::Into<::std::string::String>,
+        product_code: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            agreement_id: agreement_id.into(),
+            account_number: account_number.into(),
+            valid_from: valid_from.into(),
+            product_code: product_code.into(),
+            account_contract_identifier: ::std::option::Option::None,
+            business_contract_identifier: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `account_contract_identifier`.
+    #[inline]
+    #[must_use]
+    pub fn with_account_contract_identifier(
+        mut self,
+        account_contract_identifier: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.account_contract_identifier = ::std::option::Option::Some(
+            account_contract_identifier.into(),
+        );
+        self
+    }
+
+    /// Sets `business_contract_identifier`.
+    #[inline]
+    #[must_use]
+    pub fn with_business_contract_identifier(
+        mut self,
+        business_contract_identifier: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.business_contract_identifier = ::std::option::Option::Some(
+            business_contract_identifier.into(),
+        );
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -364,9 +445,20 @@ impl crate::events::PayloadVersion<AgreementCreated> for AgreementCreatedV1 {
 
 /// Payload of `agreement.revoked` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AgreementRevokedV1 {
     /// `agreement_id` (integer).
     pub agreement_id: i64,
+}
+
+impl AgreementRevokedV1 {
+    /// A `AgreementRevokedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(agreement_id: impl ::std::convert::Into<i64>) -> Self {
+        Self {
+            agreement_id: agreement_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -384,11 +476,26 @@ pub struct AgreementRevokedV1 {
 ///
 /// Holds the fields of `agreement.revoked v1`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AgreementRevokedV2 {
     /// `agreement_id` (integer). From agreement.revoked v1.
     pub agreement_id: i64,
     /// `account_number` (string).
     pub account_number: ::std::string::String,
+}
+
+impl AgreementRevokedV2 {
+    /// A `AgreementRevokedV2` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        agreement_id: impl ::std::convert::Into<i64>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            agreement_id: agreement_id.into(),
+            account_number: account_number.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -551,6 +658,7 @@ impl ::std::convert::From<AgreementRevokedV2> for AgreementRevokedV1 {
 
 /// Payload of `agreement.rollover.completed` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AgreementRolloverCompletedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -566,6 +674,32 @@ pub struct AgreementRolloverCompletedV1 {
     pub rolled_on_to_agreement_valid_from: ::std::string::String,
     /// `rolled_on_to_agreement_valid_to` (string).
     pub rolled_on_to_agreement_valid_to: ::std::string::String,
+}
+
+impl AgreementRolloverCompletedV1 {
+    /// A `AgreementRolloverCompletedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        supply_point_id: impl ::std::convert::Into<::std::string::String>,
+        expiring_agreement_id: impl ::std::convert::Into<i64>,
+        rolled_on_to_agreement_id: impl ::std::convert::Into<i64>,
+        new_product: impl ::std::convert::Into<crate::types::Product>,
+        rolled_on_to_agreement_valid_from: impl ::std::convert::Into<
+            ::std::string::String,
+        >,
+        rolled_on_to_agreement_valid_to: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            supply_point_id: supply_point_id.into(),
+            expiring_agreement_id: expiring_agreement_id.into(),
+            rolled_on_to_agreement_id: rolled_on_to_agreement_id.into(),
+            new_product: new_product.into(),
+            rolled_on_to_agreement_valid_from: rolled_on_to_agreement_valid_from.into(),
+            rolled_on_to_agreement_valid_to: rolled_on_to_agreement_valid_to.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -680,9 +814,20 @@ for AgreementRolloverCompletedV1 {
 
 /// Payload of `agreement.terminated` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AgreementTerminatedV1 {
     /// `agreement_id` (integer).
     pub agreement_id: i64,
+}
+
+impl AgreementTerminatedV1 {
+    /// A `AgreementTerminatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(agreement_id: impl ::std::convert::Into<i64>) -> Self {
+        Self {
+            agreement_id: agreement_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -700,11 +845,26 @@ pub struct AgreementTerminatedV1 {
 ///
 /// Holds the fields of `agreement.terminated v1`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AgreementTerminatedV2 {
     /// `agreement_id` (integer). From agreement.terminated v1.
     pub agreement_id: i64,
     /// `account_number` (string).
     pub account_number: ::std::string::String,
+}
+
+impl AgreementTerminatedV2 {
+    /// A `AgreementTerminatedV2` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        agreement_id: impl ::std::convert::Into<i64>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            agreement_id: agreement_id.into(),
+            account_number: account_number.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -867,6 +1027,7 @@ impl ::std::convert::From<AgreementTerminatedV2> for AgreementTerminatedV1 {
 
 /// Payload of `agreement.updated` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AgreementUpdatedV1 {
     /// `agreement_id` (integer).
     pub agreement_id: i64,
@@ -874,6 +1035,34 @@ pub struct AgreementUpdatedV1 {
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     /// `is_override` (boolean).
     pub is_override: ::std::option::Option<bool>,
+}
+
+impl AgreementUpdatedV1 {
+    /// A `AgreementUpdatedV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        agreement_id: impl ::std::convert::Into<i64>,
+        changes: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        Self {
+            agreement_id: agreement_id.into(),
+            changes: changes.into(),
+            is_override: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `is_override`.
+    #[inline]
+    #[must_use]
+    pub fn with_is_override(
+        mut self,
+        is_override: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.is_override = ::std::option::Option::Some(is_override.into());
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -893,6 +1082,7 @@ pub struct AgreementUpdatedV1 {
 ///
 /// Holds the fields of `agreement.updated v1`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AgreementUpdatedV2 {
     /// `agreement_id` (integer). From agreement.updated v1.
     pub agreement_id: i64,
@@ -902,6 +1092,36 @@ pub struct AgreementUpdatedV2 {
     pub is_override: ::std::option::Option<bool>,
     /// `account_number` (string).
     pub account_number: ::std::string::String,
+}
+
+impl AgreementUpdatedV2 {
+    /// A `AgreementUpdatedV2` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        agreement_id: impl ::std::convert::Into<i64>,
+        changes: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            agreement_id: agreement_id.into(),
+            changes: changes.into(),
+            is_override: ::std::option::Option::None,
+            account_number: account_number.into(),
+        }
+    }
+
+    /// Sets `is_override`.
+    #[inline]
+    #[must_use]
+    pub fn with_is_override(
+        mut self,
+        is_override: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.is_override = ::std::option::Option::Some(is_override.into());
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1068,6 +1288,7 @@ impl ::std::convert::From<AgreementUpdatedV2> for AgreementUpdatedV1 {
 
 /// Payload of `approvals.approval.approved` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ApprovalsApprovalApprovedV1 {
     /// `approval_id` (string).
     pub approval_id: ::std::string::String,
@@ -1077,6 +1298,26 @@ pub struct ApprovalsApprovalApprovedV1 {
     pub process_data: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     /// `approved_at` (string).
     pub approved_at: ::std::string::String,
+}
+
+impl ApprovalsApprovalApprovedV1 {
+    /// A `ApprovalsApprovalApprovedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        approval_id: impl ::std::convert::Into<::std::string::String>,
+        process_type: impl ::std::convert::Into<::std::string::String>,
+        process_data: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+        approved_at: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            approval_id: approval_id.into(),
+            process_type: process_type.into(),
+            process_data: process_data.into(),
+            approved_at: approved_at.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1188,6 +1429,7 @@ for ApprovalsApprovalApprovedV1 {
 
 /// Payload of `approvals.approval.created` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ApprovalsApprovalCreatedV1 {
     /// `approval_id` (string).
     pub approval_id: ::std::string::String,
@@ -1199,6 +1441,26 @@ pub struct ApprovalsApprovalCreatedV1 {
     pub assigned_to_id: i64,
     /// `requested_by_id` (integer).
     pub requested_by_id: i64,
+}
+
+impl ApprovalsApprovalCreatedV1 {
+    /// A `ApprovalsApprovalCreatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        approval_id: impl ::std::convert::Into<::std::string::String>,
+        process_type: impl ::std::convert::Into<::std::string::String>,
+        requested_at: impl ::std::convert::Into<::std::string::String>,
+        assigned_to_id: impl ::std::convert::Into<i64>,
+        requested_by_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            approval_id: approval_id.into(),
+            process_type: process_type.into(),
+            requested_at: requested_at.into(),
+            assigned_to_id: assigned_to_id.into(),
+            requested_by_id: requested_by_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1311,6 +1573,7 @@ for ApprovalsApprovalCreatedV1 {
 
 /// Payload of `approvals.approval.rejected` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ApprovalsApprovalRejectedV1 {
     /// `approval_id` (string).
     pub approval_id: ::std::string::String,
@@ -1320,6 +1583,26 @@ pub struct ApprovalsApprovalRejectedV1 {
     pub process_data: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     /// `rejected_at` (string).
     pub rejected_at: ::std::string::String,
+}
+
+impl ApprovalsApprovalRejectedV1 {
+    /// A `ApprovalsApprovalRejectedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        approval_id: impl ::std::convert::Into<::std::string::String>,
+        process_type: impl ::std::convert::Into<::std::string::String>,
+        process_data: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+        rejected_at: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            approval_id: approval_id.into(),
+            process_type: process_type.into(),
+            process_data: process_data.into(),
+            rejected_at: rejected_at.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1431,6 +1714,7 @@ for ApprovalsApprovalRejectedV1 {
 
 /// Payload of `approvals.approval_request.approved` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ApprovalsApprovalRequestApprovedV1 {
     /// `approval_id` (string).
     pub approval_id: ::std::string::String,
@@ -1444,6 +1728,28 @@ pub struct ApprovalsApprovalRequestApprovedV1 {
     pub approved_at: ::std::string::String,
     /// `approval_reason` (string).
     pub approval_reason: ::std::string::String,
+}
+
+impl ApprovalsApprovalRequestApprovedV1 {
+    /// A `ApprovalsApprovalRequestApprovedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        approval_id: impl ::std::convert::Into<::std::string::String>,
+        process_type: impl ::std::convert::Into<::std::string::String>,
+        request_id: impl ::std::convert::Into<::std::string::String>,
+        approved_by_id: impl ::std::convert::Into<i64>,
+        approved_at: impl ::std::convert::Into<::std::string::String>,
+        approval_reason: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            approval_id: approval_id.into(),
+            process_type: process_type.into(),
+            request_id: request_id.into(),
+            approved_by_id: approved_by_id.into(),
+            approved_at: approved_at.into(),
+            approval_reason: approval_reason.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1558,6 +1864,7 @@ for ApprovalsApprovalRequestApprovedV1 {
 
 /// Payload of `approvals.approval_request.assigned` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ApprovalsApprovalRequestAssignedV1 {
     /// `approval_id` (string).
     pub approval_id: ::std::string::String,
@@ -1569,6 +1876,26 @@ pub struct ApprovalsApprovalRequestAssignedV1 {
     pub assigned_to_id: i64,
     /// `assigned_at` (string).
     pub assigned_at: ::std::string::String,
+}
+
+impl ApprovalsApprovalRequestAssignedV1 {
+    /// A `ApprovalsApprovalRequestAssignedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        approval_id: impl ::std::convert::Into<::std::string::String>,
+        process_type: impl ::std::convert::Into<::std::string::String>,
+        request_id: impl ::std::convert::Into<::std::string::String>,
+        assigned_to_id: impl ::std::convert::Into<i64>,
+        assigned_at: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            approval_id: approval_id.into(),
+            process_type: process_type.into(),
+            request_id: request_id.into(),
+            assigned_to_id: assigned_to_id.into(),
+            assigned_at: assigned_at.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1682,6 +2009,7 @@ for ApprovalsApprovalRequestAssignedV1 {
 
 /// Payload of `approvals.approval_request.rejected` version `v1` (Agreements and approvals).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ApprovalsApprovalRequestRejectedV1 {
     /// `approval_id` (string).
     pub approval_id: ::std::string::String,
@@ -1695,6 +2023,28 @@ pub struct ApprovalsApprovalRequestRejectedV1 {
     pub rejection_reason: ::std::string::String,
     /// `rejected_at` (string).
     pub rejected_at: ::std::string::String,
+}
+
+impl ApprovalsApprovalRequestRejectedV1 {
+    /// A `ApprovalsApprovalRequestRejectedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        approval_id: impl ::std::convert::Into<::std::string::String>,
+        process_type: impl ::std::convert::Into<::std::string::String>,
+        request_id: impl ::std::convert::Into<::std::string::String>,
+        rejected_by_id: impl ::std::convert::Into<i64>,
+        rejection_reason: impl ::std::convert::Into<::std::string::String>,
+        rejected_at: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            approval_id: approval_id.into(),
+            process_type: process_type.into(),
+            request_id: request_id.into(),
+            rejected_by_id: rejected_by_id.into(),
+            rejection_reason: rejection_reason.into(),
+            rejected_at: rejected_at.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(

@@ -5,6 +5,7 @@
 
 /// Payload of `auth-server.access-token.issued` version `v1` (Authentication server).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AuthServerAccessTokenIssuedV1 {
     /// `delegate` (string).
     pub delegate: ::std::string::String,
@@ -12,6 +13,22 @@ pub struct AuthServerAccessTokenIssuedV1 {
     pub viewer: ::std::string::String,
     /// `viewer_id` (integer).
     pub viewer_id: i64,
+}
+
+impl AuthServerAccessTokenIssuedV1 {
+    /// A `AuthServerAccessTokenIssuedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        delegate: impl ::std::convert::Into<::std::string::String>,
+        viewer: impl ::std::convert::Into<::std::string::String>,
+        viewer_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            delegate: delegate.into(),
+            viewer: viewer.into(),
+            viewer_id: viewer_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -123,6 +140,7 @@ for AuthServerAccessTokenIssuedV1 {
 
 /// Payload of `auth_server.account_user.generate_mfa_challenge_error` version `v1` (Authentication server).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AuthServerAccountUserGenerateMfaChallengeErrorV1 {
     /// `account_user_id` (integer).
     pub account_user_id: i64,
@@ -130,6 +148,22 @@ pub struct AuthServerAccountUserGenerateMfaChallengeErrorV1 {
     pub account_user_number: ::std::string::String,
     /// `device` (string).
     pub device: ::std::string::String,
+}
+
+impl AuthServerAccountUserGenerateMfaChallengeErrorV1 {
+    /// A `AuthServerAccountUserGenerateMfaChallengeErrorV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_user_id: impl ::std::convert::Into<i64>,
+        account_user_number: impl ::std::convert::Into<::std::string::String>,
+        device: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_user_id: account_user_id.into(),
+            account_user_number: account_user_number.into(),
+            device: device.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -242,6 +276,7 @@ for AuthServerAccountUserGenerateMfaChallengeErrorV1 {
 
 /// Payload of `auth_server.account_user.logged_in` version `v1` (Authentication server).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AuthServerAccountUserLoggedInV1 {
     /// `account_user_id` (integer).
     pub account_user_id: i64,
@@ -251,6 +286,24 @@ pub struct AuthServerAccountUserLoggedInV1 {
     pub login_method: ::std::string::String,
     /// `mfa_device_type` (string).
     pub mfa_device_type: ::std::string::String,
+}
+
+impl AuthServerAccountUserLoggedInV1 {
+    /// A `AuthServerAccountUserLoggedInV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_user_id: impl ::std::convert::Into<i64>,
+        account_user_number: impl ::std::convert::Into<::std::string::String>,
+        login_method: impl ::std::convert::Into<::std::string::String>,
+        mfa_device_type: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_user_id: account_user_id.into(),
+            account_user_number: account_user_number.into(),
+            login_method: login_method.into(),
+            mfa_device_type: mfa_device_type.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -363,6 +416,7 @@ for AuthServerAccountUserLoggedInV1 {
 
 /// Payload of `auth_server.account_user.login_denied` version `v1` (Authentication server).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AuthServerAccountUserLoginDeniedV1 {
     /// `account_user_id` (integer).
     pub account_user_id: i64,
@@ -370,6 +424,22 @@ pub struct AuthServerAccountUserLoginDeniedV1 {
     pub account_user_number: ::std::string::String,
     /// `enforced_security_rule_ids` (array of integer).
     pub enforced_security_rule_ids: ::std::vec::Vec<i64>,
+}
+
+impl AuthServerAccountUserLoginDeniedV1 {
+    /// A `AuthServerAccountUserLoginDeniedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_user_id: impl ::std::convert::Into<i64>,
+        account_user_number: impl ::std::convert::Into<::std::string::String>,
+        enforced_security_rule_ids: impl ::std::convert::Into<::std::vec::Vec<i64>>,
+    ) -> Self {
+        Self {
+            account_user_id: account_user_id.into(),
+            account_user_number: account_user_number.into(),
+            enforced_security_rule_ids: enforced_security_rule_ids.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -481,6 +551,7 @@ for AuthServerAccountUserLoginDeniedV1 {
 
 /// Payload of `auth_server.account_user.login_failed` version `v1` (Authentication server).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AuthServerAccountUserLoginFailedV1 {
     /// `account_user_id` (integer).
     pub account_user_id: i64,
@@ -494,6 +565,28 @@ pub struct AuthServerAccountUserLoginFailedV1 {
     pub brand: ::std::string::String,
     /// `user_brands` (array of string).
     pub user_brands: ::std::vec::Vec<::std::string::String>,
+}
+
+impl AuthServerAccountUserLoginFailedV1 {
+    /// A `AuthServerAccountUserLoginFailedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_user_id: impl ::std::convert::Into<i64>,
+        account_user_number: impl ::std::convert::Into<::std::string::String>,
+        step: impl ::std::convert::Into<::std::string::String>,
+        failure_reason: impl ::std::convert::Into<::std::string::String>,
+        brand: impl ::std::convert::Into<::std::string::String>,
+        user_brands: impl ::std::convert::Into<::std::vec::Vec<::std::string::String>>,
+    ) -> Self {
+        Self {
+            account_user_id: account_user_id.into(),
+            account_user_number: account_user_number.into(),
+            step: step.into(),
+            failure_reason: failure_reason.into(),
+            brand: brand.into(),
+            user_brands: user_brands.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -608,6 +701,7 @@ for AuthServerAccountUserLoginFailedV1 {
 
 /// Payload of `auth_server.account_user.login_step_completed` version `v1` (Authentication server).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AuthServerAccountUserLoginStepCompletedV1 {
     /// `account_user_id` (integer).
     pub account_user_id: i64,
@@ -617,6 +711,24 @@ pub struct AuthServerAccountUserLoginStepCompletedV1 {
     pub step: ::std::string::String,
     /// `mfa_device_type` (string).
     pub mfa_device_type: ::std::string::String,
+}
+
+impl AuthServerAccountUserLoginStepCompletedV1 {
+    /// A `AuthServerAccountUserLoginStepCompletedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_user_id: impl ::std::convert::Into<i64>,
+        account_user_number: impl ::std::convert::Into<::std::string::String>,
+        step: impl ::std::convert::Into<::std::string::String>,
+        mfa_device_type: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_user_id: account_user_id.into(),
+            account_user_number: account_user_number.into(),
+            step: step.into(),
+            mfa_device_type: mfa_device_type.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(

@@ -5,6 +5,7 @@
 
 /// Payload of `billing.billing_document.held` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingBillingDocumentHeldV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -24,6 +25,35 @@ pub struct BillingBillingDocumentHeldV1 {
     pub held_at: ::std::string::String,
     /// `held_by_id` (integer).
     pub held_by_id: i64,
+}
+
+impl BillingBillingDocumentHeldV1 {
+    /// A `BillingBillingDocumentHeldV1` from its fields, in schema order.
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        document_type: impl ::std::convert::Into<::std::string::String>,
+        document_id: impl ::std::convert::Into<i64>,
+        document_identifier: impl ::std::convert::Into<::std::string::String>,
+        document_uuid: impl ::std::convert::Into<::std::string::String>,
+        hold_code: impl ::std::convert::Into<::std::string::String>,
+        is_strict: impl ::std::convert::Into<bool>,
+        held_at: impl ::std::convert::Into<::std::string::String>,
+        held_by_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            document_type: document_type.into(),
+            document_id: document_id.into(),
+            document_identifier: document_identifier.into(),
+            document_uuid: document_uuid.into(),
+            hold_code: hold_code.into(),
+            is_strict: is_strict.into(),
+            held_at: held_at.into(),
+            held_by_id: held_by_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -140,6 +170,7 @@ for BillingBillingDocumentHeldV1 {
 
 /// Payload of `billing.billing_document.issued` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingBillingDocumentIssuedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -147,6 +178,22 @@ pub struct BillingBillingDocumentIssuedV1 {
     pub billing_document_id: i64,
     /// `billing_document_identifier` (string).
     pub billing_document_identifier: ::std::string::String,
+}
+
+impl BillingBillingDocumentIssuedV1 {
+    /// A `BillingBillingDocumentIssuedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        billing_document_id: impl ::std::convert::Into<i64>,
+        billing_document_identifier: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            billing_document_id: billing_document_id.into(),
+            billing_document_identifier: billing_document_identifier.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -166,6 +213,7 @@ pub struct BillingBillingDocumentIssuedV1 {
 ///
 /// Holds the fields of `billing.billing_document.issued v1`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingBillingDocumentIssuedV2 {
     /// `account_number` (string). From billing.billing_document.issued v1.
     pub account_number: ::std::string::String,
@@ -175,6 +223,24 @@ pub struct BillingBillingDocumentIssuedV2 {
     pub billing_document_identifier: ::std::string::String,
     /// `billing_document_uuid` (string).
     pub billing_document_uuid: ::std::string::String,
+}
+
+impl BillingBillingDocumentIssuedV2 {
+    /// A `BillingBillingDocumentIssuedV2` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        billing_document_id: impl ::std::convert::Into<i64>,
+        billing_document_identifier: impl ::std::convert::Into<::std::string::String>,
+        billing_document_uuid: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            billing_document_id: billing_document_id.into(),
+            billing_document_identifier: billing_document_identifier.into(),
+            billing_document_uuid: billing_document_uuid.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -356,6 +422,7 @@ for BillingBillingDocumentIssuedV1 {
 
 /// Payload of `billing.billing_document_representation.dispatched` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingBillingDocumentRepresentationDispatchedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -363,6 +430,22 @@ pub struct BillingBillingDocumentRepresentationDispatchedV1 {
     pub billing_document_id: i64,
     /// `billing_document_identifier` (string).
     pub billing_document_identifier: ::std::string::String,
+}
+
+impl BillingBillingDocumentRepresentationDispatchedV1 {
+    /// A `BillingBillingDocumentRepresentationDispatchedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        billing_document_id: impl ::std::convert::Into<i64>,
+        billing_document_identifier: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            billing_document_id: billing_document_id.into(),
+            billing_document_identifier: billing_document_identifier.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -382,6 +465,7 @@ pub struct BillingBillingDocumentRepresentationDispatchedV1 {
 ///
 /// Holds the fields of `billing.billing_document_representation.dispatched v1`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingBillingDocumentRepresentationDispatchedV2 {
     /// `account_number` (string). From billing.billing_document_representation.dispatched v1.
     pub account_number: ::std::string::String,
@@ -393,6 +477,30 @@ pub struct BillingBillingDocumentRepresentationDispatchedV2 {
     pub billing_document_representation_dispatch_id: i64,
     /// `billing_document_representations_id` (array of integer).
     pub billing_document_representations_id: ::std::vec::Vec<i64>,
+}
+
+impl BillingBillingDocumentRepresentationDispatchedV2 {
+    /// A `BillingBillingDocumentRepresentationDispatchedV2` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        billing_document_id: impl ::std::convert::Into<i64>,
+        billing_document_identifier: impl ::std::convert::Into<::std::string::String>,
+        billing_document_representation_dispatch_id: impl ::std::convert::Into<i64>,
+        billing_document_representations_id: impl ::std::convert::Into<
+            ::std::vec::Vec<i64>,
+        >,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            billing_document_id: billing_document_id.into(),
+            billing_document_identifier: billing_document_identifier.into(),
+            billing_document_representation_dispatch_id: billing_document_representation_dispatch_id
+                .into(),
+            billing_document_representations_id: billing_document_representations_id
+                .into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -414,6 +522,7 @@ pub struct BillingBillingDocumentRepresentationDispatchedV2 {
 ///
 /// Holds the fields of `billing.billing_document_representation.dispatched v2`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingBillingDocumentRepresentationDispatchedV3 {
     /// `account_number` (string). From billing.billing_document_representation.dispatched v1.
     pub account_number: ::std::string::String,
@@ -427,6 +536,32 @@ pub struct BillingBillingDocumentRepresentationDispatchedV3 {
     pub billing_document_representations_id: ::std::vec::Vec<i64>,
     /// `support_user_id` (integer).
     pub support_user_id: i64,
+}
+
+impl BillingBillingDocumentRepresentationDispatchedV3 {
+    /// A `BillingBillingDocumentRepresentationDispatchedV3` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        billing_document_id: impl ::std::convert::Into<i64>,
+        billing_document_identifier: impl ::std::convert::Into<::std::string::String>,
+        billing_document_representation_dispatch_id: impl ::std::convert::Into<i64>,
+        billing_document_representations_id: impl ::std::convert::Into<
+            ::std::vec::Vec<i64>,
+        >,
+        support_user_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            billing_document_id: billing_document_id.into(),
+            billing_document_identifier: billing_document_identifier.into(),
+            billing_document_representation_dispatch_id: billing_document_representation_dispatch_id
+                .into(),
+            billing_document_representations_id: billing_document_representations_id
+                .into(),
+            support_user_id: support_user_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -692,6 +827,7 @@ for BillingBillingDocumentRepresentationDispatchedV1 {
 
 /// Payload of `billing.billing_options.updated` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingBillingOptionsUpdatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -701,6 +837,24 @@ pub struct BillingBillingOptionsUpdatedV1 {
     pub new_billing_options_id: i64,
     /// `support_user_id` (integer).
     pub support_user_id: i64,
+}
+
+impl BillingBillingOptionsUpdatedV1 {
+    /// A `BillingBillingOptionsUpdatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        previous_billing_options_id: impl ::std::convert::Into<i64>,
+        new_billing_options_id: impl ::std::convert::Into<i64>,
+        support_user_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            previous_billing_options_id: previous_billing_options_id.into(),
+            new_billing_options_id: new_billing_options_id.into(),
+            support_user_id: support_user_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -813,6 +967,7 @@ for BillingBillingOptionsUpdatedV1 {
 
 /// Payload of `billing.charging-ledger.assigned-to-agreement` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingChargingLedgerAssignedToAgreementV1 {
     /// `ledger_number` (string).
     pub ledger_number: ::std::string::String,
@@ -820,6 +975,22 @@ pub struct BillingChargingLedgerAssignedToAgreementV1 {
     pub agreement_id: i64,
     /// `assigned_at` (string).
     pub assigned_at: ::std::string::String,
+}
+
+impl BillingChargingLedgerAssignedToAgreementV1 {
+    /// A `BillingChargingLedgerAssignedToAgreementV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        ledger_number: impl ::std::convert::Into<::std::string::String>,
+        agreement_id: impl ::std::convert::Into<i64>,
+        assigned_at: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            ledger_number: ledger_number.into(),
+            agreement_id: agreement_id.into(),
+            assigned_at: assigned_at.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -932,11 +1103,26 @@ for BillingChargingLedgerAssignedToAgreementV1 {
 
 /// Payload of `billing.charging.supply-point.triggered` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingChargingSupplyPointTriggeredV1 {
     /// `supply_point_id` (integer).
     pub supply_point_id: i64,
     /// `charge_period` (`ChargePeriod`).
     pub charge_period: crate::types::ChargePeriod,
+}
+
+impl BillingChargingSupplyPointTriggeredV1 {
+    /// A `BillingChargingSupplyPointTriggeredV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        supply_point_id: impl ::std::convert::Into<i64>,
+        charge_period: impl ::std::convert::Into<crate::types::ChargePeriod>,
+    ) -> Self {
+        Self {
+            supply_point_id: supply_point_id.into(),
+            charge_period: charge_period.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1047,9 +1233,20 @@ for BillingChargingSupplyPointTriggeredV1 {
 
 /// Payload of `billing.duos_invoice.cancel` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingDuosInvoiceCancelV1 {
     /// `invoice_event_id` (integer).
     pub invoice_event_id: i64,
+}
+
+impl BillingDuosInvoiceCancelV1 {
+    /// A `BillingDuosInvoiceCancelV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(invoice_event_id: impl ::std::convert::Into<i64>) -> Self {
+        Self {
+            invoice_event_id: invoice_event_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1158,9 +1355,20 @@ for BillingDuosInvoiceCancelV1 {
 
 /// Payload of `billing.duos_invoice.new` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingDuosInvoiceNewV1 {
     /// `invoice_event_id` (integer).
     pub invoice_event_id: i64,
+}
+
+impl BillingDuosInvoiceNewV1 {
+    /// A `BillingDuosInvoiceNewV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(invoice_event_id: impl ::std::convert::Into<i64>) -> Self {
+        Self {
+            invoice_event_id: invoice_event_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1268,9 +1476,20 @@ impl crate::events::PayloadVersion<BillingDuosInvoiceNew> for BillingDuosInvoice
 
 /// Payload of `billing.duos_invoice.replace` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingDuosInvoiceReplaceV1 {
     /// `invoice_event_id` (integer).
     pub invoice_event_id: i64,
+}
+
+impl BillingDuosInvoiceReplaceV1 {
+    /// A `BillingDuosInvoiceReplaceV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(invoice_event_id: impl ::std::convert::Into<i64>) -> Self {
+        Self {
+            invoice_event_id: invoice_event_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1379,6 +1598,7 @@ for BillingDuosInvoiceReplaceV1 {
 
 /// Payload of `billing.final_bill` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingFinalBillV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -1386,6 +1606,24 @@ pub struct BillingFinalBillV1 {
     pub account_user_emails: ::std::vec::Vec<::std::string::String>,
     /// `statement_id` (integer).
     pub statement_id: i64,
+}
+
+impl BillingFinalBillV1 {
+    /// A `BillingFinalBillV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        account_user_emails: impl ::std::convert::Into<
+            ::std::vec::Vec<::std::string::String>,
+        >,
+        statement_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            account_user_emails: account_user_emails.into(),
+            statement_id: statement_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1493,6 +1731,7 @@ impl crate::events::PayloadVersion<BillingFinalBill> for BillingFinalBillV1 {
 
 /// Payload of `billing.issuance.external_status.created` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingIssuanceExternalStatusCreatedV1 {
     /// `billing_document_identifier` (string).
     pub billing_document_identifier: ::std::string::String,
@@ -1502,6 +1741,24 @@ pub struct BillingIssuanceExternalStatusCreatedV1 {
     pub status_code: ::std::string::String,
     /// `external_status_id` (integer).
     pub external_status_id: i64,
+}
+
+impl BillingIssuanceExternalStatusCreatedV1 {
+    /// A `BillingIssuanceExternalStatusCreatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        billing_document_identifier: impl ::std::convert::Into<::std::string::String>,
+        status: impl ::std::convert::Into<::std::string::String>,
+        status_code: impl ::std::convert::Into<::std::string::String>,
+        external_status_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            billing_document_identifier: billing_document_identifier.into(),
+            status: status.into(),
+            status_code: status_code.into(),
+            external_status_id: external_status_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1615,11 +1872,26 @@ for BillingIssuanceExternalStatusCreatedV1 {
 
 /// Payload of `billing.issued_bill` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingIssuedBillV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
     /// `statement_id` (integer).
     pub statement_id: i64,
+}
+
+impl BillingIssuedBillV1 {
+    /// A `BillingIssuedBillV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        statement_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            statement_id: statement_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1726,9 +1998,18 @@ impl crate::events::PayloadVersion<BillingIssuedBill> for BillingIssuedBillV1 {
 
 /// Payload of `billing.ledger.entry_posted` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingLedgerEntryPostedV1 {
     /// `ledger` (`Ledger`).
     pub ledger: crate::types::Ledger,
+}
+
+impl BillingLedgerEntryPostedV1 {
+    /// A `BillingLedgerEntryPostedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(ledger: impl ::std::convert::Into<crate::types::Ledger>) -> Self {
+        Self { ledger: ledger.into() }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1746,11 +2027,26 @@ pub struct BillingLedgerEntryPostedV1 {
 ///
 /// Holds the fields of `billing.ledger.entry_posted v1`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingLedgerEntryPostedV2 {
     /// `ledger` (`Ledger`). From billing.ledger.entry_posted v1.
     pub ledger: crate::types::Ledger,
     /// `entry` (`LedgerEntry`).
     pub entry: crate::types::LedgerEntry,
+}
+
+impl BillingLedgerEntryPostedV2 {
+    /// A `BillingLedgerEntryPostedV2` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        ledger: impl ::std::convert::Into<crate::types::Ledger>,
+        entry: impl ::std::convert::Into<crate::types::LedgerEntry>,
+    ) -> Self {
+        Self {
+            ledger: ledger.into(),
+            entry: entry.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1917,9 +2213,18 @@ impl ::std::convert::From<BillingLedgerEntryPostedV2> for BillingLedgerEntryPost
 
 /// Payload of `billing.ledger.entry_removed` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingLedgerEntryRemovedV1 {
     /// `ledger` (`Ledger`).
     pub ledger: crate::types::Ledger,
+}
+
+impl BillingLedgerEntryRemovedV1 {
+    /// A `BillingLedgerEntryRemovedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(ledger: impl ::std::convert::Into<crate::types::Ledger>) -> Self {
+        Self { ledger: ledger.into() }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1937,11 +2242,26 @@ pub struct BillingLedgerEntryRemovedV1 {
 ///
 /// Holds the fields of `billing.ledger.entry_removed v1`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingLedgerEntryRemovedV2 {
     /// `ledger` (`Ledger`). From billing.ledger.entry_removed v1.
     pub ledger: crate::types::Ledger,
     /// `entry` (`LedgerEntryRemoval`).
     pub entry: crate::types::LedgerEntryRemoval,
+}
+
+impl BillingLedgerEntryRemovedV2 {
+    /// A `BillingLedgerEntryRemovedV2` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        ledger: impl ::std::convert::Into<crate::types::Ledger>,
+        entry: impl ::std::convert::Into<crate::types::LedgerEntryRemoval>,
+    ) -> Self {
+        Self {
+            ledger: ledger.into(),
+            entry: entry.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2108,6 +2428,7 @@ impl ::std::convert::From<BillingLedgerEntryRemovedV2> for BillingLedgerEntryRem
 
 /// Payload of `billing.pathway_traversal.failed` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingPathwayTraversalFailedV1 {
     /// `pathway_id` (string).
     pub pathway_id: ::std::string::String,
@@ -2126,6 +2447,32 @@ pub struct BillingPathwayTraversalFailedV1 {
     pub failed_action_error: ::std::string::String,
     /// `failed_at` (string).
     pub failed_at: ::std::string::String,
+}
+
+impl BillingPathwayTraversalFailedV1 {
+    /// A `BillingPathwayTraversalFailedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        pathway_id: impl ::std::convert::Into<::std::string::String>,
+        traversal_attempt_id: impl ::std::convert::Into<i64>,
+        traversal_attempt_context: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+        trigger_id: impl ::std::convert::Into<i64>,
+        failed_action_name: impl ::std::convert::Into<::std::string::String>,
+        failed_action_error: impl ::std::convert::Into<::std::string::String>,
+        failed_at: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            pathway_id: pathway_id.into(),
+            traversal_attempt_id: traversal_attempt_id.into(),
+            traversal_attempt_context: traversal_attempt_context.into(),
+            trigger_id: trigger_id.into(),
+            failed_action_name: failed_action_name.into(),
+            failed_action_error: failed_action_error.into(),
+            failed_at: failed_at.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2241,6 +2588,7 @@ for BillingPathwayTraversalFailedV1 {
 
 /// Payload of `billing.pathway_traversal.succeeded` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingPathwayTraversalSucceededV1 {
     /// `pathway_id` (string).
     pub pathway_id: ::std::string::String,
@@ -2250,6 +2598,24 @@ pub struct BillingPathwayTraversalSucceededV1 {
     pub trigger_id: i64,
     /// `succeeded_at` (string).
     pub succeeded_at: ::std::string::String,
+}
+
+impl BillingPathwayTraversalSucceededV1 {
+    /// A `BillingPathwayTraversalSucceededV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        pathway_id: impl ::std::convert::Into<::std::string::String>,
+        traversal_attempt_id: impl ::std::convert::Into<i64>,
+        trigger_id: impl ::std::convert::Into<i64>,
+        succeeded_at: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            pathway_id: pathway_id.into(),
+            traversal_attempt_id: traversal_attempt_id.into(),
+            trigger_id: trigger_id.into(),
+            succeeded_at: succeeded_at.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2362,6 +2728,7 @@ for BillingPathwayTraversalSucceededV1 {
 
 /// Payload of `billing.portfolio_invoice_summary.completed` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingPortfolioInvoiceSummaryCompletedV1 {
     /// `run_identifier` (string).
     pub run_identifier: ::std::string::String,
@@ -2371,6 +2738,24 @@ pub struct BillingPortfolioInvoiceSummaryCompletedV1 {
     pub storage_key_prefix: ::std::string::String,
     /// `summary_count` (integer).
     pub summary_count: i64,
+}
+
+impl BillingPortfolioInvoiceSummaryCompletedV1 {
+    /// A `BillingPortfolioInvoiceSummaryCompletedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        run_identifier: impl ::std::convert::Into<::std::string::String>,
+        storage_bucket: impl ::std::convert::Into<::std::string::String>,
+        storage_key_prefix: impl ::std::convert::Into<::std::string::String>,
+        summary_count: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            run_identifier: run_identifier.into(),
+            storage_bucket: storage_bucket.into(),
+            storage_key_prefix: storage_key_prefix.into(),
+            summary_count: summary_count.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2484,6 +2869,7 @@ for BillingPortfolioInvoiceSummaryCompletedV1 {
 
 /// Payload of `billing.rebate.accepted` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingRebateAcceptedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -2495,6 +2881,26 @@ pub struct BillingRebateAcceptedV1 {
     pub effective_from: ::std::string::String,
     /// `effective_to` (string).
     pub effective_to: ::std::string::String,
+}
+
+impl BillingRebateAcceptedV1 {
+    /// A `BillingRebateAcceptedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        rebate_period_id: impl ::std::convert::Into<i64>,
+        rebate_type: impl ::std::convert::Into<::std::string::String>,
+        effective_from: impl ::std::convert::Into<::std::string::String>,
+        effective_to: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            rebate_period_id: rebate_period_id.into(),
+            rebate_type: rebate_type.into(),
+            effective_from: effective_from.into(),
+            effective_to: effective_to.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2610,6 +3016,7 @@ impl crate::events::PayloadVersion<BillingRebateAccepted> for BillingRebateAccep
 ///
 /// Holds the fields of `billing.rebate.accepted v1`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingRebateCreatedV1 {
     /// `account_number` (string). From billing.rebate.accepted v1.
     pub account_number: ::std::string::String,
@@ -2623,6 +3030,28 @@ pub struct BillingRebateCreatedV1 {
     pub effective_to: ::std::string::String,
     /// `is_application_accepted` (boolean).
     pub is_application_accepted: bool,
+}
+
+impl BillingRebateCreatedV1 {
+    /// A `BillingRebateCreatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        rebate_period_id: impl ::std::convert::Into<i64>,
+        rebate_type: impl ::std::convert::Into<::std::string::String>,
+        effective_from: impl ::std::convert::Into<::std::string::String>,
+        effective_to: impl ::std::convert::Into<::std::string::String>,
+        is_application_accepted: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            rebate_period_id: rebate_period_id.into(),
+            rebate_type: rebate_type.into(),
+            effective_from: effective_from.into(),
+            effective_to: effective_to.into(),
+            is_application_accepted: is_application_accepted.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2737,6 +3166,7 @@ impl crate::events::PayloadVersion<BillingRebateCreated> for BillingRebateCreate
 ///
 /// Holds the fields of `billing.rebate.accepted v1`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingRebateDeclinedV1 {
     /// `account_number` (string). From billing.rebate.accepted v1.
     pub account_number: ::std::string::String,
@@ -2750,6 +3180,28 @@ pub struct BillingRebateDeclinedV1 {
     pub effective_to: ::std::string::String,
     /// `decline_reason` (string).
     pub decline_reason: ::std::string::String,
+}
+
+impl BillingRebateDeclinedV1 {
+    /// A `BillingRebateDeclinedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        rebate_period_id: impl ::std::convert::Into<i64>,
+        rebate_type: impl ::std::convert::Into<::std::string::String>,
+        effective_from: impl ::std::convert::Into<::std::string::String>,
+        effective_to: impl ::std::convert::Into<::std::string::String>,
+        decline_reason: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            rebate_period_id: rebate_period_id.into(),
+            rebate_type: rebate_type.into(),
+            effective_from: effective_from.into(),
+            effective_to: effective_to.into(),
+            decline_reason: decline_reason.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2866,6 +3318,7 @@ impl crate::events::PayloadVersion<BillingRebateDeclined> for BillingRebateDecli
 ///
 /// Holds the fields of `billing.rebate.accepted v1`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingRebateUpdatedV1 {
     /// `account_number` (string). From billing.rebate.accepted v1.
     pub account_number: ::std::string::String,
@@ -2879,6 +3332,28 @@ pub struct BillingRebateUpdatedV1 {
     pub effective_to: ::std::string::String,
     /// `is_application_accepted` (boolean).
     pub is_application_accepted: bool,
+}
+
+impl BillingRebateUpdatedV1 {
+    /// A `BillingRebateUpdatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        rebate_period_id: impl ::std::convert::Into<i64>,
+        rebate_type: impl ::std::convert::Into<::std::string::String>,
+        effective_from: impl ::std::convert::Into<::std::string::String>,
+        effective_to: impl ::std::convert::Into<::std::string::String>,
+        is_application_accepted: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            rebate_period_id: rebate_period_id.into(),
+            rebate_type: rebate_type.into(),
+            effective_from: effective_from.into(),
+            effective_to: effective_to.into(),
+            is_application_accepted: is_application_accepted.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2989,6 +3464,7 @@ impl crate::events::PayloadVersion<BillingRebateUpdated> for BillingRebateUpdate
 
 /// Payload of `charging.priming.errored` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ChargingPrimingErroredV1 {
     /// `errors` (array of string).
     pub errors: ::std::vec::Vec<::std::string::String>,
@@ -2998,6 +3474,24 @@ pub struct ChargingPrimingErroredV1 {
     pub period_start: ::std::string::String,
     /// `period_end` (string).
     pub period_end: ::std::string::String,
+}
+
+impl ChargingPrimingErroredV1 {
+    /// A `ChargingPrimingErroredV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        errors: impl ::std::convert::Into<::std::vec::Vec<::std::string::String>>,
+        supply_point_id: impl ::std::convert::Into<::std::string::String>,
+        period_start: impl ::std::convert::Into<::std::string::String>,
+        period_end: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            errors: errors.into(),
+            supply_point_id: supply_point_id.into(),
+            period_start: period_start.into(),
+            period_end: period_end.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -3108,6 +3602,7 @@ impl crate::events::PayloadVersion<ChargingPrimingErrored> for ChargingPrimingEr
 
 /// Payload of `late_payment_fee_application_service_completed` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LatePaymentFeeApplicationServiceCompletedV1 {
     /// `run_id` (string).
     pub run_id: ::std::string::String,
@@ -3117,6 +3612,24 @@ pub struct LatePaymentFeeApplicationServiceCompletedV1 {
     pub fees_applied_count: i64,
     /// `fees_unapplied_count` (integer).
     pub fees_unapplied_count: i64,
+}
+
+impl LatePaymentFeeApplicationServiceCompletedV1 {
+    /// A `LatePaymentFeeApplicationServiceCompletedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        run_id: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        fees_applied_count: impl ::std::convert::Into<i64>,
+        fees_unapplied_count: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            run_id: run_id.into(),
+            account_number: account_number.into(),
+            fees_applied_count: fees_applied_count.into(),
+            fees_unapplied_count: fees_unapplied_count.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -3230,6 +3743,7 @@ for LatePaymentFeeApplicationServiceCompletedV1 {
 
 /// Payload of `late_payment_fee_application_service_fee_applied` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LatePaymentFeeApplicationServiceFeeAppliedV1 {
     /// `run_id` (string).
     pub run_id: ::std::string::String,
@@ -3243,6 +3757,38 @@ pub struct LatePaymentFeeApplicationServiceFeeAppliedV1 {
     pub fee_type: ::std::option::Option<::std::string::String>,
     /// `charge_id` (string).
     pub charge_id: ::std::string::String,
+}
+
+impl LatePaymentFeeApplicationServiceFeeAppliedV1 {
+    /// A `LatePaymentFeeApplicationServiceFeeAppliedV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        run_id: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        fee_amount: impl ::std::convert::Into<i64>,
+        fee_date: impl ::std::convert::Into<::std::string::String>,
+        charge_id: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            run_id: run_id.into(),
+            account_number: account_number.into(),
+            fee_amount: fee_amount.into(),
+            fee_date: fee_date.into(),
+            fee_type: ::std::option::Option::None,
+            charge_id: charge_id.into(),
+        }
+    }
+
+    /// Sets `fee_type`.
+    #[inline]
+    #[must_use]
+    pub fn with_fee_type(
+        mut self,
+        fee_type: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.fee_type = ::std::option::Option::Some(fee_type.into());
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -3358,11 +3904,26 @@ for LatePaymentFeeApplicationServiceFeeAppliedV1 {
 
 /// Payload of `late_payment_fee_application_service_started` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LatePaymentFeeApplicationServiceStartedV1 {
     /// `run_id` (string).
     pub run_id: ::std::string::String,
     /// `account_number` (string).
     pub account_number: ::std::string::String,
+}
+
+impl LatePaymentFeeApplicationServiceStartedV1 {
+    /// A `LatePaymentFeeApplicationServiceStartedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        run_id: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            run_id: run_id.into(),
+            account_number: account_number.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -3474,6 +4035,7 @@ for LatePaymentFeeApplicationServiceStartedV1 {
 
 /// Payload of `late_payment_fee_calculation_service_completed` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LatePaymentFeeCalculationServiceCompletedV1 {
     /// `run_id` (string).
     pub run_id: ::std::string::String,
@@ -3481,6 +4043,22 @@ pub struct LatePaymentFeeCalculationServiceCompletedV1 {
     pub account_number: ::std::string::String,
     /// `fees_calculated_count` (integer).
     pub fees_calculated_count: i64,
+}
+
+impl LatePaymentFeeCalculationServiceCompletedV1 {
+    /// A `LatePaymentFeeCalculationServiceCompletedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        run_id: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        fees_calculated_count: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            run_id: run_id.into(),
+            account_number: account_number.into(),
+            fees_calculated_count: fees_calculated_count.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -3593,11 +4171,26 @@ for LatePaymentFeeCalculationServiceCompletedV1 {
 
 /// Payload of `late_payment_fee_calculation_service_started` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LatePaymentFeeCalculationServiceStartedV1 {
     /// `run_id` (string).
     pub run_id: ::std::string::String,
     /// `account_number` (string).
     pub account_number: ::std::string::String,
+}
+
+impl LatePaymentFeeCalculationServiceStartedV1 {
+    /// A `LatePaymentFeeCalculationServiceStartedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        run_id: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            run_id: run_id.into(),
+            account_number: account_number.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -3709,6 +4302,7 @@ for LatePaymentFeeCalculationServiceStartedV1 {
 
 /// Payload of `late_payment_fee_calculator_completed` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LatePaymentFeeCalculatorCompletedV1 {
     /// `run_id` (string).
     pub run_id: ::std::string::String,
@@ -3718,6 +4312,24 @@ pub struct LatePaymentFeeCalculatorCompletedV1 {
     pub fees_applied_count: i64,
     /// `fees_unapplied_count` (integer).
     pub fees_unapplied_count: i64,
+}
+
+impl LatePaymentFeeCalculatorCompletedV1 {
+    /// A `LatePaymentFeeCalculatorCompletedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        run_id: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        fees_applied_count: impl ::std::convert::Into<i64>,
+        fees_unapplied_count: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            run_id: run_id.into(),
+            account_number: account_number.into(),
+            fees_applied_count: fees_applied_count.into(),
+            fees_unapplied_count: fees_unapplied_count.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -3830,6 +4442,7 @@ for LatePaymentFeeCalculatorCompletedV1 {
 
 /// Payload of `late_payment_fee_calculator_fee_applied` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LatePaymentFeeCalculatorFeeAppliedV1 {
     /// `run_id` (string).
     pub run_id: ::std::string::String,
@@ -3837,6 +4450,22 @@ pub struct LatePaymentFeeCalculatorFeeAppliedV1 {
     pub account_number: ::std::string::String,
     /// `charge_id` (string).
     pub charge_id: ::std::string::String,
+}
+
+impl LatePaymentFeeCalculatorFeeAppliedV1 {
+    /// A `LatePaymentFeeCalculatorFeeAppliedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        run_id: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        charge_id: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            run_id: run_id.into(),
+            account_number: account_number.into(),
+            charge_id: charge_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -3948,11 +4577,26 @@ for LatePaymentFeeCalculatorFeeAppliedV1 {
 
 /// Payload of `late_payment_fee_calculator_started` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LatePaymentFeeCalculatorStartedV1 {
     /// `run_id` (string).
     pub run_id: ::std::string::String,
     /// `account_number` (string).
     pub account_number: ::std::string::String,
+}
+
+impl LatePaymentFeeCalculatorStartedV1 {
+    /// A `LatePaymentFeeCalculatorStartedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        run_id: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            run_id: run_id.into(),
+            account_number: account_number.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -4063,6 +4707,7 @@ for LatePaymentFeeCalculatorStartedV1 {
 
 /// Payload of `late_payment_fee_waived` version `v1` (Billing).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LatePaymentFeeWaivedV1 {
     /// `fee_id` (integer).
     pub fee_id: i64,
@@ -4070,6 +4715,22 @@ pub struct LatePaymentFeeWaivedV1 {
     pub waived_at: ::std::string::String,
     /// `support_user_id` (integer).
     pub support_user_id: i64,
+}
+
+impl LatePaymentFeeWaivedV1 {
+    /// A `LatePaymentFeeWaivedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        fee_id: impl ::std::convert::Into<i64>,
+        waived_at: impl ::std::convert::Into<::std::string::String>,
+        support_user_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            fee_id: fee_id.into(),
+            waived_at: waived_at.into(),
+            support_user_id: support_user_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(

@@ -5,9 +5,18 @@
 
 /// Payload of `business.created` version `v1` (Businesses).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BusinessCreatedV1 {
     /// `id` (integer).
     pub id: i64,
+}
+
+impl BusinessCreatedV1 {
+    /// A `BusinessCreatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(id: impl ::std::convert::Into<i64>) -> Self {
+        Self { id: id.into() }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -113,11 +122,28 @@ impl crate::events::PayloadVersion<BusinessCreated> for BusinessCreatedV1 {
 
 /// Payload of `business.updated` version `v1` (Businesses).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BusinessUpdatedV1 {
     /// `id` (integer).
     pub id: i64,
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+
+impl BusinessUpdatedV1 {
+    /// A `BusinessUpdatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        id: impl ::std::convert::Into<i64>,
+        changes: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            changes: changes.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -224,11 +250,26 @@ impl crate::events::PayloadVersion<BusinessUpdated> for BusinessUpdatedV1 {
 
 /// Payload of `business_operations_team.updated` version `v1` (Businesses).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BusinessOperationsTeamUpdatedV1 {
     /// `id` (integer).
     pub id: i64,
     /// `operations_team_id` (integer).
     pub operations_team_id: i64,
+}
+
+impl BusinessOperationsTeamUpdatedV1 {
+    /// A `BusinessOperationsTeamUpdatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        id: impl ::std::convert::Into<i64>,
+        operations_team_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            operations_team_id: operations_team_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -339,6 +380,7 @@ for BusinessOperationsTeamUpdatedV1 {
 
 /// Payload of `internal_company.created` version `v1` (Businesses).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InternalCompanyCreatedV1 {
     /// `id` (string).
     pub id: ::std::string::String,
@@ -356,6 +398,37 @@ pub struct InternalCompanyCreatedV1 {
     pub primary_tax_identifier_number: ::std::string::String,
     /// `legal_address` (free-form object).
     pub legal_address: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+
+impl InternalCompanyCreatedV1 {
+    /// A `InternalCompanyCreatedV1` from its fields, in schema order.
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        id: impl ::std::convert::Into<::std::string::String>,
+        actor: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+        displayable_number: impl ::std::convert::Into<::std::string::String>,
+        name: impl ::std::convert::Into<::std::string::String>,
+        primary_registration_number: impl ::std::convert::Into<::std::string::String>,
+        secondary_registration_number: impl ::std::convert::Into<::std::string::String>,
+        primary_tax_identifier_number: impl ::std::convert::Into<::std::string::String>,
+        legal_address: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            actor: actor.into(),
+            displayable_number: displayable_number.into(),
+            name: name.into(),
+            primary_registration_number: primary_registration_number.into(),
+            secondary_registration_number: secondary_registration_number.into(),
+            primary_tax_identifier_number: primary_tax_identifier_number.into(),
+            legal_address: legal_address.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(

@@ -5,6 +5,7 @@
 
 /// Payload of `collateral_agreement.fulfilled` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CollateralAgreementFulfilledV1 {
     /// `collateral_agreement_id` (integer).
     pub collateral_agreement_id: i64,
@@ -12,6 +13,22 @@ pub struct CollateralAgreementFulfilledV1 {
     pub contract_id: ::std::string::String,
     /// `fulfilled_at` (string).
     pub fulfilled_at: ::std::string::String,
+}
+
+impl CollateralAgreementFulfilledV1 {
+    /// A `CollateralAgreementFulfilledV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        collateral_agreement_id: impl ::std::convert::Into<i64>,
+        contract_id: impl ::std::convert::Into<::std::string::String>,
+        fulfilled_at: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            collateral_agreement_id: collateral_agreement_id.into(),
+            contract_id: contract_id.into(),
+            fulfilled_at: fulfilled_at.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -123,6 +140,7 @@ for CollateralAgreementFulfilledV1 {
 
 /// Payload of `collection_proceeding.created` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CollectionProceedingCreatedV1 {
     /// `id` (integer).
     pub id: i64,
@@ -136,6 +154,45 @@ pub struct CollectionProceedingCreatedV1 {
     pub is_white_label: bool,
     /// `agency_code` (string).
     pub agency_code: ::std::string::String,
+}
+
+impl CollectionProceedingCreatedV1 {
+    /// A `CollectionProceedingCreatedV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        id: impl ::std::convert::Into<i64>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        is_white_label: impl ::std::convert::Into<bool>,
+        agency_code: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            account_number: account_number.into(),
+            amount: ::std::option::Option::None,
+            campaign: ::std::option::Option::None,
+            is_white_label: is_white_label.into(),
+            agency_code: agency_code.into(),
+        }
+    }
+
+    /// Sets `amount`.
+    #[inline]
+    #[must_use]
+    pub fn with_amount(mut self, amount: impl ::std::convert::Into<i64>) -> Self {
+        self.amount = ::std::option::Option::Some(amount.into());
+        self
+    }
+
+    /// Sets `campaign`.
+    #[inline]
+    #[must_use]
+    pub fn with_campaign(
+        mut self,
+        campaign: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.campaign = ::std::option::Option::Some(campaign.into());
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -250,6 +307,7 @@ for CollectionProceedingCreatedV1 {
 
 /// Payload of `collection_process.comm_step_resolved` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CollectionProcessCommStepResolvedV1 {
     /// `collection_process_number` (string).
     pub collection_process_number: ::std::string::String,
@@ -267,6 +325,46 @@ pub struct CollectionProcessCommStepResolvedV1 {
     pub failed_channels: ::std::vec::Vec<::std::string::String>,
     /// `timestamp` (string).
     pub timestamp: ::std::string::String,
+}
+
+impl CollectionProcessCommStepResolvedV1 {
+    /// A `CollectionProcessCommStepResolvedV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        collection_process_number: impl ::std::convert::Into<::std::string::String>,
+        step_identifier: impl ::std::convert::Into<::std::string::String>,
+        status: impl ::std::convert::Into<::std::string::String>,
+        reason: impl ::std::convert::Into<::std::string::String>,
+        dispatched_channels: impl ::std::convert::Into<
+            ::std::vec::Vec<::std::string::String>,
+        >,
+        failed_channels: impl ::std::convert::Into<
+            ::std::vec::Vec<::std::string::String>,
+        >,
+        timestamp: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            collection_process_number: collection_process_number.into(),
+            step_identifier: step_identifier.into(),
+            trigger_id: ::std::option::Option::None,
+            status: status.into(),
+            reason: reason.into(),
+            dispatched_channels: dispatched_channels.into(),
+            failed_channels: failed_channels.into(),
+            timestamp: timestamp.into(),
+        }
+    }
+
+    /// Sets `trigger_id`.
+    #[inline]
+    #[must_use]
+    pub fn with_trigger_id(
+        mut self,
+        trigger_id: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.trigger_id = ::std::option::Option::Some(trigger_id.into());
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -383,6 +481,7 @@ for CollectionProcessCommStepResolvedV1 {
 
 /// Payload of `collection_process.leave_supplier_instigated` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CollectionProcessLeaveSupplierInstigatedV1 {
     /// `number` (string).
     pub number: ::std::string::String,
@@ -390,6 +489,22 @@ pub struct CollectionProcessLeaveSupplierInstigatedV1 {
     pub account_number: ::std::string::String,
     /// `leave_supplier_process_number` (string).
     pub leave_supplier_process_number: ::std::string::String,
+}
+
+impl CollectionProcessLeaveSupplierInstigatedV1 {
+    /// A `CollectionProcessLeaveSupplierInstigatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        number: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        leave_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            number: number.into(),
+            account_number: account_number.into(),
+            leave_supplier_process_number: leave_supplier_process_number.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -502,6 +617,7 @@ for CollectionProcessLeaveSupplierInstigatedV1 {
 
 /// Payload of `collection_process.paused` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CollectionProcessPausedV1 {
     /// `number` (string).
     pub number: ::std::string::String,
@@ -511,6 +627,26 @@ pub struct CollectionProcessPausedV1 {
     pub source: ::std::string::String,
     /// `active_pause_reasons` (array of string).
     pub active_pause_reasons: ::std::vec::Vec<::std::string::String>,
+}
+
+impl CollectionProcessPausedV1 {
+    /// A `CollectionProcessPausedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        number: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        source: impl ::std::convert::Into<::std::string::String>,
+        active_pause_reasons: impl ::std::convert::Into<
+            ::std::vec::Vec<::std::string::String>,
+        >,
+    ) -> Self {
+        Self {
+            number: number.into(),
+            account_number: account_number.into(),
+            source: source.into(),
+            active_pause_reasons: active_pause_reasons.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -622,6 +758,7 @@ for CollectionProcessPausedV1 {
 
 /// Payload of `collection_process.raised` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CollectionProcessRaisedV1 {
     /// `number` (string).
     pub number: ::std::string::String,
@@ -633,6 +770,46 @@ pub struct CollectionProcessRaisedV1 {
     pub billing_document: ::std::option::Option<::std::string::String>,
     /// `config_code` (string).
     pub config_code: ::std::string::String,
+}
+
+impl CollectionProcessRaisedV1 {
+    /// A `CollectionProcessRaisedV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        number: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        config_code: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            number: number.into(),
+            account_number: account_number.into(),
+            ledger: ::std::option::Option::None,
+            billing_document: ::std::option::Option::None,
+            config_code: config_code.into(),
+        }
+    }
+
+    /// Sets `ledger`.
+    #[inline]
+    #[must_use]
+    pub fn with_ledger(
+        mut self,
+        ledger: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.ledger = ::std::option::Option::Some(ledger.into());
+        self
+    }
+
+    /// Sets `billing_document`.
+    #[inline]
+    #[must_use]
+    pub fn with_billing_document(
+        mut self,
+        billing_document: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.billing_document = ::std::option::Option::Some(billing_document.into());
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -745,9 +922,18 @@ for CollectionProcessRaisedV1 {
 
 /// Payload of `collection_process.reactivated` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CollectionProcessReactivatedV1 {
     /// `number` (string).
     pub number: ::std::string::String,
+}
+
+impl CollectionProcessReactivatedV1 {
+    /// A `CollectionProcessReactivatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(number: impl ::std::convert::Into<::std::string::String>) -> Self {
+        Self { number: number.into() }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -857,9 +1043,18 @@ for CollectionProcessReactivatedV1 {
 
 /// Payload of `collection_process.run_termination_requested` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CollectionProcessRunTerminationRequestedV1 {
     /// `number` (string).
     pub number: ::std::string::String,
+}
+
+impl CollectionProcessRunTerminationRequestedV1 {
+    /// A `CollectionProcessRunTerminationRequestedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(number: impl ::std::convert::Into<::std::string::String>) -> Self {
+        Self { number: number.into() }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -970,6 +1165,7 @@ for CollectionProcessRunTerminationRequestedV1 {
 
 /// Payload of `collection_process.unpaused` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CollectionProcessUnpausedV1 {
     /// `number` (string).
     pub number: ::std::string::String,
@@ -977,6 +1173,22 @@ pub struct CollectionProcessUnpausedV1 {
     pub account_number: ::std::string::String,
     /// `source` (string).
     pub source: ::std::string::String,
+}
+
+impl CollectionProcessUnpausedV1 {
+    /// A `CollectionProcessUnpausedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        number: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        source: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            number: number.into(),
+            account_number: account_number.into(),
+            source: source.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1087,6 +1299,7 @@ for CollectionProcessUnpausedV1 {
 
 /// Payload of `collection_process.withdrawn` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CollectionProcessWithdrawnV1 {
     /// `number` (string).
     pub number: ::std::string::String,
@@ -1094,6 +1307,22 @@ pub struct CollectionProcessWithdrawnV1 {
     pub account_number: ::std::string::String,
     /// `external_reference` (string).
     pub external_reference: ::std::string::String,
+}
+
+impl CollectionProcessWithdrawnV1 {
+    /// A `CollectionProcessWithdrawnV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        number: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        external_reference: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            number: number.into(),
+            account_number: account_number.into(),
+            external_reference: external_reference.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1111,11 +1340,26 @@ pub struct CollectionProcessWithdrawnV1 {
 ///
 /// Drops the external reference.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CollectionProcessWithdrawnV2 {
     /// `number` (string).
     pub number: ::std::string::String,
     /// `account_number` (string).
     pub account_number: ::std::string::String,
+}
+
+impl CollectionProcessWithdrawnV2 {
+    /// A `CollectionProcessWithdrawnV2` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        number: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            number: number.into(),
+            account_number: account_number.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1264,6 +1508,7 @@ for CollectionProcessWithdrawnV2 {
 
 /// Payload of `credit_check.created` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CreditCheckCreatedV1 {
     /// `check_id` (string).
     pub check_id: ::std::string::String,
@@ -1271,6 +1516,22 @@ pub struct CreditCheckCreatedV1 {
     pub entity_type: ::std::string::String,
     /// `entity_id` (string).
     pub entity_id: ::std::string::String,
+}
+
+impl CreditCheckCreatedV1 {
+    /// A `CreditCheckCreatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        check_id: impl ::std::convert::Into<::std::string::String>,
+        entity_type: impl ::std::convert::Into<::std::string::String>,
+        entity_id: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            check_id: check_id.into(),
+            entity_type: entity_type.into(),
+            entity_id: entity_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1378,6 +1639,7 @@ impl crate::events::PayloadVersion<CreditCheckCreated> for CreditCheckCreatedV1 
 
 /// Payload of `debt.actioning.automated_debt_write_back.completed` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DebtActioningAutomatedDebtWriteBackCompletedV1 {
     /// `ledger_number` (string).
     pub ledger_number: ::std::string::String,
@@ -1385,6 +1647,22 @@ pub struct DebtActioningAutomatedDebtWriteBackCompletedV1 {
     pub account_number: ::std::string::String,
     /// `amount` (integer).
     pub amount: i64,
+}
+
+impl DebtActioningAutomatedDebtWriteBackCompletedV1 {
+    /// A `DebtActioningAutomatedDebtWriteBackCompletedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        ledger_number: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        amount: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            ledger_number: ledger_number.into(),
+            account_number: account_number.into(),
+            amount: amount.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1497,6 +1775,7 @@ for DebtActioningAutomatedDebtWriteBackCompletedV1 {
 
 /// Payload of `debt.actioning.automated_debt_write_back.failed` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DebtActioningAutomatedDebtWriteBackFailedV1 {
     /// `ledger_number` (string).
     pub ledger_number: ::std::string::String,
@@ -1506,6 +1785,24 @@ pub struct DebtActioningAutomatedDebtWriteBackFailedV1 {
     pub reason: ::std::string::String,
     /// `exception` (string).
     pub exception: ::std::string::String,
+}
+
+impl DebtActioningAutomatedDebtWriteBackFailedV1 {
+    /// A `DebtActioningAutomatedDebtWriteBackFailedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        ledger_number: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        reason: impl ::std::convert::Into<::std::string::String>,
+        exception: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            ledger_number: ledger_number.into(),
+            account_number: account_number.into(),
+            reason: reason.into(),
+            exception: exception.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1619,6 +1916,7 @@ for DebtActioningAutomatedDebtWriteBackFailedV1 {
 
 /// Payload of `debt.actioning.automated_debt_write_back.skipped` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DebtActioningAutomatedDebtWriteBackSkippedV1 {
     /// `ledger_number` (string).
     pub ledger_number: ::std::string::String,
@@ -1626,6 +1924,22 @@ pub struct DebtActioningAutomatedDebtWriteBackSkippedV1 {
     pub account_number: ::std::string::String,
     /// `reason` (string).
     pub reason: ::std::string::String,
+}
+
+impl DebtActioningAutomatedDebtWriteBackSkippedV1 {
+    /// A `DebtActioningAutomatedDebtWriteBackSkippedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        ledger_number: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        reason: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            ledger_number: ledger_number.into(),
+            account_number: account_number.into(),
+            reason: reason.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1738,6 +2052,7 @@ for DebtActioningAutomatedDebtWriteBackSkippedV1 {
 
 /// Payload of `delinquent_debt.allocation_created` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DelinquentDebtAllocationCreatedV1 {
     /// `ledger_number` (string).
     pub ledger_number: ::std::string::String,
@@ -1757,6 +2072,39 @@ pub struct DelinquentDebtAllocationCreatedV1 {
     pub obligation: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     /// `payout` (free-form object).
     pub payout: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+
+impl DelinquentDebtAllocationCreatedV1 {
+    /// A `DelinquentDebtAllocationCreatedV1` from its fields, in schema order.
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        ledger_number: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        allocation_identifier: impl ::std::convert::Into<::std::string::String>,
+        amount: impl ::std::convert::Into<i64>,
+        reason: impl ::std::convert::Into<::std::string::String>,
+        created_at: impl ::std::convert::Into<::std::string::String>,
+        fulfilment: impl ::std::convert::Into<crate::types::AllocationComponent>,
+        obligation: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+        payout: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        Self {
+            ledger_number: ledger_number.into(),
+            account_number: account_number.into(),
+            allocation_identifier: allocation_identifier.into(),
+            amount: amount.into(),
+            reason: reason.into(),
+            created_at: created_at.into(),
+            fulfilment: fulfilment.into(),
+            obligation: obligation.into(),
+            payout: payout.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1874,6 +2222,7 @@ for DelinquentDebtAllocationCreatedV1 {
 
 /// Payload of `delinquent_debt.position_changed` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DelinquentDebtPositionChangedV1 {
     /// `ledger_number` (string).
     pub ledger_number: ::std::string::String,
@@ -1883,6 +2232,24 @@ pub struct DelinquentDebtPositionChangedV1 {
     pub previous_value: i64,
     /// `new_value` (integer).
     pub new_value: i64,
+}
+
+impl DelinquentDebtPositionChangedV1 {
+    /// A `DelinquentDebtPositionChangedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        ledger_number: impl ::std::convert::Into<::std::string::String>,
+        changed_on: impl ::std::convert::Into<::std::string::String>,
+        previous_value: impl ::std::convert::Into<i64>,
+        new_value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            ledger_number: ledger_number.into(),
+            changed_on: changed_on.into(),
+            previous_value: previous_value.into(),
+            new_value: new_value.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1903,6 +2270,7 @@ pub struct DelinquentDebtPositionChangedV1 {
 ///
 /// Holds the fields of `delinquent_debt.position_changed v1`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DelinquentDebtPositionChangedV2 {
     /// `ledger_number` (string). From delinquent_debt.position_changed v1.
     pub ledger_number: ::std::string::String,
@@ -1914,6 +2282,26 @@ pub struct DelinquentDebtPositionChangedV2 {
     pub new_value: i64,
     /// `account_number` (string).
     pub account_number: ::std::string::String,
+}
+
+impl DelinquentDebtPositionChangedV2 {
+    /// A `DelinquentDebtPositionChangedV2` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        ledger_number: impl ::std::convert::Into<::std::string::String>,
+        changed_on: impl ::std::convert::Into<::std::string::String>,
+        previous_value: impl ::std::convert::Into<i64>,
+        new_value: impl ::std::convert::Into<i64>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            ledger_number: ledger_number.into(),
+            changed_on: changed_on.into(),
+            previous_value: previous_value.into(),
+            new_value: new_value.into(),
+            account_number: account_number.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2099,6 +2487,7 @@ for DelinquentDebtPositionChangedV1 {
 ///
 /// Holds the fields of base `DB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DepositAgreementAcceptedV1 {
     /// `deposit_key` (string). From base DB.
     pub deposit_key: ::std::string::String,
@@ -2112,6 +2501,28 @@ pub struct DepositAgreementAcceptedV1 {
     pub ledger_identifier: ::std::string::String,
     /// `accepted_at` (string).
     pub accepted_at: ::std::string::String,
+}
+
+impl DepositAgreementAcceptedV1 {
+    /// A `DepositAgreementAcceptedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        deposit_key: impl ::std::convert::Into<::std::string::String>,
+        reason: impl ::std::convert::Into<::std::string::String>,
+        amount: impl ::std::convert::Into<i64>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        ledger_identifier: impl ::std::convert::Into<::std::string::String>,
+        accepted_at: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            deposit_key: deposit_key.into(),
+            reason: reason.into(),
+            amount: amount.into(),
+            account_number: account_number.into(),
+            ledger_identifier: ledger_identifier.into(),
+            accepted_at: accepted_at.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2227,6 +2638,7 @@ for DepositAgreementAcceptedV1 {
 ///
 /// Holds the fields of base `DB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DepositAgreementFulfilledV1 {
     /// `deposit_key` (string). From base DB.
     pub deposit_key: ::std::string::String,
@@ -2240,6 +2652,28 @@ pub struct DepositAgreementFulfilledV1 {
     pub ledger_identifier: ::std::string::String,
     /// `fulfilled_at` (string).
     pub fulfilled_at: ::std::string::String,
+}
+
+impl DepositAgreementFulfilledV1 {
+    /// A `DepositAgreementFulfilledV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        deposit_key: impl ::std::convert::Into<::std::string::String>,
+        reason: impl ::std::convert::Into<::std::string::String>,
+        amount: impl ::std::convert::Into<i64>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        ledger_identifier: impl ::std::convert::Into<::std::string::String>,
+        fulfilled_at: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            deposit_key: deposit_key.into(),
+            reason: reason.into(),
+            amount: amount.into(),
+            account_number: account_number.into(),
+            ledger_identifier: ledger_identifier.into(),
+            fulfilled_at: fulfilled_at.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2355,6 +2789,7 @@ for DepositAgreementFulfilledV1 {
 ///
 /// Holds the fields of base `DB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DepositAgreementInstalmentReturnedV1 {
     /// `deposit_key` (string). From base DB.
     pub deposit_key: ::std::string::String,
@@ -2370,6 +2805,30 @@ pub struct DepositAgreementInstalmentReturnedV1 {
     pub returned_amount: i64,
     /// `returned_at` (string).
     pub returned_at: ::std::string::String,
+}
+
+impl DepositAgreementInstalmentReturnedV1 {
+    /// A `DepositAgreementInstalmentReturnedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        deposit_key: impl ::std::convert::Into<::std::string::String>,
+        reason: impl ::std::convert::Into<::std::string::String>,
+        amount: impl ::std::convert::Into<i64>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        ledger_identifier: impl ::std::convert::Into<::std::string::String>,
+        returned_amount: impl ::std::convert::Into<i64>,
+        returned_at: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            deposit_key: deposit_key.into(),
+            reason: reason.into(),
+            amount: amount.into(),
+            account_number: account_number.into(),
+            ledger_identifier: ledger_identifier.into(),
+            returned_amount: returned_amount.into(),
+            returned_at: returned_at.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2487,6 +2946,7 @@ for DepositAgreementInstalmentReturnedV1 {
 ///
 /// Holds the fields of base `DB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DepositAgreementReturnedV1 {
     /// `deposit_key` (string). From base DB.
     pub deposit_key: ::std::string::String,
@@ -2500,6 +2960,28 @@ pub struct DepositAgreementReturnedV1 {
     pub ledger_identifier: ::std::string::String,
     /// `returned_at` (string).
     pub returned_at: ::std::string::String,
+}
+
+impl DepositAgreementReturnedV1 {
+    /// A `DepositAgreementReturnedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        deposit_key: impl ::std::convert::Into<::std::string::String>,
+        reason: impl ::std::convert::Into<::std::string::String>,
+        amount: impl ::std::convert::Into<i64>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        ledger_identifier: impl ::std::convert::Into<::std::string::String>,
+        returned_at: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            deposit_key: deposit_key.into(),
+            reason: reason.into(),
+            amount: amount.into(),
+            account_number: account_number.into(),
+            ledger_identifier: ledger_identifier.into(),
+            returned_at: returned_at.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2615,6 +3097,7 @@ for DepositAgreementReturnedV1 {
 ///
 /// Holds the fields of base `DB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DepositAgreementWithdrawnV1 {
     /// `deposit_key` (string). From base DB.
     pub deposit_key: ::std::string::String,
@@ -2628,6 +3111,28 @@ pub struct DepositAgreementWithdrawnV1 {
     pub ledger_identifier: ::std::string::String,
     /// `withdrawn_at` (string).
     pub withdrawn_at: ::std::string::String,
+}
+
+impl DepositAgreementWithdrawnV1 {
+    /// A `DepositAgreementWithdrawnV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        deposit_key: impl ::std::convert::Into<::std::string::String>,
+        reason: impl ::std::convert::Into<::std::string::String>,
+        amount: impl ::std::convert::Into<i64>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        ledger_identifier: impl ::std::convert::Into<::std::string::String>,
+        withdrawn_at: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            deposit_key: deposit_key.into(),
+            reason: reason.into(),
+            amount: amount.into(),
+            account_number: account_number.into(),
+            ledger_identifier: ledger_identifier.into(),
+            withdrawn_at: withdrawn_at.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2741,6 +3246,7 @@ for DepositAgreementWithdrawnV1 {
 
 /// Payload of `dunning_path_paused` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DunningPathPausedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -2754,6 +3260,28 @@ pub struct DunningPathPausedV1 {
     pub pause_end_date: ::std::string::String,
     /// `created_note` (string).
     pub created_note: ::std::string::String,
+}
+
+impl DunningPathPausedV1 {
+    /// A `DunningPathPausedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        dunning_path_name: impl ::std::convert::Into<::std::string::String>,
+        dunning_process_id: impl ::std::convert::Into<::std::string::String>,
+        pause_start_date: impl ::std::convert::Into<::std::string::String>,
+        pause_end_date: impl ::std::convert::Into<::std::string::String>,
+        created_note: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            dunning_path_name: dunning_path_name.into(),
+            dunning_process_id: dunning_process_id.into(),
+            pause_start_date: pause_start_date.into(),
+            pause_end_date: pause_end_date.into(),
+            created_note: created_note.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2864,6 +3392,7 @@ impl crate::events::PayloadVersion<DunningPathPaused> for DunningPathPausedV1 {
 
 /// Payload of `dunning_path_started` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DunningPathStartedV1 {
     /// `dunning_path_name` (string).
     pub dunning_path_name: ::std::string::String,
@@ -2875,6 +3404,26 @@ pub struct DunningPathStartedV1 {
     pub created_note: ::std::string::String,
     /// `start_date` (string).
     pub start_date: ::std::string::String,
+}
+
+impl DunningPathStartedV1 {
+    /// A `DunningPathStartedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        dunning_path_name: impl ::std::convert::Into<::std::string::String>,
+        dunning_process_id: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        created_note: impl ::std::convert::Into<::std::string::String>,
+        start_date: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            dunning_path_name: dunning_path_name.into(),
+            dunning_process_id: dunning_process_id.into(),
+            account_number: account_number.into(),
+            created_note: created_note.into(),
+            start_date: start_date.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2984,6 +3533,7 @@ impl crate::events::PayloadVersion<DunningPathStarted> for DunningPathStartedV1 
 
 /// Payload of `dunning_path_unpaused` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DunningPathUnpausedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -2991,6 +3541,22 @@ pub struct DunningPathUnpausedV1 {
     pub dunning_path_name: ::std::string::String,
     /// `dunning_process_id` (string).
     pub dunning_process_id: ::std::string::String,
+}
+
+impl DunningPathUnpausedV1 {
+    /// A `DunningPathUnpausedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        dunning_path_name: impl ::std::convert::Into<::std::string::String>,
+        dunning_process_id: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            dunning_path_name: dunning_path_name.into(),
+            dunning_process_id: dunning_process_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -3098,6 +3664,7 @@ impl crate::events::PayloadVersion<DunningPathUnpaused> for DunningPathUnpausedV
 
 /// Payload of `dunning_path_withdrawn` version `v1` (Collections, debt and deposits).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DunningPathWithdrawnV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -3109,6 +3676,26 @@ pub struct DunningPathWithdrawnV1 {
     pub withdrawn_date: ::std::string::String,
     /// `withdrawn_note` (string).
     pub withdrawn_note: ::std::string::String,
+}
+
+impl DunningPathWithdrawnV1 {
+    /// A `DunningPathWithdrawnV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        dunning_path_name: impl ::std::convert::Into<::std::string::String>,
+        dunning_process_id: impl ::std::convert::Into<::std::string::String>,
+        withdrawn_date: impl ::std::convert::Into<::std::string::String>,
+        withdrawn_note: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            dunning_path_name: dunning_path_name.into(),
+            dunning_process_id: dunning_process_id.into(),
+            withdrawn_date: withdrawn_date.into(),
+            withdrawn_note: withdrawn_note.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(

@@ -5,6 +5,7 @@
 
 /// Payload of `comms.account-call.updated` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CommsAccountCallUpdatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -20,6 +21,32 @@ pub struct CommsAccountCallUpdatedV1 {
     pub bucket: ::std::string::String,
     /// `changes` (free-form object).
     pub changes: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+
+impl CommsAccountCallUpdatedV1 {
+    /// A `CommsAccountCallUpdatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        call_id: impl ::std::convert::Into<i64>,
+        call_key: impl ::std::convert::Into<::std::string::String>,
+        transcript_key: impl ::std::convert::Into<::std::string::String>,
+        redacted_transcript_key: impl ::std::convert::Into<::std::string::String>,
+        bucket: impl ::std::convert::Into<::std::string::String>,
+        changes: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            call_id: call_id.into(),
+            call_key: call_key.into(),
+            transcript_key: transcript_key.into(),
+            redacted_transcript_key: redacted_transcript_key.into(),
+            bucket: bucket.into(),
+            changes: changes.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -134,6 +161,7 @@ for CommsAccountCallUpdatedV1 {
 
 /// Payload of `comms.customer_email_bounced` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CommsCustomerEmailBouncedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -145,6 +173,26 @@ pub struct CommsCustomerEmailBouncedV1 {
     pub template_code: ::std::string::String,
     /// `bounced_at` (string).
     pub bounced_at: ::std::string::String,
+}
+
+impl CommsCustomerEmailBouncedV1 {
+    /// A `CommsCustomerEmailBouncedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        user_id: impl ::std::convert::Into<i64>,
+        message_id: impl ::std::convert::Into<i64>,
+        template_code: impl ::std::convert::Into<::std::string::String>,
+        bounced_at: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            user_id: user_id.into(),
+            message_id: message_id.into(),
+            template_code: template_code.into(),
+            bounced_at: bounced_at.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -257,9 +305,20 @@ for CommsCustomerEmailBouncedV1 {
 
 /// Payload of `comms.push-notification.received-unregistered-or-expired-token` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1 {
     /// `push_notification_binding_id` (integer).
     pub push_notification_binding_id: i64,
+}
+
+impl CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1 {
+    /// A `CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(push_notification_binding_id: impl ::std::convert::Into<i64>) -> Self {
+        Self {
+            push_notification_binding_id: push_notification_binding_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -375,6 +434,7 @@ impl crate::events::PayloadVersion<
 
 /// Payload of `comms.transcription.created` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CommsTranscriptionCreatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -388,6 +448,28 @@ pub struct CommsTranscriptionCreatedV1 {
     pub redacted_transcript_key: ::std::string::String,
     /// `bucket` (string).
     pub bucket: ::std::string::String,
+}
+
+impl CommsTranscriptionCreatedV1 {
+    /// A `CommsTranscriptionCreatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        call_id: impl ::std::convert::Into<i64>,
+        call_key: impl ::std::convert::Into<::std::string::String>,
+        transcript_key: impl ::std::convert::Into<::std::string::String>,
+        redacted_transcript_key: impl ::std::convert::Into<::std::string::String>,
+        bucket: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            call_id: call_id.into(),
+            call_key: call_key.into(),
+            transcript_key: transcript_key.into(),
+            redacted_transcript_key: redacted_transcript_key.into(),
+            bucket: bucket.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -501,6 +583,7 @@ for CommsTranscriptionCreatedV1 {
 
 /// Payload of `complaints.complaint.new-contact` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ComplaintsComplaintNewContactV1 {
     /// `account_number` (string).
     pub account_number: ::std::option::Option<::std::string::String>,
@@ -510,6 +593,34 @@ pub struct ComplaintsComplaintNewContactV1 {
     pub contact_id: i64,
     /// `status` (string).
     pub status: ::std::string::String,
+}
+
+impl ComplaintsComplaintNewContactV1 {
+    /// A `ComplaintsComplaintNewContactV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        complaint_id: impl ::std::convert::Into<i64>,
+        contact_id: impl ::std::convert::Into<i64>,
+        status: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: ::std::option::Option::None,
+            complaint_id: complaint_id.into(),
+            contact_id: contact_id.into(),
+            status: status.into(),
+        }
+    }
+
+    /// Sets `account_number`.
+    #[inline]
+    #[must_use]
+    pub fn with_account_number(
+        mut self,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.account_number = ::std::option::Option::Some(account_number.into());
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -622,11 +733,34 @@ for ComplaintsComplaintNewContactV1 {
 
 /// Payload of `complaints.complaint.opened` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ComplaintsComplaintOpenedV1 {
     /// `account_number` (string).
     pub account_number: ::std::option::Option<::std::string::String>,
     /// `complaint_id` (integer).
     pub complaint_id: i64,
+}
+
+impl ComplaintsComplaintOpenedV1 {
+    /// A `ComplaintsComplaintOpenedV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(complaint_id: impl ::std::convert::Into<i64>) -> Self {
+        Self {
+            account_number: ::std::option::Option::None,
+            complaint_id: complaint_id.into(),
+        }
+    }
+
+    /// Sets `account_number`.
+    #[inline]
+    #[must_use]
+    pub fn with_account_number(
+        mut self,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.account_number = ::std::option::Option::Some(account_number.into());
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -736,6 +870,7 @@ for ComplaintsComplaintOpenedV1 {
 
 /// Payload of `complaints.drp.finished` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ComplaintsDrpFinishedV1 {
     /// `account_number` (string).
     pub account_number: ::std::option::Option<::std::string::String>,
@@ -743,6 +878,40 @@ pub struct ComplaintsDrpFinishedV1 {
     pub complaint_id: i64,
     /// `reason` (string).
     pub reason: ::std::option::Option<::std::string::String>,
+}
+
+impl ComplaintsDrpFinishedV1 {
+    /// A `ComplaintsDrpFinishedV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(complaint_id: impl ::std::convert::Into<i64>) -> Self {
+        Self {
+            account_number: ::std::option::Option::None,
+            complaint_id: complaint_id.into(),
+            reason: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `account_number`.
+    #[inline]
+    #[must_use]
+    pub fn with_account_number(
+        mut self,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.account_number = ::std::option::Option::Some(account_number.into());
+        self
+    }
+
+    /// Sets `reason`.
+    #[inline]
+    #[must_use]
+    pub fn with_reason(
+        mut self,
+        reason: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.reason = ::std::option::Option::Some(reason.into());
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -852,6 +1021,7 @@ impl crate::events::PayloadVersion<ComplaintsDrpFinished> for ComplaintsDrpFinis
 
 /// Payload of `complaints.drp.started` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ComplaintsDrpStartedV1 {
     /// `account_number` (string).
     pub account_number: ::std::option::Option<::std::string::String>,
@@ -859,6 +1029,32 @@ pub struct ComplaintsDrpStartedV1 {
     pub complaint_id: i64,
     /// `position` (string).
     pub position: ::std::string::String,
+}
+
+impl ComplaintsDrpStartedV1 {
+    /// A `ComplaintsDrpStartedV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        complaint_id: impl ::std::convert::Into<i64>,
+        position: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: ::std::option::Option::None,
+            complaint_id: complaint_id.into(),
+            position: position.into(),
+        }
+    }
+
+    /// Sets `account_number`.
+    #[inline]
+    #[must_use]
+    pub fn with_account_number(
+        mut self,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.account_number = ::std::option::Option::Some(account_number.into());
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -966,6 +1162,7 @@ impl crate::events::PayloadVersion<ComplaintsDrpStarted> for ComplaintsDrpStarte
 
 /// Payload of `complex_quoting.cost_calculation_finished` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ComplexQuotingCostCalculationFinishedV1 {
     /// `quote_configuration_number` (string).
     pub quote_configuration_number: ::std::string::String,
@@ -973,6 +1170,22 @@ pub struct ComplexQuotingCostCalculationFinishedV1 {
     pub succeeded: bool,
     /// `triggered_by_id` (integer).
     pub triggered_by_id: i64,
+}
+
+impl ComplexQuotingCostCalculationFinishedV1 {
+    /// A `ComplexQuotingCostCalculationFinishedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        quote_configuration_number: impl ::std::convert::Into<::std::string::String>,
+        succeeded: impl ::std::convert::Into<bool>,
+        triggered_by_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            quote_configuration_number: quote_configuration_number.into(),
+            succeeded: succeeded.into(),
+            triggered_by_id: triggered_by_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1085,11 +1298,26 @@ for ComplexQuotingCostCalculationFinishedV1 {
 
 /// Payload of `consents.consent.created` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ConsentsConsentCreatedV1 {
     /// `signing_identity` (`SigningIdentity`).
     pub signing_identity: crate::types::SigningIdentity,
     /// `consent` (`Consent`).
     pub consent: crate::types::Consent,
+}
+
+impl ConsentsConsentCreatedV1 {
+    /// A `ConsentsConsentCreatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        signing_identity: impl ::std::convert::Into<crate::types::SigningIdentity>,
+        consent: impl ::std::convert::Into<crate::types::Consent>,
+    ) -> Self {
+        Self {
+            signing_identity: signing_identity.into(),
+            consent: consent.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1198,11 +1426,26 @@ impl crate::events::PayloadVersion<ConsentsConsentCreated> for ConsentsConsentCr
 
 /// Payload of `consents.consent.updated` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ConsentsConsentUpdatedV1 {
     /// `signing_identity` (`SigningIdentity`).
     pub signing_identity: crate::types::SigningIdentity,
     /// `consent` (`Consent`).
     pub consent: crate::types::Consent,
+}
+
+impl ConsentsConsentUpdatedV1 {
+    /// A `ConsentsConsentUpdatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        signing_identity: impl ::std::convert::Into<crate::types::SigningIdentity>,
+        consent: impl ::std::convert::Into<crate::types::Consent>,
+    ) -> Self {
+        Self {
+            signing_identity: signing_identity.into(),
+            consent: consent.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1311,6 +1554,7 @@ impl crate::events::PayloadVersion<ConsentsConsentUpdated> for ConsentsConsentUp
 
 /// Payload of `goods.purchase-created` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GoodsPurchaseCreatedV1 {
     /// `purchase_id` (integer).
     pub purchase_id: i64,
@@ -1318,6 +1562,32 @@ pub struct GoodsPurchaseCreatedV1 {
     pub account_id: i64,
     /// `support_user_id` (integer).
     pub support_user_id: ::std::option::Option<i64>,
+}
+
+impl GoodsPurchaseCreatedV1 {
+    /// A `GoodsPurchaseCreatedV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        purchase_id: impl ::std::convert::Into<i64>,
+        account_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            purchase_id: purchase_id.into(),
+            account_id: account_id.into(),
+            support_user_id: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `support_user_id`.
+    #[inline]
+    #[must_use]
+    pub fn with_support_user_id(
+        mut self,
+        support_user_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.support_user_id = ::std::option::Option::Some(support_user_id.into());
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1425,6 +1695,7 @@ impl crate::events::PayloadVersion<GoodsPurchaseCreated> for GoodsPurchaseCreate
 
 /// Payload of `goods.quote.created-for-account` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GoodsQuoteCreatedForAccountV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -1436,6 +1707,28 @@ pub struct GoodsQuoteCreatedForAccountV1 {
     pub client_params: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     /// `lead_id` (integer).
     pub lead_id: i64,
+}
+
+impl GoodsQuoteCreatedForAccountV1 {
+    /// A `GoodsQuoteCreatedForAccountV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        market_name: impl ::std::convert::Into<::std::string::String>,
+        quote_id: impl ::std::convert::Into<i64>,
+        client_params: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+        lead_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            market_name: market_name.into(),
+            quote_id: quote_id.into(),
+            client_params: client_params.into(),
+            lead_id: lead_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1549,6 +1842,7 @@ for GoodsQuoteCreatedForAccountV1 {
 
 /// Payload of `goods.quote.created-without-account` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GoodsQuoteCreatedWithoutAccountV1 {
     /// `market_name` (string).
     pub market_name: ::std::string::String,
@@ -1560,6 +1854,30 @@ pub struct GoodsQuoteCreatedWithoutAccountV1 {
     pub client_params: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     /// `lead_id` (integer).
     pub lead_id: i64,
+}
+
+impl GoodsQuoteCreatedWithoutAccountV1 {
+    /// A `GoodsQuoteCreatedWithoutAccountV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        market_name: impl ::std::convert::Into<::std::string::String>,
+        quote_id: impl ::std::convert::Into<i64>,
+        contact_info: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+        client_params: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+        lead_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            market_name: market_name.into(),
+            quote_id: quote_id.into(),
+            contact_info: contact_info.into(),
+            client_params: client_params.into(),
+            lead_id: lead_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1673,6 +1991,7 @@ for GoodsQuoteCreatedWithoutAccountV1 {
 
 /// Payload of `leads.lead.stage-updated` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LeadsLeadStageUpdatedV1 {
     /// `lead_number` (string).
     pub lead_number: ::std::string::String,
@@ -1680,6 +1999,22 @@ pub struct LeadsLeadStageUpdatedV1 {
     pub funnel_code: ::std::string::String,
     /// `stage` (string).
     pub stage: ::std::string::String,
+}
+
+impl LeadsLeadStageUpdatedV1 {
+    /// A `LeadsLeadStageUpdatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        lead_number: impl ::std::convert::Into<::std::string::String>,
+        funnel_code: impl ::std::convert::Into<::std::string::String>,
+        stage: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            lead_number: lead_number.into(),
+            funnel_code: funnel_code.into(),
+            stage: stage.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1789,6 +2124,7 @@ impl crate::events::PayloadVersion<LeadsLeadStageUpdated> for LeadsLeadStageUpda
 
 /// Payload of `leads.opportunity.document-attached-to-opportunity` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LeadsOpportunityDocumentAttachedToOpportunityV1 {
     /// `opportunity_number` (string).
     pub opportunity_number: ::std::string::String,
@@ -1796,6 +2132,22 @@ pub struct LeadsOpportunityDocumentAttachedToOpportunityV1 {
     pub attachment_id: i64,
     /// `category` (string).
     pub category: ::std::string::String,
+}
+
+impl LeadsOpportunityDocumentAttachedToOpportunityV1 {
+    /// A `LeadsOpportunityDocumentAttachedToOpportunityV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        opportunity_number: impl ::std::convert::Into<::std::string::String>,
+        attachment_id: impl ::std::convert::Into<i64>,
+        category: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            opportunity_number: opportunity_number.into(),
+            attachment_id: attachment_id.into(),
+            category: category.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1910,11 +2262,26 @@ for LeadsOpportunityDocumentAttachedToOpportunityV1 {
 ///
 /// Only version v2 is listed in the catalogue.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LeadsOpportunityOfferGroupCreatedV2 {
     /// `opportunity_number` (string).
     pub opportunity_number: ::std::string::String,
     /// `offer_group_identifier` (string).
     pub offer_group_identifier: ::std::string::String,
+}
+
+impl LeadsOpportunityOfferGroupCreatedV2 {
+    /// A `LeadsOpportunityOfferGroupCreatedV2` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        opportunity_number: impl ::std::convert::Into<::std::string::String>,
+        offer_group_identifier: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            opportunity_number: opportunity_number.into(),
+            offer_group_identifier: offer_group_identifier.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2025,6 +2392,7 @@ for LeadsOpportunityOfferGroupCreatedV2 {
 
 /// Payload of `leads.opportunity.stage-updated` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LeadsOpportunityStageUpdatedV1 {
     /// `opportunity_number` (string).
     pub opportunity_number: ::std::string::String,
@@ -2034,6 +2402,34 @@ pub struct LeadsOpportunityStageUpdatedV1 {
     pub stage: ::std::string::String,
     /// `updated_by_user_id` (integer).
     pub updated_by_user_id: ::std::option::Option<i64>,
+}
+
+impl LeadsOpportunityStageUpdatedV1 {
+    /// A `LeadsOpportunityStageUpdatedV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        opportunity_number: impl ::std::convert::Into<::std::string::String>,
+        funnel_code: impl ::std::convert::Into<::std::string::String>,
+        stage: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            opportunity_number: opportunity_number.into(),
+            funnel_code: funnel_code.into(),
+            stage: stage.into(),
+            updated_by_user_id: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `updated_by_user_id`.
+    #[inline]
+    #[must_use]
+    pub fn with_updated_by_user_id(
+        mut self,
+        updated_by_user_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.updated_by_user_id = ::std::option::Option::Some(updated_by_user_id.into());
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2146,11 +2542,26 @@ for LeadsOpportunityStageUpdatedV1 {
 
 /// Payload of `messaging.push-notification.token-unregistered` version `v1` (Communications, complaints, consents, quoting).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MessagingPushNotificationTokenUnregisteredV1 {
     /// `token` (string).
     pub token: ::std::string::String,
     /// `external_provider` (string).
     pub external_provider: ::std::string::String,
+}
+
+impl MessagingPushNotificationTokenUnregisteredV1 {
+    /// A `MessagingPushNotificationTokenUnregisteredV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        token: impl ::std::convert::Into<::std::string::String>,
+        external_provider: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            token: token.into(),
+            external_provider: external_provider.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(

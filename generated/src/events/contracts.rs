@@ -5,6 +5,7 @@
 
 /// Payload of `contract-groups.created` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractGroupsCreatedV1 {
     /// `contract_group_identifier` (string).
     pub contract_group_identifier: ::std::string::String,
@@ -24,6 +25,80 @@ pub struct ContractGroupsCreatedV1 {
     pub memberships: ::std::vec::Vec<crate::types::GroupMembershipNew>,
     /// `traits` (array of `GroupTrait`).
     pub traits: ::std::vec::Vec<crate::types::GroupTrait>,
+}
+
+impl ContractGroupsCreatedV1 {
+    /// A `ContractGroupsCreatedV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        contract_group_identifier: impl ::std::convert::Into<::std::string::String>,
+        group_type: impl ::std::convert::Into<::std::string::String>,
+        valid_from: impl ::std::convert::Into<::std::string::String>,
+        memberships: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::GroupMembershipNew>,
+        >,
+        traits: impl ::std::convert::Into<::std::vec::Vec<crate::types::GroupTrait>>,
+    ) -> Self {
+        Self {
+            contract_group_identifier: contract_group_identifier.into(),
+            group_type: group_type.into(),
+            valid_from: valid_from.into(),
+            valid_to: ::std::option::Option::None,
+            managing_party_identifier: ::std::option::Option::None,
+            external_identifier: ::std::option::Option::None,
+            name: ::std::option::Option::None,
+            memberships: memberships.into(),
+            traits: traits.into(),
+        }
+    }
+
+    /// Sets `valid_to`.
+    #[inline]
+    #[must_use]
+    pub fn with_valid_to(
+        mut self,
+        valid_to: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.valid_to = ::std::option::Option::Some(valid_to.into());
+        self
+    }
+
+    /// Sets `managing_party_identifier`.
+    #[inline]
+    #[must_use]
+    pub fn with_managing_party_identifier(
+        mut self,
+        managing_party_identifier: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.managing_party_identifier = ::std::option::Option::Some(
+            managing_party_identifier.into(),
+        );
+        self
+    }
+
+    /// Sets `external_identifier`.
+    #[inline]
+    #[must_use]
+    pub fn with_external_identifier(
+        mut self,
+        external_identifier: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.external_identifier = ::std::option::Option::Some(
+            external_identifier.into(),
+        );
+        self
+    }
+
+    /// Sets `name`.
+    #[inline]
+    #[must_use]
+    pub fn with_name(
+        mut self,
+        name: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(name.into());
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -139,6 +214,7 @@ impl crate::events::PayloadVersion<ContractGroupsCreated> for ContractGroupsCrea
 
 /// Payload of `contract-groups.memberships-changed` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractGroupsMembershipsChangedV1 {
     /// `contract_group_identifier` (string).
     pub contract_group_identifier: ::std::string::String,
@@ -146,6 +222,26 @@ pub struct ContractGroupsMembershipsChangedV1 {
     pub memberships_started: ::std::vec::Vec<crate::types::GroupMembership>,
     /// `memberships_ended` (array of `GroupMembership`).
     pub memberships_ended: ::std::vec::Vec<crate::types::GroupMembership>,
+}
+
+impl ContractGroupsMembershipsChangedV1 {
+    /// A `ContractGroupsMembershipsChangedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        contract_group_identifier: impl ::std::convert::Into<::std::string::String>,
+        memberships_started: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::GroupMembership>,
+        >,
+        memberships_ended: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::GroupMembership>,
+        >,
+    ) -> Self {
+        Self {
+            contract_group_identifier: contract_group_identifier.into(),
+            memberships_started: memberships_started.into(),
+            memberships_ended: memberships_ended.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -257,6 +353,7 @@ for ContractGroupsMembershipsChangedV1 {
 
 /// Payload of `contract-groups.version-created` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractGroupsVersionCreatedV1 {
     /// `contract_group_identifier` (string).
     pub contract_group_identifier: ::std::string::String,
@@ -266,6 +363,28 @@ pub struct ContractGroupsVersionCreatedV1 {
     pub superseded_versions: ::std::vec::Vec<crate::types::GroupVersion>,
     /// `created_versions` (array of `GroupVersion`).
     pub created_versions: ::std::vec::Vec<crate::types::GroupVersion>,
+}
+
+impl ContractGroupsVersionCreatedV1 {
+    /// A `ContractGroupsVersionCreatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        contract_group_identifier: impl ::std::convert::Into<::std::string::String>,
+        effective_period: impl ::std::convert::Into<crate::types::GroupPeriod>,
+        superseded_versions: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::GroupVersion>,
+        >,
+        created_versions: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::GroupVersion>,
+        >,
+    ) -> Self {
+        Self {
+            contract_group_identifier: contract_group_identifier.into(),
+            effective_period: effective_period.into(),
+            superseded_versions: superseded_versions.into(),
+            created_versions: created_versions.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -378,6 +497,7 @@ for ContractGroupsVersionCreatedV1 {
 
 /// Payload of `contracts.actualized` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractsActualizedV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
@@ -387,6 +507,24 @@ pub struct ContractsActualizedV1 {
     pub occurred_at: ::std::string::String,
     /// `for_subjects` (array of string).
     pub for_subjects: ::std::vec::Vec<::std::string::String>,
+}
+
+impl ContractsActualizedV1 {
+    /// A `ContractsActualizedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        contract_identifier: impl ::std::convert::Into<::std::string::String>,
+        version_reference: impl ::std::convert::Into<i64>,
+        occurred_at: impl ::std::convert::Into<::std::string::String>,
+        for_subjects: impl ::std::convert::Into<::std::vec::Vec<::std::string::String>>,
+    ) -> Self {
+        Self {
+            contract_identifier: contract_identifier.into(),
+            version_reference: version_reference.into(),
+            occurred_at: occurred_at.into(),
+            for_subjects: for_subjects.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -495,6 +633,7 @@ impl crate::events::PayloadVersion<ContractsActualized> for ContractsActualizedV
 
 /// Payload of `contracts.created` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractsCreatedV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
@@ -502,6 +641,34 @@ pub struct ContractsCreatedV1 {
     pub occurred_at: ::std::string::String,
     /// `sales_record_identifier` (string).
     pub sales_record_identifier: ::std::option::Option<::std::string::String>,
+}
+
+impl ContractsCreatedV1 {
+    /// A `ContractsCreatedV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        contract_identifier: impl ::std::convert::Into<::std::string::String>,
+        occurred_at: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            contract_identifier: contract_identifier.into(),
+            occurred_at: occurred_at.into(),
+            sales_record_identifier: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `sales_record_identifier`.
+    #[inline]
+    #[must_use]
+    pub fn with_sales_record_identifier(
+        mut self,
+        sales_record_identifier: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.sales_record_identifier = ::std::option::Option::Some(
+            sales_record_identifier.into(),
+        );
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -609,6 +776,7 @@ impl crate::events::PayloadVersion<ContractsCreated> for ContractsCreatedV1 {
 
 /// Payload of `contracts.expired` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractsExpiredV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
@@ -616,6 +784,22 @@ pub struct ContractsExpiredV1 {
     pub occurred_at: ::std::string::String,
     /// `valid_to` (string).
     pub valid_to: ::std::string::String,
+}
+
+impl ContractsExpiredV1 {
+    /// A `ContractsExpiredV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        contract_identifier: impl ::std::convert::Into<::std::string::String>,
+        occurred_at: impl ::std::convert::Into<::std::string::String>,
+        valid_to: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            contract_identifier: contract_identifier.into(),
+            occurred_at: occurred_at.into(),
+            valid_to: valid_to.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -723,6 +907,7 @@ impl crate::events::PayloadVersion<ContractsExpired> for ContractsExpiredV1 {
 
 /// Payload of `contracts.expiry-approaching` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractsExpiryApproachingV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
@@ -730,6 +915,22 @@ pub struct ContractsExpiryApproachingV1 {
     pub occurred_at: ::std::string::String,
     /// `days_before_expiry` (integer).
     pub days_before_expiry: i64,
+}
+
+impl ContractsExpiryApproachingV1 {
+    /// A `ContractsExpiryApproachingV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        contract_identifier: impl ::std::convert::Into<::std::string::String>,
+        occurred_at: impl ::std::convert::Into<::std::string::String>,
+        days_before_expiry: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            contract_identifier: contract_identifier.into(),
+            occurred_at: occurred_at.into(),
+            days_before_expiry: days_before_expiry.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -840,6 +1041,7 @@ for ContractsExpiryApproachingV1 {
 
 /// Payload of `contracts.journeys.creation.started` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractsJourneysCreationStartedV1 {
     /// `contract_journey` (`ContractJourney`).
     pub contract_journey: crate::types::ContractJourney,
@@ -849,6 +1051,26 @@ pub struct ContractsJourneysCreationStartedV1 {
     pub occurred_at: ::std::string::String,
     /// `subject_contract_journeys` (array of `SubjectContractJourney`).
     pub subject_contract_journeys: ::std::vec::Vec<crate::types::SubjectContractJourney>,
+}
+
+impl ContractsJourneysCreationStartedV1 {
+    /// A `ContractsJourneysCreationStartedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        contract_journey: impl ::std::convert::Into<crate::types::ContractJourney>,
+        contract_identifier: impl ::std::convert::Into<::std::string::String>,
+        occurred_at: impl ::std::convert::Into<::std::string::String>,
+        subject_contract_journeys: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::SubjectContractJourney>,
+        >,
+    ) -> Self {
+        Self {
+            contract_journey: contract_journey.into(),
+            contract_identifier: contract_identifier.into(),
+            occurred_at: occurred_at.into(),
+            subject_contract_journeys: subject_contract_journeys.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -961,6 +1183,7 @@ for ContractsJourneysCreationStartedV1 {
 
 /// Payload of `contracts.journeys.termination.started` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractsJourneysTerminationStartedV1 {
     /// `contract_journey` (`ContractJourney`).
     pub contract_journey: crate::types::ContractJourney,
@@ -970,6 +1193,26 @@ pub struct ContractsJourneysTerminationStartedV1 {
     pub occurred_at: ::std::string::String,
     /// `subject_contract_journeys` (array of `SubjectContractJourney`).
     pub subject_contract_journeys: ::std::vec::Vec<crate::types::SubjectContractJourney>,
+}
+
+impl ContractsJourneysTerminationStartedV1 {
+    /// A `ContractsJourneysTerminationStartedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        contract_journey: impl ::std::convert::Into<crate::types::ContractJourney>,
+        contract_identifier: impl ::std::convert::Into<::std::string::String>,
+        occurred_at: impl ::std::convert::Into<::std::string::String>,
+        subject_contract_journeys: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::SubjectContractJourney>,
+        >,
+    ) -> Self {
+        Self {
+            contract_journey: contract_journey.into(),
+            contract_identifier: contract_identifier.into(),
+            occurred_at: occurred_at.into(),
+            subject_contract_journeys: subject_contract_journeys.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1082,6 +1325,7 @@ for ContractsJourneysTerminationStartedV1 {
 
 /// Payload of `contracts.journeys.variation.started` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractsJourneysVariationStartedV1 {
     /// `contract_journey` (`ContractJourney`).
     pub contract_journey: crate::types::ContractJourney,
@@ -1089,6 +1333,22 @@ pub struct ContractsJourneysVariationStartedV1 {
     pub contract_identifier: ::std::string::String,
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
+}
+
+impl ContractsJourneysVariationStartedV1 {
+    /// A `ContractsJourneysVariationStartedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        contract_journey: impl ::std::convert::Into<crate::types::ContractJourney>,
+        contract_identifier: impl ::std::convert::Into<::std::string::String>,
+        occurred_at: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            contract_journey: contract_journey.into(),
+            contract_identifier: contract_identifier.into(),
+            occurred_at: occurred_at.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1200,6 +1460,7 @@ for ContractsJourneysVariationStartedV1 {
 
 /// Payload of `contracts.novated` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractsNovatedV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
@@ -1207,6 +1468,22 @@ pub struct ContractsNovatedV1 {
     pub new_contract_identifier: ::std::string::String,
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
+}
+
+impl ContractsNovatedV1 {
+    /// A `ContractsNovatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        contract_identifier: impl ::std::convert::Into<::std::string::String>,
+        new_contract_identifier: impl ::std::convert::Into<::std::string::String>,
+        occurred_at: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            contract_identifier: contract_identifier.into(),
+            new_contract_identifier: new_contract_identifier.into(),
+            occurred_at: occurred_at.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1314,11 +1591,26 @@ impl crate::events::PayloadVersion<ContractsNovated> for ContractsNovatedV1 {
 
 /// Payload of `contracts.rescinded` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractsRescindedV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
+}
+
+impl ContractsRescindedV1 {
+    /// A `ContractsRescindedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        contract_identifier: impl ::std::convert::Into<::std::string::String>,
+        occurred_at: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            contract_identifier: contract_identifier.into(),
+            occurred_at: occurred_at.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1425,11 +1717,26 @@ impl crate::events::PayloadVersion<ContractsRescinded> for ContractsRescindedV1 
 
 /// Payload of `contracts.revoked` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractsRevokedV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
+}
+
+impl ContractsRevokedV1 {
+    /// A `ContractsRevokedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        contract_identifier: impl ::std::convert::Into<::std::string::String>,
+        occurred_at: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            contract_identifier: contract_identifier.into(),
+            occurred_at: occurred_at.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1536,6 +1843,7 @@ impl crate::events::PayloadVersion<ContractsRevoked> for ContractsRevokedV1 {
 
 /// Payload of `contracts.subject-amended` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractsSubjectAmendedV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
@@ -1547,6 +1855,28 @@ pub struct ContractsSubjectAmendedV1 {
     pub updated: ::std::vec::Vec<crate::types::AmendedSubject>,
     /// `removed` (array of `AmendedSubject`).
     pub removed: ::std::vec::Vec<crate::types::AmendedSubject>,
+}
+
+impl ContractsSubjectAmendedV1 {
+    /// A `ContractsSubjectAmendedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        contract_identifier: impl ::std::convert::Into<::std::string::String>,
+        occurred_at: impl ::std::convert::Into<::std::string::String>,
+        added: impl ::std::convert::Into<::std::vec::Vec<crate::types::AmendedSubject>>,
+        updated: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::AmendedSubject>,
+        >,
+        removed: impl ::std::convert::Into<::std::vec::Vec<crate::types::AmendedSubject>>,
+    ) -> Self {
+        Self {
+            contract_identifier: contract_identifier.into(),
+            occurred_at: occurred_at.into(),
+            added: added.into(),
+            updated: updated.into(),
+            removed: removed.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1659,11 +1989,26 @@ for ContractsSubjectAmendedV1 {
 
 /// Payload of `contracts.terminated` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractsTerminatedV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
+}
+
+impl ContractsTerminatedV1 {
+    /// A `ContractsTerminatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        contract_identifier: impl ::std::convert::Into<::std::string::String>,
+        occurred_at: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            contract_identifier: contract_identifier.into(),
+            occurred_at: occurred_at.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1770,11 +2115,26 @@ impl crate::events::PayloadVersion<ContractsTerminated> for ContractsTerminatedV
 
 /// Payload of `contracts.terms-varied` version `v1` (Contracts and contract groups).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractsTermsVariedV1 {
     /// `contract_identifier` (string).
     pub contract_identifier: ::std::string::String,
     /// `occurred_at` (string).
     pub occurred_at: ::std::string::String,
+}
+
+impl ContractsTermsVariedV1 {
+    /// A `ContractsTermsVariedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        contract_identifier: impl ::std::convert::Into<::std::string::String>,
+        occurred_at: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            contract_identifier: contract_identifier.into(),
+            occurred_at: occurred_at.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(

@@ -5,6 +5,7 @@
 
 /// Payload of `ink.actions.run` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkActionsRunV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -12,6 +13,24 @@ pub struct InkActionsRunV1 {
     pub message_relay_id: ::std::string::String,
     /// `actions_results` (array of `InkAction`).
     pub actions_results: ::std::vec::Vec<crate::types::InkAction>,
+}
+
+impl InkActionsRunV1 {
+    /// A `InkActionsRunV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        conversation_relay_id: impl ::std::convert::Into<::std::string::String>,
+        message_relay_id: impl ::std::convert::Into<::std::string::String>,
+        actions_results: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::InkAction>,
+        >,
+    ) -> Self {
+        Self {
+            conversation_relay_id: conversation_relay_id.into(),
+            message_relay_id: message_relay_id.into(),
+            actions_results: actions_results.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -116,6 +135,7 @@ impl crate::events::PayloadVersion<InkActionsRun> for InkActionsRunV1 {
 
 /// Payload of `ink.content.inbound-message-tagged` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkContentInboundMessageTaggedV1 {
     /// `conversation_id` (integer).
     pub conversation_id: i64,
@@ -125,6 +145,24 @@ pub struct InkContentInboundMessageTaggedV1 {
     pub account_number: ::std::string::String,
     /// `message` (`InkMessageContent`).
     pub message: crate::types::InkMessageContent,
+}
+
+impl InkContentInboundMessageTaggedV1 {
+    /// A `InkContentInboundMessageTaggedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        conversation_id: impl ::std::convert::Into<i64>,
+        conversation_relay_id: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        message: impl ::std::convert::Into<crate::types::InkMessageContent>,
+    ) -> Self {
+        Self {
+            conversation_id: conversation_id.into(),
+            conversation_relay_id: conversation_relay_id.into(),
+            account_number: account_number.into(),
+            message: message.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -237,6 +275,7 @@ for InkContentInboundMessageTaggedV1 {
 
 /// Payload of `ink.conversation.assigned_to_bucket` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkConversationAssignedToBucketV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -250,6 +289,28 @@ pub struct InkConversationAssignedToBucketV1 {
     pub actor_type: ::std::string::String,
     /// `actor_id` (integer).
     pub actor_id: i64,
+}
+
+impl InkConversationAssignedToBucketV1 {
+    /// A `InkConversationAssignedToBucketV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        conversation_relay_id: impl ::std::convert::Into<::std::string::String>,
+        bucket_relay_id: impl ::std::convert::Into<::std::string::String>,
+        support_user_id: impl ::std::convert::Into<i64>,
+        organisation_id: impl ::std::convert::Into<i64>,
+        actor_type: impl ::std::convert::Into<::std::string::String>,
+        actor_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            conversation_relay_id: conversation_relay_id.into(),
+            bucket_relay_id: bucket_relay_id.into(),
+            support_user_id: support_user_id.into(),
+            organisation_id: organisation_id.into(),
+            actor_type: actor_type.into(),
+            actor_id: actor_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -364,6 +425,7 @@ for InkConversationAssignedToBucketV1 {
 
 /// Payload of `ink.conversation.assigned_to_timeline` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkConversationAssignedToTimelineV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -371,6 +433,22 @@ pub struct InkConversationAssignedToTimelineV1 {
     pub timeline_relay_id: ::std::string::String,
     /// `support_user_id` (integer).
     pub support_user_id: i64,
+}
+
+impl InkConversationAssignedToTimelineV1 {
+    /// A `InkConversationAssignedToTimelineV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        conversation_relay_id: impl ::std::convert::Into<::std::string::String>,
+        timeline_relay_id: impl ::std::convert::Into<::std::string::String>,
+        support_user_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            conversation_relay_id: conversation_relay_id.into(),
+            timeline_relay_id: timeline_relay_id.into(),
+            support_user_id: support_user_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -484,6 +562,7 @@ for InkConversationAssignedToTimelineV1 {
 ///
 /// Holds the fields of base `CB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkConversationAwaitCustomerReplyV1 {
     /// `conversation_id` (integer). From base CB.
     pub conversation_id: i64,
@@ -501,6 +580,36 @@ pub struct InkConversationAwaitCustomerReplyV1 {
     pub actor_id: i64,
     /// `organisation_id` (integer). From base CB.
     pub organisation_id: i64,
+}
+
+impl InkConversationAwaitCustomerReplyV1 {
+    /// A `InkConversationAwaitCustomerReplyV1` from its fields, in schema order.
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        conversation_id: impl ::std::convert::Into<i64>,
+        conversation_relay_id: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        latest_contacted_account_user_number: impl ::std::convert::Into<
+            ::std::string::String,
+        >,
+        support_user_id: impl ::std::convert::Into<i64>,
+        actor_type: impl ::std::convert::Into<::std::string::String>,
+        actor_id: impl ::std::convert::Into<i64>,
+        organisation_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            conversation_id: conversation_id.into(),
+            conversation_relay_id: conversation_relay_id.into(),
+            account_number: account_number.into(),
+            latest_contacted_account_user_number: latest_contacted_account_user_number
+                .into(),
+            support_user_id: support_user_id.into(),
+            actor_type: actor_type.into(),
+            actor_id: actor_id.into(),
+            organisation_id: organisation_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -619,6 +728,7 @@ for InkConversationAwaitCustomerReplyV1 {
 ///
 /// Holds the fields of base `CB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkConversationClosedV1 {
     /// `conversation_id` (integer). From base CB.
     pub conversation_id: i64,
@@ -640,6 +750,40 @@ pub struct InkConversationClosedV1 {
     pub closed_at: ::std::string::String,
     /// `reason` (string).
     pub reason: ::std::string::String,
+}
+
+impl InkConversationClosedV1 {
+    /// A `InkConversationClosedV1` from its fields, in schema order.
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        conversation_id: impl ::std::convert::Into<i64>,
+        conversation_relay_id: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        latest_contacted_account_user_number: impl ::std::convert::Into<
+            ::std::string::String,
+        >,
+        support_user_id: impl ::std::convert::Into<i64>,
+        actor_type: impl ::std::convert::Into<::std::string::String>,
+        actor_id: impl ::std::convert::Into<i64>,
+        organisation_id: impl ::std::convert::Into<i64>,
+        closed_at: impl ::std::convert::Into<::std::string::String>,
+        reason: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            conversation_id: conversation_id.into(),
+            conversation_relay_id: conversation_relay_id.into(),
+            account_number: account_number.into(),
+            latest_contacted_account_user_number: latest_contacted_account_user_number
+                .into(),
+            support_user_id: support_user_id.into(),
+            actor_type: actor_type.into(),
+            actor_id: actor_id.into(),
+            organisation_id: organisation_id.into(),
+            closed_at: closed_at.into(),
+            reason: reason.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -758,6 +902,7 @@ impl crate::events::PayloadVersion<InkConversationClosed> for InkConversationClo
 ///
 /// Holds the fields of base `CB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkConversationOpenStatusChangedV1 {
     /// `conversation_id` (integer). From base CB.
     pub conversation_id: i64,
@@ -779,6 +924,40 @@ pub struct InkConversationOpenStatusChangedV1 {
     pub new_status: ::std::string::String,
     /// `previous_status` (string).
     pub previous_status: ::std::string::String,
+}
+
+impl InkConversationOpenStatusChangedV1 {
+    /// A `InkConversationOpenStatusChangedV1` from its fields, in schema order.
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        conversation_id: impl ::std::convert::Into<i64>,
+        conversation_relay_id: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        latest_contacted_account_user_number: impl ::std::convert::Into<
+            ::std::string::String,
+        >,
+        support_user_id: impl ::std::convert::Into<i64>,
+        actor_type: impl ::std::convert::Into<::std::string::String>,
+        actor_id: impl ::std::convert::Into<i64>,
+        organisation_id: impl ::std::convert::Into<i64>,
+        new_status: impl ::std::convert::Into<::std::string::String>,
+        previous_status: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            conversation_id: conversation_id.into(),
+            conversation_relay_id: conversation_relay_id.into(),
+            account_number: account_number.into(),
+            latest_contacted_account_user_number: latest_contacted_account_user_number
+                .into(),
+            support_user_id: support_user_id.into(),
+            actor_type: actor_type.into(),
+            actor_id: actor_id.into(),
+            organisation_id: organisation_id.into(),
+            new_status: new_status.into(),
+            previous_status: previous_status.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -899,6 +1078,7 @@ for InkConversationOpenStatusChangedV1 {
 ///
 /// Holds the fields of base `CB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkConversationOpenedV1 {
     /// `conversation_id` (integer). From base CB.
     pub conversation_id: i64,
@@ -916,6 +1096,36 @@ pub struct InkConversationOpenedV1 {
     pub actor_id: i64,
     /// `organisation_id` (integer). From base CB.
     pub organisation_id: i64,
+}
+
+impl InkConversationOpenedV1 {
+    /// A `InkConversationOpenedV1` from its fields, in schema order.
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        conversation_id: impl ::std::convert::Into<i64>,
+        conversation_relay_id: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        latest_contacted_account_user_number: impl ::std::convert::Into<
+            ::std::string::String,
+        >,
+        support_user_id: impl ::std::convert::Into<i64>,
+        actor_type: impl ::std::convert::Into<::std::string::String>,
+        actor_id: impl ::std::convert::Into<i64>,
+        organisation_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            conversation_id: conversation_id.into(),
+            conversation_relay_id: conversation_relay_id.into(),
+            account_number: account_number.into(),
+            latest_contacted_account_user_number: latest_contacted_account_user_number
+                .into(),
+            support_user_id: support_user_id.into(),
+            actor_type: actor_type.into(),
+            actor_id: actor_id.into(),
+            organisation_id: organisation_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1030,6 +1240,7 @@ impl crate::events::PayloadVersion<InkConversationOpened> for InkConversationOpe
 
 /// Payload of `ink.conversation.priority.changed` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkConversationPriorityChangedV1 {
     /// `conversation_id` (integer).
     pub conversation_id: i64,
@@ -1053,6 +1264,42 @@ pub struct InkConversationPriorityChangedV1 {
     pub support_user_id: i64,
     /// `organisation_id` (integer).
     pub organisation_id: i64,
+}
+
+impl InkConversationPriorityChangedV1 {
+    /// A `InkConversationPriorityChangedV1` from its fields, in schema order.
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        conversation_id: impl ::std::convert::Into<i64>,
+        conversation_relay_id: impl ::std::convert::Into<::std::string::String>,
+        old_priority: impl ::std::convert::Into<f64>,
+        new_priority: impl ::std::convert::Into<f64>,
+        prioritized_at: impl ::std::convert::Into<::std::string::String>,
+        message_id: impl ::std::convert::Into<i64>,
+        message_relay_id: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        latest_contacted_account_user_number: impl ::std::convert::Into<
+            ::std::string::String,
+        >,
+        support_user_id: impl ::std::convert::Into<i64>,
+        organisation_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            conversation_id: conversation_id.into(),
+            conversation_relay_id: conversation_relay_id.into(),
+            old_priority: old_priority.into(),
+            new_priority: new_priority.into(),
+            prioritized_at: prioritized_at.into(),
+            message_id: message_id.into(),
+            message_relay_id: message_relay_id.into(),
+            account_number: account_number.into(),
+            latest_contacted_account_user_number: latest_contacted_account_user_number
+                .into(),
+            support_user_id: support_user_id.into(),
+            organisation_id: organisation_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1174,6 +1421,7 @@ for InkConversationPriorityChangedV1 {
 ///
 /// Holds the fields of base `CB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkConversationSnoozedV1 {
     /// `conversation_id` (integer). From base CB.
     pub conversation_id: i64,
@@ -1195,6 +1443,40 @@ pub struct InkConversationSnoozedV1 {
     pub snoozed_to: ::std::string::String,
     /// `ink_note_relay_id` (string).
     pub ink_note_relay_id: ::std::string::String,
+}
+
+impl InkConversationSnoozedV1 {
+    /// A `InkConversationSnoozedV1` from its fields, in schema order.
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        conversation_id: impl ::std::convert::Into<i64>,
+        conversation_relay_id: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        latest_contacted_account_user_number: impl ::std::convert::Into<
+            ::std::string::String,
+        >,
+        support_user_id: impl ::std::convert::Into<i64>,
+        actor_type: impl ::std::convert::Into<::std::string::String>,
+        actor_id: impl ::std::convert::Into<i64>,
+        organisation_id: impl ::std::convert::Into<i64>,
+        snoozed_to: impl ::std::convert::Into<::std::string::String>,
+        ink_note_relay_id: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            conversation_id: conversation_id.into(),
+            conversation_relay_id: conversation_relay_id.into(),
+            account_number: account_number.into(),
+            latest_contacted_account_user_number: latest_contacted_account_user_number
+                .into(),
+            support_user_id: support_user_id.into(),
+            actor_type: actor_type.into(),
+            actor_id: actor_id.into(),
+            organisation_id: organisation_id.into(),
+            snoozed_to: snoozed_to.into(),
+            ink_note_relay_id: ink_note_relay_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1311,6 +1593,7 @@ impl crate::events::PayloadVersion<InkConversationSnoozed> for InkConversationSn
 
 /// Payload of `ink.conversation.unassigned_from_bucket` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkConversationUnassignedFromBucketV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -1324,6 +1607,28 @@ pub struct InkConversationUnassignedFromBucketV1 {
     pub actor_type: ::std::string::String,
     /// `actor_id` (integer).
     pub actor_id: i64,
+}
+
+impl InkConversationUnassignedFromBucketV1 {
+    /// A `InkConversationUnassignedFromBucketV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        conversation_relay_id: impl ::std::convert::Into<::std::string::String>,
+        bucket_relay_id: impl ::std::convert::Into<::std::string::String>,
+        support_user_id: impl ::std::convert::Into<i64>,
+        organisation_id: impl ::std::convert::Into<i64>,
+        actor_type: impl ::std::convert::Into<::std::string::String>,
+        actor_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            conversation_relay_id: conversation_relay_id.into(),
+            bucket_relay_id: bucket_relay_id.into(),
+            support_user_id: support_user_id.into(),
+            organisation_id: organisation_id.into(),
+            actor_type: actor_type.into(),
+            actor_id: actor_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1438,6 +1743,7 @@ for InkConversationUnassignedFromBucketV1 {
 
 /// Payload of `ink.conversation.unassigned_from_timeline` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkConversationUnassignedFromTimelineV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -1445,6 +1751,22 @@ pub struct InkConversationUnassignedFromTimelineV1 {
     pub timeline_relay_id: ::std::string::String,
     /// `support_user_id` (integer).
     pub support_user_id: i64,
+}
+
+impl InkConversationUnassignedFromTimelineV1 {
+    /// A `InkConversationUnassignedFromTimelineV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        conversation_relay_id: impl ::std::convert::Into<::std::string::String>,
+        timeline_relay_id: impl ::std::convert::Into<::std::string::String>,
+        support_user_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            conversation_relay_id: conversation_relay_id.into(),
+            timeline_relay_id: timeline_relay_id.into(),
+            support_user_id: support_user_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1557,6 +1879,7 @@ for InkConversationUnassignedFromTimelineV1 {
 
 /// Payload of `ink.live-chat.closed` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkLiveChatClosedV1 {
     /// `live_chat_conversation_relay_id` (string).
     pub live_chat_conversation_relay_id: ::std::string::String,
@@ -1564,6 +1887,34 @@ pub struct InkLiveChatClosedV1 {
     pub close_reason: ::std::string::String,
     /// `account_number` (string).
     pub account_number: ::std::option::Option<::std::string::String>,
+}
+
+impl InkLiveChatClosedV1 {
+    /// A `InkLiveChatClosedV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        live_chat_conversation_relay_id: impl ::std::convert::Into<
+            ::std::string::String,
+        >,
+        close_reason: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            live_chat_conversation_relay_id: live_chat_conversation_relay_id.into(),
+            close_reason: close_reason.into(),
+            account_number: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `account_number`.
+    #[inline]
+    #[must_use]
+    pub fn with_account_number(
+        mut self,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.account_number = ::std::option::Option::Some(account_number.into());
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1671,9 +2022,22 @@ impl crate::events::PayloadVersion<InkLiveChatClosed> for InkLiveChatClosedV1 {
 
 /// Payload of `ink.live-chat.initiated` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkLiveChatInitiatedV1 {
     /// `live_chat_conversation` (`InkConversation`).
     pub live_chat_conversation: crate::types::InkConversation,
+}
+
+impl InkLiveChatInitiatedV1 {
+    /// A `InkLiveChatInitiatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        live_chat_conversation: impl ::std::convert::Into<crate::types::InkConversation>,
+    ) -> Self {
+        Self {
+            live_chat_conversation: live_chat_conversation.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1779,9 +2143,22 @@ impl crate::events::PayloadVersion<InkLiveChatInitiated> for InkLiveChatInitiate
 
 /// Payload of `ink.live-chat.messages.outbound-message-created` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkLiveChatMessagesOutboundMessageCreatedV1 {
     /// `live_chat_conversation` (`InkConversation`).
     pub live_chat_conversation: crate::types::InkConversation,
+}
+
+impl InkLiveChatMessagesOutboundMessageCreatedV1 {
+    /// A `InkLiveChatMessagesOutboundMessageCreatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        live_chat_conversation: impl ::std::convert::Into<crate::types::InkConversation>,
+    ) -> Self {
+        Self {
+            live_chat_conversation: live_chat_conversation.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1892,6 +2269,7 @@ for InkLiveChatMessagesOutboundMessageCreatedV1 {
 
 /// Payload of `ink.message_attachment.safe` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkMessageAttachmentSafeV1 {
     /// `filename` (string).
     pub filename: ::std::string::String,
@@ -1901,6 +2279,24 @@ pub struct InkMessageAttachmentSafeV1 {
     pub storage_bucket: ::std::string::String,
     /// `size_in_bytes` (integer).
     pub size_in_bytes: i64,
+}
+
+impl InkMessageAttachmentSafeV1 {
+    /// A `InkMessageAttachmentSafeV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        filename: impl ::std::convert::Into<::std::string::String>,
+        storage_key: impl ::std::convert::Into<::std::string::String>,
+        storage_bucket: impl ::std::convert::Into<::std::string::String>,
+        size_in_bytes: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            filename: filename.into(),
+            storage_key: storage_key.into(),
+            storage_bucket: storage_bucket.into(),
+            size_in_bytes: size_in_bytes.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2012,6 +2408,7 @@ for InkMessageAttachmentSafeV1 {
 
 /// Payload of `ink.message_attachment.unsafe` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkMessageAttachmentUnsafeV1 {
     /// `filename` (string).
     pub filename: ::std::string::String,
@@ -2021,6 +2418,24 @@ pub struct InkMessageAttachmentUnsafeV1 {
     pub storage_bucket: ::std::string::String,
     /// `size_in_bytes` (integer).
     pub size_in_bytes: i64,
+}
+
+impl InkMessageAttachmentUnsafeV1 {
+    /// A `InkMessageAttachmentUnsafeV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        filename: impl ::std::convert::Into<::std::string::String>,
+        storage_key: impl ::std::convert::Into<::std::string::String>,
+        storage_bucket: impl ::std::convert::Into<::std::string::String>,
+        size_in_bytes: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            filename: filename.into(),
+            storage_key: storage_key.into(),
+            storage_bucket: storage_bucket.into(),
+            size_in_bytes: size_in_bytes.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2132,6 +2547,7 @@ for InkMessageAttachmentUnsafeV1 {
 
 /// Payload of `ink.messages.inbound-email-migration` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkMessagesInboundEmailMigrationV1 {
     /// `message_id` (string).
     pub message_id: ::std::string::String,
@@ -2139,6 +2555,22 @@ pub struct InkMessagesInboundEmailMigrationV1 {
     pub storage_key: ::std::string::String,
     /// `storage_bucket` (string).
     pub storage_bucket: ::std::string::String,
+}
+
+impl InkMessagesInboundEmailMigrationV1 {
+    /// A `InkMessagesInboundEmailMigrationV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        message_id: impl ::std::convert::Into<::std::string::String>,
+        storage_key: impl ::std::convert::Into<::std::string::String>,
+        storage_bucket: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            message_id: message_id.into(),
+            storage_key: storage_key.into(),
+            storage_bucket: storage_bucket.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2250,6 +2682,7 @@ for InkMessagesInboundEmailMigrationV1 {
 
 /// Payload of `ink.messages.inbound-message-created` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkMessagesInboundMessageCreatedV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -2257,6 +2690,22 @@ pub struct InkMessagesInboundMessageCreatedV1 {
     pub account_number: ::std::string::String,
     /// `message` (`InkMessage`).
     pub message: crate::types::InkMessage,
+}
+
+impl InkMessagesInboundMessageCreatedV1 {
+    /// A `InkMessagesInboundMessageCreatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        conversation_relay_id: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        message: impl ::std::convert::Into<crate::types::InkMessage>,
+    ) -> Self {
+        Self {
+            conversation_relay_id: conversation_relay_id.into(),
+            account_number: account_number.into(),
+            message: message.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2368,6 +2817,7 @@ for InkMessagesInboundMessageCreatedV1 {
 
 /// Payload of `ink.messages.inbound-message-ingested` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkMessagesInboundMessageIngestedV1 {
     /// `channel` (string).
     pub channel: ::std::string::String,
@@ -2377,6 +2827,24 @@ pub struct InkMessagesInboundMessageIngestedV1 {
     pub vendor_id: ::std::string::String,
     /// `message_relay_id` (string).
     pub message_relay_id: ::std::string::String,
+}
+
+impl InkMessagesInboundMessageIngestedV1 {
+    /// A `InkMessagesInboundMessageIngestedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        channel: impl ::std::convert::Into<::std::string::String>,
+        vendor: impl ::std::convert::Into<::std::string::String>,
+        vendor_id: impl ::std::convert::Into<::std::string::String>,
+        message_relay_id: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            channel: channel.into(),
+            vendor: vendor.into(),
+            vendor_id: vendor_id.into(),
+            message_relay_id: message_relay_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2489,6 +2957,7 @@ for InkMessagesInboundMessageIngestedV1 {
 
 /// Payload of `ink.messages.outbound-message-created` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkMessagesOutboundMessageCreatedV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -2496,6 +2965,22 @@ pub struct InkMessagesOutboundMessageCreatedV1 {
     pub account_number: ::std::string::String,
     /// `message` (`InkMessage`).
     pub message: crate::types::InkMessage,
+}
+
+impl InkMessagesOutboundMessageCreatedV1 {
+    /// A `InkMessagesOutboundMessageCreatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        conversation_relay_id: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        message: impl ::std::convert::Into<crate::types::InkMessage>,
+    ) -> Self {
+        Self {
+            conversation_relay_id: conversation_relay_id.into(),
+            account_number: account_number.into(),
+            message: message.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2607,6 +3092,7 @@ for InkMessagesOutboundMessageCreatedV1 {
 
 /// Payload of `ink.messages.outbound-message-failed` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkMessagesOutboundMessageFailedV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -2614,6 +3100,22 @@ pub struct InkMessagesOutboundMessageFailedV1 {
     pub message: crate::types::InkMessageWithVendor,
     /// `failure` (`InkFailureData`).
     pub failure: crate::types::InkFailureData,
+}
+
+impl InkMessagesOutboundMessageFailedV1 {
+    /// A `InkMessagesOutboundMessageFailedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        conversation_relay_id: impl ::std::convert::Into<::std::string::String>,
+        message: impl ::std::convert::Into<crate::types::InkMessageWithVendor>,
+        failure: impl ::std::convert::Into<crate::types::InkFailureData>,
+    ) -> Self {
+        Self {
+            conversation_relay_id: conversation_relay_id.into(),
+            message: message.into(),
+            failure: failure.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2725,6 +3227,7 @@ for InkMessagesOutboundMessageFailedV1 {
 
 /// Payload of `ink.messages.phishing-report-dismissed` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkMessagesPhishingReportDismissedV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -2732,6 +3235,22 @@ pub struct InkMessagesPhishingReportDismissedV1 {
     pub account_number: ::std::string::String,
     /// `message` (`InkMessage`).
     pub message: crate::types::InkMessage,
+}
+
+impl InkMessagesPhishingReportDismissedV1 {
+    /// A `InkMessagesPhishingReportDismissedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        conversation_relay_id: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        message: impl ::std::convert::Into<crate::types::InkMessage>,
+    ) -> Self {
+        Self {
+            conversation_relay_id: conversation_relay_id.into(),
+            account_number: account_number.into(),
+            message: message.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2843,6 +3362,7 @@ for InkMessagesPhishingReportDismissedV1 {
 
 /// Payload of `ink.messages.reported-phishing` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkMessagesReportedPhishingV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -2850,6 +3370,22 @@ pub struct InkMessagesReportedPhishingV1 {
     pub account_number: ::std::string::String,
     /// `message` (`InkMessage`).
     pub message: crate::types::InkMessage,
+}
+
+impl InkMessagesReportedPhishingV1 {
+    /// A `InkMessagesReportedPhishingV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        conversation_relay_id: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        message: impl ::std::convert::Into<crate::types::InkMessage>,
+    ) -> Self {
+        Self {
+            conversation_relay_id: conversation_relay_id.into(),
+            account_number: account_number.into(),
+            message: message.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2961,6 +3497,7 @@ for InkMessagesReportedPhishingV1 {
 
 /// Payload of `ink.messages.reported-spam` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkMessagesReportedSpamV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -2968,6 +3505,22 @@ pub struct InkMessagesReportedSpamV1 {
     pub account_number: ::std::string::String,
     /// `message` (`InkMessage`).
     pub message: crate::types::InkMessage,
+}
+
+impl InkMessagesReportedSpamV1 {
+    /// A `InkMessagesReportedSpamV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        conversation_relay_id: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        message: impl ::std::convert::Into<crate::types::InkMessage>,
+    ) -> Self {
+        Self {
+            conversation_relay_id: conversation_relay_id.into(),
+            account_number: account_number.into(),
+            message: message.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -3078,6 +3631,7 @@ for InkMessagesReportedSpamV1 {
 
 /// Payload of `ink.messages.spam-report-dismissed` version `v1` (Conversations and messages).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkMessagesSpamReportDismissedV1 {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::std::string::String,
@@ -3085,6 +3639,22 @@ pub struct InkMessagesSpamReportDismissedV1 {
     pub account_number: ::std::string::String,
     /// `message` (`InkMessage`).
     pub message: crate::types::InkMessage,
+}
+
+impl InkMessagesSpamReportDismissedV1 {
+    /// A `InkMessagesSpamReportDismissedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        conversation_relay_id: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        message: impl ::std::convert::Into<crate::types::InkMessage>,
+    ) -> Self {
+        Self {
+            conversation_relay_id: conversation_relay_id.into(),
+            account_number: account_number.into(),
+            message: message.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(

@@ -5,11 +5,26 @@
 
 /// Payload of `customer_access.partner_roles.created` version `v1` (Customer access roles).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CustomerAccessPartnerRolesCreatedV1 {
     /// `code` (string).
     pub code: ::std::string::String,
     /// `permissions` (array of string).
     pub permissions: ::std::vec::Vec<::std::string::String>,
+}
+
+impl CustomerAccessPartnerRolesCreatedV1 {
+    /// A `CustomerAccessPartnerRolesCreatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        code: impl ::std::convert::Into<::std::string::String>,
+        permissions: impl ::std::convert::Into<::std::vec::Vec<::std::string::String>>,
+    ) -> Self {
+        Self {
+            code: code.into(),
+            permissions: permissions.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -120,6 +135,7 @@ for CustomerAccessPartnerRolesCreatedV1 {
 
 /// Payload of `customer_access.partner_roles.updated` version `v1` (Customer access roles).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CustomerAccessPartnerRolesUpdatedV1 {
     /// `code` (string).
     pub code: ::std::string::String,
@@ -129,6 +145,52 @@ pub struct CustomerAccessPartnerRolesUpdatedV1 {
     pub description: ::std::option::Option<::std::string::String>,
     /// `permissions` (array of string).
     pub permissions: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+}
+
+impl CustomerAccessPartnerRolesUpdatedV1 {
+    /// A `CustomerAccessPartnerRolesUpdatedV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(code: impl ::std::convert::Into<::std::string::String>) -> Self {
+        Self {
+            code: code.into(),
+            display_name: ::std::option::Option::None,
+            description: ::std::option::Option::None,
+            permissions: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `display_name`.
+    #[inline]
+    #[must_use]
+    pub fn with_display_name(
+        mut self,
+        display_name: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.display_name = ::std::option::Option::Some(display_name.into());
+        self
+    }
+
+    /// Sets `description`.
+    #[inline]
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        description: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::std::option::Option::Some(description.into());
+        self
+    }
+
+    /// Sets `permissions`.
+    #[inline]
+    #[must_use]
+    pub fn with_permissions(
+        mut self,
+        permissions: impl ::std::convert::Into<::std::vec::Vec<::std::string::String>>,
+    ) -> Self {
+        self.permissions = ::std::option::Option::Some(permissions.into());
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -241,11 +303,26 @@ for CustomerAccessPartnerRolesUpdatedV1 {
 
 /// Payload of `customer_access.partner_user_roles.created` version `v1` (Customer access roles).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CustomerAccessPartnerUserRolesCreatedV1 {
     /// `code` (string).
     pub code: ::std::string::String,
     /// `permissions` (array of string).
     pub permissions: ::std::vec::Vec<::std::string::String>,
+}
+
+impl CustomerAccessPartnerUserRolesCreatedV1 {
+    /// A `CustomerAccessPartnerUserRolesCreatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        code: impl ::std::convert::Into<::std::string::String>,
+        permissions: impl ::std::convert::Into<::std::vec::Vec<::std::string::String>>,
+    ) -> Self {
+        Self {
+            code: code.into(),
+            permissions: permissions.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -357,6 +434,7 @@ for CustomerAccessPartnerUserRolesCreatedV1 {
 
 /// Payload of `customer_access.partner_user_roles.updated` version `v1` (Customer access roles).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CustomerAccessPartnerUserRolesUpdatedV1 {
     /// `code` (string).
     pub code: ::std::string::String,
@@ -366,6 +444,52 @@ pub struct CustomerAccessPartnerUserRolesUpdatedV1 {
     pub description: ::std::option::Option<::std::string::String>,
     /// `permissions` (array of string).
     pub permissions: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+}
+
+impl CustomerAccessPartnerUserRolesUpdatedV1 {
+    /// A `CustomerAccessPartnerUserRolesUpdatedV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(code: impl ::std::convert::Into<::std::string::String>) -> Self {
+        Self {
+            code: code.into(),
+            display_name: ::std::option::Option::None,
+            description: ::std::option::Option::None,
+            permissions: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `display_name`.
+    #[inline]
+    #[must_use]
+    pub fn with_display_name(
+        mut self,
+        display_name: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.display_name = ::std::option::Option::Some(display_name.into());
+        self
+    }
+
+    /// Sets `description`.
+    #[inline]
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        description: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::std::option::Option::Some(description.into());
+        self
+    }
+
+    /// Sets `permissions`.
+    #[inline]
+    #[must_use]
+    pub fn with_permissions(
+        mut self,
+        permissions: impl ::std::convert::Into<::std::vec::Vec<::std::string::String>>,
+    ) -> Self {
+        self.permissions = ::std::option::Option::Some(permissions.into());
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -479,6 +603,7 @@ for CustomerAccessPartnerUserRolesUpdatedV1 {
 
 /// Payload of `customer_access.user_roles.created` version `v1` (Customer access roles).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CustomerAccessUserRolesCreatedV1 {
     /// `code` (string).
     pub code: ::std::string::String,
@@ -486,6 +611,22 @@ pub struct CustomerAccessUserRolesCreatedV1 {
     pub permissions: ::std::vec::Vec<::std::string::String>,
     /// `name` (string).
     pub name: ::std::string::String,
+}
+
+impl CustomerAccessUserRolesCreatedV1 {
+    /// A `CustomerAccessUserRolesCreatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        code: impl ::std::convert::Into<::std::string::String>,
+        permissions: impl ::std::convert::Into<::std::vec::Vec<::std::string::String>>,
+        name: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            code: code.into(),
+            permissions: permissions.into(),
+            name: name.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -597,6 +738,7 @@ for CustomerAccessUserRolesCreatedV1 {
 
 /// Payload of `customer_access.user_roles.updated` version `v1` (Customer access roles).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CustomerAccessUserRolesUpdatedV1 {
     /// `code` (string).
     pub code: ::std::string::String,
@@ -606,6 +748,52 @@ pub struct CustomerAccessUserRolesUpdatedV1 {
     pub description: ::std::option::Option<::std::string::String>,
     /// `permissions` (array of string).
     pub permissions: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+}
+
+impl CustomerAccessUserRolesUpdatedV1 {
+    /// A `CustomerAccessUserRolesUpdatedV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(code: impl ::std::convert::Into<::std::string::String>) -> Self {
+        Self {
+            code: code.into(),
+            display_name: ::std::option::Option::None,
+            description: ::std::option::Option::None,
+            permissions: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `display_name`.
+    #[inline]
+    #[must_use]
+    pub fn with_display_name(
+        mut self,
+        display_name: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.display_name = ::std::option::Option::Some(display_name.into());
+        self
+    }
+
+    /// Sets `description`.
+    #[inline]
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        description: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::std::option::Option::Some(description.into());
+        self
+    }
+
+    /// Sets `permissions`.
+    #[inline]
+    #[must_use]
+    pub fn with_permissions(
+        mut self,
+        permissions: impl ::std::convert::Into<::std::vec::Vec<::std::string::String>>,
+    ) -> Self {
+        self.permissions = ::std::option::Option::Some(permissions.into());
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -718,11 +906,26 @@ for CustomerAccessUserRolesUpdatedV1 {
 
 /// Payload of `loyalty-points.user-role-removal` version `v1` (Customer access roles).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LoyaltyPointsUserRoleRemovalV1 {
     /// `user_id` (integer).
     pub user_id: i64,
     /// `account_id` (integer).
     pub account_id: i64,
+}
+
+impl LoyaltyPointsUserRoleRemovalV1 {
+    /// A `LoyaltyPointsUserRoleRemovalV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        user_id: impl ::std::convert::Into<i64>,
+        account_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            user_id: user_id.into(),
+            account_id: account_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(

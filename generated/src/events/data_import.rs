@@ -5,6 +5,7 @@
 
 /// Payload of `data_import.import_process.cancelled` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DataImportImportProcessCancelledV1 {
     /// `resource_type` (string).
     pub resource_type: ::std::string::String,
@@ -12,6 +13,22 @@ pub struct DataImportImportProcessCancelledV1 {
     pub external_identifier: ::std::string::String,
     /// `expiry_window_end` (string).
     pub expiry_window_end: ::std::string::String,
+}
+
+impl DataImportImportProcessCancelledV1 {
+    /// A `DataImportImportProcessCancelledV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        resource_type: impl ::std::convert::Into<::std::string::String>,
+        external_identifier: impl ::std::convert::Into<::std::string::String>,
+        expiry_window_end: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            resource_type: resource_type.into(),
+            external_identifier: external_identifier.into(),
+            expiry_window_end: expiry_window_end.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -123,6 +140,7 @@ for DataImportImportProcessCancelledV1 {
 
 /// Payload of `data_import.import_process.complete` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DataImportImportProcessCompleteV1 {
     /// `resource_type` (string).
     pub resource_type: ::std::string::String,
@@ -130,6 +148,22 @@ pub struct DataImportImportProcessCompleteV1 {
     pub external_identifier: ::std::string::String,
     /// `identifier` (string).
     pub identifier: ::std::string::String,
+}
+
+impl DataImportImportProcessCompleteV1 {
+    /// A `DataImportImportProcessCompleteV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        resource_type: impl ::std::convert::Into<::std::string::String>,
+        external_identifier: impl ::std::convert::Into<::std::string::String>,
+        identifier: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            resource_type: resource_type.into(),
+            external_identifier: external_identifier.into(),
+            identifier: identifier.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -241,11 +275,26 @@ for DataImportImportProcessCompleteV1 {
 
 /// Payload of `data_import.import_process.dry_run_complete` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DataImportImportProcessDryRunCompleteV1 {
     /// `resource_type` (string).
     pub resource_type: ::std::string::String,
     /// `external_identifier` (string).
     pub external_identifier: ::std::string::String,
+}
+
+impl DataImportImportProcessDryRunCompleteV1 {
+    /// A `DataImportImportProcessDryRunCompleteV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        resource_type: impl ::std::convert::Into<::std::string::String>,
+        external_identifier: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            resource_type: resource_type.into(),
+            external_identifier: external_identifier.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -357,6 +406,7 @@ for DataImportImportProcessDryRunCompleteV1 {
 
 /// Payload of `data_import.import_process.dry_run_error` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DataImportImportProcessDryRunErrorV1 {
     /// `resource_type` (string).
     pub resource_type: ::std::string::String,
@@ -366,6 +416,24 @@ pub struct DataImportImportProcessDryRunErrorV1 {
     pub error_code: ::std::string::String,
     /// `error_detail` (string).
     pub error_detail: ::std::string::String,
+}
+
+impl DataImportImportProcessDryRunErrorV1 {
+    /// A `DataImportImportProcessDryRunErrorV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        resource_type: impl ::std::convert::Into<::std::string::String>,
+        external_identifier: impl ::std::convert::Into<::std::string::String>,
+        error_code: impl ::std::convert::Into<::std::string::String>,
+        error_detail: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            resource_type: resource_type.into(),
+            external_identifier: external_identifier.into(),
+            error_code: error_code.into(),
+            error_detail: error_detail.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -478,6 +546,7 @@ for DataImportImportProcessDryRunErrorV1 {
 
 /// Payload of `data_import.import_process.error` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DataImportImportProcessErrorV1 {
     /// `resource_type` (string).
     pub resource_type: ::std::string::String,
@@ -487,6 +556,24 @@ pub struct DataImportImportProcessErrorV1 {
     pub error_code: ::std::string::String,
     /// `error_detail` (string).
     pub error_detail: ::std::string::String,
+}
+
+impl DataImportImportProcessErrorV1 {
+    /// A `DataImportImportProcessErrorV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        resource_type: impl ::std::convert::Into<::std::string::String>,
+        external_identifier: impl ::std::convert::Into<::std::string::String>,
+        error_code: impl ::std::convert::Into<::std::string::String>,
+        error_detail: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            resource_type: resource_type.into(),
+            external_identifier: external_identifier.into(),
+            error_code: error_code.into(),
+            error_detail: error_detail.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -599,6 +686,7 @@ for DataImportImportProcessErrorV1 {
 
 /// Payload of `data_import.import_process.post_import.completed` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DataImportImportProcessPostImportCompletedV1 {
     /// `resource_type` (string).
     pub resource_type: ::std::string::String,
@@ -608,6 +696,27 @@ pub struct DataImportImportProcessPostImportCompletedV1 {
     pub import_process_external_identifier: ::std::string::String,
     /// `identifier` (string).
     pub identifier: ::std::string::String,
+}
+
+impl DataImportImportProcessPostImportCompletedV1 {
+    /// A `DataImportImportProcessPostImportCompletedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        resource_type: impl ::std::convert::Into<::std::string::String>,
+        import_process_resource_type: impl ::std::convert::Into<::std::string::String>,
+        import_process_external_identifier: impl ::std::convert::Into<
+            ::std::string::String,
+        >,
+        identifier: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            resource_type: resource_type.into(),
+            import_process_resource_type: import_process_resource_type.into(),
+            import_process_external_identifier: import_process_external_identifier
+                .into(),
+            identifier: identifier.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -721,6 +830,7 @@ for DataImportImportProcessPostImportCompletedV1 {
 
 /// Payload of `data_import.import_process.post_import.error` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DataImportImportProcessPostImportErrorV1 {
     /// `resource_type` (string).
     pub resource_type: ::std::string::String,
@@ -732,6 +842,29 @@ pub struct DataImportImportProcessPostImportErrorV1 {
     pub error_code: ::std::string::String,
     /// `error_detail` (string).
     pub error_detail: ::std::string::String,
+}
+
+impl DataImportImportProcessPostImportErrorV1 {
+    /// A `DataImportImportProcessPostImportErrorV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        resource_type: impl ::std::convert::Into<::std::string::String>,
+        import_process_resource_type: impl ::std::convert::Into<::std::string::String>,
+        import_process_external_identifier: impl ::std::convert::Into<
+            ::std::string::String,
+        >,
+        error_code: impl ::std::convert::Into<::std::string::String>,
+        error_detail: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            resource_type: resource_type.into(),
+            import_process_resource_type: import_process_resource_type.into(),
+            import_process_external_identifier: import_process_external_identifier
+                .into(),
+            error_code: error_code.into(),
+            error_detail: error_detail.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -846,11 +979,26 @@ for DataImportImportProcessPostImportErrorV1 {
 
 /// Payload of `data_import.order_process.cancelled` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DataImportOrderProcessCancelledV1 {
     /// `external_order_id` (string).
     pub external_order_id: ::std::string::String,
     /// `expiry_window_end` (string).
     pub expiry_window_end: ::std::string::String,
+}
+
+impl DataImportOrderProcessCancelledV1 {
+    /// A `DataImportOrderProcessCancelledV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        external_order_id: impl ::std::convert::Into<::std::string::String>,
+        expiry_window_end: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            external_order_id: external_order_id.into(),
+            expiry_window_end: expiry_window_end.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -961,11 +1109,26 @@ for DataImportOrderProcessCancelledV1 {
 
 /// Payload of `data_import.order_process.complete` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DataImportOrderProcessCompleteV1 {
     /// `external_order_id` (string).
     pub external_order_id: ::std::string::String,
     /// `process_id` (string).
     pub process_id: ::std::string::String,
+}
+
+impl DataImportOrderProcessCompleteV1 {
+    /// A `DataImportOrderProcessCompleteV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        external_order_id: impl ::std::convert::Into<::std::string::String>,
+        process_id: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            external_order_id: external_order_id.into(),
+            process_id: process_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1076,6 +1239,7 @@ for DataImportOrderProcessCompleteV1 {
 
 /// Payload of `data_import.order_process.error` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DataImportOrderProcessErrorV1 {
     /// `external_order_id` (string).
     pub external_order_id: ::std::string::String,
@@ -1083,6 +1247,22 @@ pub struct DataImportOrderProcessErrorV1 {
     pub error_code: ::std::string::String,
     /// `error_detail` (string).
     pub error_detail: ::std::string::String,
+}
+
+impl DataImportOrderProcessErrorV1 {
+    /// A `DataImportOrderProcessErrorV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        external_order_id: impl ::std::convert::Into<::std::string::String>,
+        error_code: impl ::std::convert::Into<::std::string::String>,
+        error_detail: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            external_order_id: external_order_id.into(),
+            error_code: error_code.into(),
+            error_detail: error_detail.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1194,9 +1374,22 @@ for DataImportOrderProcessErrorV1 {
 
 /// Payload of `external_messaging.uploaded_file.processed` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ExternalMessagingUploadedFileProcessedV1 {
     /// `file_reference` (string).
     pub file_reference: ::std::string::String,
+}
+
+impl ExternalMessagingUploadedFileProcessedV1 {
+    /// A `ExternalMessagingUploadedFileProcessedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        file_reference: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            file_reference: file_reference.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1307,9 +1500,22 @@ for ExternalMessagingUploadedFileProcessedV1 {
 
 /// Payload of `external_messaging.uploaded_file.processing_failed` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ExternalMessagingUploadedFileProcessingFailedV1 {
     /// `file_reference` (string).
     pub file_reference: ::std::string::String,
+}
+
+impl ExternalMessagingUploadedFileProcessingFailedV1 {
+    /// A `ExternalMessagingUploadedFileProcessingFailedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        file_reference: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            file_reference: file_reference.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1420,9 +1626,22 @@ for ExternalMessagingUploadedFileProcessingFailedV1 {
 
 /// Payload of `external_messaging.uploaded_file.safe` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ExternalMessagingUploadedFileSafeV1 {
     /// `file_reference` (string).
     pub file_reference: ::std::string::String,
+}
+
+impl ExternalMessagingUploadedFileSafeV1 {
+    /// A `ExternalMessagingUploadedFileSafeV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        file_reference: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            file_reference: file_reference.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1532,9 +1751,22 @@ for ExternalMessagingUploadedFileSafeV1 {
 
 /// Payload of `external_messaging.uploaded_file.unsafe` version `v1` (Data import).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ExternalMessagingUploadedFileUnsafeV1 {
     /// `file_reference` (string).
     pub file_reference: ::std::string::String,
+}
+
+impl ExternalMessagingUploadedFileUnsafeV1 {
+    /// A `ExternalMessagingUploadedFileUnsafeV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        file_reference: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            file_reference: file_reference.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(

@@ -7,6 +7,7 @@
 ///
 /// Holds the fields of base `FlexDevice`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct FlexDeviceDeauthenticatedV1 {
     /// `account_number` (string). From base FlexDevice.
     pub account_number: ::std::string::String,
@@ -22,6 +23,40 @@ pub struct FlexDeviceDeauthenticatedV1 {
     pub payload: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+}
+
+impl FlexDeviceDeauthenticatedV1 {
+    /// A `FlexDeviceDeauthenticatedV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        property_id: impl ::std::convert::Into<i64>,
+        device_id: impl ::std::convert::Into<::std::string::String>,
+        site_id: impl ::std::convert::Into<::std::string::String>,
+        device_type: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            property_id: property_id.into(),
+            device_id: device_id.into(),
+            site_id: site_id.into(),
+            device_type: device_type.into(),
+            payload: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `payload`.
+    #[inline]
+    #[must_use]
+    pub fn with_payload(
+        mut self,
+        payload: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.payload = ::std::option::Option::Some(payload.into());
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -137,6 +172,7 @@ for FlexDeviceDeauthenticatedV1 {
 ///
 /// Holds the fields of base `FlexDevice`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct FlexDeviceDisconnectedV1 {
     /// `account_number` (string). From base FlexDevice.
     pub account_number: ::std::string::String,
@@ -150,6 +186,28 @@ pub struct FlexDeviceDisconnectedV1 {
     pub device_type: ::std::string::String,
     /// `payload` (`FlexDeviceDisconnectedPayload`).
     pub payload: crate::types::FlexDeviceDisconnectedPayload,
+}
+
+impl FlexDeviceDisconnectedV1 {
+    /// A `FlexDeviceDisconnectedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        property_id: impl ::std::convert::Into<i64>,
+        device_id: impl ::std::convert::Into<::std::string::String>,
+        site_id: impl ::std::convert::Into<::std::string::String>,
+        device_type: impl ::std::convert::Into<::std::string::String>,
+        payload: impl ::std::convert::Into<crate::types::FlexDeviceDisconnectedPayload>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            property_id: property_id.into(),
+            device_id: device_id.into(),
+            site_id: site_id.into(),
+            device_type: device_type.into(),
+            payload: payload.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -264,6 +322,7 @@ impl crate::events::PayloadVersion<FlexDeviceDisconnected> for FlexDeviceDisconn
 ///
 /// Holds the fields of base `FlexDevice`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct FlexDeviceOptimisationCreatedV1 {
     /// `account_number` (string). From base FlexDevice.
     pub account_number: ::std::string::String,
@@ -277,6 +336,30 @@ pub struct FlexDeviceOptimisationCreatedV1 {
     pub device_type: ::std::string::String,
     /// `payload` (`FlexDeviceOptimisationCreatedPayload`).
     pub payload: crate::types::FlexDeviceOptimisationCreatedPayload,
+}
+
+impl FlexDeviceOptimisationCreatedV1 {
+    /// A `FlexDeviceOptimisationCreatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        property_id: impl ::std::convert::Into<i64>,
+        device_id: impl ::std::convert::Into<::std::string::String>,
+        site_id: impl ::std::convert::Into<::std::string::String>,
+        device_type: impl ::std::convert::Into<::std::string::String>,
+        payload: impl ::std::convert::Into<
+            crate::types::FlexDeviceOptimisationCreatedPayload,
+        >,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            property_id: property_id.into(),
+            device_id: device_id.into(),
+            site_id: site_id.into(),
+            device_type: device_type.into(),
+            payload: payload.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -393,6 +476,7 @@ for FlexDeviceOptimisationCreatedV1 {
 ///
 /// Holds the fields of base `FlexDevice`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct FlexDeviceRegisteredV1 {
     /// `account_number` (string). From base FlexDevice.
     pub account_number: ::std::string::String,
@@ -408,6 +492,40 @@ pub struct FlexDeviceRegisteredV1 {
     pub payload: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+}
+
+impl FlexDeviceRegisteredV1 {
+    /// A `FlexDeviceRegisteredV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        property_id: impl ::std::convert::Into<i64>,
+        device_id: impl ::std::convert::Into<::std::string::String>,
+        site_id: impl ::std::convert::Into<::std::string::String>,
+        device_type: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            property_id: property_id.into(),
+            device_id: device_id.into(),
+            site_id: site_id.into(),
+            device_type: device_type.into(),
+            payload: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `payload`.
+    #[inline]
+    #[must_use]
+    pub fn with_payload(
+        mut self,
+        payload: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.payload = ::std::option::Option::Some(payload.into());
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(

@@ -5,6 +5,7 @@
 
 /// Payload of `industry.electricity.change_of_energisation.unsolicited_message` version `v1` (Industry (electricity and gas)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1 {
     /// `mpan` (string).
     pub mpan: ::std::string::String,
@@ -12,6 +13,22 @@ pub struct IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1 {
     pub energisation_status: ::std::string::String,
     /// `effective_from` (string).
     pub effective_from: ::std::string::String,
+}
+
+impl IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1 {
+    /// A `IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        mpan: impl ::std::convert::Into<::std::string::String>,
+        energisation_status: impl ::std::convert::Into<::std::string::String>,
+        effective_from: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            mpan: mpan.into(),
+            energisation_status: energisation_status.into(),
+            effective_from: effective_from.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -131,6 +148,7 @@ impl crate::events::PayloadVersion<
 
 /// Payload of `industry.electricity.change_of_service.meter_deactivated` version `v1` (Industry (electricity and gas)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct IndustryElectricityChangeOfServiceMeterDeactivatedV1 {
     /// `mpan` (string).
     pub mpan: ::std::string::String,
@@ -138,6 +156,22 @@ pub struct IndustryElectricityChangeOfServiceMeterDeactivatedV1 {
     pub serial_number: ::std::string::String,
     /// `effective_from` (string).
     pub effective_from: ::std::string::String,
+}
+
+impl IndustryElectricityChangeOfServiceMeterDeactivatedV1 {
+    /// A `IndustryElectricityChangeOfServiceMeterDeactivatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        mpan: impl ::std::convert::Into<::std::string::String>,
+        serial_number: impl ::std::convert::Into<::std::string::String>,
+        effective_from: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            mpan: mpan.into(),
+            serial_number: serial_number.into(),
+            effective_from: effective_from.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -253,9 +287,22 @@ for IndustryElectricityChangeOfServiceMeterDeactivatedV1 {
 
 /// Payload of `industry.electricity.change_of_supply.gain.initiated` version `v1` (Industry (electricity and gas)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct IndustryElectricityChangeOfSupplyGainInitiatedV1 {
     /// `meter_point_identifier` (string).
     pub meter_point_identifier: ::std::string::String,
+}
+
+impl IndustryElectricityChangeOfSupplyGainInitiatedV1 {
+    /// A `IndustryElectricityChangeOfSupplyGainInitiatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        meter_point_identifier: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meter_point_identifier: meter_point_identifier.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -366,6 +413,7 @@ for IndustryElectricityChangeOfSupplyGainInitiatedV1 {
 
 /// Payload of `industry.electricity.change_of_supply.loss.complete` version `v1` (Industry (electricity and gas)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct IndustryElectricityChangeOfSupplyLossCompleteV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -375,6 +423,24 @@ pub struct IndustryElectricityChangeOfSupplyLossCompleteV1 {
     pub supply_end_date: ::std::string::String,
     /// `new_supplier_id` (string).
     pub new_supplier_id: ::std::string::String,
+}
+
+impl IndustryElectricityChangeOfSupplyLossCompleteV1 {
+    /// A `IndustryElectricityChangeOfSupplyLossCompleteV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        mpan: impl ::std::convert::Into<::std::string::String>,
+        supply_end_date: impl ::std::convert::Into<::std::string::String>,
+        new_supplier_id: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            mpan: mpan.into(),
+            supply_end_date: supply_end_date.into(),
+            new_supplier_id: new_supplier_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -488,6 +554,7 @@ for IndustryElectricityChangeOfSupplyLossCompleteV1 {
 
 /// Payload of `industry.electricity.export_installation.validated` version `v1` (Industry (electricity and gas)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct IndustryElectricityExportInstallationValidatedV1 {
     /// `import_mpan` (string).
     pub import_mpan: ::std::string::String,
@@ -505,6 +572,34 @@ pub struct IndustryElectricityExportInstallationValidatedV1 {
     >,
     /// `journey_identifier` (string).
     pub journey_identifier: ::std::string::String,
+}
+
+impl IndustryElectricityExportInstallationValidatedV1 {
+    /// A `IndustryElectricityExportInstallationValidatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        import_mpan: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        product_code: impl ::std::convert::Into<::std::string::String>,
+        manual_declared_net_capacity: impl ::std::convert::Into<::std::string::String>,
+        manual_technology_type: impl ::std::convert::Into<::std::string::String>,
+        valid_mcs_installations: impl ::std::convert::Into<
+            ::std::vec::Vec<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+            >,
+        >,
+        journey_identifier: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            import_mpan: import_mpan.into(),
+            account_number: account_number.into(),
+            product_code: product_code.into(),
+            manual_declared_net_capacity: manual_declared_net_capacity.into(),
+            manual_technology_type: manual_technology_type.into(),
+            valid_mcs_installations: valid_mcs_installations.into(),
+            journey_identifier: journey_identifier.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -528,6 +623,7 @@ pub struct IndustryElectricityExportInstallationValidatedV1 {
 ///
 /// Holds the fields of `industry.electricity.export_installation.validated v1`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct IndustryElectricityExportInstallationValidatedV2 {
     /// `import_mpan` (string). From industry.electricity.export_installation.validated v1.
     pub import_mpan: ::std::string::String,
@@ -547,6 +643,37 @@ pub struct IndustryElectricityExportInstallationValidatedV2 {
     pub journey_identifier: ::std::string::String,
     /// `export_mpan` (string).
     pub export_mpan: ::std::string::String,
+}
+
+impl IndustryElectricityExportInstallationValidatedV2 {
+    /// A `IndustryElectricityExportInstallationValidatedV2` from its fields, in schema order.
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        import_mpan: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        product_code: impl ::std::convert::Into<::std::string::String>,
+        manual_declared_net_capacity: impl ::std::convert::Into<::std::string::String>,
+        manual_technology_type: impl ::std::convert::Into<::std::string::String>,
+        valid_mcs_installations: impl ::std::convert::Into<
+            ::std::vec::Vec<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+            >,
+        >,
+        journey_identifier: impl ::std::convert::Into<::std::string::String>,
+        export_mpan: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            import_mpan: import_mpan.into(),
+            account_number: account_number.into(),
+            product_code: product_code.into(),
+            manual_declared_net_capacity: manual_declared_net_capacity.into(),
+            manual_technology_type: manual_technology_type.into(),
+            valid_mcs_installations: valid_mcs_installations.into(),
+            journey_identifier: journey_identifier.into(),
+            export_mpan: export_mpan.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -737,9 +864,22 @@ for IndustryElectricityExportInstallationValidatedV1 {
 
 /// Payload of `industry.gas.change_of_supply.gain.initiated` version `v1` (Industry (electricity and gas)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct IndustryGasChangeOfSupplyGainInitiatedV1 {
     /// `meter_point_identifier` (string).
     pub meter_point_identifier: ::std::string::String,
+}
+
+impl IndustryGasChangeOfSupplyGainInitiatedV1 {
+    /// A `IndustryGasChangeOfSupplyGainInitiatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        meter_point_identifier: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meter_point_identifier: meter_point_identifier.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -850,6 +990,7 @@ for IndustryGasChangeOfSupplyGainInitiatedV1 {
 
 /// Payload of `industry.gas.change_of_supply.loss.complete` version `v1` (Industry (electricity and gas)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct IndustryGasChangeOfSupplyLossCompleteV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -859,6 +1000,24 @@ pub struct IndustryGasChangeOfSupplyLossCompleteV1 {
     pub supply_end_date: ::std::string::String,
     /// `new_supplier_id` (string).
     pub new_supplier_id: ::std::string::String,
+}
+
+impl IndustryGasChangeOfSupplyLossCompleteV1 {
+    /// A `IndustryGasChangeOfSupplyLossCompleteV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        mprn: impl ::std::convert::Into<::std::string::String>,
+        supply_end_date: impl ::std::convert::Into<::std::string::String>,
+        new_supplier_id: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            mprn: mprn.into(),
+            supply_end_date: supply_end_date.into(),
+            new_supplier_id: new_supplier_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(

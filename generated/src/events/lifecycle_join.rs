@@ -7,6 +7,7 @@
 ///
 /// Holds the fields of base `JB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierActivationCompletedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -18,6 +19,26 @@ pub struct LifecycleJoinSupplierActivationCompletedV1 {
     pub activation_journey_type: ::std::string::String,
     /// `supply_point` (`ActivatedSupplyPoint`).
     pub supply_point: crate::types::ActivatedSupplyPoint,
+}
+
+impl LifecycleJoinSupplierActivationCompletedV1 {
+    /// A `LifecycleJoinSupplierActivationCompletedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        join_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        subtype: impl ::std::convert::Into<::std::string::String>,
+        activation_journey_type: impl ::std::convert::Into<::std::string::String>,
+        supply_point: impl ::std::convert::Into<crate::types::ActivatedSupplyPoint>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            join_supplier_process_number: join_supplier_process_number.into(),
+            subtype: subtype.into(),
+            activation_journey_type: activation_journey_type.into(),
+            supply_point: supply_point.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -134,6 +155,7 @@ for LifecycleJoinSupplierActivationCompletedV1 {
 ///
 /// Holds the fields of base `JB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierActivationInitiatedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -145,6 +167,28 @@ pub struct LifecycleJoinSupplierActivationInitiatedV1 {
     pub activation_journey_type: ::std::string::String,
     /// `supply_point` (`ActivationInitiatedSupplyPoint`).
     pub supply_point: crate::types::ActivationInitiatedSupplyPoint,
+}
+
+impl LifecycleJoinSupplierActivationInitiatedV1 {
+    /// A `LifecycleJoinSupplierActivationInitiatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        join_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        subtype: impl ::std::convert::Into<::std::string::String>,
+        activation_journey_type: impl ::std::convert::Into<::std::string::String>,
+        supply_point: impl ::std::convert::Into<
+            crate::types::ActivationInitiatedSupplyPoint,
+        >,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            join_supplier_process_number: join_supplier_process_number.into(),
+            subtype: subtype.into(),
+            activation_journey_type: activation_journey_type.into(),
+            supply_point: supply_point.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -261,6 +305,7 @@ for LifecycleJoinSupplierActivationInitiatedV1 {
 ///
 /// Holds the fields of base `JB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierAgreementCreatedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -272,6 +317,28 @@ pub struct LifecycleJoinSupplierAgreementCreatedV1 {
     pub agreements: ::std::vec::Vec<crate::types::JoinAgreement>,
     /// `contract_references` (`ContractReferences`).
     pub contract_references: crate::types::ContractReferences,
+}
+
+impl LifecycleJoinSupplierAgreementCreatedV1 {
+    /// A `LifecycleJoinSupplierAgreementCreatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        join_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        supply_point: impl ::std::convert::Into<crate::types::ActivatedSupplyPoint>,
+        agreements: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::JoinAgreement>,
+        >,
+        contract_references: impl ::std::convert::Into<crate::types::ContractReferences>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            join_supplier_process_number: join_supplier_process_number.into(),
+            supply_point: supply_point.into(),
+            agreements: agreements.into(),
+            contract_references: contract_references.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -388,6 +455,7 @@ for LifecycleJoinSupplierAgreementCreatedV1 {
 ///
 /// Holds the fields of base `JB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -395,6 +463,22 @@ pub struct LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1 {
     pub join_supplier_process_number: ::std::string::String,
     /// `subtype` (string).
     pub subtype: ::std::string::String,
+}
+
+impl LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1 {
+    /// A `LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        join_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        subtype: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            join_supplier_process_number: join_supplier_process_number.into(),
+            subtype: subtype.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -516,6 +600,7 @@ impl crate::events::PayloadVersion<
 ///
 /// Holds the fields of base `JB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -523,6 +608,22 @@ pub struct LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1 {
     pub join_supplier_process_number: ::std::string::String,
     /// `subtype` (string).
     pub subtype: ::std::string::String,
+}
+
+impl LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1 {
+    /// A `LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        join_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        subtype: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            join_supplier_process_number: join_supplier_process_number.into(),
+            subtype: subtype.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -644,6 +745,7 @@ impl crate::events::PayloadVersion<
 ///
 /// Holds the fields of base `JB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -651,6 +753,22 @@ pub struct LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1 {
     pub join_supplier_process_number: ::std::string::String,
     /// `subtype` (string).
     pub subtype: ::std::string::String,
+}
+
+impl LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1 {
+    /// A `LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        join_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        subtype: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            join_supplier_process_number: join_supplier_process_number.into(),
+            subtype: subtype.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -770,6 +888,7 @@ impl crate::events::PayloadVersion<
 ///
 /// Holds the fields of base `JB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierCancellationRequestedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -779,6 +898,26 @@ pub struct LifecycleJoinSupplierCancellationRequestedV1 {
     pub subtype: ::std::string::String,
     /// `supply_points` (array of `JoinSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::JoinSupplyPoint>,
+}
+
+impl LifecycleJoinSupplierCancellationRequestedV1 {
+    /// A `LifecycleJoinSupplierCancellationRequestedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        join_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        subtype: impl ::std::convert::Into<::std::string::String>,
+        supply_points: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::JoinSupplyPoint>,
+        >,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            join_supplier_process_number: join_supplier_process_number.into(),
+            subtype: subtype.into(),
+            supply_points: supply_points.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -894,6 +1033,7 @@ for LifecycleJoinSupplierCancellationRequestedV1 {
 ///
 /// Holds the fields of base `JB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierCancelledV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -903,6 +1043,26 @@ pub struct LifecycleJoinSupplierCancelledV1 {
     pub subtype: ::std::string::String,
     /// `supply_points` (array of `JoinSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::JoinSupplyPoint>,
+}
+
+impl LifecycleJoinSupplierCancelledV1 {
+    /// A `LifecycleJoinSupplierCancelledV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        join_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        subtype: impl ::std::convert::Into<::std::string::String>,
+        supply_points: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::JoinSupplyPoint>,
+        >,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            join_supplier_process_number: join_supplier_process_number.into(),
+            subtype: subtype.into(),
+            supply_points: supply_points.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1017,6 +1177,7 @@ for LifecycleJoinSupplierCancelledV1 {
 ///
 /// Holds the fields of base `JB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierCompletedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -1026,6 +1187,26 @@ pub struct LifecycleJoinSupplierCompletedV1 {
     pub subtype: ::std::string::String,
     /// `supply_points` (array of `ActivatedSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::ActivatedSupplyPoint>,
+}
+
+impl LifecycleJoinSupplierCompletedV1 {
+    /// A `LifecycleJoinSupplierCompletedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        join_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        subtype: impl ::std::convert::Into<::std::string::String>,
+        supply_points: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::ActivatedSupplyPoint>,
+        >,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            join_supplier_process_number: join_supplier_process_number.into(),
+            subtype: subtype.into(),
+            supply_points: supply_points.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1140,6 +1321,7 @@ for LifecycleJoinSupplierCompletedV1 {
 ///
 /// Holds the fields of base `JB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierRequestedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -1151,6 +1333,28 @@ pub struct LifecycleJoinSupplierRequestedV1 {
     pub supply_points: ::std::vec::Vec<crate::types::JoinSupplyPoint>,
     /// `requested_at` (string).
     pub requested_at: ::std::string::String,
+}
+
+impl LifecycleJoinSupplierRequestedV1 {
+    /// A `LifecycleJoinSupplierRequestedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        join_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        subtype: impl ::std::convert::Into<::std::string::String>,
+        supply_points: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::JoinSupplyPoint>,
+        >,
+        requested_at: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            join_supplier_process_number: join_supplier_process_number.into(),
+            subtype: subtype.into(),
+            supply_points: supply_points.into(),
+            requested_at: requested_at.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1266,6 +1470,7 @@ for LifecycleJoinSupplierRequestedV1 {
 ///
 /// Holds the fields of base `JB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierReversalRequestedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -1275,6 +1480,26 @@ pub struct LifecycleJoinSupplierReversalRequestedV1 {
     pub subtype: ::std::string::String,
     /// `supply_points` (array of `JoinSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::JoinSupplyPoint>,
+}
+
+impl LifecycleJoinSupplierReversalRequestedV1 {
+    /// A `LifecycleJoinSupplierReversalRequestedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        join_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        subtype: impl ::std::convert::Into<::std::string::String>,
+        supply_points: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::JoinSupplyPoint>,
+        >,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            join_supplier_process_number: join_supplier_process_number.into(),
+            subtype: subtype.into(),
+            supply_points: supply_points.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1390,6 +1615,7 @@ for LifecycleJoinSupplierReversalRequestedV1 {
 ///
 /// Holds the fields of base `JB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierReversedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -1399,6 +1625,26 @@ pub struct LifecycleJoinSupplierReversedV1 {
     pub subtype: ::std::string::String,
     /// `supply_points` (array of `JoinSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::JoinSupplyPoint>,
+}
+
+impl LifecycleJoinSupplierReversedV1 {
+    /// A `LifecycleJoinSupplierReversedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        join_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        subtype: impl ::std::convert::Into<::std::string::String>,
+        supply_points: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::JoinSupplyPoint>,
+        >,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            join_supplier_process_number: join_supplier_process_number.into(),
+            subtype: subtype.into(),
+            supply_points: supply_points.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1513,6 +1759,7 @@ for LifecycleJoinSupplierReversedV1 {
 ///
 /// Holds the fields of base `JB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierSupplyPeriodCreatedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -1524,6 +1771,26 @@ pub struct LifecycleJoinSupplierSupplyPeriodCreatedV1 {
     pub supply_period: crate::types::SupplyPeriodData,
     /// `contract_references` (`ContractReferences`).
     pub contract_references: crate::types::ContractReferences,
+}
+
+impl LifecycleJoinSupplierSupplyPeriodCreatedV1 {
+    /// A `LifecycleJoinSupplierSupplyPeriodCreatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        join_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        supply_point: impl ::std::convert::Into<crate::types::ActivatedSupplyPoint>,
+        supply_period: impl ::std::convert::Into<crate::types::SupplyPeriodData>,
+        contract_references: impl ::std::convert::Into<crate::types::ContractReferences>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            join_supplier_process_number: join_supplier_process_number.into(),
+            supply_point: supply_point.into(),
+            supply_period: supply_period.into(),
+            contract_references: contract_references.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1640,6 +1907,7 @@ for LifecycleJoinSupplierSupplyPeriodCreatedV1 {
 ///
 /// Holds the fields of base `JB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -1649,6 +1917,24 @@ pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepIni
     pub supply_point: crate::types::ActivatedSupplyPoint,
     /// `subtype` (string).
     pub subtype: ::std::string::String,
+}
+
+impl LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1 {
+    /// A `LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        join_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        supply_point: impl ::std::convert::Into<crate::types::ActivatedSupplyPoint>,
+        subtype: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            join_supplier_process_number: join_supplier_process_number.into(),
+            supply_point: supply_point.into(),
+            subtype: subtype.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1780,6 +2066,7 @@ impl crate::events::PayloadVersion<
 ///
 /// Holds the fields of base `JB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1 {
     /// `account_number` (string). From base JB.
     pub account_number: ::std::string::String,
@@ -1789,6 +2076,24 @@ pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInit
     pub supply_point: crate::types::JoinSupplyPoint,
     /// `subtype` (string).
     pub subtype: ::std::string::String,
+}
+
+impl LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1 {
+    /// A `LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        join_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        supply_point: impl ::std::convert::Into<crate::types::JoinSupplyPoint>,
+        subtype: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            join_supplier_process_number: join_supplier_process_number.into(),
+            supply_point: supply_point.into(),
+            subtype: subtype.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1920,6 +2225,7 @@ impl crate::events::PayloadVersion<
 ///
 /// Only version v2 is listed in the catalogue.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2 {
     /// `join_supplier_process_id` (integer).
     pub join_supplier_process_id: i64,
@@ -1927,6 +2233,22 @@ pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2 {
     pub join_supplier_process_number: ::std::string::String,
     /// `account_number` (string).
     pub account_number: ::std::string::String,
+}
+
+impl LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2 {
+    /// A `LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        join_supplier_process_id: impl ::std::convert::Into<i64>,
+        join_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            join_supplier_process_id: join_supplier_process_id.into(),
+            join_supplier_process_number: join_supplier_process_number.into(),
+            account_number: account_number.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2048,6 +2370,7 @@ impl crate::events::PayloadVersion<
 ///
 /// Only version v2 is listed in the catalogue.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2 {
     /// `join_supplier_process_id` (integer).
     pub join_supplier_process_id: i64,
@@ -2055,6 +2378,22 @@ pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2 {
     pub join_supplier_process_number: ::std::string::String,
     /// `account_number` (string).
     pub account_number: ::std::string::String,
+}
+
+impl LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2 {
+    /// A `LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        join_supplier_process_id: impl ::std::convert::Into<i64>,
+        join_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            join_supplier_process_id: join_supplier_process_id.into(),
+            join_supplier_process_number: join_supplier_process_number.into(),
+            account_number: account_number.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2174,9 +2513,22 @@ impl crate::events::PayloadVersion<
 
 /// Payload of `lifecycle.join_supplier.security_deposits.created` version `v1` (Lifecycle: joining a supplier).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierSecurityDepositsCreatedV1 {
     /// `join_supplier_process_number` (string).
     pub join_supplier_process_number: ::std::string::String,
+}
+
+impl LifecycleJoinSupplierSecurityDepositsCreatedV1 {
+    /// A `LifecycleJoinSupplierSecurityDepositsCreatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        join_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            join_supplier_process_number: join_supplier_process_number.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2289,11 +2641,26 @@ for LifecycleJoinSupplierSecurityDepositsCreatedV1 {
 ///
 /// Only version v2 is listed in the catalogue.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierTermsAndConditionsAcceptedV2 {
     /// `join_supplier_process_id` (integer).
     pub join_supplier_process_id: i64,
     /// `join_supplier_process_number` (string).
     pub join_supplier_process_number: ::std::string::String,
+}
+
+impl LifecycleJoinSupplierTermsAndConditionsAcceptedV2 {
+    /// A `LifecycleJoinSupplierTermsAndConditionsAcceptedV2` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        join_supplier_process_id: impl ::std::convert::Into<i64>,
+        join_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            join_supplier_process_id: join_supplier_process_id.into(),
+            join_supplier_process_number: join_supplier_process_number.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(

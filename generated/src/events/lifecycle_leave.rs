@@ -5,6 +5,7 @@
 
 /// Payload of `lifecycle.leave-supplier.await-post-deactivation-flow-step.initiated` version `v1` (Lifecycle: leaving a supplier).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -12,6 +13,22 @@ pub struct LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1 {
     pub leave_supplier_process_number: ::std::string::String,
     /// `subtype` (string).
     pub subtype: ::std::string::String,
+}
+
+impl LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1 {
+    /// A `LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        leave_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        subtype: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            leave_supplier_process_number: leave_supplier_process_number.into(),
+            subtype: subtype.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -134,6 +151,7 @@ impl crate::events::PayloadVersion<
 
 /// Payload of `lifecycle.leave-supplier.await-post-termination-flow-step.initiated` version `v1` (Lifecycle: leaving a supplier).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -141,6 +159,22 @@ pub struct LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1 {
     pub leave_supplier_process_number: ::std::string::String,
     /// `subtype` (string).
     pub subtype: ::std::string::String,
+}
+
+impl LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1 {
+    /// A `LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        leave_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        subtype: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            leave_supplier_process_number: leave_supplier_process_number.into(),
+            subtype: subtype.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -260,6 +294,7 @@ impl crate::events::PayloadVersion<
 
 /// Payload of `lifecycle.leave-supplier.await-pre-termination-flow-step.initiated` version `v1` (Lifecycle: leaving a supplier).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -267,6 +302,22 @@ pub struct LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 {
     pub leave_supplier_process_number: ::std::string::String,
     /// `subtype` (string).
     pub subtype: ::std::string::String,
+}
+
+impl LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 {
+    /// A `LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        leave_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        subtype: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            leave_supplier_process_number: leave_supplier_process_number.into(),
+            subtype: subtype.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -388,6 +439,7 @@ impl crate::events::PayloadVersion<
 ///
 /// Only version v2 is listed in the catalogue.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierCancellationRequestedV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -397,6 +449,26 @@ pub struct LifecycleLeaveSupplierCancellationRequestedV2 {
     pub leave_supplier_process_number: ::std::string::String,
     /// `supply_points` (array of `LeaveSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
+}
+
+impl LifecycleLeaveSupplierCancellationRequestedV2 {
+    /// A `LifecycleLeaveSupplierCancellationRequestedV2` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        leave_supplier_process_id: impl ::std::convert::Into<i64>,
+        leave_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        supply_points: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
+        >,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            leave_supplier_process_id: leave_supplier_process_id.into(),
+            leave_supplier_process_number: leave_supplier_process_number.into(),
+            supply_points: supply_points.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -512,6 +584,7 @@ for LifecycleLeaveSupplierCancellationRequestedV2 {
 ///
 /// Only version v2 is listed in the catalogue.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierCancelledV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -521,6 +594,26 @@ pub struct LifecycleLeaveSupplierCancelledV2 {
     pub leave_supplier_process_number: ::std::string::String,
     /// `supply_points` (array of `LeaveSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
+}
+
+impl LifecycleLeaveSupplierCancelledV2 {
+    /// A `LifecycleLeaveSupplierCancelledV2` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        leave_supplier_process_id: impl ::std::convert::Into<i64>,
+        leave_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        supply_points: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
+        >,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            leave_supplier_process_id: leave_supplier_process_id.into(),
+            leave_supplier_process_number: leave_supplier_process_number.into(),
+            supply_points: supply_points.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -635,6 +728,7 @@ for LifecycleLeaveSupplierCancelledV2 {
 ///
 /// Only version v3 is listed in the catalogue.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierCompletedV3 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -646,6 +740,28 @@ pub struct LifecycleLeaveSupplierCompletedV3 {
     pub leave_supplier_process_subtype: ::std::string::String,
     /// `supply_points` (array of `TerminatedSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::TerminatedSupplyPoint>,
+}
+
+impl LifecycleLeaveSupplierCompletedV3 {
+    /// A `LifecycleLeaveSupplierCompletedV3` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        leave_supplier_process_id: impl ::std::convert::Into<i64>,
+        leave_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        leave_supplier_process_subtype: impl ::std::convert::Into<::std::string::String>,
+        supply_points: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::TerminatedSupplyPoint>,
+        >,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            leave_supplier_process_id: leave_supplier_process_id.into(),
+            leave_supplier_process_number: leave_supplier_process_number.into(),
+            leave_supplier_process_subtype: leave_supplier_process_subtype.into(),
+            supply_points: supply_points.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -761,6 +877,7 @@ for LifecycleLeaveSupplierCompletedV3 {
 ///
 /// The oldest version listed in the catalogue.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierRequestedV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -780,6 +897,49 @@ pub struct LifecycleLeaveSupplierRequestedV2 {
     pub is_passive: bool,
     /// `passive_loss_instigated_supply_point_id` (integer).
     pub passive_loss_instigated_supply_point_id: ::std::option::Option<i64>,
+}
+
+impl LifecycleLeaveSupplierRequestedV2 {
+    /// A `LifecycleLeaveSupplierRequestedV2` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        leave_supplier_process_id: impl ::std::convert::Into<i64>,
+        leave_supplier_process_subtype: impl ::std::convert::Into<::std::string::String>,
+        supply_points: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
+        >,
+        requested_supply_end_at: impl ::std::convert::Into<::std::string::String>,
+        requested_supply_end_date: impl ::std::convert::Into<::std::string::String>,
+        requested_at: impl ::std::convert::Into<::std::string::String>,
+        is_passive: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            leave_supplier_process_id: leave_supplier_process_id.into(),
+            leave_supplier_process_subtype: leave_supplier_process_subtype.into(),
+            supply_points: supply_points.into(),
+            requested_supply_end_at: requested_supply_end_at.into(),
+            requested_supply_end_date: requested_supply_end_date.into(),
+            requested_at: requested_at.into(),
+            is_passive: is_passive.into(),
+            passive_loss_instigated_supply_point_id: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `passive_loss_instigated_supply_point_id`.
+    #[inline]
+    #[must_use]
+    pub fn with_passive_loss_instigated_supply_point_id(
+        mut self,
+        passive_loss_instigated_supply_point_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.passive_loss_instigated_supply_point_id = ::std::option::Option::Some(
+            passive_loss_instigated_supply_point_id.into(),
+        );
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -805,6 +965,7 @@ pub struct LifecycleLeaveSupplierRequestedV2 {
 ///
 /// Holds the fields of `lifecycle.leave-supplier.requested v2`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierRequestedV3 {
     /// `account_number` (string). From lifecycle.leave-supplier.requested v2.
     pub account_number: ::std::string::String,
@@ -826,6 +987,51 @@ pub struct LifecycleLeaveSupplierRequestedV3 {
     pub passive_loss_instigated_supply_point_id: ::std::option::Option<i64>,
     /// `leave_supplier_process_number` (string).
     pub leave_supplier_process_number: ::std::string::String,
+}
+
+impl LifecycleLeaveSupplierRequestedV3 {
+    /// A `LifecycleLeaveSupplierRequestedV3` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        leave_supplier_process_id: impl ::std::convert::Into<i64>,
+        leave_supplier_process_subtype: impl ::std::convert::Into<::std::string::String>,
+        supply_points: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
+        >,
+        requested_supply_end_at: impl ::std::convert::Into<::std::string::String>,
+        requested_supply_end_date: impl ::std::convert::Into<::std::string::String>,
+        requested_at: impl ::std::convert::Into<::std::string::String>,
+        is_passive: impl ::std::convert::Into<bool>,
+        leave_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            leave_supplier_process_id: leave_supplier_process_id.into(),
+            leave_supplier_process_subtype: leave_supplier_process_subtype.into(),
+            supply_points: supply_points.into(),
+            requested_supply_end_at: requested_supply_end_at.into(),
+            requested_supply_end_date: requested_supply_end_date.into(),
+            requested_at: requested_at.into(),
+            is_passive: is_passive.into(),
+            passive_loss_instigated_supply_point_id: ::std::option::Option::None,
+            leave_supplier_process_number: leave_supplier_process_number.into(),
+        }
+    }
+
+    /// Sets `passive_loss_instigated_supply_point_id`.
+    #[inline]
+    #[must_use]
+    pub fn with_passive_loss_instigated_supply_point_id(
+        mut self,
+        passive_loss_instigated_supply_point_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.passive_loss_instigated_supply_point_id = ::std::option::Option::Some(
+            passive_loss_instigated_supply_point_id.into(),
+        );
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1022,6 +1228,7 @@ for LifecycleLeaveSupplierRequestedV2 {
 ///
 /// Only version v2 is listed in the catalogue.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierReversalRequestedV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -1031,6 +1238,26 @@ pub struct LifecycleLeaveSupplierReversalRequestedV2 {
     pub leave_supplier_process_number: ::std::string::String,
     /// `supply_points` (array of `LeaveSupplyPoint`).
     pub supply_points: ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
+}
+
+impl LifecycleLeaveSupplierReversalRequestedV2 {
+    /// A `LifecycleLeaveSupplierReversalRequestedV2` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        leave_supplier_process_id: impl ::std::convert::Into<i64>,
+        leave_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        supply_points: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
+        >,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            leave_supplier_process_id: leave_supplier_process_id.into(),
+            leave_supplier_process_number: leave_supplier_process_number.into(),
+            supply_points: supply_points.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1144,6 +1371,7 @@ for LifecycleLeaveSupplierReversalRequestedV2 {
 
 /// Payload of `lifecycle.leave-supplier.supply-point-journey-await-post-termination-flow-step.initiated` version `v1` (Lifecycle: leaving a supplier).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -1153,6 +1381,24 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepI
     pub supply_point: crate::types::TerminatedSupplyPoint,
     /// `subtype` (string).
     pub subtype: ::std::string::String,
+}
+
+impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1 {
+    /// A `LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        leave_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        supply_point: impl ::std::convert::Into<crate::types::TerminatedSupplyPoint>,
+        subtype: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            leave_supplier_process_number: leave_supplier_process_number.into(),
+            supply_point: supply_point.into(),
+            subtype: subtype.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1282,6 +1528,7 @@ impl crate::events::PayloadVersion<
 
 /// Payload of `lifecycle.leave-supplier.supply-point-journey-await-pre-agreement-termination-flow-step.initiated` version `v1` (Lifecycle: leaving a supplier).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -1291,6 +1538,24 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationF
     pub supply_point: crate::types::LeaveSupplyPoint,
     /// `subtype` (string).
     pub subtype: ::std::string::String,
+}
+
+impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1 {
+    /// A `LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        leave_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        supply_point: impl ::std::convert::Into<crate::types::LeaveSupplyPoint>,
+        subtype: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            leave_supplier_process_number: leave_supplier_process_number.into(),
+            supply_point: supply_point.into(),
+            subtype: subtype.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1424,6 +1689,7 @@ for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStep
 
 /// Payload of `lifecycle.leave-supplier.supply-point-journey-await-pre-termination-flow-step.initiated` version `v1` (Lifecycle: leaving a supplier).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -1433,6 +1699,24 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepIn
     pub supply_point: crate::types::LeaveSupplyPoint,
     /// `subtype` (string).
     pub subtype: ::std::string::String,
+}
+
+impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1 {
+    /// A `LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        leave_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        supply_point: impl ::std::convert::Into<crate::types::LeaveSupplyPoint>,
+        subtype: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            leave_supplier_process_number: leave_supplier_process_number.into(),
+            supply_point: supply_point.into(),
+            subtype: subtype.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1564,6 +1848,7 @@ impl crate::events::PayloadVersion<
 ///
 /// Only version v2 is listed in the catalogue.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierTerminationConfirmedV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -1575,6 +1860,26 @@ pub struct LifecycleLeaveSupplierTerminationConfirmedV2 {
     pub leave_supplier_process_subtype: ::std::string::String,
     /// `supply_point` (`TerminatedSupplyPoint`).
     pub supply_point: crate::types::TerminatedSupplyPoint,
+}
+
+impl LifecycleLeaveSupplierTerminationConfirmedV2 {
+    /// A `LifecycleLeaveSupplierTerminationConfirmedV2` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        leave_supplier_process_id: impl ::std::convert::Into<i64>,
+        leave_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        leave_supplier_process_subtype: impl ::std::convert::Into<::std::string::String>,
+        supply_point: impl ::std::convert::Into<crate::types::TerminatedSupplyPoint>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            leave_supplier_process_id: leave_supplier_process_id.into(),
+            leave_supplier_process_number: leave_supplier_process_number.into(),
+            leave_supplier_process_subtype: leave_supplier_process_subtype.into(),
+            supply_point: supply_point.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1689,6 +1994,7 @@ for LifecycleLeaveSupplierTerminationConfirmedV2 {
 
 /// Payload of `lifecycle.leave-supplier.termination.initiated` version `v1` (Lifecycle: leaving a supplier).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierTerminationInitiatedV1 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -1698,6 +2004,26 @@ pub struct LifecycleLeaveSupplierTerminationInitiatedV1 {
     pub leave_supplier_process_subtype: ::std::string::String,
     /// `supply_point` (`TerminationInitiatedSupplyPoint`).
     pub supply_point: crate::types::TerminationInitiatedSupplyPoint,
+}
+
+impl LifecycleLeaveSupplierTerminationInitiatedV1 {
+    /// A `LifecycleLeaveSupplierTerminationInitiatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        leave_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        leave_supplier_process_subtype: impl ::std::convert::Into<::std::string::String>,
+        supply_point: impl ::std::convert::Into<
+            crate::types::TerminationInitiatedSupplyPoint,
+        >,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            leave_supplier_process_number: leave_supplier_process_number.into(),
+            leave_supplier_process_subtype: leave_supplier_process_subtype.into(),
+            supply_point: supply_point.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1813,6 +2139,7 @@ for LifecycleLeaveSupplierTerminationInitiatedV1 {
 ///
 /// The fields of `lifecycle.leave-supplier.requested` v2, with `updated_at` in place of `requested_at`.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierUpdatedV2 {
     /// `account_number` (string).
     pub account_number: ::std::string::String,
@@ -1832,6 +2159,49 @@ pub struct LifecycleLeaveSupplierUpdatedV2 {
     pub is_passive: bool,
     /// `passive_loss_instigated_supply_point_id` (integer).
     pub passive_loss_instigated_supply_point_id: ::std::option::Option<i64>,
+}
+
+impl LifecycleLeaveSupplierUpdatedV2 {
+    /// A `LifecycleLeaveSupplierUpdatedV2` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        leave_supplier_process_id: impl ::std::convert::Into<i64>,
+        leave_supplier_process_subtype: impl ::std::convert::Into<::std::string::String>,
+        supply_points: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
+        >,
+        requested_supply_end_at: impl ::std::convert::Into<::std::string::String>,
+        requested_supply_end_date: impl ::std::convert::Into<::std::string::String>,
+        updated_at: impl ::std::convert::Into<::std::string::String>,
+        is_passive: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            leave_supplier_process_id: leave_supplier_process_id.into(),
+            leave_supplier_process_subtype: leave_supplier_process_subtype.into(),
+            supply_points: supply_points.into(),
+            requested_supply_end_at: requested_supply_end_at.into(),
+            requested_supply_end_date: requested_supply_end_date.into(),
+            updated_at: updated_at.into(),
+            is_passive: is_passive.into(),
+            passive_loss_instigated_supply_point_id: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `passive_loss_instigated_supply_point_id`.
+    #[inline]
+    #[must_use]
+    pub fn with_passive_loss_instigated_supply_point_id(
+        mut self,
+        passive_loss_instigated_supply_point_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.passive_loss_instigated_supply_point_id = ::std::option::Option::Some(
+            passive_loss_instigated_supply_point_id.into(),
+        );
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1857,6 +2227,7 @@ pub struct LifecycleLeaveSupplierUpdatedV2 {
 ///
 /// Holds the fields of `lifecycle.leave-supplier.updated v2`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierUpdatedV3 {
     /// `account_number` (string). From lifecycle.leave-supplier.updated v2.
     pub account_number: ::std::string::String,
@@ -1878,6 +2249,51 @@ pub struct LifecycleLeaveSupplierUpdatedV3 {
     pub passive_loss_instigated_supply_point_id: ::std::option::Option<i64>,
     /// `leave_supplier_process_number` (string).
     pub leave_supplier_process_number: ::std::string::String,
+}
+
+impl LifecycleLeaveSupplierUpdatedV3 {
+    /// A `LifecycleLeaveSupplierUpdatedV3` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        leave_supplier_process_id: impl ::std::convert::Into<i64>,
+        leave_supplier_process_subtype: impl ::std::convert::Into<::std::string::String>,
+        supply_points: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::LeaveSupplyPoint>,
+        >,
+        requested_supply_end_at: impl ::std::convert::Into<::std::string::String>,
+        requested_supply_end_date: impl ::std::convert::Into<::std::string::String>,
+        updated_at: impl ::std::convert::Into<::std::string::String>,
+        is_passive: impl ::std::convert::Into<bool>,
+        leave_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_number: account_number.into(),
+            leave_supplier_process_id: leave_supplier_process_id.into(),
+            leave_supplier_process_subtype: leave_supplier_process_subtype.into(),
+            supply_points: supply_points.into(),
+            requested_supply_end_at: requested_supply_end_at.into(),
+            requested_supply_end_date: requested_supply_end_date.into(),
+            updated_at: updated_at.into(),
+            is_passive: is_passive.into(),
+            passive_loss_instigated_supply_point_id: ::std::option::Option::None,
+            leave_supplier_process_number: leave_supplier_process_number.into(),
+        }
+    }
+
+    /// Sets `passive_loss_instigated_supply_point_id`.
+    #[inline]
+    #[must_use]
+    pub fn with_passive_loss_instigated_supply_point_id(
+        mut self,
+        passive_loss_instigated_supply_point_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.passive_loss_instigated_supply_point_id = ::std::option::Option::Some(
+            passive_loss_instigated_supply_point_id.into(),
+        );
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(

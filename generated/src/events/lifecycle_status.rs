@@ -5,6 +5,7 @@
 
 /// Payload of `lifecycle.enrollment.loyalty-points-qualification-reversed` version `v1` (Lifecycle: status and enrolment).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleEnrollmentLoyaltyPointsQualificationReversedV1 {
     /// `join_supplier_process_number` (string).
     pub join_supplier_process_number: ::std::string::String,
@@ -16,6 +17,29 @@ pub struct LifecycleEnrollmentLoyaltyPointsQualificationReversedV1 {
     >,
     /// `all_supply_points` (array of `EnrollmentSupplyPoint`).
     pub all_supply_points: ::std::vec::Vec<crate::types::EnrollmentSupplyPoint>,
+}
+
+impl LifecycleEnrollmentLoyaltyPointsQualificationReversedV1 {
+    /// A `LifecycleEnrollmentLoyaltyPointsQualificationReversedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        join_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        supply_points_no_longer_coming_on_supply: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::EnrollmentSupplyPoint>,
+        >,
+        all_supply_points: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::EnrollmentSupplyPoint>,
+        >,
+    ) -> Self {
+        Self {
+            join_supplier_process_number: join_supplier_process_number.into(),
+            account_number: account_number.into(),
+            supply_points_no_longer_coming_on_supply: supply_points_no_longer_coming_on_supply
+                .into(),
+            all_supply_points: all_supply_points.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -135,6 +159,7 @@ for LifecycleEnrollmentLoyaltyPointsQualificationReversedV1 {
 ///
 /// Only version v2 is listed in the catalogue.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2 {
     /// `join_supplier_process_id` (integer).
     pub join_supplier_process_id: i64,
@@ -146,6 +171,30 @@ pub struct LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2 {
     pub supply_points_past_ssd: ::std::vec::Vec<crate::types::EnrollmentSupplyPoint>,
     /// `all_supply_points` (array of `EnrollmentSupplyPoint`).
     pub all_supply_points: ::std::vec::Vec<crate::types::EnrollmentSupplyPoint>,
+}
+
+impl LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2 {
+    /// A `LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        join_supplier_process_id: impl ::std::convert::Into<i64>,
+        join_supplier_process_number: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        supply_points_past_ssd: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::EnrollmentSupplyPoint>,
+        >,
+        all_supply_points: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::types::EnrollmentSupplyPoint>,
+        >,
+    ) -> Self {
+        Self {
+            join_supplier_process_id: join_supplier_process_id.into(),
+            join_supplier_process_number: join_supplier_process_number.into(),
+            account_number: account_number.into(),
+            supply_points_past_ssd: supply_points_past_ssd.into(),
+            all_supply_points: all_supply_points.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -273,6 +322,7 @@ impl crate::events::PayloadVersion<
 
 /// Payload of `lifecycle.status-changed` version `v1` (Lifecycle: status and enrolment).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleStatusChangedV1 {
     /// `process_number` (string).
     pub process_number: ::std::string::String,
@@ -282,6 +332,24 @@ pub struct LifecycleStatusChangedV1 {
     pub new_status: ::std::string::String,
     /// `previous_status` (string).
     pub previous_status: ::std::string::String,
+}
+
+impl LifecycleStatusChangedV1 {
+    /// A `LifecycleStatusChangedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        process_number: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        new_status: impl ::std::convert::Into<::std::string::String>,
+        previous_status: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            process_number: process_number.into(),
+            account_number: account_number.into(),
+            new_status: new_status.into(),
+            previous_status: previous_status.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -394,6 +462,7 @@ impl crate::events::PayloadVersion<LifecycleStatusChanged> for LifecycleStatusCh
 ///
 /// The one event of the catalogue whose payload version is labelled `1.0.0`.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleSupportSiteSaleV1_0_0 {
     /// `support_user_id` (string).
     pub support_user_id: ::std::string::String,
@@ -401,6 +470,22 @@ pub struct LifecycleSupportSiteSaleV1_0_0 {
     pub supply_start_date: ::std::string::String,
     /// `trigger_action` (string).
     pub trigger_action: ::std::string::String,
+}
+
+impl LifecycleSupportSiteSaleV1_0_0 {
+    /// A `LifecycleSupportSiteSaleV1_0_0` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        support_user_id: impl ::std::convert::Into<::std::string::String>,
+        supply_start_date: impl ::std::convert::Into<::std::string::String>,
+        trigger_action: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            support_user_id: support_user_id.into(),
+            supply_start_date: supply_start_date.into(),
+            trigger_action: trigger_action.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(

@@ -5,9 +5,20 @@
 
 /// Payload of `electricity-flow-file.cancellation-invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ElectricityFlowFileCancellationInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
+}
+
+impl ElectricityFlowFileCancellationInvoiceProcessedV1 {
+    /// A `ElectricityFlowFileCancellationInvoiceProcessedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(flow_file_id: impl ::std::convert::Into<i64>) -> Self {
+        Self {
+            flow_file_id: flow_file_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -118,9 +129,20 @@ for ElectricityFlowFileCancellationInvoiceProcessedV1 {
 
 /// Payload of `electricity-flow-file.complementary-invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ElectricityFlowFileComplementaryInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
+}
+
+impl ElectricityFlowFileComplementaryInvoiceProcessedV1 {
+    /// A `ElectricityFlowFileComplementaryInvoiceProcessedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(flow_file_id: impl ::std::convert::Into<i64>) -> Self {
+        Self {
+            flow_file_id: flow_file_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -231,9 +253,20 @@ for ElectricityFlowFileComplementaryInvoiceProcessedV1 {
 
 /// Payload of `electricity-flow-file.rectification-invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ElectricityFlowFileRectificationInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
+}
+
+impl ElectricityFlowFileRectificationInvoiceProcessedV1 {
+    /// A `ElectricityFlowFileRectificationInvoiceProcessedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(flow_file_id: impl ::std::convert::Into<i64>) -> Self {
+        Self {
+            flow_file_id: flow_file_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -344,9 +377,20 @@ for ElectricityFlowFileRectificationInvoiceProcessedV1 {
 
 /// Payload of `electricity-flow-file.regularizer-invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ElectricityFlowFileRegularizerInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
+}
+
+impl ElectricityFlowFileRegularizerInvoiceProcessedV1 {
+    /// A `ElectricityFlowFileRegularizerInvoiceProcessedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(flow_file_id: impl ::std::convert::Into<i64>) -> Self {
+        Self {
+            flow_file_id: flow_file_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -457,9 +501,20 @@ for ElectricityFlowFileRegularizerInvoiceProcessedV1 {
 
 /// Payload of `electricity_flow_file.billable_concepts_invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ElectricityFlowFileBillableConceptsInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
+}
+
+impl ElectricityFlowFileBillableConceptsInvoiceProcessedV1 {
+    /// A `ElectricityFlowFileBillableConceptsInvoiceProcessedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(flow_file_id: impl ::std::convert::Into<i64>) -> Self {
+        Self {
+            flow_file_id: flow_file_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -573,9 +628,20 @@ for ElectricityFlowFileBillableConceptsInvoiceProcessedV1 {
 
 /// Payload of `electricity_flow_file.regular_invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ElectricityFlowFileRegularInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
+}
+
+impl ElectricityFlowFileRegularInvoiceProcessedV1 {
+    /// A `ElectricityFlowFileRegularInvoiceProcessedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(flow_file_id: impl ::std::convert::Into<i64>) -> Self {
+        Self {
+            flow_file_id: flow_file_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -686,6 +752,7 @@ for ElectricityFlowFileRegularInvoiceProcessedV1 {
 
 /// Payload of `esp-supply-points.enrichment-data.sent` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct EspSupplyPointsEnrichmentDataSentV1 {
     /// `supply_point_identifier` (string).
     pub supply_point_identifier: ::std::string::String,
@@ -695,6 +762,24 @@ pub struct EspSupplyPointsEnrichmentDataSentV1 {
     pub atr: ::std::string::String,
     /// `valid_from` (string).
     pub valid_from: ::std::string::String,
+}
+
+impl EspSupplyPointsEnrichmentDataSentV1 {
+    /// A `EspSupplyPointsEnrichmentDataSentV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        supply_point_identifier: impl ::std::convert::Into<::std::string::String>,
+        province_code: impl ::std::convert::Into<::std::string::String>,
+        atr: impl ::std::convert::Into<::std::string::String>,
+        valid_from: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            supply_point_identifier: supply_point_identifier.into(),
+            province_code: province_code.into(),
+            atr: atr.into(),
+            valid_from: valid_from.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -807,6 +892,7 @@ for EspSupplyPointsEnrichmentDataSentV1 {
 
 /// Payload of `esp_supply_points.atr_snapshot.sent` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct EspSupplyPointsAtrSnapshotSentV1 {
     /// `supply_point_identifier` (string).
     pub supply_point_identifier: ::std::string::String,
@@ -818,6 +904,26 @@ pub struct EspSupplyPointsAtrSnapshotSentV1 {
     pub effective_datetime: ::std::string::String,
     /// `insert_datetime` (string).
     pub insert_datetime: ::std::string::String,
+}
+
+impl EspSupplyPointsAtrSnapshotSentV1 {
+    /// A `EspSupplyPointsAtrSnapshotSentV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        supply_point_identifier: impl ::std::convert::Into<::std::string::String>,
+        market: impl ::std::convert::Into<::std::string::String>,
+        atr: impl ::std::convert::Into<::std::string::String>,
+        effective_datetime: impl ::std::convert::Into<::std::string::String>,
+        insert_datetime: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            supply_point_identifier: supply_point_identifier.into(),
+            market: market.into(),
+            atr: atr.into(),
+            effective_datetime: effective_datetime.into(),
+            insert_datetime: insert_datetime.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -931,11 +1037,26 @@ for EspSupplyPointsAtrSnapshotSentV1 {
 
 /// Payload of `gas-bill-flow-details.annulment-with-substituent-invoice.created` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
     /// `invoice_identifier` (string).
     pub invoice_identifier: ::std::string::String,
+}
+
+impl GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1 {
+    /// A `GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        flow_file_id: impl ::std::convert::Into<i64>,
+        invoice_identifier: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            flow_file_id: flow_file_id.into(),
+            invoice_identifier: invoice_identifier.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1054,11 +1175,26 @@ impl crate::events::PayloadVersion<
 
 /// Payload of `gas-bill-flow-details.cancellation-invoice.created` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GasBillFlowDetailsCancellationInvoiceCreatedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
     /// `invoice_identifier` (string).
     pub invoice_identifier: ::std::string::String,
+}
+
+impl GasBillFlowDetailsCancellationInvoiceCreatedV1 {
+    /// A `GasBillFlowDetailsCancellationInvoiceCreatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        flow_file_id: impl ::std::convert::Into<i64>,
+        invoice_identifier: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            flow_file_id: flow_file_id.into(),
+            invoice_identifier: invoice_identifier.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1170,11 +1306,26 @@ for GasBillFlowDetailsCancellationInvoiceCreatedV1 {
 
 /// Payload of `gas-bill-flow-details.complementary-invoice.created` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GasBillFlowDetailsComplementaryInvoiceCreatedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
     /// `invoice_identifier` (string).
     pub invoice_identifier: ::std::string::String,
+}
+
+impl GasBillFlowDetailsComplementaryInvoiceCreatedV1 {
+    /// A `GasBillFlowDetailsComplementaryInvoiceCreatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        flow_file_id: impl ::std::convert::Into<i64>,
+        invoice_identifier: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            flow_file_id: flow_file_id.into(),
+            invoice_identifier: invoice_identifier.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1286,11 +1437,26 @@ for GasBillFlowDetailsComplementaryInvoiceCreatedV1 {
 
 /// Payload of `gas-bill-flow-details.rectification-invoice.created` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GasBillFlowDetailsRectificationInvoiceCreatedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
     /// `invoice_identifier` (string).
     pub invoice_identifier: ::std::string::String,
+}
+
+impl GasBillFlowDetailsRectificationInvoiceCreatedV1 {
+    /// A `GasBillFlowDetailsRectificationInvoiceCreatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        flow_file_id: impl ::std::convert::Into<i64>,
+        invoice_identifier: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            flow_file_id: flow_file_id.into(),
+            invoice_identifier: invoice_identifier.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1402,11 +1568,26 @@ for GasBillFlowDetailsRectificationInvoiceCreatedV1 {
 
 /// Payload of `gas-bill-flow-details.regular-invoice.created` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GasBillFlowDetailsRegularInvoiceCreatedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
     /// `invoice_identifier` (string).
     pub invoice_identifier: ::std::string::String,
+}
+
+impl GasBillFlowDetailsRegularInvoiceCreatedV1 {
+    /// A `GasBillFlowDetailsRegularInvoiceCreatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        flow_file_id: impl ::std::convert::Into<i64>,
+        invoice_identifier: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            flow_file_id: flow_file_id.into(),
+            invoice_identifier: invoice_identifier.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1518,11 +1699,26 @@ for GasBillFlowDetailsRegularInvoiceCreatedV1 {
 
 /// Payload of `gas-flow-file.b7033-complementary-invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GasFlowFileB7033ComplementaryInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
     /// `invoice_identifier` (string).
     pub invoice_identifier: ::std::string::String,
+}
+
+impl GasFlowFileB7033ComplementaryInvoiceProcessedV1 {
+    /// A `GasFlowFileB7033ComplementaryInvoiceProcessedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        flow_file_id: impl ::std::convert::Into<i64>,
+        invoice_identifier: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            flow_file_id: flow_file_id.into(),
+            invoice_identifier: invoice_identifier.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1634,11 +1830,26 @@ for GasFlowFileB7033ComplementaryInvoiceProcessedV1 {
 
 /// Payload of `gas-flow-file.b7033-regular-invoice.processed` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GasFlowFileB7033RegularInvoiceProcessedV1 {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
     /// `invoice_identifier` (string).
     pub invoice_identifier: ::std::string::String,
+}
+
+impl GasFlowFileB7033RegularInvoiceProcessedV1 {
+    /// A `GasFlowFileB7033RegularInvoiceProcessedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        flow_file_id: impl ::std::convert::Into<i64>,
+        invoice_identifier: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            flow_file_id: flow_file_id.into(),
+            invoice_identifier: invoice_identifier.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1750,6 +1961,7 @@ for GasFlowFileB7033RegularInvoiceProcessedV1 {
 
 /// Payload of `gas-supply-point.inspection-results.received` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GasSupplyPointInspectionResultsReceivedV1 {
     /// `cups` (string).
     pub cups: ::std::string::String,
@@ -1765,6 +1977,60 @@ pub struct GasSupplyPointInspectionResultsReceivedV1 {
     pub defects: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+}
+
+impl GasSupplyPointInspectionResultsReceivedV1 {
+    /// A `GasSupplyPointInspectionResultsReceivedV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        cups: impl ::std::convert::Into<::std::string::String>,
+        inspection_result: impl ::std::convert::Into<::std::string::String>,
+        inspection_datetime: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            cups: cups.into(),
+            account_number: ::std::option::Option::None,
+            property_id: ::std::option::Option::None,
+            inspection_result: inspection_result.into(),
+            inspection_datetime: inspection_datetime.into(),
+            defects: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `account_number`.
+    #[inline]
+    #[must_use]
+    pub fn with_account_number(
+        mut self,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.account_number = ::std::option::Option::Some(account_number.into());
+        self
+    }
+
+    /// Sets `property_id`.
+    #[inline]
+    #[must_use]
+    pub fn with_property_id(
+        mut self,
+        property_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.property_id = ::std::option::Option::Some(property_id.into());
+        self
+    }
+
+    /// Sets `defects`.
+    #[inline]
+    #[must_use]
+    pub fn with_defects(
+        mut self,
+        defects: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.defects = ::std::option::Option::Some(defects.into());
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1880,6 +2146,7 @@ for GasSupplyPointInspectionResultsReceivedV1 {
 
 /// Payload of `markets.esp.bill-flow-file.processed` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MarketsEspBillFlowFileProcessedV1 {
     /// `bill_details_id` (string).
     pub bill_details_id: ::std::string::String,
@@ -1893,6 +2160,28 @@ pub struct MarketsEspBillFlowFileProcessedV1 {
     pub billing_period_from: ::std::string::String,
     /// `billing_period_to` (string).
     pub billing_period_to: ::std::string::String,
+}
+
+impl MarketsEspBillFlowFileProcessedV1 {
+    /// A `MarketsEspBillFlowFileProcessedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        bill_details_id: impl ::std::convert::Into<::std::string::String>,
+        market: impl ::std::convert::Into<::std::string::String>,
+        bill_type: impl ::std::convert::Into<::std::string::String>,
+        cups: impl ::std::convert::Into<::std::string::String>,
+        billing_period_from: impl ::std::convert::Into<::std::string::String>,
+        billing_period_to: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            bill_details_id: bill_details_id.into(),
+            market: market.into(),
+            bill_type: bill_type.into(),
+            cups: cups.into(),
+            billing_period_from: billing_period_from.into(),
+            billing_period_to: billing_period_to.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2007,6 +2296,7 @@ for MarketsEspBillFlowFileProcessedV1 {
 
 /// Payload of `markets.esp.flow-file.processed` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MarketsEspFlowFileProcessedV1 {
     /// `market` (string).
     pub market: ::std::string::String,
@@ -2016,6 +2306,24 @@ pub struct MarketsEspFlowFileProcessedV1 {
     pub cups: ::std::string::String,
     /// `account_number` (string).
     pub account_number: ::std::string::String,
+}
+
+impl MarketsEspFlowFileProcessedV1 {
+    /// A `MarketsEspFlowFileProcessedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        market: impl ::std::convert::Into<::std::string::String>,
+        flow_type: impl ::std::convert::Into<::std::string::String>,
+        cups: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            market: market.into(),
+            flow_type: flow_type.into(),
+            cups: cups.into(),
+            account_number: account_number.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2128,6 +2436,7 @@ for MarketsEspFlowFileProcessedV1 {
 
 /// Payload of `markets.esp_industry_gasbillflowdetails.inspection.processed` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1 {
     /// `id` (integer).
     pub id: i64,
@@ -2135,6 +2444,24 @@ pub struct MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1 {
     pub billable_items: ::std::vec::Vec<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+}
+
+impl MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1 {
+    /// A `MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        id: impl ::std::convert::Into<i64>,
+        billable_items: impl ::std::convert::Into<
+            ::std::vec::Vec<
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+            >,
+        >,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            billable_items: billable_items.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2251,11 +2578,26 @@ impl crate::events::PayloadVersion<
 
 /// Payload of `markets.gas-supply-point.created` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MarketsGasSupplyPointCreatedV1 {
     /// `cups` (string).
     pub cups: ::std::string::String,
     /// `supply_point_id` (integer).
     pub supply_point_id: i64,
+}
+
+impl MarketsGasSupplyPointCreatedV1 {
+    /// A `MarketsGasSupplyPointCreatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        cups: impl ::std::convert::Into<::std::string::String>,
+        supply_point_id: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            cups: cups.into(),
+            supply_point_id: supply_point_id.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2366,6 +2708,7 @@ for MarketsGasSupplyPointCreatedV1 {
 
 /// Payload of `markets.network-operator.created` version `v1` (Market files (electricity, gas, Spanish market)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MarketsNetworkOperatorCreatedV1 {
     /// `network_operator_id` (integer).
     pub network_operator_id: i64,
@@ -2377,6 +2720,26 @@ pub struct MarketsNetworkOperatorCreatedV1 {
     pub ree_code: ::std::string::String,
     /// `market` (string).
     pub market: ::std::string::String,
+}
+
+impl MarketsNetworkOperatorCreatedV1 {
+    /// A `MarketsNetworkOperatorCreatedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        network_operator_id: impl ::std::convert::Into<i64>,
+        name: impl ::std::convert::Into<::std::string::String>,
+        cif: impl ::std::convert::Into<::std::string::String>,
+        ree_code: impl ::std::convert::Into<::std::string::String>,
+        market: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            network_operator_id: network_operator_id.into(),
+            name: name.into(),
+            cif: cif.into(),
+            ree_code: ree_code.into(),
+            market: market.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(

@@ -7,6 +7,7 @@
 ///
 /// Holds the fields of base `IB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterDataQualityResolutionCancelledV1 {
     /// `issue_id` (integer). From base IB.
     pub issue_id: i64,
@@ -28,6 +29,37 @@ pub struct MeterDataQualityResolutionCancelledV1 {
     pub reading_type: ::std::string::String,
     /// `utility` (string). From base IB.
     pub utility: ::std::string::String,
+}
+
+impl MeterDataQualityResolutionCancelledV1 {
+    /// A `MeterDataQualityResolutionCancelledV1` from its fields, in schema order.
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        issue_id: impl ::std::convert::Into<i64>,
+        issue_category: impl ::std::convert::Into<::std::string::String>,
+        issue_subcategory: impl ::std::convert::Into<::std::string::String>,
+        issue_status: impl ::std::convert::Into<::std::string::String>,
+        market_supply_point_id: impl ::std::convert::Into<::std::string::String>,
+        opened_at: impl ::std::convert::Into<::std::string::String>,
+        period_start: impl ::std::convert::Into<::std::string::String>,
+        period_end: impl ::std::convert::Into<::std::string::String>,
+        reading_type: impl ::std::convert::Into<::std::string::String>,
+        utility: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            issue_id: issue_id.into(),
+            issue_category: issue_category.into(),
+            issue_subcategory: issue_subcategory.into(),
+            issue_status: issue_status.into(),
+            market_supply_point_id: market_supply_point_id.into(),
+            opened_at: opened_at.into(),
+            period_start: period_start.into(),
+            period_end: period_end.into(),
+            reading_type: reading_type.into(),
+            utility: utility.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -54,6 +86,7 @@ pub struct MeterDataQualityResolutionCancelledV1 {
 ///
 /// Holds the fields of base `IB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterDataQualityResolutionCancelledV2 {
     /// `issue_id` (integer). From base IB.
     pub issue_id: i64,
@@ -77,6 +110,39 @@ pub struct MeterDataQualityResolutionCancelledV2 {
     pub utility: ::std::string::String,
     /// `source` (string).
     pub source: ::std::string::String,
+}
+
+impl MeterDataQualityResolutionCancelledV2 {
+    /// A `MeterDataQualityResolutionCancelledV2` from its fields, in schema order.
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        issue_id: impl ::std::convert::Into<i64>,
+        issue_category: impl ::std::convert::Into<::std::string::String>,
+        issue_subcategory: impl ::std::convert::Into<::std::string::String>,
+        issue_status: impl ::std::convert::Into<::std::string::String>,
+        market_supply_point_id: impl ::std::convert::Into<::std::string::String>,
+        opened_at: impl ::std::convert::Into<::std::string::String>,
+        period_start: impl ::std::convert::Into<::std::string::String>,
+        period_end: impl ::std::convert::Into<::std::string::String>,
+        reading_type: impl ::std::convert::Into<::std::string::String>,
+        utility: impl ::std::convert::Into<::std::string::String>,
+        source: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            issue_id: issue_id.into(),
+            issue_category: issue_category.into(),
+            issue_subcategory: issue_subcategory.into(),
+            issue_status: issue_status.into(),
+            market_supply_point_id: market_supply_point_id.into(),
+            opened_at: opened_at.into(),
+            period_start: period_start.into(),
+            period_end: period_end.into(),
+            reading_type: reading_type.into(),
+            utility: utility.into(),
+            source: source.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -274,6 +340,7 @@ for MeterDataQualityResolutionCancelledV1 {
 ///
 /// Holds the fields of base `IB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterDataQualityResolutionRequestedV1 {
     /// `issue_id` (integer). From base IB.
     pub issue_id: i64,
@@ -295,6 +362,37 @@ pub struct MeterDataQualityResolutionRequestedV1 {
     pub reading_type: ::std::string::String,
     /// `utility` (string). From base IB.
     pub utility: ::std::string::String,
+}
+
+impl MeterDataQualityResolutionRequestedV1 {
+    /// A `MeterDataQualityResolutionRequestedV1` from its fields, in schema order.
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        issue_id: impl ::std::convert::Into<i64>,
+        issue_category: impl ::std::convert::Into<::std::string::String>,
+        issue_subcategory: impl ::std::convert::Into<::std::string::String>,
+        issue_status: impl ::std::convert::Into<::std::string::String>,
+        market_supply_point_id: impl ::std::convert::Into<::std::string::String>,
+        opened_at: impl ::std::convert::Into<::std::string::String>,
+        period_start: impl ::std::convert::Into<::std::string::String>,
+        period_end: impl ::std::convert::Into<::std::string::String>,
+        reading_type: impl ::std::convert::Into<::std::string::String>,
+        utility: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            issue_id: issue_id.into(),
+            issue_category: issue_category.into(),
+            issue_subcategory: issue_subcategory.into(),
+            issue_status: issue_status.into(),
+            market_supply_point_id: market_supply_point_id.into(),
+            opened_at: opened_at.into(),
+            period_start: period_start.into(),
+            period_end: period_end.into(),
+            reading_type: reading_type.into(),
+            utility: utility.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(

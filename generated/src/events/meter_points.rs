@@ -5,6 +5,7 @@
 
 /// Payload of `meterpoint.elec.cos_gain.registration.requested` version `v1` (Meter points (gas and electricity)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterpointElecCosGainRegistrationRequestedV1 {
     /// `mpan` (string).
     pub mpan: ::std::string::String,
@@ -20,6 +21,30 @@ pub struct MeterpointElecCosGainRegistrationRequestedV1 {
     pub is_migrated: bool,
     /// `is_export` (boolean).
     pub is_export: bool,
+}
+
+impl MeterpointElecCosGainRegistrationRequestedV1 {
+    /// A `MeterpointElecCosGainRegistrationRequestedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        mpan: impl ::std::convert::Into<::std::string::String>,
+        supply_start_date: impl ::std::convert::Into<::std::string::String>,
+        supplier_mpid: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+        is_internal_transfer: impl ::std::convert::Into<bool>,
+        is_migrated: impl ::std::convert::Into<bool>,
+        is_export: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        Self {
+            mpan: mpan.into(),
+            supply_start_date: supply_start_date.into(),
+            supplier_mpid: supplier_mpid.into(),
+            account_number: account_number.into(),
+            is_internal_transfer: is_internal_transfer.into(),
+            is_migrated: is_migrated.into(),
+            is_export: is_export.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -136,6 +161,7 @@ for MeterpointElecCosGainRegistrationRequestedV1 {
 
 /// Payload of `meterpoint.gas.api_backfill` version `v1` (Meter points (gas and electricity)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterpointGasApiBackfillV1 {
     /// `mprn` (string).
     pub mprn: ::std::string::String,
@@ -149,6 +175,28 @@ pub struct MeterpointGasApiBackfillV1 {
     pub nomination_shipper_ref: ::std::string::String,
     /// `supply_end_date` (string).
     pub supply_end_date: ::std::string::String,
+}
+
+impl MeterpointGasApiBackfillV1 {
+    /// A `MeterpointGasApiBackfillV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        mprn: impl ::std::convert::Into<::std::string::String>,
+        supplier: impl ::std::convert::Into<::std::string::String>,
+        supply_start_date: impl ::std::convert::Into<::std::string::String>,
+        meter_reading_factor: impl ::std::convert::Into<::std::string::String>,
+        nomination_shipper_ref: impl ::std::convert::Into<::std::string::String>,
+        supply_end_date: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            mprn: mprn.into(),
+            supplier: supplier.into(),
+            supply_start_date: supply_start_date.into(),
+            meter_reading_factor: meter_reading_factor.into(),
+            nomination_shipper_ref: nomination_shipper_ref.into(),
+            supply_end_date: supply_end_date.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -264,6 +312,7 @@ for MeterpointGasApiBackfillV1 {
 ///
 /// Holds the fields of base `MB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterpointGasAppointMamRequestedV1 {
     /// `mprn` (string). From base MB.
     pub mprn: ::std::string::String,
@@ -289,6 +338,43 @@ pub struct MeterpointGasAppointMamRequestedV1 {
     pub meter_type: ::std::string::String,
     /// `meter_mechanism` (string). From base MB.
     pub meter_mechanism: ::std::string::String,
+}
+
+impl MeterpointGasAppointMamRequestedV1 {
+    /// A `MeterpointGasAppointMamRequestedV1` from its fields, in schema order.
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        mprn: impl ::std::convert::Into<::std::string::String>,
+        mam_to_appoint: impl ::std::convert::Into<::std::string::String>,
+        force_appointment: impl ::std::convert::Into<bool>,
+        owner: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+        model: impl ::std::convert::Into<::std::string::String>,
+        manufacturer: impl ::std::convert::Into<::std::string::String>,
+        manufactured_year: impl ::std::convert::Into<i64>,
+        location: impl ::std::convert::Into<::std::string::String>,
+        location_description: impl ::std::convert::Into<::std::string::String>,
+        status: impl ::std::convert::Into<::std::string::String>,
+        meter_type: impl ::std::convert::Into<::std::string::String>,
+        meter_mechanism: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            mprn: mprn.into(),
+            mam_to_appoint: mam_to_appoint.into(),
+            force_appointment: force_appointment.into(),
+            owner: owner.into(),
+            model: model.into(),
+            manufacturer: manufacturer.into(),
+            manufactured_year: manufactured_year.into(),
+            location: location.into(),
+            location_description: location_description.into(),
+            status: status.into(),
+            meter_type: meter_type.into(),
+            meter_mechanism: meter_mechanism.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -409,6 +495,7 @@ for MeterpointGasAppointMamRequestedV1 {
 
 /// Payload of `meterpoint.gas.backfill` version `v1` (Meter points (gas and electricity)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterpointGasBackfillV1 {
     /// `mprn` (string).
     pub mprn: ::std::string::String,
@@ -454,6 +541,61 @@ pub struct MeterpointGasBackfillV1 {
     pub nomination_shipper_ref: ::std::string::String,
     /// `cohort` (string).
     pub cohort: ::std::string::String,
+}
+
+impl MeterpointGasBackfillV1 {
+    /// A `MeterpointGasBackfillV1` from its fields, in schema order.
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        mprn: impl ::std::convert::Into<::std::string::String>,
+        supplier: impl ::std::convert::Into<::std::string::String>,
+        supply_start_date: impl ::std::convert::Into<::std::string::String>,
+        sub_building_name: impl ::std::convert::Into<::std::string::String>,
+        building_name: impl ::std::convert::Into<::std::string::String>,
+        building_number: impl ::std::convert::Into<::std::string::String>,
+        dependent_street: impl ::std::convert::Into<::std::string::String>,
+        principal_street: impl ::std::convert::Into<::std::string::String>,
+        double_dependent_locality: impl ::std::convert::Into<::std::string::String>,
+        dependent_locality: impl ::std::convert::Into<::std::string::String>,
+        post_town: impl ::std::convert::Into<::std::string::String>,
+        county: impl ::std::convert::Into<::std::string::String>,
+        postcode: impl ::std::convert::Into<::std::string::String>,
+        meter_serial_number: impl ::std::convert::Into<::std::string::String>,
+        meter_digits: impl ::std::convert::Into<i64>,
+        meter_mechanism: impl ::std::convert::Into<::std::string::String>,
+        meter_is_imperial: impl ::std::convert::Into<bool>,
+        meter_reading_factor: impl ::std::convert::Into<::std::string::String>,
+        last_reading: impl ::std::convert::Into<::std::string::String>,
+        last_reading_on: impl ::std::convert::Into<::std::string::String>,
+        nomination_shipper_ref: impl ::std::convert::Into<::std::string::String>,
+        cohort: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            mprn: mprn.into(),
+            supplier: supplier.into(),
+            supply_start_date: supply_start_date.into(),
+            sub_building_name: sub_building_name.into(),
+            building_name: building_name.into(),
+            building_number: building_number.into(),
+            dependent_street: dependent_street.into(),
+            principal_street: principal_street.into(),
+            double_dependent_locality: double_dependent_locality.into(),
+            dependent_locality: dependent_locality.into(),
+            post_town: post_town.into(),
+            county: county.into(),
+            postcode: postcode.into(),
+            meter_serial_number: meter_serial_number.into(),
+            meter_digits: meter_digits.into(),
+            meter_mechanism: meter_mechanism.into(),
+            meter_is_imperial: meter_is_imperial.into(),
+            meter_reading_factor: meter_reading_factor.into(),
+            last_reading: last_reading.into(),
+            last_reading_on: last_reading_on.into(),
+            nomination_shipper_ref: nomination_shipper_ref.into(),
+            cohort: cohort.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -582,11 +724,26 @@ impl crate::events::PayloadVersion<MeterpointGasBackfill> for MeterpointGasBackf
 
 /// Payload of `meterpoint.gas.change_of_cohort.requested` version `v1` (Meter points (gas and electricity)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterpointGasChangeOfCohortRequestedV1 {
     /// `mprn` (string).
     pub mprn: ::std::string::String,
     /// `cohort` (string).
     pub cohort: ::std::string::String,
+}
+
+impl MeterpointGasChangeOfCohortRequestedV1 {
+    /// A `MeterpointGasChangeOfCohortRequestedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        mprn: impl ::std::convert::Into<::std::string::String>,
+        cohort: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            mprn: mprn.into(),
+            cohort: cohort.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -700,6 +857,7 @@ for MeterpointGasChangeOfCohortRequestedV1 {
 ///
 /// Holds the fields of base `MB`, then its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterpointGasChangeOfMamRequestedV1 {
     /// `mprn` (string). From base MB.
     pub mprn: ::std::string::String,
@@ -729,6 +887,47 @@ pub struct MeterpointGasChangeOfMamRequestedV1 {
     pub effective_from_date: ::std::string::String,
     /// `current_mam` (string).
     pub current_mam: ::std::string::String,
+}
+
+impl MeterpointGasChangeOfMamRequestedV1 {
+    /// A `MeterpointGasChangeOfMamRequestedV1` from its fields, in schema order.
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        mprn: impl ::std::convert::Into<::std::string::String>,
+        mam_to_appoint: impl ::std::convert::Into<::std::string::String>,
+        force_appointment: impl ::std::convert::Into<bool>,
+        owner: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+        model: impl ::std::convert::Into<::std::string::String>,
+        manufacturer: impl ::std::convert::Into<::std::string::String>,
+        manufactured_year: impl ::std::convert::Into<i64>,
+        location: impl ::std::convert::Into<::std::string::String>,
+        location_description: impl ::std::convert::Into<::std::string::String>,
+        status: impl ::std::convert::Into<::std::string::String>,
+        meter_type: impl ::std::convert::Into<::std::string::String>,
+        meter_mechanism: impl ::std::convert::Into<::std::string::String>,
+        effective_from_date: impl ::std::convert::Into<::std::string::String>,
+        current_mam: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            mprn: mprn.into(),
+            mam_to_appoint: mam_to_appoint.into(),
+            force_appointment: force_appointment.into(),
+            owner: owner.into(),
+            model: model.into(),
+            manufacturer: manufacturer.into(),
+            manufactured_year: manufactured_year.into(),
+            location: location.into(),
+            location_description: location_description.into(),
+            status: status.into(),
+            meter_type: meter_type.into(),
+            meter_mechanism: meter_mechanism.into(),
+            effective_from_date: effective_from_date.into(),
+            current_mam: current_mam.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -851,6 +1050,7 @@ for MeterpointGasChangeOfMamRequestedV1 {
 
 /// Payload of `meterpoint.gas.cos_gain.mtd_received` version `v1` (Meter points (gas and electricity)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterpointGasCosGainMtdReceivedV1 {
     /// `mprn` (string).
     pub mprn: ::std::string::String,
@@ -912,6 +1112,87 @@ pub struct MeterpointGasCosGainMtdReceivedV1 {
     pub last_reading: i64,
     /// `last_reading_on` (string).
     pub last_reading_on: ::std::string::String,
+}
+
+impl MeterpointGasCosGainMtdReceivedV1 {
+    /// A `MeterpointGasCosGainMtdReceivedV1` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        mprn: impl ::std::convert::Into<::std::string::String>,
+        building_name: impl ::std::convert::Into<::std::string::String>,
+        building_number: impl ::std::convert::Into<i64>,
+        dependent_street: impl ::std::convert::Into<::std::string::String>,
+        principle_street: impl ::std::convert::Into<::std::string::String>,
+        dependent_locality: impl ::std::convert::Into<::std::string::String>,
+        post_town: impl ::std::convert::Into<::std::string::String>,
+        county: impl ::std::convert::Into<::std::string::String>,
+        meter_serial_number: impl ::std::convert::Into<::std::string::String>,
+        meter_digits: impl ::std::convert::Into<i64>,
+        meter_mechanism: impl ::std::convert::Into<::std::string::String>,
+        meter_type: impl ::std::convert::Into<::std::string::String>,
+        meter_is_imperial: impl ::std::convert::Into<bool>,
+        meter_reading_factor: impl ::std::convert::Into<i64>,
+        owner: impl ::std::convert::Into<::std::string::String>,
+        model: impl ::std::convert::Into<::std::string::String>,
+        manufacturer: impl ::std::convert::Into<::std::string::String>,
+        manufactured_year: impl ::std::convert::Into<i64>,
+        location: impl ::std::convert::Into<::std::string::String>,
+        location_description: impl ::std::convert::Into<::std::string::String>,
+        instructions: impl ::std::convert::Into<::std::string::String>,
+        status: impl ::std::convert::Into<::std::string::String>,
+        pulse_value: impl ::std::convert::Into<f64>,
+        correction_factor: impl ::std::convert::Into<f64>,
+        bypass_fitted: impl ::std::convert::Into<bool>,
+        collar_fitted: impl ::std::convert::Into<bool>,
+        last_inspection_on: impl ::std::convert::Into<::std::string::String>,
+        last_reading: impl ::std::convert::Into<i64>,
+        last_reading_on: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            mprn: mprn.into(),
+            building_name: building_name.into(),
+            building_number: building_number.into(),
+            dependent_street: dependent_street.into(),
+            principle_street: principle_street.into(),
+            dependent_locality: dependent_locality.into(),
+            post_town: post_town.into(),
+            county: county.into(),
+            meter_serial_number: meter_serial_number.into(),
+            meter_digits: meter_digits.into(),
+            meter_mechanism: meter_mechanism.into(),
+            meter_type: meter_type.into(),
+            meter_is_imperial: meter_is_imperial.into(),
+            meter_reading_factor: meter_reading_factor.into(),
+            meter_link_code: ::std::option::Option::None,
+            owner: owner.into(),
+            model: model.into(),
+            manufacturer: manufacturer.into(),
+            manufactured_year: manufactured_year.into(),
+            location: location.into(),
+            location_description: location_description.into(),
+            instructions: instructions.into(),
+            status: status.into(),
+            pulse_value: pulse_value.into(),
+            correction_factor: correction_factor.into(),
+            bypass_fitted: bypass_fitted.into(),
+            collar_fitted: collar_fitted.into(),
+            last_inspection_on: last_inspection_on.into(),
+            last_reading: last_reading.into(),
+            last_reading_on: last_reading_on.into(),
+        }
+    }
+
+    /// Sets `meter_link_code`.
+    #[inline]
+    #[must_use]
+    pub fn with_meter_link_code(
+        mut self,
+        meter_link_code: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.meter_link_code = ::std::option::Option::Some(meter_link_code.into());
+        self
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1050,6 +1331,7 @@ for MeterpointGasCosGainMtdReceivedV1 {
 
 /// Payload of `meterpoint.gas.cos_gain.registration.confirmed` version `v1` (Meter points (gas and electricity)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterpointGasCosGainRegistrationConfirmedV1 {
     /// `mprn` (string).
     pub mprn: ::std::string::String,
@@ -1059,6 +1341,24 @@ pub struct MeterpointGasCosGainRegistrationConfirmedV1 {
     pub is_domestic: bool,
     /// `is_igt_mam` (boolean).
     pub is_igt_mam: bool,
+}
+
+impl MeterpointGasCosGainRegistrationConfirmedV1 {
+    /// A `MeterpointGasCosGainRegistrationConfirmedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        mprn: impl ::std::convert::Into<::std::string::String>,
+        previous_mam: impl ::std::convert::Into<::std::string::String>,
+        is_domestic: impl ::std::convert::Into<bool>,
+        is_igt_mam: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        Self {
+            mprn: mprn.into(),
+            previous_mam: previous_mam.into(),
+            is_domestic: is_domestic.into(),
+            is_igt_mam: is_igt_mam.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1172,6 +1472,7 @@ for MeterpointGasCosGainRegistrationConfirmedV1 {
 
 /// Payload of `meterpoint.gas.cos_gain.registration.requested` version `v1` (Meter points (gas and electricity)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterpointGasCosGainRegistrationRequestedV1 {
     /// `mprn` (string).
     pub mprn: ::std::string::String,
@@ -1181,6 +1482,24 @@ pub struct MeterpointGasCosGainRegistrationRequestedV1 {
     pub supplier_mpid: ::std::string::String,
     /// `account_number` (string).
     pub account_number: ::std::string::String,
+}
+
+impl MeterpointGasCosGainRegistrationRequestedV1 {
+    /// A `MeterpointGasCosGainRegistrationRequestedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        mprn: impl ::std::convert::Into<::std::string::String>,
+        supply_start_date: impl ::std::convert::Into<::std::string::String>,
+        supplier_mpid: impl ::std::convert::Into<::std::string::String>,
+        account_number: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            mprn: mprn.into(),
+            supply_start_date: supply_start_date.into(),
+            supplier_mpid: supplier_mpid.into(),
+            account_number: account_number.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1294,6 +1613,7 @@ for MeterpointGasCosGainRegistrationRequestedV1 {
 
 /// Payload of `meterpoint.gas.cos_loss.confirmed` version `v1` (Meter points (gas and electricity)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterpointGasCosLossConfirmedV1 {
     /// `account_id` (integer).
     pub account_id: i64,
@@ -1315,6 +1635,39 @@ pub struct MeterpointGasCosLossConfirmedV1 {
     pub meter_reading_factor: f64,
     /// `new_supplier` (string).
     pub new_supplier: ::std::string::String,
+}
+
+impl MeterpointGasCosLossConfirmedV1 {
+    /// A `MeterpointGasCosLossConfirmedV1` from its fields, in schema order.
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        account_id: impl ::std::convert::Into<i64>,
+        mprn: impl ::std::convert::Into<::std::string::String>,
+        supply_end_date: impl ::std::convert::Into<::std::string::String>,
+        meter_exists: impl ::std::convert::Into<bool>,
+        meter_serial_number: impl ::std::convert::Into<::std::string::String>,
+        meter_digits: impl ::std::convert::Into<i64>,
+        meter_mechanism: impl ::std::convert::Into<::std::string::String>,
+        meter_imperial_metric_indicator: impl ::std::convert::Into<
+            ::std::string::String,
+        >,
+        meter_reading_factor: impl ::std::convert::Into<f64>,
+        new_supplier: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            account_id: account_id.into(),
+            mprn: mprn.into(),
+            supply_end_date: supply_end_date.into(),
+            meter_exists: meter_exists.into(),
+            meter_serial_number: meter_serial_number.into(),
+            meter_digits: meter_digits.into(),
+            meter_mechanism: meter_mechanism.into(),
+            meter_imperial_metric_indicator: meter_imperial_metric_indicator.into(),
+            meter_reading_factor: meter_reading_factor.into(),
+            new_supplier: new_supplier.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -1433,6 +1786,7 @@ for MeterpointGasCosLossConfirmedV1 {
 
 /// Payload of `meterpoint.gas.deappoint_mam.requested` version `v1` (Meter points (gas and electricity)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterpointGasDeappointMamRequestedV1 {
     /// `mprn` (string).
     pub mprn: ::std::string::String,
@@ -1446,6 +1800,28 @@ pub struct MeterpointGasDeappointMamRequestedV1 {
     pub new_supplier: ::std::string::String,
     /// `current_mam` (string).
     pub current_mam: ::std::string::String,
+}
+
+impl MeterpointGasDeappointMamRequestedV1 {
+    /// A `MeterpointGasDeappointMamRequestedV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        mprn: impl ::std::convert::Into<::std::string::String>,
+        mam_to_deappoint: impl ::std::convert::Into<::std::string::String>,
+        effective_to_date: impl ::std::convert::Into<::std::string::String>,
+        is_cos_loss: impl ::std::convert::Into<bool>,
+        new_supplier: impl ::std::convert::Into<::std::string::String>,
+        current_mam: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            mprn: mprn.into(),
+            mam_to_deappoint: mam_to_deappoint.into(),
+            effective_to_date: effective_to_date.into(),
+            is_cos_loss: is_cos_loss.into(),
+            new_supplier: new_supplier.into(),
+            current_mam: current_mam.into(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(
@@ -2000,12 +2376,24 @@ impl crate::events::PayloadVersion<
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterpointGasDisputedClosingReadingQueriedByUsV1 {
     /// `mprn` (string).
     pub mprn: ::std::string::String,
     /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
     /// as its JSON text (`RawJson::parse` reads one).
     pub additional_fields: ::energy_api_core::Unlisted,
+}
+
+impl MeterpointGasDisputedClosingReadingQueriedByUsV1 {
+    /// A `MeterpointGasDisputedClosingReadingQueriedByUsV1` from its fields, in schema order.
+    #[inline]
+    pub fn new(mprn: impl ::std::convert::Into<::std::string::String>) -> Self {
+        Self {
+            mprn: mprn.into(),
+            additional_fields: ::std::collections::BTreeMap::new(),
+        }
+    }
 }
 
 ::energy_api_core::table_struct!(

@@ -16,6 +16,7 @@
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[non_exhaustive]
 pub struct Account {
     /// The account number.
     pub number: ::std::string::String,
@@ -25,6 +26,21 @@ pub struct Account {
     /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
+}
+
+impl Account {
+    /// A `Account` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        number: impl ::std::convert::Into<::std::string::String>,
+        properties: impl ::std::convert::Into<::std::vec::Vec<crate::rest::Property>>,
+    ) -> Self {
+        Self {
+            number: number.into(),
+            properties: properties.into(),
+            additional_fields: ::std::collections::BTreeMap::new(),
+        }
+    }
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -41,6 +57,7 @@ pub struct Account {
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[non_exhaustive]
 pub struct Agreement {
     /// The tariff code.
     pub tariff_code: ::std::string::String,
@@ -52,6 +69,23 @@ pub struct Agreement {
     /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
+}
+
+impl Agreement {
+    /// A `Agreement` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        tariff_code: impl ::std::convert::Into<::std::string::String>,
+        valid_from: impl ::std::convert::Into<::jiff::Timestamp>,
+        valid_to: ::std::option::Option<::jiff::Timestamp>,
+    ) -> Self {
+        Self {
+            tariff_code: tariff_code.into(),
+            valid_from: valid_from.into(),
+            valid_to,
+            additional_fields: ::std::collections::BTreeMap::new(),
+        }
+    }
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -69,6 +103,7 @@ pub struct Agreement {
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[non_exhaustive]
 pub struct AnnualCost {
     /// The annual cost including VAT.
     pub annual_cost_inc_vat: i64,
@@ -78,6 +113,21 @@ pub struct AnnualCost {
     /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
+}
+
+impl AnnualCost {
+    /// A `AnnualCost` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        annual_cost_inc_vat: impl ::std::convert::Into<i64>,
+        annual_cost_exc_vat: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            annual_cost_inc_vat: annual_cost_inc_vat.into(),
+            annual_cost_exc_vat: annual_cost_exc_vat.into(),
+            additional_fields: ::std::collections::BTreeMap::new(),
+        }
+    }
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -99,6 +149,7 @@ pub struct ApiError(pub ::serde_json::Map<::std::string::String, ::serde_json::V
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[non_exhaustive]
 pub struct DualFuelDualRateConsumption {
     /// Electricity at the day rate (kWh).
     pub electricity_day: i64,
@@ -110,6 +161,23 @@ pub struct DualFuelDualRateConsumption {
     /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
+}
+
+impl DualFuelDualRateConsumption {
+    /// A `DualFuelDualRateConsumption` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        electricity_day: impl ::std::convert::Into<i64>,
+        electricity_night: impl ::std::convert::Into<i64>,
+        gas_standard: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            electricity_day: electricity_day.into(),
+            electricity_night: electricity_night.into(),
+            gas_standard: gas_standard.into(),
+            additional_fields: ::std::collections::BTreeMap::new(),
+        }
+    }
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -127,6 +195,7 @@ pub struct DualFuelDualRateConsumption {
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[non_exhaustive]
 pub struct DualFuelSingleRateConsumption {
     /// Electricity (kWh).
     pub electricity_standard: i64,
@@ -136,6 +205,21 @@ pub struct DualFuelSingleRateConsumption {
     /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
+}
+
+impl DualFuelSingleRateConsumption {
+    /// A `DualFuelSingleRateConsumption` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        electricity_standard: impl ::std::convert::Into<i64>,
+        gas_standard: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            electricity_standard: electricity_standard.into(),
+            gas_standard: gas_standard.into(),
+            additional_fields: ::std::collections::BTreeMap::new(),
+        }
+    }
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -152,6 +236,7 @@ pub struct DualFuelSingleRateConsumption {
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[non_exhaustive]
 pub struct DualRateConsumption {
     /// Electricity at the day rate (kWh).
     pub electricity_day: i64,
@@ -161,6 +246,21 @@ pub struct DualRateConsumption {
     /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
+}
+
+impl DualRateConsumption {
+    /// A `DualRateConsumption` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        electricity_day: impl ::std::convert::Into<i64>,
+        electricity_night: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        Self {
+            electricity_day: electricity_day.into(),
+            electricity_night: electricity_night.into(),
+            additional_fields: ::std::collections::BTreeMap::new(),
+        }
+    }
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -177,6 +277,7 @@ pub struct DualRateConsumption {
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[non_exhaustive]
 pub struct DualRegisterTariff {
     /// The tariff code (`tariff_code` in the unit-rate paths).
     pub code: ::std::string::String,
@@ -215,6 +316,58 @@ pub struct DualRegisterTariff {
     pub additional_fields: ::energy_api_core::Unlisted,
 }
 
+impl DualRegisterTariff {
+    /// A `DualRegisterTariff` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        code: impl ::std::convert::Into<::std::string::String>,
+        standing_charge_exc_vat: impl ::std::convert::Into<f64>,
+        standing_charge_inc_vat: impl ::std::convert::Into<f64>,
+        online_discount_exc_vat: impl ::std::convert::Into<f64>,
+        online_discount_inc_vat: impl ::std::convert::Into<f64>,
+        dual_fuel_discount_exc_vat: impl ::std::convert::Into<f64>,
+        dual_fuel_discount_inc_vat: impl ::std::convert::Into<f64>,
+        exit_fees_exc_vat: impl ::std::convert::Into<f64>,
+        exit_fees_inc_vat: impl ::std::convert::Into<f64>,
+        links: impl ::std::convert::Into<::std::vec::Vec<crate::rest::Link>>,
+        day_unit_rate_exc_vat: impl ::std::convert::Into<f64>,
+        day_unit_rate_inc_vat: impl ::std::convert::Into<f64>,
+        night_unit_rate_exc_vat: impl ::std::convert::Into<f64>,
+        night_unit_rate_inc_vat: impl ::std::convert::Into<f64>,
+    ) -> Self {
+        Self {
+            code: code.into(),
+            standing_charge_exc_vat: standing_charge_exc_vat.into(),
+            standing_charge_inc_vat: standing_charge_inc_vat.into(),
+            online_discount_exc_vat: online_discount_exc_vat.into(),
+            online_discount_inc_vat: online_discount_inc_vat.into(),
+            dual_fuel_discount_exc_vat: dual_fuel_discount_exc_vat.into(),
+            dual_fuel_discount_inc_vat: dual_fuel_discount_inc_vat.into(),
+            exit_fees_exc_vat: exit_fees_exc_vat.into(),
+            exit_fees_inc_vat: exit_fees_inc_vat.into(),
+            exit_fees_type: ::std::option::Option::None,
+            links: links.into(),
+            day_unit_rate_exc_vat: day_unit_rate_exc_vat.into(),
+            day_unit_rate_inc_vat: day_unit_rate_inc_vat.into(),
+            night_unit_rate_exc_vat: night_unit_rate_exc_vat.into(),
+            night_unit_rate_inc_vat: night_unit_rate_inc_vat.into(),
+            additional_fields: ::std::collections::BTreeMap::new(),
+        }
+    }
+
+    /// Sets `exit_fees_type`.
+    #[inline]
+    #[must_use]
+    pub fn with_exit_fees_type(
+        mut self,
+        exit_fees_type: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.exit_fees_type = ::std::option::Option::Some(exit_fees_type.into());
+        self
+    }
+}
+
 ::energy_api_core::deserialize_struct!(
     DualRegisterTariff,
     "struct DualRegisterTariff",
@@ -242,6 +395,7 @@ pub struct DualRegisterTariff {
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[non_exhaustive]
 pub struct ElectricityMeter {
     /// The meter's serial number.
     pub serial_number: ::std::string::String,
@@ -251,6 +405,21 @@ pub struct ElectricityMeter {
     /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
+}
+
+impl ElectricityMeter {
+    /// A `ElectricityMeter` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        serial_number: impl ::std::convert::Into<::std::string::String>,
+        registers: impl ::std::convert::Into<::std::vec::Vec<crate::rest::Register>>,
+    ) -> Self {
+        Self {
+            serial_number: serial_number.into(),
+            registers: registers.into(),
+            additional_fields: ::std::collections::BTreeMap::new(),
+        }
+    }
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -267,6 +436,7 @@ pub struct ElectricityMeter {
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[non_exhaustive]
 pub struct ElectricityMeterPoint {
     /// The meter point administration number.
     pub mpan: ::std::string::String,
@@ -284,6 +454,31 @@ pub struct ElectricityMeterPoint {
     /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
+}
+
+impl ElectricityMeterPoint {
+    /// A `ElectricityMeterPoint` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        mpan: impl ::std::convert::Into<::std::string::String>,
+        profile_class: impl ::std::convert::Into<i64>,
+        consumption_standard: impl ::std::convert::Into<i64>,
+        is_export: impl ::std::convert::Into<bool>,
+        meters: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::rest::ElectricityMeter>,
+        >,
+        agreements: impl ::std::convert::Into<::std::vec::Vec<crate::rest::Agreement>>,
+    ) -> Self {
+        Self {
+            mpan: mpan.into(),
+            profile_class: profile_class.into(),
+            consumption_standard: consumption_standard.into(),
+            is_export: is_export.into(),
+            meters: meters.into(),
+            agreements: agreements.into(),
+            additional_fields: ::std::collections::BTreeMap::new(),
+        }
+    }
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -304,6 +499,7 @@ pub struct ElectricityMeterPoint {
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[non_exhaustive]
 pub struct GasMeter {
     /// The meter's serial number.
     pub serial_number: ::std::string::String,
@@ -311,6 +507,17 @@ pub struct GasMeter {
     /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
+}
+
+impl GasMeter {
+    /// A `GasMeter` from its fields, in schema order.
+    #[inline]
+    pub fn new(serial_number: impl ::std::convert::Into<::std::string::String>) -> Self {
+        Self {
+            serial_number: serial_number.into(),
+            additional_fields: ::std::collections::BTreeMap::new(),
+        }
+    }
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -326,6 +533,7 @@ pub struct GasMeter {
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[non_exhaustive]
 pub struct GasMeterPoint {
     /// The meter point reference number.
     pub mprn: ::std::string::String,
@@ -339,6 +547,25 @@ pub struct GasMeterPoint {
     /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
+}
+
+impl GasMeterPoint {
+    /// A `GasMeterPoint` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        mprn: impl ::std::convert::Into<::std::string::String>,
+        consumption_standard: impl ::std::convert::Into<i64>,
+        meters: impl ::std::convert::Into<::std::vec::Vec<crate::rest::GasMeter>>,
+        agreements: impl ::std::convert::Into<::std::vec::Vec<crate::rest::Agreement>>,
+    ) -> Self {
+        Self {
+            mprn: mprn.into(),
+            consumption_standard: consumption_standard.into(),
+            meters: meters.into(),
+            agreements: agreements.into(),
+            additional_fields: ::std::collections::BTreeMap::new(),
+        }
+    }
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -355,6 +582,7 @@ pub struct GasMeterPoint {
 
 /// A link to a related resource.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[non_exhaustive]
 pub struct Link {
     /// The absolute URL of the linked resource.
     pub href: ::std::string::String,
@@ -362,6 +590,22 @@ pub struct Link {
     pub method: ::std::string::String,
     /// The relation (`self` occurs).
     pub rel: ::std::string::String,
+}
+
+impl Link {
+    /// A `Link` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        href: impl ::std::convert::Into<::std::string::String>,
+        method: impl ::std::convert::Into<::std::string::String>,
+        rel: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            href: href.into(),
+            method: method.into(),
+            rel: rel.into(),
+        }
+    }
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -376,6 +620,7 @@ pub struct Link {
 
 /// The paginated list envelope of every list response. When there are more records than `page_size` (usually 100), the client must request the next page explicitly, with the URL given in `next`.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[non_exhaustive]
 pub struct Page<T> {
     /// The number of records reported for the response (all pages).
     pub count: i64,
@@ -385,6 +630,24 @@ pub struct Page<T> {
     pub previous: ::std::option::Option<::std::string::String>,
     /// The records of this page.
     pub results: ::std::vec::Vec<T>,
+}
+
+impl<T> Page<T> {
+    /// A `Page` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        count: impl ::std::convert::Into<i64>,
+        next: ::std::option::Option<::std::string::String>,
+        previous: ::std::option::Option<::std::string::String>,
+        results: impl ::std::convert::Into<::std::vec::Vec<T>>,
+    ) -> Self {
+        Self {
+            count: count.into(),
+            next,
+            previous,
+            results: results.into(),
+        }
+    }
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -400,6 +663,7 @@ pub struct Page<T> {
 
 /// A product, as an element of the products list.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[non_exhaustive]
 pub struct Product {
     /// The product code, used in paths as `<product_code>`.
     pub code: ::std::string::String,
@@ -435,6 +699,49 @@ pub struct Product {
     pub direction: ::std::string::String,
 }
 
+impl Product {
+    /// A `Product` from its fields, in schema order.
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        code: impl ::std::convert::Into<::std::string::String>,
+        full_name: impl ::std::convert::Into<::std::string::String>,
+        display_name: impl ::std::convert::Into<::std::string::String>,
+        description: impl ::std::convert::Into<::std::string::String>,
+        is_variable: impl ::std::convert::Into<bool>,
+        is_green: impl ::std::convert::Into<bool>,
+        is_tracker: impl ::std::convert::Into<bool>,
+        is_prepay: impl ::std::convert::Into<bool>,
+        is_business: impl ::std::convert::Into<bool>,
+        is_restricted: impl ::std::convert::Into<bool>,
+        term: ::std::option::Option<i64>,
+        available_from: impl ::std::convert::Into<::jiff::Timestamp>,
+        available_to: ::std::option::Option<::jiff::Timestamp>,
+        links: impl ::std::convert::Into<::std::vec::Vec<crate::rest::Link>>,
+        brand: impl ::std::convert::Into<::std::string::String>,
+        direction: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            code: code.into(),
+            full_name: full_name.into(),
+            display_name: display_name.into(),
+            description: description.into(),
+            is_variable: is_variable.into(),
+            is_green: is_green.into(),
+            is_tracker: is_tracker.into(),
+            is_prepay: is_prepay.into(),
+            is_business: is_business.into(),
+            is_restricted: is_restricted.into(),
+            term,
+            available_from: available_from.into(),
+            available_to,
+            links: links.into(),
+            brand: brand.into(),
+            direction: direction.into(),
+        }
+    }
+}
+
 ::energy_api_core::deserialize_struct!(
     Product,
     "struct Product",
@@ -462,6 +769,7 @@ pub struct Product {
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[non_exhaustive]
 pub struct ProductDetail {
     /// The product code, used in paths as `<product_code>`.
     pub code: ::std::string::String,
@@ -535,6 +843,105 @@ pub struct ProductDetail {
     pub additional_fields: ::energy_api_core::Unlisted,
 }
 
+impl ProductDetail {
+    /// A `ProductDetail` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        code: impl ::std::convert::Into<::std::string::String>,
+        full_name: impl ::std::convert::Into<::std::string::String>,
+        display_name: impl ::std::convert::Into<::std::string::String>,
+        description: impl ::std::convert::Into<::std::string::String>,
+        is_variable: impl ::std::convert::Into<bool>,
+        is_green: impl ::std::convert::Into<bool>,
+        is_tracker: impl ::std::convert::Into<bool>,
+        is_prepay: impl ::std::convert::Into<bool>,
+        is_business: impl ::std::convert::Into<bool>,
+        is_restricted: impl ::std::convert::Into<bool>,
+        term: ::std::option::Option<i64>,
+        available_from: impl ::std::convert::Into<::jiff::Timestamp>,
+        available_to: ::std::option::Option<::jiff::Timestamp>,
+        links: impl ::std::convert::Into<::std::vec::Vec<crate::rest::Link>>,
+        brand: impl ::std::convert::Into<::std::string::String>,
+        tariffs_active_at: impl ::std::convert::Into<::jiff::Timestamp>,
+        single_register_electricity_tariffs: impl ::std::convert::Into<
+            ::std::collections::BTreeMap<
+                ::std::string::String,
+                ::std::collections::BTreeMap<
+                    ::std::string::String,
+                    crate::rest::SingleRegisterTariff,
+                >,
+            >,
+        >,
+        dual_register_electricity_tariffs: impl ::std::convert::Into<
+            ::std::collections::BTreeMap<
+                ::std::string::String,
+                ::std::collections::BTreeMap<
+                    ::std::string::String,
+                    crate::rest::DualRegisterTariff,
+                >,
+            >,
+        >,
+        single_register_gas_tariffs: impl ::std::convert::Into<
+            ::std::collections::BTreeMap<
+                ::std::string::String,
+                ::std::collections::BTreeMap<
+                    ::std::string::String,
+                    crate::rest::SingleRegisterTariff,
+                >,
+            >,
+        >,
+        sample_quotes: impl ::std::convert::Into<
+            ::std::collections::BTreeMap<
+                ::std::string::String,
+                ::std::collections::BTreeMap<
+                    ::std::string::String,
+                    crate::rest::SampleQuote,
+                >,
+            >,
+        >,
+        sample_consumption: impl ::std::convert::Into<crate::rest::SampleConsumption>,
+    ) -> Self {
+        Self {
+            code: code.into(),
+            full_name: full_name.into(),
+            display_name: display_name.into(),
+            description: description.into(),
+            is_variable: is_variable.into(),
+            is_green: is_green.into(),
+            is_tracker: is_tracker.into(),
+            is_prepay: is_prepay.into(),
+            is_business: is_business.into(),
+            is_restricted: is_restricted.into(),
+            term,
+            available_from: available_from.into(),
+            available_to,
+            links: links.into(),
+            brand: brand.into(),
+            direction: ::std::option::Option::None,
+            tariffs_active_at: tariffs_active_at.into(),
+            single_register_electricity_tariffs: single_register_electricity_tariffs
+                .into(),
+            dual_register_electricity_tariffs: dual_register_electricity_tariffs.into(),
+            single_register_gas_tariffs: single_register_gas_tariffs.into(),
+            sample_quotes: sample_quotes.into(),
+            sample_consumption: sample_consumption.into(),
+            additional_fields: ::std::collections::BTreeMap::new(),
+        }
+    }
+
+    /// Sets `direction`.
+    #[inline]
+    #[must_use]
+    pub fn with_direction(
+        mut self,
+        direction: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.direction = ::std::option::Option::Some(direction.into());
+        self
+    }
+}
+
 ::energy_api_core::deserialize_struct!(
     ProductDetail,
     "struct ProductDetail",
@@ -569,6 +976,7 @@ pub struct ProductDetail {
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[non_exhaustive]
 pub struct Property {
     /// The property's identifier.
     pub id: i64,
@@ -598,6 +1006,44 @@ pub struct Property {
     pub additional_fields: ::energy_api_core::Unlisted,
 }
 
+impl Property {
+    /// A `Property` from its fields, in schema order.
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        id: impl ::std::convert::Into<i64>,
+        moved_in_at: impl ::std::convert::Into<::jiff::Timestamp>,
+        moved_out_at: ::std::option::Option<::jiff::Timestamp>,
+        address_line_1: impl ::std::convert::Into<::std::string::String>,
+        address_line_2: impl ::std::convert::Into<::std::string::String>,
+        address_line_3: impl ::std::convert::Into<::std::string::String>,
+        town: impl ::std::convert::Into<::std::string::String>,
+        county: impl ::std::convert::Into<::std::string::String>,
+        postcode: impl ::std::convert::Into<::std::string::String>,
+        electricity_meter_points: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::rest::ElectricityMeterPoint>,
+        >,
+        gas_meter_points: impl ::std::convert::Into<
+            ::std::vec::Vec<crate::rest::GasMeterPoint>,
+        >,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            moved_in_at: moved_in_at.into(),
+            moved_out_at,
+            address_line_1: address_line_1.into(),
+            address_line_2: address_line_2.into(),
+            address_line_3: address_line_3.into(),
+            town: town.into(),
+            county: county.into(),
+            postcode: postcode.into(),
+            electricity_meter_points: electricity_meter_points.into(),
+            gas_meter_points: gas_meter_points.into(),
+            additional_fields: ::std::collections::BTreeMap::new(),
+        }
+    }
+}
+
 ::energy_api_core::deserialize_struct!(
     Property,
     "struct Property",
@@ -621,6 +1067,7 @@ pub struct Property {
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[non_exhaustive]
 pub struct Register {
     /// The register's identifier (`1`, `01`, `R1` occur).
     pub identifier: ::std::string::String,
@@ -632,6 +1079,23 @@ pub struct Register {
     /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
+}
+
+impl Register {
+    /// A `Register` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        identifier: impl ::std::convert::Into<::std::string::String>,
+        rate: impl ::std::convert::Into<::std::string::String>,
+        is_settlement_register: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        Self {
+            identifier: identifier.into(),
+            rate: rate.into(),
+            is_settlement_register: is_settlement_register.into(),
+            additional_fields: ::std::collections::BTreeMap::new(),
+        }
+    }
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -649,6 +1113,7 @@ pub struct Register {
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[non_exhaustive]
 pub struct SampleConsumption {
     /// Electricity with one unit rate.
     pub electricity_single_rate: crate::rest::SingleRateConsumption,
@@ -662,6 +1127,33 @@ pub struct SampleConsumption {
     /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
+}
+
+impl SampleConsumption {
+    /// A `SampleConsumption` from its fields, in schema order.
+    #[inline]
+    pub fn new(
+        electricity_single_rate: impl ::std::convert::Into<
+            crate::rest::SingleRateConsumption,
+        >,
+        electricity_dual_rate: impl ::std::convert::Into<
+            crate::rest::DualRateConsumption,
+        >,
+        dual_fuel_single_rate: impl ::std::convert::Into<
+            crate::rest::DualFuelSingleRateConsumption,
+        >,
+        dual_fuel_dual_rate: impl ::std::convert::Into<
+            crate::rest::DualFuelDualRateConsumption,
+        >,
+    ) -> Self {
+        Self {
+            electricity_single_rate: electricity_single_rate.into(),
+            electricity_dual_rate: electricity_dual_rate.into(),
+            dual_fuel_single_rate: dual_fuel_single_rate.into(),
+            dual_fuel_dual_rate: dual_fuel_dual_rate.into(),
+            additional_fields: ::std::collections::BTreeMap::new(),
+        }
+    }
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -680,6 +1172,7 @@ pub struct SampleConsumption {
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[non_exhaustive]
 pub struct SampleQuote {
     /// Electricity with one unit rate.
     pub electricity_single_rate: crate::rest::AnnualCost,
@@ -698,6 +1191,61 @@ pub struct SampleQuote {
     pub additional_fields: ::energy_api_core::Unlisted,
 }
 
+impl SampleQuote {
+    /// A `SampleQuote` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        electricity_single_rate: impl ::std::convert::Into<crate::rest::AnnualCost>,
+    ) -> Self {
+        Self {
+            electricity_single_rate: electricity_single_rate.into(),
+            electricity_dual_rate: ::std::option::Option::None,
+            dual_fuel_single_rate: ::std::option::Option::None,
+            dual_fuel_dual_rate: ::std::option::Option::None,
+            additional_fields: ::std::collections::BTreeMap::new(),
+        }
+    }
+
+    /// Sets `electricity_dual_rate`.
+    #[inline]
+    #[must_use]
+    pub fn with_electricity_dual_rate(
+        mut self,
+        electricity_dual_rate: impl ::std::convert::Into<crate::rest::AnnualCost>,
+    ) -> Self {
+        self.electricity_dual_rate = ::std::option::Option::Some(
+            electricity_dual_rate.into(),
+        );
+        self
+    }
+
+    /// Sets `dual_fuel_single_rate`.
+    #[inline]
+    #[must_use]
+    pub fn with_dual_fuel_single_rate(
+        mut self,
+        dual_fuel_single_rate: impl ::std::convert::Into<crate::rest::AnnualCost>,
+    ) -> Self {
+        self.dual_fuel_single_rate = ::std::option::Option::Some(
+            dual_fuel_single_rate.into(),
+        );
+        self
+    }
+
+    /// Sets `dual_fuel_dual_rate`.
+    #[inline]
+    #[must_use]
+    pub fn with_dual_fuel_dual_rate(
+        mut self,
+        dual_fuel_dual_rate: impl ::std::convert::Into<crate::rest::AnnualCost>,
+    ) -> Self {
+        self.dual_fuel_dual_rate = ::std::option::Option::Some(
+            dual_fuel_dual_rate.into(),
+        );
+        self
+    }
+}
+
 ::energy_api_core::deserialize_struct!(
     SampleQuote,
     "struct SampleQuote",
@@ -714,6 +1262,7 @@ pub struct SampleQuote {
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[non_exhaustive]
 pub struct SingleRateConsumption {
     /// Electricity (kWh).
     pub electricity_standard: i64,
@@ -721,6 +1270,17 @@ pub struct SingleRateConsumption {
     /// as its JSON text (`RawJson::parse` reads one).
     #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
+}
+
+impl SingleRateConsumption {
+    /// A `SingleRateConsumption` from its fields, in schema order.
+    #[inline]
+    pub fn new(electricity_standard: impl ::std::convert::Into<i64>) -> Self {
+        Self {
+            electricity_standard: electricity_standard.into(),
+            additional_fields: ::std::collections::BTreeMap::new(),
+        }
+    }
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -736,6 +1296,7 @@ pub struct SingleRateConsumption {
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[non_exhaustive]
 pub struct SingleRegisterTariff {
     /// The tariff code (`tariff_code` in the unit-rate paths).
     pub code: ::std::string::String,
@@ -770,6 +1331,54 @@ pub struct SingleRegisterTariff {
     pub additional_fields: ::energy_api_core::Unlisted,
 }
 
+impl SingleRegisterTariff {
+    /// A `SingleRegisterTariff` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    #[allow(clippy::too_many_arguments, reason = "one parameter per required field")]
+    pub fn new(
+        code: impl ::std::convert::Into<::std::string::String>,
+        standing_charge_exc_vat: impl ::std::convert::Into<f64>,
+        standing_charge_inc_vat: impl ::std::convert::Into<f64>,
+        online_discount_exc_vat: impl ::std::convert::Into<f64>,
+        online_discount_inc_vat: impl ::std::convert::Into<f64>,
+        dual_fuel_discount_exc_vat: impl ::std::convert::Into<f64>,
+        dual_fuel_discount_inc_vat: impl ::std::convert::Into<f64>,
+        exit_fees_exc_vat: impl ::std::convert::Into<f64>,
+        exit_fees_inc_vat: impl ::std::convert::Into<f64>,
+        links: impl ::std::convert::Into<::std::vec::Vec<crate::rest::Link>>,
+        standard_unit_rate_exc_vat: impl ::std::convert::Into<f64>,
+        standard_unit_rate_inc_vat: impl ::std::convert::Into<f64>,
+    ) -> Self {
+        Self {
+            code: code.into(),
+            standing_charge_exc_vat: standing_charge_exc_vat.into(),
+            standing_charge_inc_vat: standing_charge_inc_vat.into(),
+            online_discount_exc_vat: online_discount_exc_vat.into(),
+            online_discount_inc_vat: online_discount_inc_vat.into(),
+            dual_fuel_discount_exc_vat: dual_fuel_discount_exc_vat.into(),
+            dual_fuel_discount_inc_vat: dual_fuel_discount_inc_vat.into(),
+            exit_fees_exc_vat: exit_fees_exc_vat.into(),
+            exit_fees_inc_vat: exit_fees_inc_vat.into(),
+            exit_fees_type: ::std::option::Option::None,
+            links: links.into(),
+            standard_unit_rate_exc_vat: standard_unit_rate_exc_vat.into(),
+            standard_unit_rate_inc_vat: standard_unit_rate_inc_vat.into(),
+            additional_fields: ::std::collections::BTreeMap::new(),
+        }
+    }
+
+    /// Sets `exit_fees_type`.
+    #[inline]
+    #[must_use]
+    pub fn with_exit_fees_type(
+        mut self,
+        exit_fees_type: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.exit_fees_type = ::std::option::Option::Some(exit_fees_type.into());
+        self
+    }
+}
+
 ::energy_api_core::deserialize_struct!(
     SingleRegisterTariff,
     "struct SingleRegisterTariff",
@@ -793,6 +1402,7 @@ pub struct SingleRegisterTariff {
 
 /// A standard unit rate of an electricity tariff. In the list, results come latest `valid_from` first (descending). For half-hourly tariffs each rate covers 30 minutes: `valid_to` is 30 minutes after `valid_from`.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[non_exhaustive]
 pub struct StandardUnitRate {
     /// The rate excluding VAT; may be negative.
     pub value_exc_vat: f64,
@@ -805,6 +1415,36 @@ pub struct StandardUnitRate {
     /// The payment method the rate applies to, or `null`. Decision: real responses also omit the field; absent and `null` both mean "not stated".
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub payment_method: ::std::option::Option<::std::string::String>,
+}
+
+impl StandardUnitRate {
+    /// A `StandardUnitRate` from its required fields, in schema order; optional fields start unset (`with_…` sets one).
+    #[inline]
+    pub fn new(
+        value_exc_vat: impl ::std::convert::Into<f64>,
+        value_inc_vat: impl ::std::convert::Into<f64>,
+        valid_from: impl ::std::convert::Into<::jiff::Timestamp>,
+        valid_to: ::std::option::Option<::jiff::Timestamp>,
+    ) -> Self {
+        Self {
+            value_exc_vat: value_exc_vat.into(),
+            value_inc_vat: value_inc_vat.into(),
+            valid_from: valid_from.into(),
+            valid_to,
+            payment_method: ::std::option::Option::None,
+        }
+    }
+
+    /// Sets `payment_method`.
+    #[inline]
+    #[must_use]
+    pub fn with_payment_method(
+        mut self,
+        payment_method: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.payment_method = ::std::option::Option::Some(payment_method.into());
+        self
+    }
 }
 
 ::energy_api_core::deserialize_struct!(
@@ -826,6 +1466,7 @@ pub type ErrorResponse = crate::rest::ApiError;
 ///
 /// List products. The filters combine: a request with `brand` and `is_green=true` returns only products matching both.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct ListProducts {
     /// Only products of this brand (a brand code; allowed values are not shown).
     pub brand: ::std::option::Option<::std::string::String>,
@@ -835,6 +1476,43 @@ pub struct ListProducts {
     pub is_prepay: ::std::option::Option<bool>,
     /// Records per page (usually 100; the maximum accepted is not shown).
     pub page_size: ::std::option::Option<i64>,
+}
+
+impl ListProducts {
+    /// Sets `brand`.
+    #[inline]
+    #[must_use]
+    pub fn with_brand(
+        mut self,
+        brand: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.brand = ::std::option::Option::Some(brand.into());
+        self
+    }
+
+    /// Sets `is_green`.
+    #[inline]
+    #[must_use]
+    pub fn with_is_green(mut self, is_green: impl ::std::convert::Into<bool>) -> Self {
+        self.is_green = ::std::option::Option::Some(is_green.into());
+        self
+    }
+
+    /// Sets `is_prepay`.
+    #[inline]
+    #[must_use]
+    pub fn with_is_prepay(mut self, is_prepay: impl ::std::convert::Into<bool>) -> Self {
+        self.is_prepay = ::std::option::Option::Some(is_prepay.into());
+        self
+    }
+
+    /// Sets `page_size`.
+    #[inline]
+    #[must_use]
+    pub fn with_page_size(mut self, page_size: impl ::std::convert::Into<i64>) -> Self {
+        self.page_size = ::std::option::Option::Some(page_size.into());
+        self
+    }
 }
 
 impl Endpoint for ListProducts {
@@ -876,6 +1554,7 @@ impl Endpoint for ListProducts {
 ///
 /// Get one product (the URL of each product's `self` link).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GetProduct {
     /// The product code.
     pub product_code: ::std::string::String,
@@ -921,6 +1600,7 @@ impl Endpoint for GetProduct {
 ///
 /// List the standard unit rates of an electricity tariff, latest `valid_from` first. `period_from` and `period_to` restrict the rates returned to the period between them.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ListStandardUnitRates {
     /// The product code.
     pub product_code: ::std::string::String,
@@ -944,6 +1624,30 @@ impl ListStandardUnitRates {
             period_from: ::std::option::Option::None,
             period_to: ::std::option::Option::None,
         }
+    }
+}
+
+impl ListStandardUnitRates {
+    /// Sets `period_from`.
+    #[inline]
+    #[must_use]
+    pub fn with_period_from(
+        mut self,
+        period_from: impl ::std::convert::Into<::jiff::Timestamp>,
+    ) -> Self {
+        self.period_from = ::std::option::Option::Some(period_from.into());
+        self
+    }
+
+    /// Sets `period_to`.
+    #[inline]
+    #[must_use]
+    pub fn with_period_to(
+        mut self,
+        period_to: impl ::std::convert::Into<::jiff::Timestamp>,
+    ) -> Self {
+        self.period_to = ::std::option::Option::Some(period_to.into());
+        self
     }
 }
 
@@ -990,6 +1694,7 @@ impl Endpoint for ListStandardUnitRates {
 ///
 /// Get an account. Requires authentication.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GetAccount {
     /// The account number.
     pub account_number: ::std::string::String,

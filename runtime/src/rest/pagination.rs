@@ -161,12 +161,7 @@ mod tests {
     }
 
     fn page(next: Option<&str>) -> Page<()> {
-        Page {
-            count: 3,
-            next: next.map(str::to_owned),
-            previous: None,
-            results: vec![()],
-        }
+        Page::new(3, next.map(str::to_owned), None, vec![()])
     }
 
     fn fetch(cursor: &mut PageCursor, next: Option<&str>) -> Option<Result<String, String>> {

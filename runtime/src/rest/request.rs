@@ -213,12 +213,11 @@ mod tests {
 
     #[test]
     fn filters_combine_in_the_query_string() {
-        let list = ListProducts {
-            brand: Some("OCTOPUS_ENERGY".to_owned()),
-            is_green: Some(true),
-            is_prepay: Some(false),
-            page_size: Some(25),
-        };
+        let list = ListProducts::default()
+            .with_brand("OCTOPUS_ENERGY")
+            .with_is_green(true)
+            .with_is_prepay(false)
+            .with_page_size(25);
         let request =
             HttpRequest::for_endpoint(&base(), &list, key(), "ua".into()).expect("request");
         assert_eq!(
@@ -231,10 +230,7 @@ mod tests {
 
     #[test]
     fn query_values_and_path_segments_are_encoded() {
-        let list = ListProducts {
-            brand: Some("A&B =+/é".to_owned()),
-            ..ListProducts::default()
-        };
+        let list = ListProducts::default().with_brand("A&B =+/é");
         let request =
             HttpRequest::for_endpoint(&base(), &list, None, "ua".into()).expect("request");
         assert_eq!(

@@ -164,6 +164,7 @@ impl Borrowing {
             #deprecated
             #cfg
             #[derive(Debug, Clone, PartialEq)]
+            #[non_exhaustive]
             pub struct #name<'a> {
                 #(#fields)*
                 #additional

@@ -1,6 +1,7 @@
 //! The `energy-api` crate: Rust types with serde impls for every shared type, event payload and REST resource.
 
 mod borrowed;
+mod construct;
 mod events;
 mod format;
 mod name_table;
@@ -584,20 +585,25 @@ pub(crate) fn struct_tokens(
             pub additional_fields: ::energy_api_core::Unlisted,
         }
     });
+    let default = construct::derives_default(s).then(|| quote!(Default,));
     let derives = if by_table {
-        quote!(#[derive(Debug, Clone, PartialEq)])
+        quote!(#[derive(Debug, Clone, #default PartialEq)])
     } else {
-        quote!(#[derive(Debug, Clone, PartialEq, ::serde::Serialize)])
+        quote!(#[derive(Debug, Clone, #default PartialEq, ::serde::Serialize)])
     };
+    let non_exhaustive = construct::attributes();
+    let constructors = construct::impl_block(s, home, cfg);
     let deserialize = deserialize_impl(s, home, nested);
     quote! {
         #doc
         #cfg
         #derives
+        #non_exhaustive
         pub struct #name #generics {
             #(#fields)*
             #additional
         }
+        #constructors
         #cfg
         #deserialize
     }

@@ -138,14 +138,24 @@ fn endpoint(e: &Endpoint) -> TokenStream {
             query
         }
     };
+    let setters: Vec<TokenStream> = e
+        .query
+        .iter()
+        .filter(|f| f.optional)
+        .map(|f| super::construct::setter(f, Home::Rest))
+        .collect();
+    let setters = (!setters.is_empty()).then(|| quote!(impl #name { #(#setters)* }));
+    let non_exhaustive = super::construct::attributes();
     quote! {
         #doc
         #[derive(Debug, Clone, #derive_default PartialEq)]
+        #non_exhaustive
         pub struct #name {
             #(#decls)*
         }
 
         #constructor
+        #setters
 
         impl Endpoint for #name {
             type Response = #response;

@@ -3,6 +3,7 @@
 
 /// The borrowed view of [`AccountUserCreatedV1`](crate::events::account_users::AccountUserCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountUserCreatedV1<'a> {
     /// `user_id` (integer). From base UB.
     pub user_id: i64,
@@ -83,6 +84,7 @@ pub use crate::events::account_users::AccountUserPasswordChanged;
 
 /// The borrowed view of [`AccountUserPasswordResetRequestedV1`](crate::events::account_users::AccountUserPasswordResetRequestedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountUserPasswordResetRequestedV1<'a> {
     /// `account_user_id` (integer).
     pub account_user_id: i64,
@@ -145,6 +147,7 @@ impl<'a> AccountUserPasswordResetRequested<'a> {
 
 /// The borrowed view of [`AccountUserPsrRecordsUpdatedV1`](crate::events::account_users::AccountUserPsrRecordsUpdatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountUserPsrRecordsUpdatedV1<'a> {
     /// `user_id` (integer).
     pub user_id: i64,
@@ -213,6 +216,7 @@ impl<'a> AccountUserPsrRecordsUpdated<'a> {
 
 /// The borrowed view of [`AccountUserRemovedV1`](crate::events::account_users::AccountUserRemovedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountUserRemovedV1<'a> {
     /// `user_id` (integer). From base UB.
     pub user_id: i64,
@@ -290,6 +294,7 @@ impl<'a> AccountUserRemoved<'a> {
 
 /// The borrowed view of [`AccountUserUpdatedV1`](crate::events::account_users::AccountUserUpdatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountUserUpdatedV1<'a> {
     /// `user_id` (integer). From base UB.
     pub user_id: i64,
@@ -373,6 +378,7 @@ impl<'a> AccountUserUpdated<'a> {
 
 /// The borrowed view of [`AccountUserVerificationCompletedV1`](crate::events::account_users::AccountUserVerificationCompletedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountUserVerificationCompletedV1<'a> {
     /// `user_number` (string).
     pub user_number: ::energy_api_core::CowStr<'a>,
@@ -438,6 +444,7 @@ impl<'a> AccountUserVerificationCompleted<'a> {
 
 /// The borrowed view of [`AccountUserVerificationStartedV1`](crate::events::account_users::AccountUserVerificationStartedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountUserVerificationStartedV1<'a> {
     /// `user_number` (string).
     pub user_number: ::energy_api_core::CowStr<'a>,
@@ -503,6 +510,7 @@ impl<'a> AccountUserVerificationStarted<'a> {
 
 /// The borrowed view of [`AccountUserMetadataCreatedV1`](crate::events::account_users::AccountUserMetadataCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountUserMetadataCreatedV1<'a> {
     /// `user_id` (integer).
     pub user_id: i64,
@@ -568,6 +576,7 @@ impl<'a> AccountUserMetadataCreated<'a> {
 
 /// The borrowed view of [`AccountUserMetadataRemovedV1`](crate::events::account_users::AccountUserMetadataRemovedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountUserMetadataRemovedV1<'a> {
     /// `user_id` (integer).
     pub user_id: i64,
@@ -633,6 +642,7 @@ impl<'a> AccountUserMetadataRemoved<'a> {
 
 /// The borrowed view of [`AccountUserMetadataUpdatedV1`](crate::events::account_users::AccountUserMetadataUpdatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountUserMetadataUpdatedV1<'a> {
     /// `user_id` (integer).
     pub user_id: i64,

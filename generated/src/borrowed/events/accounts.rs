@@ -3,6 +3,7 @@
 
 /// The borrowed view of [`AccountCommunicationsPreferencesUpdatedV1`](crate::events::accounts::AccountCommunicationsPreferencesUpdatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountCommunicationsPreferencesUpdatedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -65,6 +66,7 @@ impl<'a> AccountCommunicationsPreferencesUpdated<'a> {
 
 /// The borrowed view of [`AccountCreatedV1`](crate::events::accounts::AccountCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountCreatedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -130,6 +132,7 @@ impl<'a> AccountCreated<'a> {
 
 /// The borrowed view of [`AccountOccupiedV1`](crate::events::accounts::AccountOccupiedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountOccupiedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -189,6 +192,7 @@ impl<'a> AccountOccupied<'a> {
 
 /// The borrowed view of [`AccountReactivatedV1`](crate::events::accounts::AccountReactivatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountReactivatedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -254,6 +258,7 @@ impl<'a> AccountReactivated<'a> {
 
 /// The borrowed view of [`AccountSmartMeterReadPermissionChangedV1`](crate::events::accounts::AccountSmartMeterReadPermissionChangedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountSmartMeterReadPermissionChangedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -328,6 +333,7 @@ impl<'a> AccountSmartMeterReadPermissionChanged<'a> {
 
 /// The borrowed view of [`AccountUpdatedV1`](crate::events::accounts::AccountUpdatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountUpdatedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -396,6 +402,7 @@ impl<'a> AccountUpdated<'a> {
 
 /// The borrowed view of [`AccountMetadataCreatedV1`](crate::events::accounts::AccountMetadataCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountMetadataCreatedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -461,6 +468,7 @@ impl<'a> AccountMetadataCreated<'a> {
 
 /// The borrowed view of [`AccountMetadataRemovedV1`](crate::events::accounts::AccountMetadataRemovedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountMetadataRemovedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -526,6 +534,7 @@ impl<'a> AccountMetadataRemoved<'a> {
 
 /// The borrowed view of [`AccountMetadataUpdatedV1`](crate::events::accounts::AccountMetadataUpdatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountMetadataUpdatedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -588,6 +597,7 @@ impl<'a> AccountMetadataUpdated<'a> {
 
 /// The borrowed view of [`AccountPropertyEffectivePeriodMetadataCreatedV1`](crate::events::accounts::AccountPropertyEffectivePeriodMetadataCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountPropertyEffectivePeriodMetadataCreatedV1<'a> {
     /// `account_property_effective_period_id` (integer).
     pub account_property_effective_period_id: i64,
@@ -653,6 +663,7 @@ impl<'a> AccountPropertyEffectivePeriodMetadataCreated<'a> {
 
 /// The borrowed view of [`AccountPropertyEffectivePeriodMetadataRemovedV1`](crate::events::accounts::AccountPropertyEffectivePeriodMetadataRemovedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountPropertyEffectivePeriodMetadataRemovedV1<'a> {
     /// `account_property_effective_period_id` (integer).
     pub account_property_effective_period_id: i64,
@@ -718,6 +729,7 @@ impl<'a> AccountPropertyEffectivePeriodMetadataRemoved<'a> {
 
 /// The borrowed view of [`AccountPropertyEffectivePeriodMetadataUpdatedV1`](crate::events::accounts::AccountPropertyEffectivePeriodMetadataUpdatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AccountPropertyEffectivePeriodMetadataUpdatedV1<'a> {
     /// `account_property_effective_period_id` (integer).
     pub account_property_effective_period_id: i64,
@@ -780,6 +792,7 @@ impl<'a> AccountPropertyEffectivePeriodMetadataUpdated<'a> {
 
 /// The borrowed view of [`CampaignAccountAddedV1`](crate::events::accounts::CampaignAccountAddedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CampaignAccountAddedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -853,6 +866,7 @@ impl<'a> CampaignAccountAdded<'a> {
 
 /// The borrowed view of [`CampaignAccountRemovedV1`](crate::events::accounts::CampaignAccountRemovedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CampaignAccountRemovedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -918,6 +932,7 @@ impl<'a> CampaignAccountRemoved<'a> {
 
 /// The borrowed view of [`CampaignAccountUpdatedV1`](crate::events::accounts::CampaignAccountUpdatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CampaignAccountUpdatedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,

@@ -3,6 +3,7 @@
 
 /// The borrowed view of [`ActualIntervalsReceivedV1`](crate::events::agreements_and_approvals::ActualIntervalsReceivedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ActualIntervalsReceivedV1<'a> {
     /// `mpan` (string).
     pub mpan: ::energy_api_core::CowStr<'a>,
@@ -65,6 +66,7 @@ impl<'a> ActualIntervalsReceived<'a> {
 
 /// The borrowed view of [`AffiliatesAffiliateAccountContractCreatedV1`](crate::events::agreements_and_approvals::AffiliatesAffiliateAccountContractCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AffiliatesAffiliateAccountContractCreatedV1<'a> {
     /// `affiliate_account_contract_id` (integer).
     pub affiliate_account_contract_id: i64,
@@ -133,6 +135,7 @@ impl<'a> AffiliatesAffiliateAccountContractCreated<'a> {
 
 /// The borrowed view of [`AgreementCreatedV1`](crate::events::agreements_and_approvals::AgreementCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AgreementCreatedV1<'a> {
     /// `agreement_id` (integer).
     pub agreement_id: i64,
@@ -213,6 +216,7 @@ pub use crate::events::agreements_and_approvals::AgreementRevokedV1;
 
 /// The borrowed view of [`AgreementRevokedV2`](crate::events::agreements_and_approvals::AgreementRevokedV2): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AgreementRevokedV2<'a> {
     /// `agreement_id` (integer). From agreement.revoked v1.
     pub agreement_id: i64,
@@ -290,6 +294,7 @@ impl<'a> AgreementRevoked<'a> {
 
 /// The borrowed view of [`AgreementRolloverCompletedV1`](crate::events::agreements_and_approvals::AgreementRolloverCompletedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AgreementRolloverCompletedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -369,6 +374,7 @@ pub use crate::events::agreements_and_approvals::AgreementTerminatedV1;
 
 /// The borrowed view of [`AgreementTerminatedV2`](crate::events::agreements_and_approvals::AgreementTerminatedV2): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AgreementTerminatedV2<'a> {
     /// `agreement_id` (integer). From agreement.terminated v1.
     pub agreement_id: i64,
@@ -446,6 +452,7 @@ impl<'a> AgreementTerminated<'a> {
 
 /// The borrowed view of [`AgreementUpdatedV1`](crate::events::agreements_and_approvals::AgreementUpdatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AgreementUpdatedV1<'a> {
     /// `agreement_id` (integer).
     pub agreement_id: i64,
@@ -468,6 +475,7 @@ pub struct AgreementUpdatedV1<'a> {
 
 /// The borrowed view of [`AgreementUpdatedV2`](crate::events::agreements_and_approvals::AgreementUpdatedV2): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AgreementUpdatedV2<'a> {
     /// `agreement_id` (integer). From agreement.updated v1.
     pub agreement_id: i64,
@@ -550,6 +558,7 @@ impl<'a> AgreementUpdated<'a> {
 
 /// The borrowed view of [`ApprovalsApprovalApprovedV1`](crate::events::agreements_and_approvals::ApprovalsApprovalApprovedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ApprovalsApprovalApprovedV1<'a> {
     /// `approval_id` (string).
     pub approval_id: ::energy_api_core::CowStr<'a>,
@@ -618,6 +627,7 @@ impl<'a> ApprovalsApprovalApproved<'a> {
 
 /// The borrowed view of [`ApprovalsApprovalCreatedV1`](crate::events::agreements_and_approvals::ApprovalsApprovalCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ApprovalsApprovalCreatedV1<'a> {
     /// `approval_id` (string).
     pub approval_id: ::energy_api_core::CowStr<'a>,
@@ -689,6 +699,7 @@ impl<'a> ApprovalsApprovalCreated<'a> {
 
 /// The borrowed view of [`ApprovalsApprovalRejectedV1`](crate::events::agreements_and_approvals::ApprovalsApprovalRejectedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ApprovalsApprovalRejectedV1<'a> {
     /// `approval_id` (string).
     pub approval_id: ::energy_api_core::CowStr<'a>,
@@ -757,6 +768,7 @@ impl<'a> ApprovalsApprovalRejected<'a> {
 
 /// The borrowed view of [`ApprovalsApprovalRequestApprovedV1`](crate::events::agreements_and_approvals::ApprovalsApprovalRequestApprovedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ApprovalsApprovalRequestApprovedV1<'a> {
     /// `approval_id` (string).
     pub approval_id: ::energy_api_core::CowStr<'a>,
@@ -831,6 +843,7 @@ impl<'a> ApprovalsApprovalRequestApproved<'a> {
 
 /// The borrowed view of [`ApprovalsApprovalRequestAssignedV1`](crate::events::agreements_and_approvals::ApprovalsApprovalRequestAssignedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ApprovalsApprovalRequestAssignedV1<'a> {
     /// `approval_id` (string).
     pub approval_id: ::energy_api_core::CowStr<'a>,
@@ -902,6 +915,7 @@ impl<'a> ApprovalsApprovalRequestAssigned<'a> {
 
 /// The borrowed view of [`ApprovalsApprovalRequestRejectedV1`](crate::events::agreements_and_approvals::ApprovalsApprovalRequestRejectedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ApprovalsApprovalRequestRejectedV1<'a> {
     /// `approval_id` (string).
     pub approval_id: ::energy_api_core::CowStr<'a>,

@@ -3,6 +3,7 @@
 
 /// The borrowed view of [`AuthServerAccessTokenIssuedV1`](crate::events::authentication_server::AuthServerAccessTokenIssuedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AuthServerAccessTokenIssuedV1<'a> {
     /// `delegate` (string).
     pub delegate: ::energy_api_core::CowStr<'a>,
@@ -68,6 +69,7 @@ impl<'a> AuthServerAccessTokenIssued<'a> {
 
 /// The borrowed view of [`AuthServerAccountUserGenerateMfaChallengeErrorV1`](crate::events::authentication_server::AuthServerAccountUserGenerateMfaChallengeErrorV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AuthServerAccountUserGenerateMfaChallengeErrorV1<'a> {
     /// `account_user_id` (integer).
     pub account_user_id: i64,
@@ -133,6 +135,7 @@ impl<'a> AuthServerAccountUserGenerateMfaChallengeError<'a> {
 
 /// The borrowed view of [`AuthServerAccountUserLoggedInV1`](crate::events::authentication_server::AuthServerAccountUserLoggedInV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AuthServerAccountUserLoggedInV1<'a> {
     /// `account_user_id` (integer).
     pub account_user_id: i64,
@@ -201,6 +204,7 @@ impl<'a> AuthServerAccountUserLoggedIn<'a> {
 
 /// The borrowed view of [`AuthServerAccountUserLoginDeniedV1`](crate::events::authentication_server::AuthServerAccountUserLoginDeniedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AuthServerAccountUserLoginDeniedV1<'a> {
     /// `account_user_id` (integer).
     pub account_user_id: i64,
@@ -266,6 +270,7 @@ impl<'a> AuthServerAccountUserLoginDenied<'a> {
 
 /// The borrowed view of [`AuthServerAccountUserLoginFailedV1`](crate::events::authentication_server::AuthServerAccountUserLoginFailedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AuthServerAccountUserLoginFailedV1<'a> {
     /// `account_user_id` (integer).
     pub account_user_id: i64,
@@ -340,6 +345,7 @@ impl<'a> AuthServerAccountUserLoginFailed<'a> {
 
 /// The borrowed view of [`AuthServerAccountUserLoginStepCompletedV1`](crate::events::authentication_server::AuthServerAccountUserLoginStepCompletedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AuthServerAccountUserLoginStepCompletedV1<'a> {
     /// `account_user_id` (integer).
     pub account_user_id: i64,

@@ -3,6 +3,7 @@
 
 /// The borrowed view of [`BillingBillingDocumentHeldV1`](crate::events::billing::BillingBillingDocumentHeldV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingBillingDocumentHeldV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -86,6 +87,7 @@ impl<'a> BillingBillingDocumentHeld<'a> {
 
 /// The borrowed view of [`BillingBillingDocumentIssuedV1`](crate::events::billing::BillingBillingDocumentIssuedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingBillingDocumentIssuedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -108,6 +110,7 @@ pub struct BillingBillingDocumentIssuedV1<'a> {
 
 /// The borrowed view of [`BillingBillingDocumentIssuedV2`](crate::events::billing::BillingBillingDocumentIssuedV2): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingBillingDocumentIssuedV2<'a> {
     /// `account_number` (string). From billing.billing_document.issued v1.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -190,6 +193,7 @@ impl<'a> BillingBillingDocumentIssued<'a> {
 
 /// The borrowed view of [`BillingBillingDocumentRepresentationDispatchedV1`](crate::events::billing::BillingBillingDocumentRepresentationDispatchedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingBillingDocumentRepresentationDispatchedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -212,6 +216,7 @@ pub struct BillingBillingDocumentRepresentationDispatchedV1<'a> {
 
 /// The borrowed view of [`BillingBillingDocumentRepresentationDispatchedV2`](crate::events::billing::BillingBillingDocumentRepresentationDispatchedV2): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingBillingDocumentRepresentationDispatchedV2<'a> {
     /// `account_number` (string). From billing.billing_document_representation.dispatched v1.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -240,6 +245,7 @@ pub struct BillingBillingDocumentRepresentationDispatchedV2<'a> {
 
 /// The borrowed view of [`BillingBillingDocumentRepresentationDispatchedV3`](crate::events::billing::BillingBillingDocumentRepresentationDispatchedV3): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingBillingDocumentRepresentationDispatchedV3<'a> {
     /// `account_number` (string). From billing.billing_document_representation.dispatched v1.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -339,6 +345,7 @@ impl<'a> BillingBillingDocumentRepresentationDispatched<'a> {
 
 /// The borrowed view of [`BillingBillingOptionsUpdatedV1`](crate::events::billing::BillingBillingOptionsUpdatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingBillingOptionsUpdatedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -407,6 +414,7 @@ impl<'a> BillingBillingOptionsUpdated<'a> {
 
 /// The borrowed view of [`BillingChargingLedgerAssignedToAgreementV1`](crate::events::billing::BillingChargingLedgerAssignedToAgreementV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingChargingLedgerAssignedToAgreementV1<'a> {
     /// `ledger_number` (string).
     pub ledger_number: ::energy_api_core::CowStr<'a>,
@@ -472,6 +480,7 @@ impl<'a> BillingChargingLedgerAssignedToAgreement<'a> {
 
 /// The borrowed view of [`BillingChargingSupplyPointTriggeredV1`](crate::events::billing::BillingChargingSupplyPointTriggeredV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingChargingSupplyPointTriggeredV1<'a> {
     /// `supply_point_id` (integer).
     pub supply_point_id: i64,
@@ -541,6 +550,7 @@ pub use crate::events::billing::BillingDuosInvoiceReplace;
 
 /// The borrowed view of [`BillingFinalBillV1`](crate::events::billing::BillingFinalBillV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingFinalBillV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -606,6 +616,7 @@ impl<'a> BillingFinalBill<'a> {
 
 /// The borrowed view of [`BillingIssuanceExternalStatusCreatedV1`](crate::events::billing::BillingIssuanceExternalStatusCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingIssuanceExternalStatusCreatedV1<'a> {
     /// `billing_document_identifier` (string).
     pub billing_document_identifier: ::energy_api_core::CowStr<'a>,
@@ -674,6 +685,7 @@ impl<'a> BillingIssuanceExternalStatusCreated<'a> {
 
 /// The borrowed view of [`BillingIssuedBillV1`](crate::events::billing::BillingIssuedBillV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingIssuedBillV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -736,6 +748,7 @@ impl<'a> BillingIssuedBill<'a> {
 
 /// The borrowed view of [`BillingLedgerEntryPostedV1`](crate::events::billing::BillingLedgerEntryPostedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingLedgerEntryPostedV1<'a> {
     /// `ledger` (`Ledger`).
     pub ledger: crate::borrowed::types::Ledger<'a>,
@@ -752,6 +765,7 @@ pub struct BillingLedgerEntryPostedV1<'a> {
 
 /// The borrowed view of [`BillingLedgerEntryPostedV2`](crate::events::billing::BillingLedgerEntryPostedV2): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingLedgerEntryPostedV2<'a> {
     /// `ledger` (`Ledger`). From billing.ledger.entry_posted v1.
     pub ledger: crate::borrowed::types::Ledger<'a>,
@@ -828,6 +842,7 @@ impl<'a> BillingLedgerEntryPosted<'a> {
 
 /// The borrowed view of [`BillingLedgerEntryRemovedV1`](crate::events::billing::BillingLedgerEntryRemovedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingLedgerEntryRemovedV1<'a> {
     /// `ledger` (`Ledger`).
     pub ledger: crate::borrowed::types::Ledger<'a>,
@@ -844,6 +859,7 @@ pub struct BillingLedgerEntryRemovedV1<'a> {
 
 /// The borrowed view of [`BillingLedgerEntryRemovedV2`](crate::events::billing::BillingLedgerEntryRemovedV2): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingLedgerEntryRemovedV2<'a> {
     /// `ledger` (`Ledger`). From billing.ledger.entry_removed v1.
     pub ledger: crate::borrowed::types::Ledger<'a>,
@@ -920,6 +936,7 @@ impl<'a> BillingLedgerEntryRemoved<'a> {
 
 /// The borrowed view of [`BillingPathwayTraversalFailedV1`](crate::events::billing::BillingPathwayTraversalFailedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingPathwayTraversalFailedV1<'a> {
     /// `pathway_id` (string).
     pub pathway_id: ::energy_api_core::CowStr<'a>,
@@ -997,6 +1014,7 @@ impl<'a> BillingPathwayTraversalFailed<'a> {
 
 /// The borrowed view of [`BillingPathwayTraversalSucceededV1`](crate::events::billing::BillingPathwayTraversalSucceededV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingPathwayTraversalSucceededV1<'a> {
     /// `pathway_id` (string).
     pub pathway_id: ::energy_api_core::CowStr<'a>,
@@ -1065,6 +1083,7 @@ impl<'a> BillingPathwayTraversalSucceeded<'a> {
 
 /// The borrowed view of [`BillingPortfolioInvoiceSummaryCompletedV1`](crate::events::billing::BillingPortfolioInvoiceSummaryCompletedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingPortfolioInvoiceSummaryCompletedV1<'a> {
     /// `run_identifier` (string).
     pub run_identifier: ::energy_api_core::CowStr<'a>,
@@ -1133,6 +1152,7 @@ impl<'a> BillingPortfolioInvoiceSummaryCompleted<'a> {
 
 /// The borrowed view of [`BillingRebateAcceptedV1`](crate::events::billing::BillingRebateAcceptedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingRebateAcceptedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -1204,6 +1224,7 @@ impl<'a> BillingRebateAccepted<'a> {
 
 /// The borrowed view of [`BillingRebateCreatedV1`](crate::events::billing::BillingRebateCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingRebateCreatedV1<'a> {
     /// `account_number` (string). From billing.rebate.accepted v1.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -1278,6 +1299,7 @@ impl<'a> BillingRebateCreated<'a> {
 
 /// The borrowed view of [`BillingRebateDeclinedV1`](crate::events::billing::BillingRebateDeclinedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingRebateDeclinedV1<'a> {
     /// `account_number` (string). From billing.rebate.accepted v1.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -1352,6 +1374,7 @@ impl<'a> BillingRebateDeclined<'a> {
 
 /// The borrowed view of [`BillingRebateUpdatedV1`](crate::events::billing::BillingRebateUpdatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BillingRebateUpdatedV1<'a> {
     /// `account_number` (string). From billing.rebate.accepted v1.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -1426,6 +1449,7 @@ impl<'a> BillingRebateUpdated<'a> {
 
 /// The borrowed view of [`ChargingPrimingErroredV1`](crate::events::billing::ChargingPrimingErroredV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ChargingPrimingErroredV1<'a> {
     /// `errors` (array of string).
     pub errors: ::std::vec::Vec<::energy_api_core::CowStr<'a>>,
@@ -1494,6 +1518,7 @@ impl<'a> ChargingPrimingErrored<'a> {
 
 /// The borrowed view of [`LatePaymentFeeApplicationServiceCompletedV1`](crate::events::billing::LatePaymentFeeApplicationServiceCompletedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LatePaymentFeeApplicationServiceCompletedV1<'a> {
     /// `run_id` (string).
     pub run_id: ::energy_api_core::CowStr<'a>,
@@ -1562,6 +1587,7 @@ impl<'a> LatePaymentFeeApplicationServiceCompleted<'a> {
 
 /// The borrowed view of [`LatePaymentFeeApplicationServiceFeeAppliedV1`](crate::events::billing::LatePaymentFeeApplicationServiceFeeAppliedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LatePaymentFeeApplicationServiceFeeAppliedV1<'a> {
     /// `run_id` (string).
     pub run_id: ::energy_api_core::CowStr<'a>,
@@ -1636,6 +1662,7 @@ impl<'a> LatePaymentFeeApplicationServiceFeeApplied<'a> {
 
 /// The borrowed view of [`LatePaymentFeeApplicationServiceStartedV1`](crate::events::billing::LatePaymentFeeApplicationServiceStartedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LatePaymentFeeApplicationServiceStartedV1<'a> {
     /// `run_id` (string).
     pub run_id: ::energy_api_core::CowStr<'a>,
@@ -1698,6 +1725,7 @@ impl<'a> LatePaymentFeeApplicationServiceStarted<'a> {
 
 /// The borrowed view of [`LatePaymentFeeCalculationServiceCompletedV1`](crate::events::billing::LatePaymentFeeCalculationServiceCompletedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LatePaymentFeeCalculationServiceCompletedV1<'a> {
     /// `run_id` (string).
     pub run_id: ::energy_api_core::CowStr<'a>,
@@ -1763,6 +1791,7 @@ impl<'a> LatePaymentFeeCalculationServiceCompleted<'a> {
 
 /// The borrowed view of [`LatePaymentFeeCalculationServiceStartedV1`](crate::events::billing::LatePaymentFeeCalculationServiceStartedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LatePaymentFeeCalculationServiceStartedV1<'a> {
     /// `run_id` (string).
     pub run_id: ::energy_api_core::CowStr<'a>,
@@ -1825,6 +1854,7 @@ impl<'a> LatePaymentFeeCalculationServiceStarted<'a> {
 
 /// The borrowed view of [`LatePaymentFeeCalculatorCompletedV1`](crate::events::billing::LatePaymentFeeCalculatorCompletedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LatePaymentFeeCalculatorCompletedV1<'a> {
     /// `run_id` (string).
     pub run_id: ::energy_api_core::CowStr<'a>,
@@ -1893,6 +1923,7 @@ impl<'a> LatePaymentFeeCalculatorCompleted<'a> {
 
 /// The borrowed view of [`LatePaymentFeeCalculatorFeeAppliedV1`](crate::events::billing::LatePaymentFeeCalculatorFeeAppliedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LatePaymentFeeCalculatorFeeAppliedV1<'a> {
     /// `run_id` (string).
     pub run_id: ::energy_api_core::CowStr<'a>,
@@ -1958,6 +1989,7 @@ impl<'a> LatePaymentFeeCalculatorFeeApplied<'a> {
 
 /// The borrowed view of [`LatePaymentFeeCalculatorStartedV1`](crate::events::billing::LatePaymentFeeCalculatorStartedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LatePaymentFeeCalculatorStartedV1<'a> {
     /// `run_id` (string).
     pub run_id: ::energy_api_core::CowStr<'a>,
@@ -2020,6 +2052,7 @@ impl<'a> LatePaymentFeeCalculatorStarted<'a> {
 
 /// The borrowed view of [`LatePaymentFeeWaivedV1`](crate::events::billing::LatePaymentFeeWaivedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LatePaymentFeeWaivedV1<'a> {
     /// `fee_id` (integer).
     pub fee_id: i64,

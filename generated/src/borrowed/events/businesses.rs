@@ -6,6 +6,7 @@ pub use crate::events::businesses::BusinessCreated;
 
 /// The borrowed view of [`BusinessUpdatedV1`](crate::events::businesses::BusinessUpdatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BusinessUpdatedV1<'a> {
     /// `id` (integer).
     pub id: i64,
@@ -71,6 +72,7 @@ pub use crate::events::businesses::BusinessOperationsTeamUpdated;
 
 /// The borrowed view of [`InternalCompanyCreatedV1`](crate::events::businesses::InternalCompanyCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InternalCompanyCreatedV1<'a> {
     /// `id` (string).
     pub id: ::energy_api_core::CowStr<'a>,

@@ -3,6 +3,7 @@
 
 /// The borrowed view of [`CollateralAgreementFulfilledV1`](crate::events::collections::CollateralAgreementFulfilledV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CollateralAgreementFulfilledV1<'a> {
     /// `collateral_agreement_id` (integer).
     pub collateral_agreement_id: i64,
@@ -68,6 +69,7 @@ impl<'a> CollateralAgreementFulfilled<'a> {
 
 /// The borrowed view of [`CollectionProceedingCreatedV1`](crate::events::collections::CollectionProceedingCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CollectionProceedingCreatedV1<'a> {
     /// `id` (integer).
     pub id: i64,
@@ -142,6 +144,7 @@ impl<'a> CollectionProceedingCreated<'a> {
 
 /// The borrowed view of [`CollectionProcessCommStepResolvedV1`](crate::events::collections::CollectionProcessCommStepResolvedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CollectionProcessCommStepResolvedV1<'a> {
     /// `collection_process_number` (string).
     pub collection_process_number: ::energy_api_core::CowStr<'a>,
@@ -222,6 +225,7 @@ impl<'a> CollectionProcessCommStepResolved<'a> {
 
 /// The borrowed view of [`CollectionProcessLeaveSupplierInstigatedV1`](crate::events::collections::CollectionProcessLeaveSupplierInstigatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CollectionProcessLeaveSupplierInstigatedV1<'a> {
     /// `number` (string).
     pub number: ::energy_api_core::CowStr<'a>,
@@ -287,6 +291,7 @@ impl<'a> CollectionProcessLeaveSupplierInstigated<'a> {
 
 /// The borrowed view of [`CollectionProcessPausedV1`](crate::events::collections::CollectionProcessPausedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CollectionProcessPausedV1<'a> {
     /// `number` (string).
     pub number: ::energy_api_core::CowStr<'a>,
@@ -355,6 +360,7 @@ impl<'a> CollectionProcessPaused<'a> {
 
 /// The borrowed view of [`CollectionProcessRaisedV1`](crate::events::collections::CollectionProcessRaisedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CollectionProcessRaisedV1<'a> {
     /// `number` (string).
     pub number: ::energy_api_core::CowStr<'a>,
@@ -426,6 +432,7 @@ impl<'a> CollectionProcessRaised<'a> {
 
 /// The borrowed view of [`CollectionProcessReactivatedV1`](crate::events::collections::CollectionProcessReactivatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CollectionProcessReactivatedV1<'a> {
     /// `number` (string).
     pub number: ::energy_api_core::CowStr<'a>,
@@ -485,6 +492,7 @@ impl<'a> CollectionProcessReactivated<'a> {
 
 /// The borrowed view of [`CollectionProcessRunTerminationRequestedV1`](crate::events::collections::CollectionProcessRunTerminationRequestedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CollectionProcessRunTerminationRequestedV1<'a> {
     /// `number` (string).
     pub number: ::energy_api_core::CowStr<'a>,
@@ -544,6 +552,7 @@ impl<'a> CollectionProcessRunTerminationRequested<'a> {
 
 /// The borrowed view of [`CollectionProcessUnpausedV1`](crate::events::collections::CollectionProcessUnpausedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CollectionProcessUnpausedV1<'a> {
     /// `number` (string).
     pub number: ::energy_api_core::CowStr<'a>,
@@ -609,6 +618,7 @@ impl<'a> CollectionProcessUnpaused<'a> {
 
 /// The borrowed view of [`CollectionProcessWithdrawnV1`](crate::events::collections::CollectionProcessWithdrawnV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CollectionProcessWithdrawnV1<'a> {
     /// `number` (string).
     pub number: ::energy_api_core::CowStr<'a>,
@@ -631,6 +641,7 @@ pub struct CollectionProcessWithdrawnV1<'a> {
 
 /// The borrowed view of [`CollectionProcessWithdrawnV2`](crate::events::collections::CollectionProcessWithdrawnV2): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CollectionProcessWithdrawnV2<'a> {
     /// `number` (string).
     pub number: ::energy_api_core::CowStr<'a>,
@@ -707,6 +718,7 @@ impl<'a> CollectionProcessWithdrawn<'a> {
 
 /// The borrowed view of [`CreditCheckCreatedV1`](crate::events::collections::CreditCheckCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CreditCheckCreatedV1<'a> {
     /// `check_id` (string).
     pub check_id: ::energy_api_core::CowStr<'a>,
@@ -772,6 +784,7 @@ impl<'a> CreditCheckCreated<'a> {
 
 /// The borrowed view of [`DebtActioningAutomatedDebtWriteBackCompletedV1`](crate::events::collections::DebtActioningAutomatedDebtWriteBackCompletedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DebtActioningAutomatedDebtWriteBackCompletedV1<'a> {
     /// `ledger_number` (string).
     pub ledger_number: ::energy_api_core::CowStr<'a>,
@@ -837,6 +850,7 @@ impl<'a> DebtActioningAutomatedDebtWriteBackCompleted<'a> {
 
 /// The borrowed view of [`DebtActioningAutomatedDebtWriteBackFailedV1`](crate::events::collections::DebtActioningAutomatedDebtWriteBackFailedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DebtActioningAutomatedDebtWriteBackFailedV1<'a> {
     /// `ledger_number` (string).
     pub ledger_number: ::energy_api_core::CowStr<'a>,
@@ -905,6 +919,7 @@ impl<'a> DebtActioningAutomatedDebtWriteBackFailed<'a> {
 
 /// The borrowed view of [`DebtActioningAutomatedDebtWriteBackSkippedV1`](crate::events::collections::DebtActioningAutomatedDebtWriteBackSkippedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DebtActioningAutomatedDebtWriteBackSkippedV1<'a> {
     /// `ledger_number` (string).
     pub ledger_number: ::energy_api_core::CowStr<'a>,
@@ -970,6 +985,7 @@ impl<'a> DebtActioningAutomatedDebtWriteBackSkipped<'a> {
 
 /// The borrowed view of [`DelinquentDebtAllocationCreatedV1`](crate::events::collections::DelinquentDebtAllocationCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DelinquentDebtAllocationCreatedV1<'a> {
     /// `ledger_number` (string).
     pub ledger_number: ::energy_api_core::CowStr<'a>,
@@ -1053,6 +1069,7 @@ impl<'a> DelinquentDebtAllocationCreated<'a> {
 
 /// The borrowed view of [`DelinquentDebtPositionChangedV1`](crate::events::collections::DelinquentDebtPositionChangedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DelinquentDebtPositionChangedV1<'a> {
     /// `ledger_number` (string).
     pub ledger_number: ::energy_api_core::CowStr<'a>,
@@ -1078,6 +1095,7 @@ pub struct DelinquentDebtPositionChangedV1<'a> {
 
 /// The borrowed view of [`DelinquentDebtPositionChangedV2`](crate::events::collections::DelinquentDebtPositionChangedV2): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DelinquentDebtPositionChangedV2<'a> {
     /// `ledger_number` (string). From delinquent_debt.position_changed v1.
     pub ledger_number: ::energy_api_core::CowStr<'a>,
@@ -1163,6 +1181,7 @@ impl<'a> DelinquentDebtPositionChanged<'a> {
 
 /// The borrowed view of [`DepositAgreementAcceptedV1`](crate::events::collections::DepositAgreementAcceptedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DepositAgreementAcceptedV1<'a> {
     /// `deposit_key` (string). From base DB.
     pub deposit_key: ::energy_api_core::CowStr<'a>,
@@ -1237,6 +1256,7 @@ impl<'a> DepositAgreementAccepted<'a> {
 
 /// The borrowed view of [`DepositAgreementFulfilledV1`](crate::events::collections::DepositAgreementFulfilledV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DepositAgreementFulfilledV1<'a> {
     /// `deposit_key` (string). From base DB.
     pub deposit_key: ::energy_api_core::CowStr<'a>,
@@ -1311,6 +1331,7 @@ impl<'a> DepositAgreementFulfilled<'a> {
 
 /// The borrowed view of [`DepositAgreementInstalmentReturnedV1`](crate::events::collections::DepositAgreementInstalmentReturnedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DepositAgreementInstalmentReturnedV1<'a> {
     /// `deposit_key` (string). From base DB.
     pub deposit_key: ::energy_api_core::CowStr<'a>,
@@ -1388,6 +1409,7 @@ impl<'a> DepositAgreementInstalmentReturned<'a> {
 
 /// The borrowed view of [`DepositAgreementReturnedV1`](crate::events::collections::DepositAgreementReturnedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DepositAgreementReturnedV1<'a> {
     /// `deposit_key` (string). From base DB.
     pub deposit_key: ::energy_api_core::CowStr<'a>,
@@ -1462,6 +1484,7 @@ impl<'a> DepositAgreementReturned<'a> {
 
 /// The borrowed view of [`DepositAgreementWithdrawnV1`](crate::events::collections::DepositAgreementWithdrawnV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DepositAgreementWithdrawnV1<'a> {
     /// `deposit_key` (string). From base DB.
     pub deposit_key: ::energy_api_core::CowStr<'a>,
@@ -1536,6 +1559,7 @@ impl<'a> DepositAgreementWithdrawn<'a> {
 
 /// The borrowed view of [`DunningPathPausedV1`](crate::events::collections::DunningPathPausedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DunningPathPausedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -1610,6 +1634,7 @@ impl<'a> DunningPathPaused<'a> {
 
 /// The borrowed view of [`DunningPathStartedV1`](crate::events::collections::DunningPathStartedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DunningPathStartedV1<'a> {
     /// `dunning_path_name` (string).
     pub dunning_path_name: ::energy_api_core::CowStr<'a>,
@@ -1681,6 +1706,7 @@ impl<'a> DunningPathStarted<'a> {
 
 /// The borrowed view of [`DunningPathUnpausedV1`](crate::events::collections::DunningPathUnpausedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DunningPathUnpausedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -1746,6 +1772,7 @@ impl<'a> DunningPathUnpaused<'a> {
 
 /// The borrowed view of [`DunningPathWithdrawnV1`](crate::events::collections::DunningPathWithdrawnV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DunningPathWithdrawnV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,

@@ -3,6 +3,7 @@
 
 /// The borrowed view of [`CommsAccountCallUpdatedV1`](crate::events::communications::CommsAccountCallUpdatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CommsAccountCallUpdatedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -80,6 +81,7 @@ impl<'a> CommsAccountCallUpdated<'a> {
 
 /// The borrowed view of [`CommsCustomerEmailBouncedV1`](crate::events::communications::CommsCustomerEmailBouncedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CommsCustomerEmailBouncedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -154,6 +156,7 @@ pub use crate::events::communications::CommsPushNotificationReceivedUnregistered
 
 /// The borrowed view of [`CommsTranscriptionCreatedV1`](crate::events::communications::CommsTranscriptionCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CommsTranscriptionCreatedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -228,6 +231,7 @@ impl<'a> CommsTranscriptionCreated<'a> {
 
 /// The borrowed view of [`ComplaintsComplaintNewContactV1`](crate::events::communications::ComplaintsComplaintNewContactV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ComplaintsComplaintNewContactV1<'a> {
     /// `account_number` (string).
     pub account_number: ::std::option::Option<::energy_api_core::CowStr<'a>>,
@@ -296,6 +300,7 @@ impl<'a> ComplaintsComplaintNewContact<'a> {
 
 /// The borrowed view of [`ComplaintsComplaintOpenedV1`](crate::events::communications::ComplaintsComplaintOpenedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ComplaintsComplaintOpenedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::std::option::Option<::energy_api_core::CowStr<'a>>,
@@ -358,6 +363,7 @@ impl<'a> ComplaintsComplaintOpened<'a> {
 
 /// The borrowed view of [`ComplaintsDrpFinishedV1`](crate::events::communications::ComplaintsDrpFinishedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ComplaintsDrpFinishedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::std::option::Option<::energy_api_core::CowStr<'a>>,
@@ -423,6 +429,7 @@ impl<'a> ComplaintsDrpFinished<'a> {
 
 /// The borrowed view of [`ComplaintsDrpStartedV1`](crate::events::communications::ComplaintsDrpStartedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ComplaintsDrpStartedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::std::option::Option<::energy_api_core::CowStr<'a>>,
@@ -488,6 +495,7 @@ impl<'a> ComplaintsDrpStarted<'a> {
 
 /// The borrowed view of [`ComplexQuotingCostCalculationFinishedV1`](crate::events::communications::ComplexQuotingCostCalculationFinishedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ComplexQuotingCostCalculationFinishedV1<'a> {
     /// `quote_configuration_number` (string).
     pub quote_configuration_number: ::energy_api_core::CowStr<'a>,
@@ -553,6 +561,7 @@ impl<'a> ComplexQuotingCostCalculationFinished<'a> {
 
 /// The borrowed view of [`ConsentsConsentCreatedV1`](crate::events::communications::ConsentsConsentCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ConsentsConsentCreatedV1<'a> {
     /// `signing_identity` (`SigningIdentity`).
     pub signing_identity: crate::borrowed::types::SigningIdentity<'a>,
@@ -615,6 +624,7 @@ impl<'a> ConsentsConsentCreated<'a> {
 
 /// The borrowed view of [`ConsentsConsentUpdatedV1`](crate::events::communications::ConsentsConsentUpdatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ConsentsConsentUpdatedV1<'a> {
     /// `signing_identity` (`SigningIdentity`).
     pub signing_identity: crate::borrowed::types::SigningIdentity<'a>,
@@ -680,6 +690,7 @@ pub use crate::events::communications::GoodsPurchaseCreated;
 
 /// The borrowed view of [`GoodsQuoteCreatedForAccountV1`](crate::events::communications::GoodsQuoteCreatedForAccountV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GoodsQuoteCreatedForAccountV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -751,6 +762,7 @@ impl<'a> GoodsQuoteCreatedForAccount<'a> {
 
 /// The borrowed view of [`GoodsQuoteCreatedWithoutAccountV1`](crate::events::communications::GoodsQuoteCreatedWithoutAccountV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GoodsQuoteCreatedWithoutAccountV1<'a> {
     /// `market_name` (string).
     pub market_name: ::energy_api_core::CowStr<'a>,
@@ -822,6 +834,7 @@ impl<'a> GoodsQuoteCreatedWithoutAccount<'a> {
 
 /// The borrowed view of [`LeadsLeadStageUpdatedV1`](crate::events::communications::LeadsLeadStageUpdatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LeadsLeadStageUpdatedV1<'a> {
     /// `lead_number` (string).
     pub lead_number: ::energy_api_core::CowStr<'a>,
@@ -887,6 +900,7 @@ impl<'a> LeadsLeadStageUpdated<'a> {
 
 /// The borrowed view of [`LeadsOpportunityDocumentAttachedToOpportunityV1`](crate::events::communications::LeadsOpportunityDocumentAttachedToOpportunityV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LeadsOpportunityDocumentAttachedToOpportunityV1<'a> {
     /// `opportunity_number` (string).
     pub opportunity_number: ::energy_api_core::CowStr<'a>,
@@ -952,6 +966,7 @@ impl<'a> LeadsOpportunityDocumentAttachedToOpportunity<'a> {
 
 /// The borrowed view of [`LeadsOpportunityOfferGroupCreatedV2`](crate::events::communications::LeadsOpportunityOfferGroupCreatedV2): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LeadsOpportunityOfferGroupCreatedV2<'a> {
     /// `opportunity_number` (string).
     pub opportunity_number: ::energy_api_core::CowStr<'a>,
@@ -1014,6 +1029,7 @@ impl<'a> LeadsOpportunityOfferGroupCreated<'a> {
 
 /// The borrowed view of [`LeadsOpportunityStageUpdatedV1`](crate::events::communications::LeadsOpportunityStageUpdatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LeadsOpportunityStageUpdatedV1<'a> {
     /// `opportunity_number` (string).
     pub opportunity_number: ::energy_api_core::CowStr<'a>,
@@ -1082,6 +1098,7 @@ impl<'a> LeadsOpportunityStageUpdated<'a> {
 
 /// The borrowed view of [`MessagingPushNotificationTokenUnregisteredV1`](crate::events::communications::MessagingPushNotificationTokenUnregisteredV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MessagingPushNotificationTokenUnregisteredV1<'a> {
     /// `token` (string).
     pub token: ::energy_api_core::CowStr<'a>,

@@ -3,6 +3,7 @@
 
 /// The borrowed view of [`ContractGroupsCreatedV1`](crate::events::contracts::ContractGroupsCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractGroupsCreatedV1<'a> {
     /// `contract_group_identifier` (string).
     pub contract_group_identifier: ::energy_api_core::CowStr<'a>,
@@ -86,6 +87,7 @@ impl<'a> ContractGroupsCreated<'a> {
 
 /// The borrowed view of [`ContractGroupsMembershipsChangedV1`](crate::events::contracts::ContractGroupsMembershipsChangedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractGroupsMembershipsChangedV1<'a> {
     /// `contract_group_identifier` (string).
     pub contract_group_identifier: ::energy_api_core::CowStr<'a>,
@@ -153,6 +155,7 @@ impl<'a> ContractGroupsMembershipsChanged<'a> {
 
 /// The borrowed view of [`ContractGroupsVersionCreatedV1`](crate::events::contracts::ContractGroupsVersionCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractGroupsVersionCreatedV1<'a> {
     /// `contract_group_identifier` (string).
     pub contract_group_identifier: ::energy_api_core::CowStr<'a>,
@@ -221,6 +224,7 @@ impl<'a> ContractGroupsVersionCreated<'a> {
 
 /// The borrowed view of [`ContractsActualizedV1`](crate::events::contracts::ContractsActualizedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractsActualizedV1<'a> {
     /// `contract_identifier` (string).
     pub contract_identifier: ::energy_api_core::CowStr<'a>,
@@ -289,6 +293,7 @@ impl<'a> ContractsActualized<'a> {
 
 /// The borrowed view of [`ContractsCreatedV1`](crate::events::contracts::ContractsCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractsCreatedV1<'a> {
     /// `contract_identifier` (string).
     pub contract_identifier: ::energy_api_core::CowStr<'a>,
@@ -354,6 +359,7 @@ impl<'a> ContractsCreated<'a> {
 
 /// The borrowed view of [`ContractsExpiredV1`](crate::events::contracts::ContractsExpiredV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractsExpiredV1<'a> {
     /// `contract_identifier` (string).
     pub contract_identifier: ::energy_api_core::CowStr<'a>,
@@ -419,6 +425,7 @@ impl<'a> ContractsExpired<'a> {
 
 /// The borrowed view of [`ContractsExpiryApproachingV1`](crate::events::contracts::ContractsExpiryApproachingV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractsExpiryApproachingV1<'a> {
     /// `contract_identifier` (string).
     pub contract_identifier: ::energy_api_core::CowStr<'a>,
@@ -484,6 +491,7 @@ impl<'a> ContractsExpiryApproaching<'a> {
 
 /// The borrowed view of [`ContractsJourneysCreationStartedV1`](crate::events::contracts::ContractsJourneysCreationStartedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractsJourneysCreationStartedV1<'a> {
     /// `contract_journey` (`ContractJourney`).
     pub contract_journey: crate::borrowed::types::ContractJourney<'a>,
@@ -554,6 +562,7 @@ impl<'a> ContractsJourneysCreationStarted<'a> {
 
 /// The borrowed view of [`ContractsJourneysTerminationStartedV1`](crate::events::contracts::ContractsJourneysTerminationStartedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractsJourneysTerminationStartedV1<'a> {
     /// `contract_journey` (`ContractJourney`).
     pub contract_journey: crate::borrowed::types::ContractJourney<'a>,
@@ -624,6 +633,7 @@ impl<'a> ContractsJourneysTerminationStarted<'a> {
 
 /// The borrowed view of [`ContractsJourneysVariationStartedV1`](crate::events::contracts::ContractsJourneysVariationStartedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractsJourneysVariationStartedV1<'a> {
     /// `contract_journey` (`ContractJourney`).
     pub contract_journey: crate::borrowed::types::ContractJourney<'a>,
@@ -689,6 +699,7 @@ impl<'a> ContractsJourneysVariationStarted<'a> {
 
 /// The borrowed view of [`ContractsNovatedV1`](crate::events::contracts::ContractsNovatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractsNovatedV1<'a> {
     /// `contract_identifier` (string).
     pub contract_identifier: ::energy_api_core::CowStr<'a>,
@@ -754,6 +765,7 @@ impl<'a> ContractsNovated<'a> {
 
 /// The borrowed view of [`ContractsRescindedV1`](crate::events::contracts::ContractsRescindedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractsRescindedV1<'a> {
     /// `contract_identifier` (string).
     pub contract_identifier: ::energy_api_core::CowStr<'a>,
@@ -816,6 +828,7 @@ impl<'a> ContractsRescinded<'a> {
 
 /// The borrowed view of [`ContractsRevokedV1`](crate::events::contracts::ContractsRevokedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractsRevokedV1<'a> {
     /// `contract_identifier` (string).
     pub contract_identifier: ::energy_api_core::CowStr<'a>,
@@ -878,6 +891,7 @@ impl<'a> ContractsRevoked<'a> {
 
 /// The borrowed view of [`ContractsSubjectAmendedV1`](crate::events::contracts::ContractsSubjectAmendedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractsSubjectAmendedV1<'a> {
     /// `contract_identifier` (string).
     pub contract_identifier: ::energy_api_core::CowStr<'a>,
@@ -949,6 +963,7 @@ impl<'a> ContractsSubjectAmended<'a> {
 
 /// The borrowed view of [`ContractsTerminatedV1`](crate::events::contracts::ContractsTerminatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractsTerminatedV1<'a> {
     /// `contract_identifier` (string).
     pub contract_identifier: ::energy_api_core::CowStr<'a>,
@@ -1011,6 +1026,7 @@ impl<'a> ContractsTerminated<'a> {
 
 /// The borrowed view of [`ContractsTermsVariedV1`](crate::events::contracts::ContractsTermsVariedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContractsTermsVariedV1<'a> {
     /// `contract_identifier` (string).
     pub contract_identifier: ::energy_api_core::CowStr<'a>,

@@ -3,6 +3,7 @@
 
 /// The borrowed view of [`InkActionsRunV1`](crate::events::conversations::InkActionsRunV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkActionsRunV1<'a> {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::energy_api_core::CowStr<'a>,
@@ -68,6 +69,7 @@ impl<'a> InkActionsRun<'a> {
 
 /// The borrowed view of [`InkContentInboundMessageTaggedV1`](crate::events::conversations::InkContentInboundMessageTaggedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkContentInboundMessageTaggedV1<'a> {
     /// `conversation_id` (integer).
     pub conversation_id: i64,
@@ -136,6 +138,7 @@ impl<'a> InkContentInboundMessageTagged<'a> {
 
 /// The borrowed view of [`InkConversationAssignedToBucketV1`](crate::events::conversations::InkConversationAssignedToBucketV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkConversationAssignedToBucketV1<'a> {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::energy_api_core::CowStr<'a>,
@@ -210,6 +213,7 @@ impl<'a> InkConversationAssignedToBucket<'a> {
 
 /// The borrowed view of [`InkConversationAssignedToTimelineV1`](crate::events::conversations::InkConversationAssignedToTimelineV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkConversationAssignedToTimelineV1<'a> {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::energy_api_core::CowStr<'a>,
@@ -275,6 +279,7 @@ impl<'a> InkConversationAssignedToTimeline<'a> {
 
 /// The borrowed view of [`InkConversationAwaitCustomerReplyV1`](crate::events::conversations::InkConversationAwaitCustomerReplyV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkConversationAwaitCustomerReplyV1<'a> {
     /// `conversation_id` (integer). From base CB.
     pub conversation_id: i64,
@@ -355,6 +360,7 @@ impl<'a> InkConversationAwaitCustomerReply<'a> {
 
 /// The borrowed view of [`InkConversationClosedV1`](crate::events::conversations::InkConversationClosedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkConversationClosedV1<'a> {
     /// `conversation_id` (integer). From base CB.
     pub conversation_id: i64,
@@ -441,6 +447,7 @@ impl<'a> InkConversationClosed<'a> {
 
 /// The borrowed view of [`InkConversationOpenStatusChangedV1`](crate::events::conversations::InkConversationOpenStatusChangedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkConversationOpenStatusChangedV1<'a> {
     /// `conversation_id` (integer). From base CB.
     pub conversation_id: i64,
@@ -527,6 +534,7 @@ impl<'a> InkConversationOpenStatusChanged<'a> {
 
 /// The borrowed view of [`InkConversationOpenedV1`](crate::events::conversations::InkConversationOpenedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkConversationOpenedV1<'a> {
     /// `conversation_id` (integer). From base CB.
     pub conversation_id: i64,
@@ -607,6 +615,7 @@ impl<'a> InkConversationOpened<'a> {
 
 /// The borrowed view of [`InkConversationPriorityChangedV1`](crate::events::conversations::InkConversationPriorityChangedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkConversationPriorityChangedV1<'a> {
     /// `conversation_id` (integer).
     pub conversation_id: i64,
@@ -696,6 +705,7 @@ impl<'a> InkConversationPriorityChanged<'a> {
 
 /// The borrowed view of [`InkConversationSnoozedV1`](crate::events::conversations::InkConversationSnoozedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkConversationSnoozedV1<'a> {
     /// `conversation_id` (integer). From base CB.
     pub conversation_id: i64,
@@ -782,6 +792,7 @@ impl<'a> InkConversationSnoozed<'a> {
 
 /// The borrowed view of [`InkConversationUnassignedFromBucketV1`](crate::events::conversations::InkConversationUnassignedFromBucketV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkConversationUnassignedFromBucketV1<'a> {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::energy_api_core::CowStr<'a>,
@@ -856,6 +867,7 @@ impl<'a> InkConversationUnassignedFromBucket<'a> {
 
 /// The borrowed view of [`InkConversationUnassignedFromTimelineV1`](crate::events::conversations::InkConversationUnassignedFromTimelineV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkConversationUnassignedFromTimelineV1<'a> {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::energy_api_core::CowStr<'a>,
@@ -921,6 +933,7 @@ impl<'a> InkConversationUnassignedFromTimeline<'a> {
 
 /// The borrowed view of [`InkLiveChatClosedV1`](crate::events::conversations::InkLiveChatClosedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkLiveChatClosedV1<'a> {
     /// `live_chat_conversation_relay_id` (string).
     pub live_chat_conversation_relay_id: ::energy_api_core::CowStr<'a>,
@@ -986,6 +999,7 @@ impl<'a> InkLiveChatClosed<'a> {
 
 /// The borrowed view of [`InkLiveChatInitiatedV1`](crate::events::conversations::InkLiveChatInitiatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkLiveChatInitiatedV1<'a> {
     /// `live_chat_conversation` (`InkConversation`).
     pub live_chat_conversation: crate::borrowed::types::InkConversation<'a>,
@@ -1045,6 +1059,7 @@ impl<'a> InkLiveChatInitiated<'a> {
 
 /// The borrowed view of [`InkLiveChatMessagesOutboundMessageCreatedV1`](crate::events::conversations::InkLiveChatMessagesOutboundMessageCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkLiveChatMessagesOutboundMessageCreatedV1<'a> {
     /// `live_chat_conversation` (`InkConversation`).
     pub live_chat_conversation: crate::borrowed::types::InkConversation<'a>,
@@ -1104,6 +1119,7 @@ impl<'a> InkLiveChatMessagesOutboundMessageCreated<'a> {
 
 /// The borrowed view of [`InkMessageAttachmentSafeV1`](crate::events::conversations::InkMessageAttachmentSafeV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkMessageAttachmentSafeV1<'a> {
     /// `filename` (string).
     pub filename: ::energy_api_core::CowStr<'a>,
@@ -1172,6 +1188,7 @@ impl<'a> InkMessageAttachmentSafe<'a> {
 
 /// The borrowed view of [`InkMessageAttachmentUnsafeV1`](crate::events::conversations::InkMessageAttachmentUnsafeV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkMessageAttachmentUnsafeV1<'a> {
     /// `filename` (string).
     pub filename: ::energy_api_core::CowStr<'a>,
@@ -1240,6 +1257,7 @@ impl<'a> InkMessageAttachmentUnsafe<'a> {
 
 /// The borrowed view of [`InkMessagesInboundEmailMigrationV1`](crate::events::conversations::InkMessagesInboundEmailMigrationV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkMessagesInboundEmailMigrationV1<'a> {
     /// `message_id` (string).
     pub message_id: ::energy_api_core::CowStr<'a>,
@@ -1305,6 +1323,7 @@ impl<'a> InkMessagesInboundEmailMigration<'a> {
 
 /// The borrowed view of [`InkMessagesInboundMessageCreatedV1`](crate::events::conversations::InkMessagesInboundMessageCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkMessagesInboundMessageCreatedV1<'a> {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::energy_api_core::CowStr<'a>,
@@ -1370,6 +1389,7 @@ impl<'a> InkMessagesInboundMessageCreated<'a> {
 
 /// The borrowed view of [`InkMessagesInboundMessageIngestedV1`](crate::events::conversations::InkMessagesInboundMessageIngestedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkMessagesInboundMessageIngestedV1<'a> {
     /// `channel` (string).
     pub channel: ::energy_api_core::CowStr<'a>,
@@ -1438,6 +1458,7 @@ impl<'a> InkMessagesInboundMessageIngested<'a> {
 
 /// The borrowed view of [`InkMessagesOutboundMessageCreatedV1`](crate::events::conversations::InkMessagesOutboundMessageCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkMessagesOutboundMessageCreatedV1<'a> {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::energy_api_core::CowStr<'a>,
@@ -1503,6 +1524,7 @@ impl<'a> InkMessagesOutboundMessageCreated<'a> {
 
 /// The borrowed view of [`InkMessagesOutboundMessageFailedV1`](crate::events::conversations::InkMessagesOutboundMessageFailedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkMessagesOutboundMessageFailedV1<'a> {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::energy_api_core::CowStr<'a>,
@@ -1568,6 +1590,7 @@ impl<'a> InkMessagesOutboundMessageFailed<'a> {
 
 /// The borrowed view of [`InkMessagesPhishingReportDismissedV1`](crate::events::conversations::InkMessagesPhishingReportDismissedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkMessagesPhishingReportDismissedV1<'a> {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::energy_api_core::CowStr<'a>,
@@ -1633,6 +1656,7 @@ impl<'a> InkMessagesPhishingReportDismissed<'a> {
 
 /// The borrowed view of [`InkMessagesReportedPhishingV1`](crate::events::conversations::InkMessagesReportedPhishingV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkMessagesReportedPhishingV1<'a> {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::energy_api_core::CowStr<'a>,
@@ -1698,6 +1722,7 @@ impl<'a> InkMessagesReportedPhishing<'a> {
 
 /// The borrowed view of [`InkMessagesReportedSpamV1`](crate::events::conversations::InkMessagesReportedSpamV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkMessagesReportedSpamV1<'a> {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::energy_api_core::CowStr<'a>,
@@ -1763,6 +1788,7 @@ impl<'a> InkMessagesReportedSpam<'a> {
 
 /// The borrowed view of [`InkMessagesSpamReportDismissedV1`](crate::events::conversations::InkMessagesSpamReportDismissedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct InkMessagesSpamReportDismissedV1<'a> {
     /// `conversation_relay_id` (string).
     pub conversation_relay_id: ::energy_api_core::CowStr<'a>,

@@ -3,6 +3,7 @@
 
 /// The borrowed view of [`CustomerAccessPartnerRolesCreatedV1`](crate::events::customer_access::CustomerAccessPartnerRolesCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CustomerAccessPartnerRolesCreatedV1<'a> {
     /// `code` (string).
     pub code: ::energy_api_core::CowStr<'a>,
@@ -65,6 +66,7 @@ impl<'a> CustomerAccessPartnerRolesCreated<'a> {
 
 /// The borrowed view of [`CustomerAccessPartnerRolesUpdatedV1`](crate::events::customer_access::CustomerAccessPartnerRolesUpdatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CustomerAccessPartnerRolesUpdatedV1<'a> {
     /// `code` (string).
     pub code: ::energy_api_core::CowStr<'a>,
@@ -135,6 +137,7 @@ impl<'a> CustomerAccessPartnerRolesUpdated<'a> {
 
 /// The borrowed view of [`CustomerAccessPartnerUserRolesCreatedV1`](crate::events::customer_access::CustomerAccessPartnerUserRolesCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CustomerAccessPartnerUserRolesCreatedV1<'a> {
     /// `code` (string).
     pub code: ::energy_api_core::CowStr<'a>,
@@ -197,6 +200,7 @@ impl<'a> CustomerAccessPartnerUserRolesCreated<'a> {
 
 /// The borrowed view of [`CustomerAccessPartnerUserRolesUpdatedV1`](crate::events::customer_access::CustomerAccessPartnerUserRolesUpdatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CustomerAccessPartnerUserRolesUpdatedV1<'a> {
     /// `code` (string).
     pub code: ::energy_api_core::CowStr<'a>,
@@ -267,6 +271,7 @@ impl<'a> CustomerAccessPartnerUserRolesUpdated<'a> {
 
 /// The borrowed view of [`CustomerAccessUserRolesCreatedV1`](crate::events::customer_access::CustomerAccessUserRolesCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CustomerAccessUserRolesCreatedV1<'a> {
     /// `code` (string).
     pub code: ::energy_api_core::CowStr<'a>,
@@ -332,6 +337,7 @@ impl<'a> CustomerAccessUserRolesCreated<'a> {
 
 /// The borrowed view of [`CustomerAccessUserRolesUpdatedV1`](crate::events::customer_access::CustomerAccessUserRolesUpdatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CustomerAccessUserRolesUpdatedV1<'a> {
     /// `code` (string).
     pub code: ::energy_api_core::CowStr<'a>,

@@ -3,6 +3,7 @@
 
 /// The borrowed view of [`DataImportImportProcessCancelledV1`](crate::events::data_import::DataImportImportProcessCancelledV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DataImportImportProcessCancelledV1<'a> {
     /// `resource_type` (string).
     pub resource_type: ::energy_api_core::CowStr<'a>,
@@ -68,6 +69,7 @@ impl<'a> DataImportImportProcessCancelled<'a> {
 
 /// The borrowed view of [`DataImportImportProcessCompleteV1`](crate::events::data_import::DataImportImportProcessCompleteV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DataImportImportProcessCompleteV1<'a> {
     /// `resource_type` (string).
     pub resource_type: ::energy_api_core::CowStr<'a>,
@@ -133,6 +135,7 @@ impl<'a> DataImportImportProcessComplete<'a> {
 
 /// The borrowed view of [`DataImportImportProcessDryRunCompleteV1`](crate::events::data_import::DataImportImportProcessDryRunCompleteV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DataImportImportProcessDryRunCompleteV1<'a> {
     /// `resource_type` (string).
     pub resource_type: ::energy_api_core::CowStr<'a>,
@@ -195,6 +198,7 @@ impl<'a> DataImportImportProcessDryRunComplete<'a> {
 
 /// The borrowed view of [`DataImportImportProcessDryRunErrorV1`](crate::events::data_import::DataImportImportProcessDryRunErrorV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DataImportImportProcessDryRunErrorV1<'a> {
     /// `resource_type` (string).
     pub resource_type: ::energy_api_core::CowStr<'a>,
@@ -263,6 +267,7 @@ impl<'a> DataImportImportProcessDryRunError<'a> {
 
 /// The borrowed view of [`DataImportImportProcessErrorV1`](crate::events::data_import::DataImportImportProcessErrorV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DataImportImportProcessErrorV1<'a> {
     /// `resource_type` (string).
     pub resource_type: ::energy_api_core::CowStr<'a>,
@@ -331,6 +336,7 @@ impl<'a> DataImportImportProcessError<'a> {
 
 /// The borrowed view of [`DataImportImportProcessPostImportCompletedV1`](crate::events::data_import::DataImportImportProcessPostImportCompletedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DataImportImportProcessPostImportCompletedV1<'a> {
     /// `resource_type` (string).
     pub resource_type: ::energy_api_core::CowStr<'a>,
@@ -399,6 +405,7 @@ impl<'a> DataImportImportProcessPostImportCompleted<'a> {
 
 /// The borrowed view of [`DataImportImportProcessPostImportErrorV1`](crate::events::data_import::DataImportImportProcessPostImportErrorV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DataImportImportProcessPostImportErrorV1<'a> {
     /// `resource_type` (string).
     pub resource_type: ::energy_api_core::CowStr<'a>,
@@ -470,6 +477,7 @@ impl<'a> DataImportImportProcessPostImportError<'a> {
 
 /// The borrowed view of [`DataImportOrderProcessCancelledV1`](crate::events::data_import::DataImportOrderProcessCancelledV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DataImportOrderProcessCancelledV1<'a> {
     /// `external_order_id` (string).
     pub external_order_id: ::energy_api_core::CowStr<'a>,
@@ -532,6 +540,7 @@ impl<'a> DataImportOrderProcessCancelled<'a> {
 
 /// The borrowed view of [`DataImportOrderProcessCompleteV1`](crate::events::data_import::DataImportOrderProcessCompleteV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DataImportOrderProcessCompleteV1<'a> {
     /// `external_order_id` (string).
     pub external_order_id: ::energy_api_core::CowStr<'a>,
@@ -594,6 +603,7 @@ impl<'a> DataImportOrderProcessComplete<'a> {
 
 /// The borrowed view of [`DataImportOrderProcessErrorV1`](crate::events::data_import::DataImportOrderProcessErrorV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DataImportOrderProcessErrorV1<'a> {
     /// `external_order_id` (string).
     pub external_order_id: ::energy_api_core::CowStr<'a>,
@@ -659,6 +669,7 @@ impl<'a> DataImportOrderProcessError<'a> {
 
 /// The borrowed view of [`ExternalMessagingUploadedFileProcessedV1`](crate::events::data_import::ExternalMessagingUploadedFileProcessedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ExternalMessagingUploadedFileProcessedV1<'a> {
     /// `file_reference` (string).
     pub file_reference: ::energy_api_core::CowStr<'a>,
@@ -718,6 +729,7 @@ impl<'a> ExternalMessagingUploadedFileProcessed<'a> {
 
 /// The borrowed view of [`ExternalMessagingUploadedFileProcessingFailedV1`](crate::events::data_import::ExternalMessagingUploadedFileProcessingFailedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ExternalMessagingUploadedFileProcessingFailedV1<'a> {
     /// `file_reference` (string).
     pub file_reference: ::energy_api_core::CowStr<'a>,
@@ -777,6 +789,7 @@ impl<'a> ExternalMessagingUploadedFileProcessingFailed<'a> {
 
 /// The borrowed view of [`ExternalMessagingUploadedFileSafeV1`](crate::events::data_import::ExternalMessagingUploadedFileSafeV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ExternalMessagingUploadedFileSafeV1<'a> {
     /// `file_reference` (string).
     pub file_reference: ::energy_api_core::CowStr<'a>,
@@ -836,6 +849,7 @@ impl<'a> ExternalMessagingUploadedFileSafe<'a> {
 
 /// The borrowed view of [`ExternalMessagingUploadedFileUnsafeV1`](crate::events::data_import::ExternalMessagingUploadedFileUnsafeV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ExternalMessagingUploadedFileUnsafeV1<'a> {
     /// `file_reference` (string).
     pub file_reference: ::energy_api_core::CowStr<'a>,

@@ -3,6 +3,7 @@
 
 /// The borrowed view of [`FlexDeviceDeauthenticatedV1`](crate::events::flexible_devices::FlexDeviceDeauthenticatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct FlexDeviceDeauthenticatedV1<'a> {
     /// `account_number` (string). From base FlexDevice.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -77,6 +78,7 @@ impl<'a> FlexDeviceDeauthenticated<'a> {
 
 /// The borrowed view of [`FlexDeviceDisconnectedV1`](crate::events::flexible_devices::FlexDeviceDisconnectedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct FlexDeviceDisconnectedV1<'a> {
     /// `account_number` (string). From base FlexDevice.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -151,6 +153,7 @@ impl<'a> FlexDeviceDisconnected<'a> {
 
 /// The borrowed view of [`FlexDeviceOptimisationCreatedV1`](crate::events::flexible_devices::FlexDeviceOptimisationCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct FlexDeviceOptimisationCreatedV1<'a> {
     /// `account_number` (string). From base FlexDevice.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -225,6 +228,7 @@ impl<'a> FlexDeviceOptimisationCreated<'a> {
 
 /// The borrowed view of [`FlexDeviceRegisteredV1`](crate::events::flexible_devices::FlexDeviceRegisteredV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct FlexDeviceRegisteredV1<'a> {
     /// `account_number` (string). From base FlexDevice.
     pub account_number: ::energy_api_core::CowStr<'a>,

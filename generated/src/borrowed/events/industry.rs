@@ -3,6 +3,7 @@
 
 /// The borrowed view of [`IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1`](crate::events::industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1<'a> {
     /// `mpan` (string).
     pub mpan: ::energy_api_core::CowStr<'a>,
@@ -69,6 +70,7 @@ impl<'a> IndustryElectricityChangeOfEnergisationUnsolicitedMessage<'a> {
 
 /// The borrowed view of [`IndustryElectricityChangeOfServiceMeterDeactivatedV1`](crate::events::industry::IndustryElectricityChangeOfServiceMeterDeactivatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct IndustryElectricityChangeOfServiceMeterDeactivatedV1<'a> {
     /// `mpan` (string).
     pub mpan: ::energy_api_core::CowStr<'a>,
@@ -134,6 +136,7 @@ impl<'a> IndustryElectricityChangeOfServiceMeterDeactivated<'a> {
 
 /// The borrowed view of [`IndustryElectricityChangeOfSupplyGainInitiatedV1`](crate::events::industry::IndustryElectricityChangeOfSupplyGainInitiatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct IndustryElectricityChangeOfSupplyGainInitiatedV1<'a> {
     /// `meter_point_identifier` (string).
     pub meter_point_identifier: ::energy_api_core::CowStr<'a>,
@@ -193,6 +196,7 @@ impl<'a> IndustryElectricityChangeOfSupplyGainInitiated<'a> {
 
 /// The borrowed view of [`IndustryElectricityChangeOfSupplyLossCompleteV1`](crate::events::industry::IndustryElectricityChangeOfSupplyLossCompleteV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct IndustryElectricityChangeOfSupplyLossCompleteV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -261,6 +265,7 @@ impl<'a> IndustryElectricityChangeOfSupplyLossComplete<'a> {
 
 /// The borrowed view of [`IndustryElectricityExportInstallationValidatedV1`](crate::events::industry::IndustryElectricityExportInstallationValidatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct IndustryElectricityExportInstallationValidatedV1<'a> {
     /// `import_mpan` (string).
     pub import_mpan: ::energy_api_core::CowStr<'a>,
@@ -295,6 +300,7 @@ pub struct IndustryElectricityExportInstallationValidatedV1<'a> {
 
 /// The borrowed view of [`IndustryElectricityExportInstallationValidatedV2`](crate::events::industry::IndustryElectricityExportInstallationValidatedV2): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct IndustryElectricityExportInstallationValidatedV2<'a> {
     /// `import_mpan` (string). From industry.electricity.export_installation.validated v1.
     pub import_mpan: ::energy_api_core::CowStr<'a>,
@@ -389,6 +395,7 @@ impl<'a> IndustryElectricityExportInstallationValidated<'a> {
 
 /// The borrowed view of [`IndustryGasChangeOfSupplyGainInitiatedV1`](crate::events::industry::IndustryGasChangeOfSupplyGainInitiatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct IndustryGasChangeOfSupplyGainInitiatedV1<'a> {
     /// `meter_point_identifier` (string).
     pub meter_point_identifier: ::energy_api_core::CowStr<'a>,
@@ -448,6 +455,7 @@ impl<'a> IndustryGasChangeOfSupplyGainInitiated<'a> {
 
 /// The borrowed view of [`IndustryGasChangeOfSupplyLossCompleteV1`](crate::events::industry::IndustryGasChangeOfSupplyLossCompleteV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct IndustryGasChangeOfSupplyLossCompleteV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,

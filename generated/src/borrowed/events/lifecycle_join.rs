@@ -3,6 +3,7 @@
 
 /// The borrowed view of [`LifecycleJoinSupplierActivationCompletedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierActivationCompletedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierActivationCompletedV1<'a> {
     /// `account_number` (string). From base JB.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -74,6 +75,7 @@ impl<'a> LifecycleJoinSupplierActivationCompleted<'a> {
 
 /// The borrowed view of [`LifecycleJoinSupplierActivationInitiatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierActivationInitiatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierActivationInitiatedV1<'a> {
     /// `account_number` (string). From base JB.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -145,6 +147,7 @@ impl<'a> LifecycleJoinSupplierActivationInitiated<'a> {
 
 /// The borrowed view of [`LifecycleJoinSupplierAgreementCreatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierAgreementCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierAgreementCreatedV1<'a> {
     /// `account_number` (string). From base JB.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -216,6 +219,7 @@ impl<'a> LifecycleJoinSupplierAgreementCreated<'a> {
 
 /// The borrowed view of [`LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1<'a> {
     /// `account_number` (string). From base JB.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -282,6 +286,7 @@ impl<'a> LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated<'a> {
 
 /// The borrowed view of [`LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1<'a> {
     /// `account_number` (string). From base JB.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -348,6 +353,7 @@ impl<'a> LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated<'a> {
 
 /// The borrowed view of [`LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1<'a> {
     /// `account_number` (string). From base JB.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -413,6 +419,7 @@ impl<'a> LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated<'a> {
 
 /// The borrowed view of [`LifecycleJoinSupplierCancellationRequestedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierCancellationRequestedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierCancellationRequestedV1<'a> {
     /// `account_number` (string). From base JB.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -481,6 +488,7 @@ impl<'a> LifecycleJoinSupplierCancellationRequested<'a> {
 
 /// The borrowed view of [`LifecycleJoinSupplierCancelledV1`](crate::events::lifecycle_join::LifecycleJoinSupplierCancelledV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierCancelledV1<'a> {
     /// `account_number` (string). From base JB.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -549,6 +557,7 @@ impl<'a> LifecycleJoinSupplierCancelled<'a> {
 
 /// The borrowed view of [`LifecycleJoinSupplierCompletedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierCompletedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierCompletedV1<'a> {
     /// `account_number` (string). From base JB.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -617,6 +626,7 @@ impl<'a> LifecycleJoinSupplierCompleted<'a> {
 
 /// The borrowed view of [`LifecycleJoinSupplierRequestedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierRequestedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierRequestedV1<'a> {
     /// `account_number` (string). From base JB.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -688,6 +698,7 @@ impl<'a> LifecycleJoinSupplierRequested<'a> {
 
 /// The borrowed view of [`LifecycleJoinSupplierReversalRequestedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierReversalRequestedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierReversalRequestedV1<'a> {
     /// `account_number` (string). From base JB.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -756,6 +767,7 @@ impl<'a> LifecycleJoinSupplierReversalRequested<'a> {
 
 /// The borrowed view of [`LifecycleJoinSupplierReversedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierReversedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierReversedV1<'a> {
     /// `account_number` (string). From base JB.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -824,6 +836,7 @@ impl<'a> LifecycleJoinSupplierReversed<'a> {
 
 /// The borrowed view of [`LifecycleJoinSupplierSupplyPeriodCreatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierSupplyPeriodCreatedV1<'a> {
     /// `account_number` (string). From base JB.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -895,6 +908,7 @@ impl<'a> LifecycleJoinSupplierSupplyPeriodCreated<'a> {
 
 /// The borrowed view of [`LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1<
     'a,
 > {
@@ -972,6 +986,7 @@ impl<
 
 /// The borrowed view of [`LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1<
     'a,
 > {
@@ -1043,6 +1058,7 @@ impl<'a> LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitia
 
 /// The borrowed view of [`LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2`](crate::events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2<'a> {
     /// `join_supplier_process_id` (integer).
     pub join_supplier_process_id: i64,
@@ -1109,6 +1125,7 @@ impl<'a> LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted<'a> {
 
 /// The borrowed view of [`LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2`](crate::events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2<'a> {
     /// `join_supplier_process_id` (integer).
     pub join_supplier_process_id: i64,
@@ -1175,6 +1192,7 @@ impl<'a> LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated<'a> {
 
 /// The borrowed view of [`LifecycleJoinSupplierSecurityDepositsCreatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierSecurityDepositsCreatedV1<'a> {
     /// `join_supplier_process_number` (string).
     pub join_supplier_process_number: ::energy_api_core::CowStr<'a>,
@@ -1234,6 +1252,7 @@ impl<'a> LifecycleJoinSupplierSecurityDepositsCreated<'a> {
 
 /// The borrowed view of [`LifecycleJoinSupplierTermsAndConditionsAcceptedV2`](crate::events::lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAcceptedV2): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleJoinSupplierTermsAndConditionsAcceptedV2<'a> {
     /// `join_supplier_process_id` (integer).
     pub join_supplier_process_id: i64,

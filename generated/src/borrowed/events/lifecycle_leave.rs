@@ -3,6 +3,7 @@
 
 /// The borrowed view of [`LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1`](crate::events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -69,6 +70,7 @@ impl<'a> LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated<'a> {
 
 /// The borrowed view of [`LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1`](crate::events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -135,6 +137,7 @@ impl<'a> LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated<'a> {
 
 /// The borrowed view of [`LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1`](crate::events::lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -201,6 +204,7 @@ impl<'a> LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated<'a> {
 
 /// The borrowed view of [`LifecycleLeaveSupplierCancellationRequestedV2`](crate::events::lifecycle_leave::LifecycleLeaveSupplierCancellationRequestedV2): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierCancellationRequestedV2<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -269,6 +273,7 @@ impl<'a> LifecycleLeaveSupplierCancellationRequested<'a> {
 
 /// The borrowed view of [`LifecycleLeaveSupplierCancelledV2`](crate::events::lifecycle_leave::LifecycleLeaveSupplierCancelledV2): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierCancelledV2<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -337,6 +342,7 @@ impl<'a> LifecycleLeaveSupplierCancelled<'a> {
 
 /// The borrowed view of [`LifecycleLeaveSupplierCompletedV3`](crate::events::lifecycle_leave::LifecycleLeaveSupplierCompletedV3): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierCompletedV3<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -410,6 +416,7 @@ impl<'a> LifecycleLeaveSupplierCompleted<'a> {
 
 /// The borrowed view of [`LifecycleLeaveSupplierRequestedV2`](crate::events::lifecycle_leave::LifecycleLeaveSupplierRequestedV2): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierRequestedV2<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -450,6 +457,7 @@ pub struct LifecycleLeaveSupplierRequestedV2<'a> {
 
 /// The borrowed view of [`LifecycleLeaveSupplierRequestedV3`](crate::events::lifecycle_leave::LifecycleLeaveSupplierRequestedV3): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierRequestedV3<'a> {
     /// `account_number` (string). From lifecycle.leave-supplier.requested v2.
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -550,6 +558,7 @@ impl<'a> LifecycleLeaveSupplierRequested<'a> {
 
 /// The borrowed view of [`LifecycleLeaveSupplierReversalRequestedV2`](crate::events::lifecycle_leave::LifecycleLeaveSupplierReversalRequestedV2): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierReversalRequestedV2<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -618,6 +627,7 @@ impl<'a> LifecycleLeaveSupplierReversalRequested<'a> {
 
 /// The borrowed view of [`LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1`](crate::events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1<
     'a,
 > {
@@ -697,6 +707,7 @@ impl<
 
 /// The borrowed view of [`LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1`](crate::events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1<
     'a,
 > {
@@ -780,6 +791,7 @@ impl<
 
 /// The borrowed view of [`LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1`](crate::events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1<
     'a,
 > {
@@ -859,6 +871,7 @@ impl<
 
 /// The borrowed view of [`LifecycleLeaveSupplierTerminationConfirmedV2`](crate::events::lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmedV2): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierTerminationConfirmedV2<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -930,6 +943,7 @@ impl<'a> LifecycleLeaveSupplierTerminationConfirmed<'a> {
 
 /// The borrowed view of [`LifecycleLeaveSupplierTerminationInitiatedV1`](crate::events::lifecycle_leave::LifecycleLeaveSupplierTerminationInitiatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierTerminationInitiatedV1<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -998,6 +1012,7 @@ impl<'a> LifecycleLeaveSupplierTerminationInitiated<'a> {
 
 /// The borrowed view of [`LifecycleLeaveSupplierUpdatedV2`](crate::events::lifecycle_leave::LifecycleLeaveSupplierUpdatedV2): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierUpdatedV2<'a> {
     /// `account_number` (string).
     pub account_number: ::energy_api_core::CowStr<'a>,
@@ -1038,6 +1053,7 @@ pub struct LifecycleLeaveSupplierUpdatedV2<'a> {
 
 /// The borrowed view of [`LifecycleLeaveSupplierUpdatedV3`](crate::events::lifecycle_leave::LifecycleLeaveSupplierUpdatedV3): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleLeaveSupplierUpdatedV3<'a> {
     /// `account_number` (string). From lifecycle.leave-supplier.updated v2.
     pub account_number: ::energy_api_core::CowStr<'a>,

@@ -3,6 +3,7 @@
 
 /// The borrowed view of [`LifecycleEnrollmentLoyaltyPointsQualificationReversedV1`](crate::events::lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleEnrollmentLoyaltyPointsQualificationReversedV1<'a> {
     /// `join_supplier_process_number` (string).
     pub join_supplier_process_number: ::energy_api_core::CowStr<'a>,
@@ -75,6 +76,7 @@ impl<'a> LifecycleEnrollmentLoyaltyPointsQualificationReversed<'a> {
 
 /// The borrowed view of [`LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2`](crate::events::lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2<'a> {
     /// `join_supplier_process_id` (integer).
     pub join_supplier_process_id: i64,
@@ -151,6 +153,7 @@ impl<'a> LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint<'a> {
 
 /// The borrowed view of [`LifecycleStatusChangedV1`](crate::events::lifecycle_status::LifecycleStatusChangedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleStatusChangedV1<'a> {
     /// `process_number` (string).
     pub process_number: ::energy_api_core::CowStr<'a>,
@@ -219,6 +222,7 @@ impl<'a> LifecycleStatusChanged<'a> {
 
 /// The borrowed view of [`LifecycleSupportSiteSaleV1_0_0`](crate::events::lifecycle_status::LifecycleSupportSiteSaleV1_0_0): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LifecycleSupportSiteSaleV1_0_0<'a> {
     /// `support_user_id` (string).
     pub support_user_id: ::energy_api_core::CowStr<'a>,

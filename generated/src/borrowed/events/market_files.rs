@@ -16,6 +16,7 @@ pub use crate::events::market_files::ElectricityFlowFileRegularInvoiceProcessed;
 
 /// The borrowed view of [`EspSupplyPointsEnrichmentDataSentV1`](crate::events::market_files::EspSupplyPointsEnrichmentDataSentV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct EspSupplyPointsEnrichmentDataSentV1<'a> {
     /// `supply_point_identifier` (string).
     pub supply_point_identifier: ::energy_api_core::CowStr<'a>,
@@ -84,6 +85,7 @@ impl<'a> EspSupplyPointsEnrichmentDataSent<'a> {
 
 /// The borrowed view of [`EspSupplyPointsAtrSnapshotSentV1`](crate::events::market_files::EspSupplyPointsAtrSnapshotSentV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct EspSupplyPointsAtrSnapshotSentV1<'a> {
     /// `supply_point_identifier` (string).
     pub supply_point_identifier: ::energy_api_core::CowStr<'a>,
@@ -155,6 +157,7 @@ impl<'a> EspSupplyPointsAtrSnapshotSent<'a> {
 
 /// The borrowed view of [`GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1`](crate::events::market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1<'a> {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
@@ -218,6 +221,7 @@ impl<'a> GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated<'a> {
 
 /// The borrowed view of [`GasBillFlowDetailsCancellationInvoiceCreatedV1`](crate::events::market_files::GasBillFlowDetailsCancellationInvoiceCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GasBillFlowDetailsCancellationInvoiceCreatedV1<'a> {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
@@ -280,6 +284,7 @@ impl<'a> GasBillFlowDetailsCancellationInvoiceCreated<'a> {
 
 /// The borrowed view of [`GasBillFlowDetailsComplementaryInvoiceCreatedV1`](crate::events::market_files::GasBillFlowDetailsComplementaryInvoiceCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GasBillFlowDetailsComplementaryInvoiceCreatedV1<'a> {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
@@ -342,6 +347,7 @@ impl<'a> GasBillFlowDetailsComplementaryInvoiceCreated<'a> {
 
 /// The borrowed view of [`GasBillFlowDetailsRectificationInvoiceCreatedV1`](crate::events::market_files::GasBillFlowDetailsRectificationInvoiceCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GasBillFlowDetailsRectificationInvoiceCreatedV1<'a> {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
@@ -404,6 +410,7 @@ impl<'a> GasBillFlowDetailsRectificationInvoiceCreated<'a> {
 
 /// The borrowed view of [`GasBillFlowDetailsRegularInvoiceCreatedV1`](crate::events::market_files::GasBillFlowDetailsRegularInvoiceCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GasBillFlowDetailsRegularInvoiceCreatedV1<'a> {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
@@ -466,6 +473,7 @@ impl<'a> GasBillFlowDetailsRegularInvoiceCreated<'a> {
 
 /// The borrowed view of [`GasFlowFileB7033ComplementaryInvoiceProcessedV1`](crate::events::market_files::GasFlowFileB7033ComplementaryInvoiceProcessedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GasFlowFileB7033ComplementaryInvoiceProcessedV1<'a> {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
@@ -528,6 +536,7 @@ impl<'a> GasFlowFileB7033ComplementaryInvoiceProcessed<'a> {
 
 /// The borrowed view of [`GasFlowFileB7033RegularInvoiceProcessedV1`](crate::events::market_files::GasFlowFileB7033RegularInvoiceProcessedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GasFlowFileB7033RegularInvoiceProcessedV1<'a> {
     /// `flow_file_id` (integer).
     pub flow_file_id: i64,
@@ -590,6 +599,7 @@ impl<'a> GasFlowFileB7033RegularInvoiceProcessed<'a> {
 
 /// The borrowed view of [`GasSupplyPointInspectionResultsReceivedV1`](crate::events::market_files::GasSupplyPointInspectionResultsReceivedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GasSupplyPointInspectionResultsReceivedV1<'a> {
     /// `cups` (string).
     pub cups: ::energy_api_core::CowStr<'a>,
@@ -664,6 +674,7 @@ impl<'a> GasSupplyPointInspectionResultsReceived<'a> {
 
 /// The borrowed view of [`MarketsEspBillFlowFileProcessedV1`](crate::events::market_files::MarketsEspBillFlowFileProcessedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MarketsEspBillFlowFileProcessedV1<'a> {
     /// `bill_details_id` (string).
     pub bill_details_id: ::energy_api_core::CowStr<'a>,
@@ -738,6 +749,7 @@ impl<'a> MarketsEspBillFlowFileProcessed<'a> {
 
 /// The borrowed view of [`MarketsEspFlowFileProcessedV1`](crate::events::market_files::MarketsEspFlowFileProcessedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MarketsEspFlowFileProcessedV1<'a> {
     /// `market` (string).
     pub market: ::energy_api_core::CowStr<'a>,
@@ -806,6 +818,7 @@ impl<'a> MarketsEspFlowFileProcessed<'a> {
 
 /// The borrowed view of [`MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1`](crate::events::market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1<'a> {
     /// `id` (integer).
     pub id: i64,
@@ -868,6 +881,7 @@ impl<'a> MarketsEspIndustryGasbillflowdetailsInspectionProcessed<'a> {
 
 /// The borrowed view of [`MarketsGasSupplyPointCreatedV1`](crate::events::market_files::MarketsGasSupplyPointCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MarketsGasSupplyPointCreatedV1<'a> {
     /// `cups` (string).
     pub cups: ::energy_api_core::CowStr<'a>,
@@ -930,6 +944,7 @@ impl<'a> MarketsGasSupplyPointCreated<'a> {
 
 /// The borrowed view of [`MarketsNetworkOperatorCreatedV1`](crate::events::market_files::MarketsNetworkOperatorCreatedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MarketsNetworkOperatorCreatedV1<'a> {
     /// `network_operator_id` (integer).
     pub network_operator_id: i64,

@@ -3,6 +3,7 @@
 
 /// The borrowed view of [`MeterDataQualityResolutionCancelledV1`](crate::events::meter_data_quality::MeterDataQualityResolutionCancelledV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterDataQualityResolutionCancelledV1<'a> {
     /// `issue_id` (integer). From base IB.
     pub issue_id: i64,
@@ -46,6 +47,7 @@ pub struct MeterDataQualityResolutionCancelledV1<'a> {
 
 /// The borrowed view of [`MeterDataQualityResolutionCancelledV2`](crate::events::meter_data_quality::MeterDataQualityResolutionCancelledV2): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterDataQualityResolutionCancelledV2<'a> {
     /// `issue_id` (integer). From base IB.
     pub issue_id: i64,
@@ -149,6 +151,7 @@ impl<'a> MeterDataQualityResolutionCancelled<'a> {
 
 /// The borrowed view of [`MeterDataQualityResolutionRequestedV1`](crate::events::meter_data_quality::MeterDataQualityResolutionRequestedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterDataQualityResolutionRequestedV1<'a> {
     /// `issue_id` (integer). From base IB.
     pub issue_id: i64,

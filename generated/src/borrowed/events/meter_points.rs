@@ -3,6 +3,7 @@
 
 /// The borrowed view of [`MeterpointElecCosGainRegistrationRequestedV1`](crate::events::meter_points::MeterpointElecCosGainRegistrationRequestedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterpointElecCosGainRegistrationRequestedV1<'a> {
     /// `mpan` (string).
     pub mpan: ::energy_api_core::CowStr<'a>,
@@ -80,6 +81,7 @@ impl<'a> MeterpointElecCosGainRegistrationRequested<'a> {
 
 /// The borrowed view of [`MeterpointGasApiBackfillV1`](crate::events::meter_points::MeterpointGasApiBackfillV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterpointGasApiBackfillV1<'a> {
     /// `mprn` (string).
     pub mprn: ::energy_api_core::CowStr<'a>,
@@ -154,6 +156,7 @@ impl<'a> MeterpointGasApiBackfill<'a> {
 
 /// The borrowed view of [`MeterpointGasAppointMamRequestedV1`](crate::events::meter_points::MeterpointGasAppointMamRequestedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterpointGasAppointMamRequestedV1<'a> {
     /// `mprn` (string). From base MB.
     pub mprn: ::energy_api_core::CowStr<'a>,
@@ -246,6 +249,7 @@ impl<'a> MeterpointGasAppointMamRequested<'a> {
 
 /// The borrowed view of [`MeterpointGasBackfillV1`](crate::events::meter_points::MeterpointGasBackfillV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterpointGasBackfillV1<'a> {
     /// `mprn` (string).
     pub mprn: ::energy_api_core::CowStr<'a>,
@@ -368,6 +372,7 @@ impl<'a> MeterpointGasBackfill<'a> {
 
 /// The borrowed view of [`MeterpointGasChangeOfCohortRequestedV1`](crate::events::meter_points::MeterpointGasChangeOfCohortRequestedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterpointGasChangeOfCohortRequestedV1<'a> {
     /// `mprn` (string).
     pub mprn: ::energy_api_core::CowStr<'a>,
@@ -430,6 +435,7 @@ impl<'a> MeterpointGasChangeOfCohortRequested<'a> {
 
 /// The borrowed view of [`MeterpointGasChangeOfMamRequestedV1`](crate::events::meter_points::MeterpointGasChangeOfMamRequestedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterpointGasChangeOfMamRequestedV1<'a> {
     /// `mprn` (string). From base MB.
     pub mprn: ::energy_api_core::CowStr<'a>,
@@ -528,6 +534,7 @@ impl<'a> MeterpointGasChangeOfMamRequested<'a> {
 
 /// The borrowed view of [`MeterpointGasCosGainMtdReceivedV1`](crate::events::meter_points::MeterpointGasCosGainMtdReceivedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterpointGasCosGainMtdReceivedV1<'a> {
     /// `mprn` (string).
     pub mprn: ::energy_api_core::CowStr<'a>,
@@ -674,6 +681,7 @@ impl<'a> MeterpointGasCosGainMtdReceived<'a> {
 
 /// The borrowed view of [`MeterpointGasCosGainRegistrationConfirmedV1`](crate::events::meter_points::MeterpointGasCosGainRegistrationConfirmedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterpointGasCosGainRegistrationConfirmedV1<'a> {
     /// `mprn` (string).
     pub mprn: ::energy_api_core::CowStr<'a>,
@@ -742,6 +750,7 @@ impl<'a> MeterpointGasCosGainRegistrationConfirmed<'a> {
 
 /// The borrowed view of [`MeterpointGasCosGainRegistrationRequestedV1`](crate::events::meter_points::MeterpointGasCosGainRegistrationRequestedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterpointGasCosGainRegistrationRequestedV1<'a> {
     /// `mprn` (string).
     pub mprn: ::energy_api_core::CowStr<'a>,
@@ -810,6 +819,7 @@ impl<'a> MeterpointGasCosGainRegistrationRequested<'a> {
 
 /// The borrowed view of [`MeterpointGasCosLossConfirmedV1`](crate::events::meter_points::MeterpointGasCosLossConfirmedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterpointGasCosLossConfirmedV1<'a> {
     /// `account_id` (integer).
     pub account_id: i64,
@@ -896,6 +906,7 @@ impl<'a> MeterpointGasCosLossConfirmed<'a> {
 
 /// The borrowed view of [`MeterpointGasDeappointMamRequestedV1`](crate::events::meter_points::MeterpointGasDeappointMamRequestedV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterpointGasDeappointMamRequestedV1<'a> {
     /// `mprn` (string).
     pub mprn: ::energy_api_core::CowStr<'a>,
@@ -1173,6 +1184,7 @@ impl<'a> MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier<'a>
 
 /// The borrowed view of [`MeterpointGasDisputedClosingReadingQueriedByUsV1`](crate::events::meter_points::MeterpointGasDisputedClosingReadingQueriedByUsV1): its strings and free-form objects point into the input.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MeterpointGasDisputedClosingReadingQueriedByUsV1<'a> {
     /// `mprn` (string).
     pub mprn: ::energy_api_core::CowStr<'a>,
