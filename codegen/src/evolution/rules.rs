@@ -2,7 +2,9 @@
 //! `energy-api` it needs.
 
 /// How much a change to the interface costs users of the generated `energy-api` crate, by Cargo's
-/// semver rules (its structs are exhaustive, so adding a field breaks a struct literal).
+/// semver rules. Its structs are `#[non_exhaustive]` and built through `new` (the required fields) and
+/// `with_<field>` setters (the optional ones), so an optional field added is an addition; a required
+/// one changes `new`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Bump {
     /// Nothing in the crate changes (a description, a change to a version not yet published).
@@ -10,10 +12,12 @@ pub enum Bump {
     /// Documentation only.
     Patch,
     /// Additions, deprecations and behaviour changes that code using the crate keeps compiling against
-    /// (an enum variant of a `#[non_exhaustive]` enum, a new type, a `#[deprecated]` attribute, a request
-    /// type that now asks for credentials or sends another path).
+    /// (an enum variant of a `#[non_exhaustive]` enum, a new type, an optional field and its setter on a
+    /// `#[non_exhaustive]` struct, a `#[deprecated]` attribute, a request type that now asks for
+    /// credentials or sends another path).
     Minor,
-    /// Code using the crate may stop compiling (a field added to or removed from a struct, a type changed).
+    /// Code using the crate may stop compiling (a field removed or renamed, a type changed, a required
+    /// field added: `new` takes one more argument, a conversion between versions gone).
     Major,
 }
 
@@ -77,6 +81,9 @@ rules! {
     VersionRemoved = "version-removed", Major;
     /// A new payload version.
     VersionAdded = "version-added", Minor;
+    /// A newer version no longer holds every field of an older one: the conversion `From<newer> for
+    /// older` is gone, and handlers of the older (`Router::on_view`) no longer take the newer.
+    VersionViewRemoved = "version-view-removed", Major;
     /// A new version that every reader of the previous one already reads, and the reverse: it was not needed.
     VersionNotNeeded = "version-not-needed", None;
     /// A payload version is deprecated, with the date from which it may be removed.
@@ -90,7 +97,7 @@ rules! {
     /// A required field is new.
     FieldAddedRequired = "field-added-required", Major;
     /// An optional field is new.
-    FieldAddedOptional = "field-added-optional", Major;
+    FieldAddedOptional = "field-added-optional", Minor;
     /// A field has a new name (`renamed_from:`); decoders accept the old one.
     FieldRenamed = "field-renamed", Major;
     /// An optional field became required.
@@ -112,7 +119,7 @@ rules! {
     /// A later version uses a field name of an earlier one for another type.
     FieldNameReused = "field-name-reused", None;
     /// A payload now keeps the members it does not list (`incomplete: true`).
-    KeepsUnlistedFields = "keeps-unlisted-fields", Major;
+    KeepsUnlistedFields = "keeps-unlisted-fields", Minor;
     /// A payload no longer keeps the members it does not list.
     DropsUnlistedFields = "drops-unlisted-fields", Major;
     /// Only a description changed.

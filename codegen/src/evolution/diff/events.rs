@@ -5,6 +5,7 @@ use super::{Ctx, Diff, Writer};
 use crate::evolution::finding::{Item, Subject, Verdict};
 use crate::evolution::rules::Rule;
 use crate::model::{EventType, EventVersion, Model, Struct};
+use crate::views::version_views;
 use std::collections::BTreeSet;
 
 impl Diff<'_> {
@@ -240,6 +241,7 @@ impl Diff<'_> {
                 }
             }
         }
+        self.views_removed(old_event, new_event);
         for new_v in &new_event.versions {
             if old_event.versions.iter().any(|v| v.label == new_v.label) {
                 continue;
@@ -263,6 +265,50 @@ impl Diff<'_> {
                 format!("new version `{}` of `{}`", new_v.label, new_event.name),
                 (None, None),
                 (None, item),
+            );
+        }
+    }
+
+    /// Version views of the old side that the new side lacks between the same two versions: the crate
+    /// loses `From<newer> for older`, and a handler of the older version no longer takes the newer (a
+    /// field added to the older alone, optional or not, is enough).
+    fn views_removed(&mut self, old_event: &EventType, new_event: &EventType) {
+        let new_views: BTreeSet<(&str, &str)> = version_views(new_event)
+            .iter()
+            .map(|view| (view.newer.label.as_str(), view.older.label.as_str()))
+            .collect();
+        let has = |label: &str| new_event.versions.iter().any(|v| v.label == label);
+        for view in version_views(old_event) {
+            let (newer, older) = (view.newer.label.as_str(), view.older.label.as_str());
+            if new_views.contains(&(newer, older)) || !has(newer) || !has(older) {
+                continue;
+            }
+            let key = |label: &str| (old_event.name.clone(), label.to_owned());
+            let ctx = Ctx {
+                subject: Subject::Event {
+                    event: new_event.name.clone(),
+                    version: Some(newer.to_owned()),
+                },
+                writer: Writer::Platform,
+                published: self.published.versions.contains(&key(newer))
+                    && self.published.versions.contains(&key(older)),
+                via: None,
+                retired: false,
+            };
+            self.push(
+                &ctx,
+                Rule::VersionViewRemoved,
+                "",
+                (Verdict::Reads, Verdict::Reads),
+                format!(
+                    "`{}` {newer} no longer holds every field of {older}: `From<{newer}> for {older}` is gone, and handlers of {older} (`Router::on_view`) no longer take {newer}",
+                    new_event.name
+                ),
+                (None, None),
+                (
+                    Some(Item::Version(old_event.name.clone(), newer.to_owned())),
+                    Some(Item::Version(new_event.name.clone(), newer.to_owned())),
+                ),
             );
         }
     }

@@ -140,7 +140,9 @@ impl Diff<'_> {
             // About versions not yet published, by definition: still worth a look before publishing.
             Rule::VersionNotNeeded | Rule::FieldNameReused => Severity::Warning,
             _ if !ctx.published || ctx.retired => Severity::Info,
-            Rule::TypeRemoved => Severity::Warning,
+            // Wire-compatible, but a router's handler of the older version silently stops getting the
+            // newer one.
+            Rule::TypeRemoved | Rule::VersionViewRemoved => Severity::Warning,
             _ if breaks => Severity::Error,
             Rule::FieldRemovedOptional => Severity::Warning,
             _ => Severity::Info,
