@@ -9,6 +9,7 @@ mod docs;
 mod files;
 mod fuzz;
 mod peer;
+mod semver;
 mod test;
 mod tools;
 mod validate;

@@ -22,6 +22,11 @@ const FURTHER_STEPS: &[(&str, Step)] = &[
         "docs site (cargo xtask docs) rendered in headless Chromium",
         crate::docs::check,
     ),
+    // Last: cargo-semver-checks is built in the background of the steps above.
+    (
+        "semver: the bumps of cargo xtask compat against cargo-semver-checks on every compatibility case",
+        crate::semver::check,
+    ),
 ];
 
 /// Arguments of `cargo xtask test`.
@@ -41,12 +46,15 @@ fn on_path(program: &str) -> bool {
 pub(crate) fn run(args: &TestArgs) -> ExitCode {
     let root = crate::workspace_root();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    // Built from source (no registry here ships it prebuilt), on the CPU the steps below leave idle.
+    crate::semver::start_install(&root);
     // The bus tests run against a real broker: the pinned `nats-server` is installed first.
     eprintln!("==> nats-server for the bus tests (tools/validators/.venv)");
     let nats_server = match crate::tools::Tools::install_nats_server(&root) {
         Ok(path) => path,
         Err(e) => {
             eprintln!("error: cannot install nats-server: {e}");
+            crate::semver::abandon();
             return ExitCode::FAILURE;
         }
     };
@@ -59,6 +67,7 @@ pub(crate) fn run(args: &TestArgs) -> ExitCode {
         )
     {
         eprintln!("error: {e}, or set PROMETHEUS and PROMTOOL to its binaries");
+        crate::semver::abandon();
         return ExitCode::FAILURE;
     }
     let steps: Vec<(&str, Command)> = {
@@ -79,10 +88,12 @@ pub(crate) fn run(args: &TestArgs) -> ExitCode {
             Ok(status) if status.success() => {}
             Ok(status) => {
                 eprintln!("error: {name} failed ({status})");
+                crate::semver::abandon();
                 return ExitCode::FAILURE;
             }
             Err(e) => {
                 eprintln!("error: cannot run {name}: {e}");
+                crate::semver::abandon();
                 return ExitCode::FAILURE;
             }
         }
@@ -91,6 +102,7 @@ pub(crate) fn run(args: &TestArgs) -> ExitCode {
         eprintln!("==> {name}");
         if let Err(e) = step(&root) {
             eprintln!("error: {name} failed:\n{e}");
+            crate::semver::abandon();
             return ExitCode::FAILURE;
         }
     }

@@ -5,6 +5,7 @@ mod construct;
 mod events;
 mod format;
 mod name_table;
+mod readme;
 mod rest;
 pub(crate) mod twin;
 
@@ -42,6 +43,10 @@ enum Job {
     /// `src/borrowed/events/<section>.rs`, by index into the model's sections.
     BorrowedSection(usize),
 }
+
+/// What each release of the generated crate changed, for its users: the same for every schema (the
+/// releases are the generator's), kept as the template `codegen/templates/CHANGELOG.md`.
+const CHANGELOG: &str = include_str!("../../../templates/CHANGELOG.md");
 
 /// Files that are the same for every schema but name generated types: copied as they are from
 /// `codegen/templates/`, where they are compiled and tested (`codegen/tests/templates.rs`).
@@ -125,7 +130,11 @@ pub fn emit(
     };
     formatter.finish();
     files.insert("Cargo.toml".to_owned(), cargo_toml(model));
-    files.insert("README.md".to_owned(), readme(model));
+    files.insert("README.md".to_owned(), readme::readme(model));
+    files.insert(
+        "CHANGELOG.md".to_owned(),
+        format!("<!-- {} -->\n{CHANGELOG}", crate::emit::header_text()),
+    );
     files.insert(
         "rustfmt.toml".to_owned(),
         format!(
@@ -161,47 +170,6 @@ fn formatted_files(
         .collect()
 }
 
-/// The crate's README: what it holds, its features, and how to depend on it.
-fn readme(model: &Model) -> String {
-    let event_types: usize = model.sections.iter().map(|s| s.events.len()).sum();
-    let mut out = format!("<!-- {} -->\n", crate::emit::header_text());
-    out.push_str(&format!(
-        "# energy-api\n\n\
-         Types of the energy supply platform's interface, generated from its YAML schemas: {} shared \
-         payload types, {event_types} event types in {} payload versions, and {} REST resources with {} \
-         endpoints, with serde; the OpenAPI and AsyncAPI documents of the same interface \
-         (`openapi.yaml`, `asyncapi.yaml`) and a JSON Schema per event version (`schemas/`).\n\n",
-        model.shared_types.len(),
-        model.version_count(),
-        model.rest.as_ref().map_or(0, |r| r.resources.len()),
-        model.rest.as_ref().map_or(0, |r| r.endpoints.len()),
-    ));
-    out.push_str(
-        "It depends on `energy-api-core` (the code every generated crate shares), which it expects as \
-         the sibling folder `api-core`: vendor the two folders side by side, or publish both to your \
-         registry (`cargo publish -p energy-api-core -p energy-api`).\n\n\
-         ## Features\n\n\
-         On by default: `rest` (the REST resources and endpoint request types), `documents` (the \
-         OpenAPI and AsyncAPI documents as constants), and one feature per section of the events \
-         catalogue; a team that reads one domain compiles only its payloads and the shared types they \
-         use. Off by default: `borrowed` (views of the payloads whose strings point into the input, \
-         `EventRef`).\n\n",
-    );
-    for s in &model.sections {
-        out.push_str(&format!(
-            "- `{}`: {} ({} event types)\n",
-            s.feature,
-            s.title,
-            s.events.len()
-        ));
-    }
-    out.push_str(
-        "\n```toml\n[dependencies]\nenergy-api = { version = \"0.1.0\", default-features = false, \
-         features = [\"billing\"] }\n```\n",
-    );
-    out
-}
-
 /// The crate's features beside the sections', on by default: a team that reads one domain of events turns
 /// them off with the default features.
 pub const CRATE_FEATURES: [&str; 2] = ["rest", "documents"];
@@ -212,10 +180,10 @@ pub const CRATE_FEATURES: [&str; 2] = ["rest", "documents"];
 fn cargo_toml(model: &Model) -> String {
     let features: Vec<&str> = model.sections.iter().map(|s| s.feature.as_str()).collect();
     let mut out = crate::emit::header("#");
-    out.push_str(
+    out.push_str(&format!(
         r#"[package]
 name = "energy-api"
-version = "0.1.0"
+version = "{version}"
 description = "Types of the energy supply platform's interface: every REST resource and every event payload, with serde."
 edition = "2024"
 rust-version = "1.95"
@@ -224,14 +192,15 @@ readme = "README.md"
 documentation = "https://docs.rs/energy-api"
 keywords = ["energy", "events", "serde", "openapi", "asyncapi"]
 categories = ["api-bindings", "encoding"]
-include = ["/src", "/openapi.yaml", "/asyncapi.yaml", "/schemas", "/README.md"]
+include = ["/src", "/openapi.yaml", "/asyncapi.yaml", "/schemas", "/README.md", "/CHANGELOG.md"]
 
 # One feature per section of the events catalogue, and the REST types and the documents, all on by
 # default: a team that reads one domain compiles only its payloads and the shared types they use
 # (`default-features = false, features = ["billing"]`).
 [features]
 "#,
-    );
+        version = readme::CRATE_VERSION
+    ));
     let quoted: Vec<String> = CRATE_FEATURES
         .iter()
         .chain(&features)
@@ -272,16 +241,6 @@ all = {{ level = "warn", priority = -1 }}
 }
 
 fn lib_rs(model: &Model) -> TokenStream {
-    let counts = format!(
-        " Generated from {} shared payload types, {} event types in {} payload versions across {} sections, \
-         and {} REST resources with {} endpoints.",
-        model.shared_types.len(),
-        model.sections.iter().map(|s| s.events.len()).sum::<usize>(),
-        model.version_count(),
-        model.sections.len(),
-        model.rest.as_ref().map_or(0, |r| r.resources.len()),
-        model.rest.as_ref().map_or(0, |r| r.endpoints.len()),
-    );
     let reexport = if model.rest.is_some() {
         quote!(
             #[cfg(feature = "documents")]
@@ -294,22 +253,9 @@ fn lib_rs(model: &Model) -> TokenStream {
         )
     };
     quote! {
-        #![doc = " Types of the energy supply platform's public interface, generated from its YAML schemas."]
-        #![doc = ""]
-        #![doc = " - [`types`]: payload types shared by several events;"]
-        #![doc = " - [`events`]: one struct per event payload version, a version enum per event type, and [`Event`] to"]
-        #![doc = "   decode any payload by (event type, version);"]
-        #![doc = " - `rest` (cargo feature `rest`): the REST resources, the paginated envelope and a request type per"]
-        #![doc = "   endpoint;"]
-        #![doc = " - `documents` (cargo feature `documents`): the OpenAPI and AsyncAPI documents of the same interface,"]
-        #![doc = "   as text;"]
-        #![doc = " - `borrowed` (cargo feature `borrowed`): the event payloads again as views whose strings point into"]
-        #![doc = "   the input, and `EventRef` to decode any payload as one without copying its strings."]
-        #![doc = ""]
-        #![doc = " Unknown JSON fields are ignored when decoding, so that payloads with fields added later still decode;"]
-        #![doc = " types the schema marks incomplete keep them in `additional_fields`, each as its JSON text ([`RawJson`])."]
-        #![doc = ""]
-        #![doc = #counts]
+        // The README is the front page: what the crate holds, how to read and to produce events (its
+        // examples are doctests), its features.
+        #![doc = include_str!("../README.md")]
         #![forbid(unsafe_code)]
 
         pub mod types;
