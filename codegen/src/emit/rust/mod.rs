@@ -241,6 +241,16 @@ all = {{ level = "warn", priority = -1 }}
 }
 
 fn lib_rs(model: &Model) -> TokenStream {
+    let counts = format!(
+        " Generated from {} shared payload types, {} event types in {} payload versions across {} sections, \
+         and {} REST resources with {} endpoints.",
+        model.shared_types.len(),
+        model.sections.iter().map(|s| s.events.len()).sum::<usize>(),
+        model.version_count(),
+        model.sections.len(),
+        model.rest.as_ref().map_or(0, |r| r.resources.len()),
+        model.rest.as_ref().map_or(0, |r| r.endpoints.len()),
+    );
     let reexport = if model.rest.is_some() {
         quote!(
             #[cfg(feature = "documents")]
@@ -256,6 +266,8 @@ fn lib_rs(model: &Model) -> TokenStream {
         // The README is the front page: what the crate holds, how to read and to produce events (its
         // examples are doctests), its features.
         #![doc = include_str!("../README.md")]
+        #![doc = ""]
+        #![doc = #counts]
         #![forbid(unsafe_code)]
 
         pub mod types;
