@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 mod ast;
+mod borrowing;
 mod check;
 mod diag;
 pub mod emit;

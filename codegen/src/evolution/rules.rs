@@ -118,6 +118,10 @@ rules! {
     FieldFormatChanged = "field-format-changed", Major;
     /// A later version uses a field name of an earlier one for another type.
     FieldNameReused = "field-name-reused", None;
+    /// A struct's borrowed view (the crate's feature `borrowed`) gains or loses its lifetime: its first
+    /// string or free-form field came (it held numbers and booleans only, and was re-exported), or its
+    /// last went.
+    BorrowedViewChanged = "borrowed-view-changed", Major;
     /// A payload now keeps the members it does not list (`incomplete: true`).
     KeepsUnlistedFields = "keeps-unlisted-fields", Minor;
     /// A payload no longer keeps the members it does not list.

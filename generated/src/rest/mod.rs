@@ -1535,7 +1535,7 @@ impl Endpoint for ListProducts {
     fn query(&self) -> ::std::vec::Vec<(&'static str, ::std::string::String)> {
         let mut query = ::std::vec::Vec::new();
         if let ::std::option::Option::Some(value) = &self.brand {
-            query.push(("brand", ::std::string::String::clone(value)));
+            query.push(("brand", value.clone()));
         }
         if let ::std::option::Option::Some(value) = &self.is_green {
             query.push(("is_green", value.to_string()));

@@ -30,41 +30,14 @@ pub(super) struct Borrowing {
 
 impl Borrowing {
     pub(super) fn of(model: &Model) -> Self {
-        let mut shared = BTreeSet::new();
-        // A fixpoint: a type borrows when one of its fields does, through types found so far.
-        loop {
-            let before = shared.len();
-            for t in &model.shared_types {
-                if !shared.contains(&t.name) && Self::fields_borrow(&shared, t) {
-                    shared.insert(t.name.clone());
-                }
-            }
-            if shared.len() == before {
-                return Self { shared };
-            }
-        }
-    }
-
-    fn fields_borrow(shared: &BTreeSet<String>, s: &Struct) -> bool {
-        s.fields
-            .iter()
-            .any(|f| Self::type_borrows(shared, &f.ty, f.format))
-    }
-
-    fn type_borrows(shared: &BTreeSet<String>, ty: &Type, format: Option<Format>) -> bool {
-        match ty {
-            // A date-time is a `jiff::Timestamp` either way.
-            Type::Str => format != Some(Format::DateTime),
-            Type::Obj | Type::Map(_) => true,
-            Type::Int | Type::Num | Type::Bool | Type::Param(_) => false,
-            Type::Array(inner) => Self::type_borrows(shared, inner, None),
-            Type::Named(r) => shared.contains(&r.name),
+        Self {
+            shared: crate::borrowing::shared_views(model),
         }
     }
 
     /// Whether the view of `s` borrows (and so is a type of its own, with a lifetime).
     fn borrows(&self, s: &Struct) -> bool {
-        Self::fields_borrow(&self.shared, s)
+        crate::borrowing::fields_borrow(&self.shared, s)
     }
 
     /// Whether the view of a payload version borrows.

@@ -120,7 +120,7 @@ fn endpoint(e: &Endpoint) -> TokenStream {
                 let push = push_one(quote!(value), ty);
                 quote!(if let ::std::option::Option::Some(value) = &self.#id { #push })
             }
-            (ty, false) => push_one(quote!((&self.#id)), ty),
+            (ty, false) => push_one(quote!(self.#id), ty),
         }
     });
     let response = value_type(&e.response, None, Home::Rest, false);
@@ -189,7 +189,7 @@ fn auth_note(e: &Endpoint) -> &'static str {
 fn query_text(ty: &Type, format: Option<Format>, value: TokenStream) -> TokenStream {
     match (ty, format) {
         (Type::Str, Some(Format::DateTime)) => quote!(#value.to_string()),
-        (Type::Str, _) => quote!(::std::string::String::clone(#value)),
+        (Type::Str, _) => quote!(#value.clone()),
         _ => quote!(#value.to_string()),
     }
 }

@@ -313,6 +313,103 @@ impl Diff<'_> {
         }
     }
 
+    /// Structs whose borrowed view (feature `borrowed`) starts or stops having a lifetime: a shared type,
+    /// or a payload version, present on both sides (a renamed or removed one is reported as such).
+    pub(super) fn borrowed_views(&mut self) {
+        let (old_shared, new_shared) = (
+            crate::borrowing::shared_views(self.old),
+            crate::borrowing::shared_views(self.new),
+        );
+        let change = |borrows: bool| {
+            if borrows {
+                "now has a lifetime (its first string or free-form field came; it was the owned type, re-exported)"
+            } else {
+                "no longer has a lifetime (it holds numbers and booleans only: the owned type, re-exported)"
+            }
+        };
+        for old_t in &self.old.shared_types {
+            let Some(new_t) = self.new.shared_type(&old_t.name) else {
+                continue;
+            };
+            let borrows = new_shared.contains(&new_t.name);
+            if old_shared.contains(&old_t.name) == borrows {
+                continue;
+            }
+            let ctx = Ctx {
+                subject: Subject::SharedType(old_t.name.clone()),
+                writer: Writer::Platform,
+                published: self.published.types.contains(&old_t.name),
+                via: None,
+                retired: false,
+            };
+            self.push(
+                &ctx,
+                Rule::BorrowedViewChanged,
+                "",
+                (Verdict::Reads, Verdict::Reads),
+                format!(
+                    "the borrowed view of shared type `{}` (feature `borrowed`) {}",
+                    old_t.name,
+                    change(borrows)
+                ),
+                (None, None),
+                (
+                    Some(Item::SharedType(old_t.name.clone())),
+                    Some(Item::SharedType(new_t.name.clone())),
+                ),
+            );
+        }
+        let pairs: Vec<(&EventType, &EventType)> = self
+            .old
+            .events()
+            .filter_map(|(_, old_e)| {
+                self.new
+                    .events()
+                    .find(|(_, new_e)| new_e.name == old_e.name)
+                    .map(|(_, new_e)| (old_e, new_e))
+            })
+            .collect();
+        for (old_e, new_e) in pairs {
+            for old_v in &old_e.versions {
+                let Some(new_v) = new_e.versions.iter().find(|v| v.label == old_v.label) else {
+                    continue;
+                };
+                let borrows = crate::borrowing::fields_borrow(&new_shared, &new_v.payload);
+                if crate::borrowing::fields_borrow(&old_shared, &old_v.payload) == borrows {
+                    continue;
+                }
+                let key = (old_e.name.clone(), old_v.label.clone());
+                let ctx = Ctx {
+                    subject: Subject::Event {
+                        event: new_e.name.clone(),
+                        version: Some(new_v.label.clone()),
+                    },
+                    writer: Writer::Platform,
+                    published: self.published.versions.contains(&key),
+                    via: None,
+                    retired: false,
+                };
+                self.push(
+                    &ctx,
+                    Rule::BorrowedViewChanged,
+                    "",
+                    (Verdict::Reads, Verdict::Reads),
+                    format!(
+                        "the borrowed view of `{}` {} (feature `borrowed`) {}",
+                        new_e.name,
+                        new_v.label,
+                        change(borrows)
+                    ),
+                    (None, None),
+                    (
+                        Some(Item::Version(key.0.clone(), key.1.clone())),
+                        Some(Item::Version(new_e.name.clone(), new_v.label.clone())),
+                    ),
+                );
+            }
+        }
+    }
+
     /// Checks of versions not yet published, within the new side: a version every reader of the
     /// previous one reads (and the reverse) was not needed; a field name an earlier version used for
     /// another type is reused.

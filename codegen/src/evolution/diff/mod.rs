@@ -83,6 +83,7 @@ pub(crate) fn compare(
         old_keeps_unlisted: false,
     };
     d.events();
+    d.borrowed_views();
     d.unreached_shared_types();
     d.rest();
     d.new_versions();
@@ -142,7 +143,10 @@ impl Diff<'_> {
             _ if !ctx.published || ctx.retired => Severity::Info,
             // Wire-compatible, but a router's handler of the older version silently stops getting the
             // newer one.
-            Rule::TypeRemoved | Rule::VersionViewRemoved => Severity::Warning,
+            // Wire-compatible, but code naming the borrowed view stops compiling.
+            Rule::TypeRemoved | Rule::VersionViewRemoved | Rule::BorrowedViewChanged => {
+                Severity::Warning
+            }
             _ if breaks => Severity::Error,
             Rule::FieldRemovedOptional => Severity::Warning,
             _ => Severity::Info,
