@@ -196,13 +196,18 @@ pub enum Slot<'a> {
     Struct(Fields<'a>),
 }
 
+// Every value read passes through a slot: kept to four words.
+const _: () = assert!(std::mem::size_of::<Slot<'static>>() <= 32);
+
 /// The fields of one struct as read: a slot per declared field (`None` when absent), and the members
 /// it keeps without listing them.
+///
+/// Kept small (a slot holds a struct's fields, and every slot is as large as the largest, so a smaller
+/// one is less to write and read for every field): the slots as a boxed slice, the kept members boxed,
+/// and only when there are some.
 #[derive(Debug)]
 pub struct Fields<'a> {
-    slots: Vec<Option<Slot<'a>>>,
-    /// Boxed, and only when there are some: a slot holds a struct's fields, and every slot is as large
-    /// as the largest (a smaller slot is less to write and read for every field).
+    slots: Box<[Option<Slot<'a>>]>,
     unlisted: Option<Box<Unlisted>>,
 }
 
@@ -221,12 +226,24 @@ impl<'a> Fields<'a> {
 
     /// The slots in declared order, and the unlisted members: what a struct's [`FromFields`] moves into
     /// its fields.
-    pub fn into_parts(self) -> (Slots<'a>, Unlisted) {
+    pub fn into_parts(self) -> (Slots<'a>, Kept) {
         let slots = Slots {
-            slots: self.slots.into_iter(),
+            slots: self.slots.into_vec().into_iter(),
             ok: true,
         };
-        (slots, self.unlisted.map(|kept| *kept).unwrap_or_default())
+        (slots, Kept(self.unlisted))
+    }
+}
+
+/// The members a struct read kept without listing them (see [`Fields::into_parts`]).
+#[derive(Debug)]
+pub struct Kept(Option<Box<Unlisted>>);
+
+impl Kept {
+    /// The members, for the struct's field that keeps them.
+    #[inline]
+    pub fn into_unlisted(self) -> Unlisted {
+        self.0.map(|kept| *kept).unwrap_or_default()
     }
 }
 
@@ -1051,10 +1068,10 @@ macro_rules! table_struct {
     (@unlisted $self:ident, $additional:ident) => { ::std::option::Option::Some(&$self.$additional) };
     (@body $name:ident, $fields:ident, $ok:ident, [$($field:ident),*] $(, $additional:ident)?) => {{
         #[allow(unused_mut, unused_variables)]
-        let (mut slots, unlisted) = $fields.into_parts();
+        let (mut slots, kept) = $fields.into_parts();
         let value = $name {
             $($field: slots.take(),)*
-            $($additional: unlisted,)?
+            $($additional: kept.into_unlisted(),)?
         };
         slots.finish($ok, value)
     }};
