@@ -6,17 +6,21 @@
 //! the small [`FromFields`] conversion that moves read values into the struct's fields
 //! ([`table_struct!`](crate::table_struct)). Everything that reads is here, once, for every struct:
 //!
-//! - [`deserialize`]: a serde `Deserialize` of any struct from its table, through any deserializer: the
-//!   values, and the errors (kinds, messages, positions), are those of a derived or
-//!   `deserialize_struct!` impl, because every value is read by the same `Deserialize` impls of
-//!   `String`, `i64`, `f64`, `bool`, `serde_json::Map`, [`CowStr`] and [`RawObject`];
+//! - [`deserialize`]: a serde `Deserialize` of any struct from its table, through any deserializer, in
+//!   any format: what serde's derive reads (a map, or a sequence in field order; a struct that keeps
+//!   unlisted members, a map only), and the values and the errors (kinds, messages, positions) are the
+//!   derive's, because every value is read by the same `Deserialize` impls of `String`, `i64`, `f64`,
+//!   `bool`, `serde_json::Map`, [`CowStr`] and [`RawObject`]; [`deserialize_object`] reads JSON objects
+//!   only, as the decoders of a generated crate do;
 //! - [`read`]: the fast reader ([`crate::read::Reader`]) walking the same table over JSON text, which
-//!   stops where it is not sure (and the caller then decodes with [`deserialize`]);
+//!   stops where it is not sure (and the caller then decodes with [`deserialize_object`]);
 //! - the shape check of [`crate::shape`] walks the same tables without keeping anything.
 //!
 //! Each reads into [`Fields`] (a slot per field), which the struct's [`FromFields`] takes apart. An owned
 //! struct and its borrowed view share one table; [`Mode`] says whether strings and free-form objects are
 //! copied out of the input or point into it.
+//!
+//! And one writer, [`Writer`]: the calls serde's derive makes, a field at a time.
 
 use crate::borrowed::{CowStr, RawObject};
 use crate::raw::{RawJson, Unlisted};
@@ -923,7 +927,7 @@ impl<S: serde::Serializer> Writer<S> {
 
 /// A generated struct read and written by its table: its [`FromFields`] (the one piece of code per
 /// struct that reads), `Deserialize` through [`deserialize_into`] (and the fast reader's `ReadJson`, for
-/// every [`FromFields`]), and `Serialize` through [`serialize`].
+/// every [`FromFields`]), and `Serialize` through a [`Writer`].
 ///
 /// ```
 /// use energy_api_core::table::{Mode, Shape, StructShape};
