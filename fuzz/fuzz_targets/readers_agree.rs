@@ -54,7 +54,7 @@ fn same_serde_error(owned: Option<&SerdeError>, other: Option<&SerdeError>) -> b
 
 /// A payload that decoded, in MessagePack: written by the generated type and by its twin, named
 /// (structs as maps) and compact (as arrays), the same bytes or the same failure, read back by both to
-/// the same outcome and by each to its own value.
+/// the same outcome and the same value.
 struct MessagePack<'a>(&'a str);
 
 impl Pair for MessagePack<'_> {
@@ -79,9 +79,16 @@ impl Pair for MessagePack<'_> {
             let ours_back = rmp_serde::from_slice::<Ours>(&bytes);
             let twin_back = rmp_serde::from_slice::<Twin>(&bytes);
             assert_eq!(ours_back.is_ok(), twin_back.is_ok(), "read back (named: {named}): {}", self.0);
+            // Both read back the same value, which is the value written for both or for neither (an
+            // optional field skipped in a compact array shifts the fields after it, for both alike).
             if let (Ok(ours_back), Ok(twin_back)) = (ours_back, twin_back) {
-                assert_eq!(ours_back, ours, "ours read back (named: {named})");
-                assert_eq!(twin_back, twin, "the twin read back (named: {named})");
+                assert_eq!(
+                    serde_json::to_value(&ours_back).ok(),
+                    serde_json::to_value(&twin_back).ok(),
+                    "read back (named: {named}): {}",
+                    self.0
+                );
+                assert_eq!(ours_back == ours, twin_back == twin, "read back (named: {named})");
             }
         }
     }
