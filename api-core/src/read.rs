@@ -331,13 +331,6 @@ impl<'a> Reader<'a> {
         self.text.get(start..self.at).ok_or(Stop)
     }
 
-    /// Skips one value as [`Self::skip`] does; returns it as serde_json's raw value of its text, made
-    /// without parsing it again.
-    pub fn skip_raw(&mut self) -> Result<&'a serde_json::value::RawValue, Stop> {
-        let text = self.skip()?;
-        crate::raw::borrowed_raw_value(text).ok_or(Stop)
-    }
-
     /// Skips a free-form object, checking it as `serde_json::Map<String, Value>` reads one (every
     /// string's escapes decode, every number is in `f64`'s range, its nesting counts towards
     /// [`MAX_DEPTH`]), in the same one pass as [`Self::skip`]. Returns its text.
@@ -635,12 +628,15 @@ impl Members {
             index
         } else {
             let key = reader.key()?;
-            return Ok(Some(
-                match find_field(fields, aliases, by_name, next, key.as_bytes()) {
-                    Some(index) => Member::Field(index),
-                    None => Member::Other(key),
-                },
-            ));
+            // A key without escapes was compared in place with every name already.
+            let found = match key {
+                Cow::Borrowed(_) => None,
+                Cow::Owned(_) => find_field(fields, aliases, by_name, next, key.as_bytes()),
+            };
+            return Ok(Some(match found {
+                Some(index) => Member::Field(index),
+                None => Member::Other(key),
+            }));
         };
         reader.eat(b':')?;
         *next = index + 1;
@@ -711,6 +707,13 @@ impl Elements {
             _ => Err(Stop),
         }
     }
+}
+
+/// serde_json's raw value of `text`, which must be one JSON value (a value [`Reader::skip`] returned,
+/// or the text of a raw value): made without parsing it again, as serde_json's own deserializers hand
+/// one over. `None` only where `text` is not JSON.
+pub fn raw_value(text: &str) -> Option<&serde_json::value::RawValue> {
+    crate::raw::borrowed_raw_value(text).or_else(|| serde_json::from_str(text).ok())
 }
 
 /// The index of the `"` that closes a string with escapes, from its first `\` at `at`.

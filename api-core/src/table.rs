@@ -6,17 +6,21 @@
 //! the small [`FromFields`] conversion that moves read values into the struct's fields
 //! ([`table_struct!`](crate::table_struct)). Everything that reads is here, once, for every struct:
 //!
-//! - [`deserialize`]: a serde `Deserialize` of any struct from its table, through any deserializer: the
-//!   values, and the errors (kinds, messages, positions), are those of a derived or
-//!   `deserialize_struct!` impl, because every value is read by the same `Deserialize` impls of
-//!   `String`, `i64`, `f64`, `bool`, `serde_json::Map`, [`CowStr`] and [`RawObject`];
+//! - [`deserialize`]: a serde `Deserialize` of any struct from its table, through any deserializer, in
+//!   any format: what serde's derive reads (a map, or a sequence in field order; a struct that keeps
+//!   unlisted members, a map only), and the values and the errors (kinds, messages, positions) are the
+//!   derive's, because every value is read by the same `Deserialize` impls of `String`, `i64`, `f64`,
+//!   `bool`, `serde_json::Map`, [`CowStr`] and [`RawObject`]; [`deserialize_object`] reads JSON objects
+//!   only, as the decoders of a generated crate do;
 //! - [`read`]: the fast reader ([`crate::read::Reader`]) walking the same table over JSON text, which
-//!   stops where it is not sure (and the caller then decodes with [`deserialize`]);
+//!   stops where it is not sure (and the caller then decodes with [`deserialize_object`]);
 //! - the shape check of [`crate::shape`] walks the same tables without keeping anything.
 //!
 //! Each reads into [`Fields`] (a slot per field), which the struct's [`FromFields`] takes apart. An owned
 //! struct and its borrowed view share one table; [`Mode`] says whether strings and free-form objects are
 //! copied out of the input or point into it.
+//!
+//! And one writer, [`Writer`]: the calls serde's derive makes, a field at a time.
 
 use crate::borrowed::{CowStr, RawObject};
 use crate::raw::{RawJson, Unlisted};
@@ -196,13 +200,18 @@ pub enum Slot<'a> {
     Struct(Fields<'a>),
 }
 
+// Every value read passes through a slot: kept to four words.
+const _: () = assert!(std::mem::size_of::<Slot<'static>>() <= 32);
+
 /// The fields of one struct as read: a slot per declared field (`None` when absent), and the members
 /// it keeps without listing them.
+///
+/// Kept small (a slot holds a struct's fields, and every slot is as large as the largest, so a smaller
+/// one is less to write and read for every field): the slots as a boxed slice, the kept members boxed,
+/// and only when there are some.
 #[derive(Debug)]
 pub struct Fields<'a> {
-    slots: Vec<Option<Slot<'a>>>,
-    /// Boxed, and only when there are some: a slot holds a struct's fields, and every slot is as large
-    /// as the largest (a smaller slot is less to write and read for every field).
+    slots: Box<[Option<Slot<'a>>]>,
     unlisted: Option<Box<Unlisted>>,
 }
 
@@ -221,12 +230,24 @@ impl<'a> Fields<'a> {
 
     /// The slots in declared order, and the unlisted members: what a struct's [`FromFields`] moves into
     /// its fields.
-    pub fn into_parts(self) -> (Slots<'a>, Unlisted) {
+    pub fn into_parts(self) -> (Slots<'a>, Kept) {
         let slots = Slots {
-            slots: self.slots.into_iter(),
+            slots: self.slots.into_vec().into_iter(),
             ok: true,
         };
-        (slots, self.unlisted.map(|kept| *kept).unwrap_or_default())
+        (slots, Kept(self.unlisted))
+    }
+}
+
+/// The members a struct read kept without listing them (see [`Fields::into_parts`]).
+#[derive(Debug)]
+pub struct Kept(Option<Box<Unlisted>>);
+
+impl Kept {
+    /// The members, for the struct's field that keeps them.
+    #[inline]
+    pub fn into_unlisted(self) -> Unlisted {
+        self.0.map(|kept| *kept).unwrap_or_default()
     }
 }
 
@@ -906,7 +927,7 @@ impl<S: serde::Serializer> Writer<S> {
 
 /// A generated struct read and written by its table: its [`FromFields`] (the one piece of code per
 /// struct that reads), `Deserialize` through [`deserialize_into`] (and the fast reader's `ReadJson`, for
-/// every [`FromFields`]), and `Serialize` through [`serialize`].
+/// every [`FromFields`]), and `Serialize` through a [`Writer`].
 ///
 /// ```
 /// use energy_api_core::table::{Mode, Shape, StructShape};
@@ -1051,10 +1072,10 @@ macro_rules! table_struct {
     (@unlisted $self:ident, $additional:ident) => { ::std::option::Option::Some(&$self.$additional) };
     (@body $name:ident, $fields:ident, $ok:ident, [$($field:ident),*] $(, $additional:ident)?) => {{
         #[allow(unused_mut, unused_variables)]
-        let (mut slots, unlisted) = $fields.into_parts();
+        let (mut slots, kept) = $fields.into_parts();
         let value = $name {
             $($field: slots.take(),)*
-            $($additional: unlisted,)?
+            $($additional: kept.into_unlisted(),)?
         };
         slots.finish($ok, value)
     }};

@@ -2,7 +2,11 @@
 //! the floor (`serde_json::from_slice::<IgnoredAny>`, parsing only). Run with
 //! `cargo bench -p energy-tests --bench event_decoding [-- MEGABYTES] [WORD…]` (default 50 MB; words keep
 //! only the approaches whose name contains one); figures go to `BENCHMARKS.md`, never into test
-//! assertions. Also prints the time of the (type, version) dispatch, `EventKind::new`.
+//! assertions. Also prints the time of the (type, version) dispatch, `EventKind::new`, and, without
+//! words or with the word `twin` (only it then), reading and writing the payload structs through serde
+//! and `EventKind::decode` beside their derived twin (`energy-twin`) and `serde_json::Value`, with
+//! members as `serde_json::Value` writes them (sorted) or, with `in-schema-order`, as the generated types
+//! and the twin write them.
 #![forbid(unsafe_code)]
 
 use energy_api::EventKind;
@@ -318,6 +322,10 @@ fn against_twin(megabytes: usize) {
 }
 
 fn main() {
+    let words = std::env::args()
+        .skip(1)
+        .filter(|a| a.parse::<usize>().is_err() && !a.starts_with('-'))
+        .count();
     if std::env::args().any(|a| a == "twin") {
         let megabytes = std::env::args()
             .skip(1)
@@ -326,6 +334,14 @@ fn main() {
         against_twin(megabytes);
         return;
     }
+    decode_stream();
+    if words == 0 {
+        against_twin(30);
+    }
+}
+
+/// The stream of envelopes, by approach, and the dispatch.
+fn decode_stream() {
     dispatch();
     let megabytes = std::env::args()
         .skip(1)

@@ -8,8 +8,10 @@ use std::borrow::Cow;
 
 /// The envelope's fields other than type, version and payload, in the order they came, each as its
 /// JSON text in the line.
+///
+/// Each is held as its text, checked as the line was read; its `RawValue` is made when it is asked for.
 #[derive(Debug, Clone, Default)]
-pub struct MetadataRef<'a>(pub(crate) Vec<(Cow<'a, str>, &'a RawValue)>);
+pub struct MetadataRef<'a>(pub(crate) Vec<(Cow<'a, str>, &'a str)>);
 
 impl<'a> MetadataRef<'a> {
     /// The JSON value of `name`, if present.
@@ -17,7 +19,7 @@ impl<'a> MetadataRef<'a> {
         self.0
             .iter()
             .find(|(key, _)| key == name)
-            .map(|(_, value)| *value)
+            .and_then(|(_, text)| energy_api_core::read::raw_value(text))
     }
 
     /// The value of `name` when it is a JSON string.
@@ -27,7 +29,9 @@ impl<'a> MetadataRef<'a> {
 
     /// Every field, in order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &'a RawValue)> {
-        self.0.iter().map(|(key, value)| (&**key, *value))
+        self.0.iter().filter_map(|(key, text)| {
+            energy_api_core::read::raw_value(text).map(|value| (&**key, value))
+        })
     }
 
     /// The number of fields.
@@ -42,7 +46,7 @@ impl<'a> MetadataRef<'a> {
 
     /// The fields as owned [`Metadata`].
     pub fn to_metadata(&self) -> Metadata {
-        self.0.iter().cloned().collect()
+        Metadata::of_texts(self.0.iter().cloned())
     }
 }
 

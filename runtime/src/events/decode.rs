@@ -23,11 +23,31 @@ use std::borrow::Cow;
 /// assert_eq!(known.metadata.get_str("id").as_deref(), Some("evt-1"));
 /// # Ok::<(), energy_runtime::events::EventError>(())
 /// ```
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Decoder {
     fields: EnvelopeFields,
+    /// Whether the fields' names are plain JSON strings (no `"`, `\\` or control characters): the fast
+    /// reader finds them in place then, once per line (the default names are).
+    plain_fields: bool,
     strict: bool,
     reject_unknown: bool,
+}
+
+impl Default for Decoder {
+    fn default() -> Self {
+        let fields = EnvelopeFields::default();
+        Decoder {
+            plain_fields: plain_fields(&fields),
+            fields,
+            strict: false,
+            reject_unknown: false,
+        }
+    }
+}
+
+/// Whether the envelope's names are plain JSON strings, which the fast reader finds in place.
+fn plain_fields(fields: &EnvelopeFields) -> bool {
+    energy_api_core::read::plain_names(&[&fields.event_type, &fields.version, &fields.payload])
 }
 
 /// The result of [`Decoder::validate`]: what the event is, without keeping its payload.
@@ -67,7 +87,8 @@ struct Read<'a, T> {
     event_type: Cow<'a, str>,
     version: Cow<'a, str>,
     content: Content<'a, T>,
-    metadata: Vec<(Cow<'a, str>, &'a RawValue)>,
+    /// The envelope's other fields, each as its JSON text (checked).
+    metadata: Vec<(Cow<'a, str>, &'a str)>,
 }
 
 enum Content<'a, T> {
@@ -97,6 +118,7 @@ impl Decoder {
 
     /// Reads envelopes whose fields have these names.
     pub fn envelope_fields(mut self, fields: EnvelopeFields) -> Self {
+        self.plain_fields = plain_fields(&fields);
         self.fields = fields;
         self
     }
@@ -109,7 +131,7 @@ impl Decoder {
     /// Decodes one JSON envelope.
     pub fn decode(&self, input: &[u8]) -> Result<Decoded, EventError> {
         let read = self.read::<KeepEvent>(input)?;
-        let metadata: Metadata = read.metadata.into_iter().collect();
+        let metadata = Metadata::of_texts(read.metadata);
         Ok(match read.content {
             Content::Known(event) => Decoded::Known(KnownEvent { event, metadata }),
             Content::Unknown(payload) => Decoded::Unknown(RawEvent {
@@ -227,7 +249,7 @@ impl Decoder {
             let raw = serde_json::from_slice::<&RawValue>(payload)
                 .map_err(|e| self.json_error(payload, &e))
                 .and_then(|raw| {
-                    check_depth(payload, raw, &self.fields.payload)?;
+                    check_depth(payload, raw.get(), &self.fields.payload)?;
                     Ok(raw)
                 })
                 .map_err(|e| e.of(Some(event_type), Some(version)))?;
@@ -258,6 +280,7 @@ impl Decoder {
         // What the fast reader reads nests less deeply than the limit checked below.
         if K::FAST
             && !self.strict
+            && self.plain_fields
             && let Ok(body) = fast::read_envelope::<K>(text, &self.fields)
         {
             return Ok(Read {
@@ -293,14 +316,14 @@ impl Decoder {
             }
             Payload::Raw(raw) => match kind_of(&event_type, &version) {
                 Some(kind) => {
-                    let kept = self.payload::<K>(kind, raw.get(), offset_in(input, raw))?;
+                    let kept = self.payload::<K>(kind, raw.get(), offset_in(input, raw.get()))?;
                     check_nesting(input, &self.fields.payload)
                         .map_err(|e| e.of(Some(&event_type), Some(&version)))?;
                     Content::Known(kept)
                 }
                 None => {
                     self.check_unknown(&event_type, &version)?;
-                    check_depth(input, raw, &self.fields.payload)
+                    check_depth(input, raw.get(), &self.fields.payload)
                         .map_err(|e| e.of(Some(&event_type), Some(&version)))?;
                     Content::Unknown(raw)
                 }
@@ -355,7 +378,7 @@ impl Decoder {
                 ..
             }) => match trace.kind() {
                 Some(kind) => {
-                    match self.payload::<KeepKind>(kind, raw.get(), offset_in(input, raw)) {
+                    match self.payload::<KeepKind>(kind, raw.get(), offset_in(input, raw.get())) {
                         Err(payload_error) => payload_error,
                         // Not reproduced (cannot happen: the same bytes are decoded the same way).
                         Ok(_) => self.envelope_error(input, &trace, error),
@@ -470,11 +493,11 @@ const MAX_DEPTH: usize = 128;
 const _: () = assert!(energy_api_core::read::MAX_DEPTH < MAX_DEPTH);
 
 /// An error if `raw` (a slice of `input`, the value of `field`) nests deeper than decoding allows.
-fn check_depth(input: &[u8], raw: &RawValue, field: &str) -> Result<(), EventError> {
-    if !raw.get().starts_with(['[', '{']) {
+fn check_depth(input: &[u8], raw: &str, field: &str) -> Result<(), EventError> {
+    if !raw.starts_with(['[', '{']) {
         return Ok(());
     }
-    match too_deep_at(raw.get().as_bytes()) {
+    match too_deep_at(raw.as_bytes()) {
         None => Ok(()),
         Some(i) => Err(recursion_limit(field, offset_in(input, raw) + i)),
     }
@@ -535,9 +558,6 @@ fn too_deep_at(text: &[u8]) -> Option<usize> {
 }
 
 /// Where `raw` (a slice of `input`) starts in it.
-fn offset_in(input: &[u8], raw: &RawValue) -> usize {
-    raw.get()
-        .as_ptr()
-        .addr()
-        .saturating_sub(input.as_ptr().addr())
+fn offset_in(input: &[u8], raw: &str) -> usize {
+    raw.as_ptr().addr().saturating_sub(input.as_ptr().addr())
 }

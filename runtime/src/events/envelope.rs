@@ -140,6 +140,21 @@ impl Metadata {
     }
 }
 
+impl Metadata {
+    /// The fields read from an envelope, each as its JSON text (checked as it was read).
+    pub(crate) fn of_texts<'a>(fields: impl IntoIterator<Item = (Cow<'a, str>, &'a str)>) -> Self {
+        Metadata(
+            fields
+                .into_iter()
+                .filter_map(|(key, text)| {
+                    let value = energy_api_core::read::raw_value(text)?;
+                    Some((key.into_owned(), value.to_owned()))
+                })
+                .collect(),
+        )
+    }
+}
+
 impl<'a> FromIterator<(Cow<'a, str>, &'a RawValue)> for Metadata {
     fn from_iter<I: IntoIterator<Item = (Cow<'a, str>, &'a RawValue)>>(iter: I) -> Self {
         Metadata(

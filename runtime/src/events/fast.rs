@@ -9,7 +9,6 @@
 use super::envelope::EnvelopeFields;
 use super::visit::{Keep, kind_of, repeated_key};
 use energy_api_core::read::{Member, Reader, Stop};
-use serde_json::value::RawValue;
 use std::borrow::Cow;
 
 /// An envelope read by the fast reader.
@@ -18,8 +17,8 @@ pub(crate) struct FastBody<'a, T> {
     pub version: Cow<'a, str>,
     /// What `K` keeps of the payload.
     pub payload: T,
-    /// The other top-level fields, in order.
-    pub metadata: Vec<(Cow<'a, str>, &'a RawValue)>,
+    /// The other top-level fields, in order, each as its JSON text (checked).
+    pub metadata: Vec<(Cow<'a, str>, &'a str)>,
 }
 
 /// Reads one envelope from `input` keeping what `K` keeps of its payload, or stops.
@@ -31,18 +30,16 @@ pub(crate) fn read_envelope<'a, K: Keep>(
     input: &'a str,
     fields: &EnvelopeFields,
 ) -> Result<FastBody<'a, K::Kept<'a>>, Stop> {
-    // The envelope's three names, found in place as a payload's fields are (when they are plain JSON
-    // strings, as the default ones are; other names take the serde reader).
+    // The envelope's three names, found in place as a payload's fields are: the caller reads an
+    // envelope here only when they are plain JSON strings (`energy_api_core::read::plain_names`), as
+    // the default ones are.
     let names = [&*fields.event_type, &*fields.version, &*fields.payload];
-    if !energy_api_core::read::plain_names(&names) {
-        return Err(Stop);
-    }
     let mut reader = Reader::new(input);
     let mut members = reader.object()?;
     let mut event_type: Option<Cow<'a, str>> = None;
     let mut version: Option<Cow<'a, str>> = None;
     let mut payload = None;
-    let mut metadata: Vec<(Cow<'a, str>, &'a RawValue)> = Vec::new();
+    let mut metadata: Vec<(Cow<'a, str>, &'a str)> = Vec::new();
     let mut next = 0;
     while let Some(member) = members.next_field(&mut reader, &names, &[], &[], &mut next)? {
         match member {
@@ -57,7 +54,7 @@ pub(crate) fn read_envelope<'a, K: Keep>(
                 .ok_or(Stop)?;
                 fill(&mut payload, K::read_fast(kind, &mut reader)?)?;
             }
-            Member::Other(key) => metadata.push((key, reader.skip_raw()?)),
+            Member::Other(key) => metadata.push((key, reader.skip()?)),
         }
     }
     reader.end()?;
@@ -109,10 +106,10 @@ mod tests {
             panic!("the serde reader decodes the payload in the same pass");
         };
         assert_eq!(fast.payload, serde_event);
-        let texts = |metadata: &[(Cow<'_, str>, &RawValue)]| -> Vec<(String, String)> {
+        let texts = |metadata: &[(Cow<'_, str>, &str)]| -> Vec<(String, String)> {
             metadata
                 .iter()
-                .map(|(k, v)| (k.to_string(), v.get().to_owned()))
+                .map(|(k, v)| (k.to_string(), (*v).to_owned()))
                 .collect()
         };
         assert_eq!(texts(&fast.metadata), texts(&serde.metadata));

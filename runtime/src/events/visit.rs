@@ -153,7 +153,7 @@ pub(crate) struct Body<'de, T> {
     pub version: Cow<'de, str>,
     pub payload: Payload<'de, T>,
     /// The other top-level fields, in order.
-    pub metadata: Vec<(Cow<'de, str>, &'de RawValue)>,
+    pub metadata: Vec<(Cow<'de, str>, &'de str)>,
     /// Paths (inside the payload) of the fields the schema does not list, in strict mode.
     pub ignored: Vec<String>,
 }
@@ -227,7 +227,7 @@ impl<'de, K: Keep> Visitor<'de> for EnvelopeVisitor<'_, '_, 'de, K> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let fields = self.fields;
         let mut payload = None;
-        let mut metadata: Vec<(Cow<'de, str>, &'de RawValue)> = Vec::new();
+        let mut metadata: Vec<(Cow<'de, str>, &'de str)> = Vec::new();
         let mut ignored = Vec::new();
         while let Some(Text(key)) = map.next_key()? {
             self.trace.key = Some(key.clone());
@@ -265,8 +265,8 @@ impl<'de, K: Keep> Visitor<'de> for EnvelopeVisitor<'_, '_, 'de, K> {
                     None => Payload::Raw(map.next_value()?),
                 });
             } else {
-                let value = map.next_value()?;
-                metadata.push((key, value));
+                let value: &'de RawValue = map.next_value()?;
+                metadata.push((key, value.get()));
             }
             self.trace.key = None;
         }
@@ -307,7 +307,7 @@ impl<'de, K: Keep> Visitor<'de> for EnvelopeVisitor<'_, '_, 'de, K> {
 }
 
 /// A key that appears twice among the metadata, if any.
-pub(crate) fn repeated_key(metadata: &[(Cow<'_, str>, &RawValue)]) -> Option<String> {
+pub(crate) fn repeated_key<V>(metadata: &[(Cow<'_, str>, V)]) -> Option<String> {
     // A few keys (the usual id and timestamp) are compared pairwise, without allocating; many are sorted,
     // so that a line of thousands of keys stays fast.
     if metadata.len() <= 8 {
