@@ -244,8 +244,7 @@ fn a_typo_in_a_contract_is_a_located_error() {
         "one mistake, said once for both versions:\n{text}"
     );
 
-    let failure = energy_codegen::build_model(&schema)
-        .expect_err("the generator refuses it too");
+    let failure = energy_codegen::build_model(&schema).expect_err("the generator refuses it too");
     assert_eq!(failure.render(false), text);
 
     // What the change removes from under a contract is a finding, not a mistake; what the baseline never
