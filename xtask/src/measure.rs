@@ -132,3 +132,55 @@ pub(crate) fn section_features(root: &Path) -> Result<Vec<String>, String> {
     let model = energy_codegen::build_model(&root.join("schema")).map_err(|f| f.render(false))?;
     Ok(model.sections.iter().map(|s| s.feature.clone()).collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_step_names_the_step_the_command_and_what_it_printed() {
+        let mut command = Command::new("sh");
+        command.args(["-c", "echo 'error: no such schema' >&2; exit 3"]);
+        let error = run_step("running the peer", command).expect_err("exit 3 fails");
+        assert!(error.starts_with("running the peer failed"), "{error}");
+        assert!(
+            error.contains("`sh -c echo 'error: no such schema' >&2; exit 3`"),
+            "{error}"
+        );
+        assert!(error.contains("error: no such schema"), "{error}");
+        let missing =
+            run_step("running nothing", Command::new("/no/such/program")).expect_err("no program");
+        assert!(
+            missing.starts_with("running nothing: cannot run `/no/such/program`"),
+            "{missing}"
+        );
+    }
+
+    #[test]
+    fn long_output_keeps_its_head_and_tail() {
+        let text: String = (1..=100).map(|i| format!("line {i}\n")).collect();
+        let kept = excerpt(&text);
+        assert!(
+            kept.contains("line 1\n") && kept.contains("line 25\n"),
+            "{kept}"
+        );
+        assert!(
+            !kept.contains("line 26\n") && !kept.contains("line 85\n"),
+            "{kept}"
+        );
+        assert!(
+            kept.contains("(60 lines left out)") && kept.ends_with("line 100"),
+            "{kept}"
+        );
+    }
+
+    #[test]
+    fn the_median_of_an_even_count_is_the_mean_of_the_middle_two() {
+        let s = Duration::from_secs;
+        assert_eq!(median(&[s(4), s(1), s(3)]), s(3));
+        assert_eq!(
+            median(&[s(4), s(1), s(3), s(2)]),
+            Duration::from_millis(2500)
+        );
+    }
+}

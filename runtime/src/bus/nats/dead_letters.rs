@@ -102,7 +102,7 @@ impl Bus {
         let receipt = crate::bus::publisher::send_with_retry(
             &self.sink(),
             original,
-            crate::bus::publisher::RetryPolicy::default(),
+            crate::bus::publisher::PublishRetry::default(),
         )
         .await?;
         let name = self.subjects.dead_letter_stream();
