@@ -325,10 +325,14 @@ pub(crate) fn read_headers(headers: &Headers, fields: bool) -> Result<Incoming, 
                     read.known[i] = Some(decode(KNOWN[i].1, raw)?)
                 }
                 Some(_) => {}
-                None => read.others.push((
-                    attribute.to_ascii_lowercase(),
-                    string_value(&decode(name, raw)?),
-                )),
+                None => {
+                    // Checked either way; made a JSON value only for a caller that keeps the fields.
+                    let value = decode(name, raw)?;
+                    if fields {
+                        read.others
+                            .push((attribute.to_ascii_lowercase(), string_value(&value)));
+                    }
+                }
             }
         } else if name.eq_ignore_ascii_case(METADATA_HEADER) {
             read.fields = Some(decode(METADATA_HEADER, raw)?);
