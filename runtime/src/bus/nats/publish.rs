@@ -5,21 +5,32 @@ use crate::bus::headers::Headers;
 use crate::bus::transport::{Outgoing, Receipt, Sink, TransportError, TransportErrorKind};
 use async_nats::Client;
 use async_nats::jetstream::{self};
+use std::borrow::Cow;
 use std::future::Future;
 
 /// `headers` as the client's header map. The client panics on a header name it cannot send, and would
 /// send a line break in a value as a second header: both are refused here instead. Each name is hashed
-/// once (`insert`; `append` only for a name that repeats, which looks it up first).
+/// once (`insert`; `append` only for a name that repeats, which looks it up first); a static name (the
+/// ones the bus writes) is taken as it is, not copied.
 fn header_map(headers: &Headers) -> Result<async_nats::HeaderMap, TransportError> {
     let mut map = async_nats::HeaderMap::new();
-    let pairs: Vec<(&str, &str)> = headers.iter().collect();
+    let pairs: Vec<(&Cow<'static, str>, &str)> = headers.entries().collect();
     for (i, (name, value)) in pairs.iter().enumerate() {
-        let header: async_nats::HeaderName = name.parse().map_err(|_| {
-            TransportError::new(
+        if name.is_empty() || name.contains(|c: char| !c.is_ascii_graphic() || c == ':') {
+            return Err(TransportError::new(
                 TransportErrorKind::Rejected,
                 format!("`{name}` cannot be a NATS header name (printable ASCII without `:`)"),
-            )
-        })?;
+            ));
+        }
+        let header = match name {
+            Cow::Borrowed(name) => async_nats::HeaderName::from_static(name),
+            Cow::Owned(name) => name.parse().map_err(|_| {
+                TransportError::new(
+                    TransportErrorKind::Rejected,
+                    format!("`{name}` cannot be a NATS header name"),
+                )
+            })?,
+        };
         if value.contains(['\r', '\n']) {
             return Err(TransportError::new(
                 TransportErrorKind::Rejected,
@@ -54,10 +65,12 @@ impl Sink for NatsSink {
             .message_id(&message.id);
         // A publish the user may not make is refused by the server beside the request, never answered:
         // heard here, it fails the publish at once, for good.
+        // Only a refusal of this subject: others in flight at the same time are refused their own.
         let mut refused = self.peer.refusals.watch();
+        let subject = async_nats::Subject::from(message.subject.as_str());
         let acknowledgement = self
             .jetstream
-            .send_publish(message.subject.clone(), publish)
+            .send_publish(subject.clone(), publish)
             .await
             .map_err(publish_error)?;
         // The wait starts now, not when the acknowledgement is first awaited: a publisher awaits its
@@ -73,7 +86,7 @@ impl Sink for NatsSink {
                 std::task::Poll::Ready(ack) => ack,
                 std::task::Poll::Pending => tokio::select! {
                     ack = acknowledgement => ack,
-                    refusal = refused.next() => {
+                    refusal = refused.next_concerning(|refusal| refusal.concerns_publish_to(&subject)) => {
                         return Err(TransportError::new(
                             TransportErrorKind::Rejected,
                             peer.denied(refusal).to_string(),
