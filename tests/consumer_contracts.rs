@@ -244,9 +244,7 @@ fn a_typo_in_a_contract_is_a_located_error() {
         "one mistake, said once for both versions:\n{text}"
     );
 
-    let failure = energy_codegen::build_model(&schema)
-        .err()
-        .expect("the generator refuses it too");
+    let failure = energy_codegen::build_model(&schema).expect_err("the generator refuses it too");
     assert_eq!(failure.render(false), text);
 
     // What the change removes from under a contract is a finding, not a mistake; what the baseline never
@@ -430,8 +428,7 @@ fn a_contract_written_from_a_consumers_code_is_read_by_the_generator() {
     let contract = handlers.contract("ledger-from-code", None);
     std::fs::write(&file, contract.to_yaml()).unwrap();
     let text = energy_codegen::build_model(&schema)
-        .err()
-        .expect("a projection of a field the payload lacks is refused")
+        .expect_err("a projection of a field the payload lacks is refused")
         .render(false);
     assert!(text.contains("error[unknown-field-pointer]"), "{text}");
     assert!(text.contains("consumers/ledger-from-code.yaml:"), "{text}");

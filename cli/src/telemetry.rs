@@ -45,7 +45,7 @@ pub(crate) fn init() -> Telemetry {
     // Spans and events at INFO and above: the NATS client's own debug and trace events (a few per
     // message) are neither exported nor paid for.
     let subscriber = tracing_subscriber::registry().with(
-        tracing_opentelemetry::layer()
+        energy_runtime::bus::trace::layer()
             .with_tracer(provider.tracer("energy"))
             .with_filter(tracing_subscriber::filter::LevelFilter::INFO),
     );

@@ -2,7 +2,7 @@
 
 use crate::ast::{Located, Schema};
 use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::read::Reader;
+use crate::read::SchemaReader;
 use crate::source::{FileId, SourceFile, SourceMap, Span, display_path};
 use crate::yaml::{self, NodeKind};
 use std::collections::BTreeMap;
@@ -178,7 +178,7 @@ fn add_files(
                         end: 0,
                     },
                 };
-                let mut reader = Reader::new(sources, diags);
+                let mut reader = SchemaReader::new(sources, diags);
                 read_file(&mut reader, schema, file_id, stem, kind, &root);
             }
             Err(d) => diags.push(*d),
@@ -220,7 +220,7 @@ pub fn load_baseline(
         return schema;
     };
     let mut seen: BTreeMap<&str, Span> = BTreeMap::new();
-    let mut reader = Reader::wire_shapes(sources, diags);
+    let mut reader = SchemaReader::wire_shapes(sources, diags);
     let mut errors = Vec::new();
     for (key, contents) in files {
         let Some(name) = key.as_str() else {
@@ -277,7 +277,7 @@ pub fn load_baseline(
 
 /// Reads one parsed file (or a file's part of the baseline) into `schema`.
 fn read_file(
-    reader: &mut Reader<'_>,
+    reader: &mut SchemaReader<'_>,
     schema: &mut Schema,
     file_id: FileId,
     stem: Located,

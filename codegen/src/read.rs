@@ -23,7 +23,7 @@ mod rest;
 mod types;
 
 /// Reads the node trees of schema files into the AST, one file at a time, recording every mistake.
-pub struct Reader<'a> {
+pub struct SchemaReader<'a> {
     sources: &'a SourceMap,
     diags: &'a mut Diagnostics,
     /// Whether the files document what they define: the schema's do; the published baseline records
@@ -53,10 +53,10 @@ impl<'n> Entries<'n> {
     }
 }
 
-impl<'a> Reader<'a> {
+impl<'a> SchemaReader<'a> {
     /// A reader of the schema's files, recording into `diags`.
     pub fn new(sources: &'a SourceMap, diags: &'a mut Diagnostics) -> Self {
-        Reader {
+        SchemaReader {
             sources,
             diags,
             documented: true,
@@ -66,9 +66,9 @@ impl<'a> Reader<'a> {
     /// A reader of files in the schema format that hold wire shapes only (the published baseline): the
     /// same keys and checks, but no description, title or version is required.
     pub fn wire_shapes(sources: &'a SourceMap, diags: &'a mut Diagnostics) -> Self {
-        Reader {
+        SchemaReader {
             documented: false,
-            ..Reader::new(sources, diags)
+            ..SchemaReader::new(sources, diags)
         }
     }
 

@@ -48,7 +48,7 @@ fn install_tracing() {
     use tracing_subscriber::Layer as _;
     use tracing_subscriber::layer::SubscriberExt as _;
     let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder().build();
-    let layer = tracing_opentelemetry::layer()
+    let layer = energy_runtime::bus::trace::layer()
         .with_tracer(provider.tracer("energy-bench"))
         // Dynamic: asked at every span (a static filter's answer is cached per callsite).
         .with_filter(tracing_subscriber::filter::dynamic_filter_fn(

@@ -371,7 +371,7 @@ fn poison_messages_are_dead_lettered_with_their_kind_and_path_and_the_consumer_g
         for (id, kind, path, body) in expect {
             let letter = by_id[id];
             assert_eq!(
-                (letter.fault.kind.as_str(), letter.fault.path.as_str()),
+                (letter.cause.kind.as_str(), letter.cause.path.as_str()),
                 (kind, path),
                 "{id}"
             );
@@ -479,14 +479,14 @@ fn a_handler_that_always_fails_is_dead_lettered_after_max_deliver() {
         );
         let letters = bus.dead_letters(None).await.unwrap();
         assert_eq!(letters.len(), 1);
-        assert_eq!(letters[0].fault.kind, "handler_failed");
+        assert_eq!(letters[0].cause.kind, "handler_failed");
         assert!(
             letters[0]
-                .fault
+                .cause
                 .message
                 .contains("statement store rejects it"),
             "{}",
-            letters[0].fault.message
+            letters[0].cause.message
         );
         assert_eq!(letters[0].deliveries, 3);
 
@@ -531,7 +531,7 @@ fn a_rejected_event_is_dead_lettered_at_once() {
         assert_eq!((stats.dead_lettered, stats.retried), (1, 0));
         let letter = &bus.dead_letters(None).await.unwrap()[0];
         assert_eq!(
-            (letter.fault.kind.as_str(), letter.fault.message.as_str()),
+            (letter.cause.kind.as_str(), letter.cause.message.as_str()),
             ("handler_rejected", "agreement 7 was never ours")
         );
     });
@@ -555,7 +555,7 @@ fn unknown_versions_are_skipped_or_dead_lettered_as_the_consumer_chooses() {
         let (settled, stats) =
             consume(&bus, ConsumerConfig::durable("tolerant"), Handlers::new()).await;
         assert_eq!(stats.unknown, 1, "{settled:#?}");
-        assert_eq!(settled[0].fault.as_ref().unwrap().kind, "unknown_version");
+        assert_eq!(settled[0].cause.as_ref().unwrap().kind, "unknown_version");
 
         let mut handlers = Handlers::new();
         handlers.unknown(UnknownPolicy::DeadLetter);
@@ -563,7 +563,7 @@ fn unknown_versions_are_skipped_or_dead_lettered_as_the_consumer_chooses() {
         assert_eq!(stats.dead_lettered, 1);
         let letter = &bus.dead_letters(None).await.unwrap()[0];
         assert_eq!(
-            (letter.fault.kind.as_str(), letter.fault.path.as_str()),
+            (letter.cause.kind.as_str(), letter.cause.path.as_str()),
             ("unknown_version", "ce-dataversion")
         );
 
@@ -694,7 +694,7 @@ fn a_message_whose_consumer_keeps_stopping_mid_handling_is_dead_lettered_not_red
         assert_eq!(stats.dead_lettered, 1, "{settled:#?}");
         assert_eq!(settled[0].attempt, 3);
         assert_eq!(
-            bus.dead_letters(None).await.unwrap()[0].fault.kind,
+            bus.dead_letters(None).await.unwrap()[0].cause.kind,
             "not_settled"
         );
     });
@@ -860,7 +860,7 @@ fn structured_mode_cloudevents_are_read_as_binary_ones_and_bad_ones_dead_lettere
         );
         let faults: Vec<(String, String)> = settled
             .iter()
-            .filter_map(|s| s.fault.as_ref())
+            .filter_map(|s| s.cause.as_ref())
             .map(|f| (f.kind.clone(), f.path.clone()))
             .collect();
         assert_eq!(

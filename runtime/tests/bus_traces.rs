@@ -39,7 +39,7 @@ fn publish_and_handle_make_one_trace_and_the_context_survives_capture_and_dead_l
         .with_simple_exporter(exporter.clone())
         .build();
     let subscriber = tracing_subscriber::registry()
-        .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("energy-test")));
+        .with(energy_runtime::bus::trace::layer().with_tracer(provider.tracer("energy-test")));
     // Global: the consumer's tasks run on the runtime's threads.
     tracing::subscriber::set_global_default(subscriber).expect("the only subscriber");
 

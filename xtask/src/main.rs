@@ -8,6 +8,7 @@ mod consumers;
 mod docs;
 mod files;
 mod fuzz;
+mod measure;
 mod peer;
 mod semver;
 mod test;

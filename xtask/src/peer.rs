@@ -7,7 +7,7 @@
 //! `<target>/peer-crate/`. Measured: generation (the whole process of each tool, alternately) and clean
 //! debug builds of each crate (alternately, in a target folder each), as medians and ratios ours/peer.
 
-use crate::bench::{CleanBuild, cargo, command_line, median, run_step, section_features};
+use crate::measure::{CleanBuild, cargo, command_line, median, run_step, section_features};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -196,7 +196,103 @@ fn findings_as_json_lines_and_as_a_changelog() {
     let text = stdout(&markdown);
     assert!(text.starts_with("# Interface changes\n"), "{text}");
     assert!(text.contains("\n## Agreements and approvals\n"), "{text}");
-    assert!(text.contains("- **error** `field-removed-required`: required field `account_number` removed from `agreement.updated` v2 (breaks forward compatibility; semver major)."), "{text}");
+    assert!(text.contains("- **error** `field-removed-required`: required field `account_number` removed from `agreement.updated` v2: it breaks a consumer (`crm-timeline`, which reads it) (breaks forward compatibility; semver major; read by `crm-timeline`)."), "{text}");
+}
+
+/// The example contracts of `schema/consumers/`: `--format json` names them on each finding,
+/// `--consumers` tells who reads what, and `--consumers-only` lets a break nobody reads pass.
+#[test]
+fn consumer_contracts_on_the_command_line() {
+    let dir = scratch_schema();
+    break_agreement_updated_v2(dir.path());
+    let json = xtask(
+        dir.path(),
+        &["compat", "--schema", "schema", "--format", "json"],
+    );
+    let lines: Vec<serde_json::Value> = stdout(&json)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON object per line"))
+        .collect();
+    let consumers = |rule: &str| {
+        lines
+            .iter()
+            .find(|f| f["rule"] == rule)
+            .map(|f| f["consumers"].clone())
+    };
+    // `crm-timeline` reads `/account_number`, not the new field.
+    assert_eq!(
+        consumers("field-removed-required"),
+        Some(serde_json::json!(["crm-timeline"]))
+    );
+    assert_eq!(
+        consumers("field-added-required"),
+        Some(serde_json::json!([]))
+    );
+    // The added required field breaks no registered consumer; the removed one still breaks one.
+    let only = xtask(
+        dir.path(),
+        &["compat", "--schema", "schema", "--consumers-only"],
+    );
+    assert_eq!(only.status.code(), Some(1), "{}", stdout(&only));
+    assert!(
+        stdout(&only).contains("compat: 1 error, 0 warnings, 1 note"),
+        "{}",
+        stdout(&only)
+    );
+
+    // A required field removed from an event type no contract reads passes with --consumers-only.
+    let dir = scratch_schema();
+    let path = dir.path().join(AGREEMENTS);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let from = "fields: {approval_id: str, process_type: str, process_data: obj, approved_at: str}";
+    assert_eq!(text.matches(from).count(), 1);
+    std::fs::write(
+        &path,
+        text.replace(
+            from,
+            "fields: {approval_id: str, process_data: obj, approved_at: str}",
+        ),
+    )
+    .unwrap();
+    let strict = xtask(dir.path(), &["compat", "--schema", "schema"]);
+    assert_eq!(strict.status.code(), Some(1), "{}", stdout(&strict));
+    assert!(
+        stdout(&strict).contains("breaks no registered consumer"),
+        "{}",
+        stdout(&strict)
+    );
+    let only = xtask(
+        dir.path(),
+        &["compat", "--schema", "schema", "--consumers-only"],
+    );
+    assert_eq!(only.status.code(), Some(0), "{}", stdout(&only));
+
+    let table = xtask(dir.path(), &["compat", "--schema", "schema", "--consumers"]);
+    assert_eq!(table.status.code(), Some(0));
+    let text = stdout(&table);
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("agreement.created "))
+        .unwrap_or_else(|| panic!("a row of agreement.created:\n{text}"));
+    assert!(row.ends_with("crm-timeline"), "{row}");
+    assert!(
+        text.contains("versions read by a registered consumer;"),
+        "{text}"
+    );
+    let json = xtask(
+        dir.path(),
+        &[
+            "compat",
+            "--schema",
+            "schema",
+            "--consumers",
+            "--format",
+            "json",
+        ],
+    );
+    let first: serde_json::Value =
+        serde_json::from_str(stdout(&json).lines().next().expect("a line")).unwrap();
+    assert!(first.get("consumers").is_some(), "{first}");
 }
 
 #[test]

@@ -2,7 +2,7 @@
 
 use super::connection::{Connection, connect};
 use super::shared::{
-    FaultReport, block_on, failed, filters, interrupted, parse_duration, parse_time,
+    CauseReport, block_on, failed, filters, interrupted, parse_duration, parse_time,
 };
 use crate::exit::Exit;
 use clap::{Args, ValueEnum};
@@ -96,7 +96,7 @@ struct SettledReport<'a> {
     sequence: u64,
     attempt: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<FaultReport<'a>>,
+    error: Option<CauseReport<'a>>,
 }
 
 fn settled_report(settled: &Settled) -> SettledReport<'_> {
@@ -108,7 +108,7 @@ fn settled_report(settled: &Settled) -> SettledReport<'_> {
         subject: &settled.subject,
         sequence: settled.sequence,
         attempt: settled.attempt,
-        error: settled.fault.as_ref().map(|f| FaultReport {
+        error: settled.cause.as_ref().map(|f| CauseReport {
             kind: &f.kind,
             path: &f.path,
             message: &f.message,

@@ -1,7 +1,7 @@
 //! `energy events dlq list|show|republish`.
 
 use super::connection::{Connection, connect};
-use super::shared::{FaultReport, block_on, failed, write_json};
+use super::shared::{CauseReport, block_on, failed, write_json};
 use crate::exit::Exit;
 use clap::{Args, Subcommand};
 use energy_runtime::bus::DeadLetter;
@@ -69,7 +69,7 @@ struct DeadLetterReport<'a> {
     id: Option<String>,
     event_type: Option<String>,
     version: Option<String>,
-    error: FaultReport<'a>,
+    error: CauseReport<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     message: Option<Box<serde_json::value::RawValue>>,
 }
@@ -91,10 +91,10 @@ fn dead_letter_report(letter: &DeadLetter, with_message: bool) -> DeadLetterRepo
         id,
         event_type,
         version,
-        error: FaultReport {
-            kind: &letter.fault.kind,
-            path: &letter.fault.path,
-            message: &letter.fault.message,
+        error: CauseReport {
+            kind: &letter.cause.kind,
+            path: &letter.cause.path,
+            message: &letter.cause.message,
         },
         message: message.flatten(),
     }

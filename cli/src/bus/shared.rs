@@ -108,7 +108,7 @@ pub(super) fn write_json(out: &mut impl Write, value: &impl Serialize) -> io::Re
 
 #[derive(Serialize)]
 /// Why a message was not handled, in a JSON line.
-pub(super) struct FaultReport<'a> {
+pub(super) struct CauseReport<'a> {
     pub kind: &'a str,
     pub path: &'a str,
     pub message: &'a str,

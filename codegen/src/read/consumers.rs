@@ -1,12 +1,12 @@
 //! `consumers/<name>.yaml`: a consuming team's contract, what it reads of the events.
 
-use super::{Reader, keys};
+use super::{SchemaReader, keys};
 use crate::ast::{ConsumerFile, Located, ReadDef};
 use crate::diag::{Code, Diagnostic};
 use crate::source::FileId;
 use crate::yaml::{Node, NodeKind};
 
-impl Reader<'_> {
+impl SchemaReader<'_> {
     /// Reads a contract file; `stem` is its file name without `.yaml`, which `consumer:` must repeat.
     pub fn consumer_file(
         &mut self,

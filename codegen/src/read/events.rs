@@ -1,12 +1,12 @@
 //! Events files: their event entries, versions, `extends` and deprecations.
 
-use super::{Reader, is_date, keys};
+use super::{SchemaReader, is_date, keys};
 use crate::ast::*;
 use crate::diag::{Code, Diagnostic};
 use crate::source::FileId;
 use crate::yaml::{Node, NodeKind};
 
-impl Reader<'_> {
+impl SchemaReader<'_> {
     /// Reads one events file.
     pub fn section_file(
         &mut self,

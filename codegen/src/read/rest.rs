@@ -1,12 +1,12 @@
 //! `rest.yaml`: authentication schemes, resources and endpoints.
 
-use super::{Reader, keys};
+use super::{SchemaReader, keys};
 use crate::ast::*;
 use crate::diag::{Code, Diagnostic};
 use crate::source::FileId;
 use crate::yaml::{Node, NodeKind};
 
-impl Reader<'_> {
+impl SchemaReader<'_> {
     /// Reads `rest.yaml`.
     pub fn rest_file(&mut self, file: FileId, root: &Node) -> Option<RestFile> {
         let top = self.entries(root, "the REST file", Some(keys::REST_FILE))?;

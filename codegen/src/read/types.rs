@@ -1,13 +1,13 @@
 //! Shared types, resources and bases, their fields, and type expressions.
 
-use super::{Reader, keys};
+use super::{SchemaReader, keys};
 use crate::ast::*;
 use crate::diag::{Code, Diagnostic};
 use crate::naming;
 use crate::source::{FileId, Span};
 use crate::yaml::{Node, NodeKind};
 
-impl Reader<'_> {
+impl SchemaReader<'_> {
     /// Reads `types.yaml`.
     pub fn types_file(&mut self, file: FileId, root: &Node) -> Option<TypesFile> {
         let top = self.entries(root, "the shared types file", Some(keys::TYPES_FILE))?;

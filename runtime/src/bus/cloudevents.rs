@@ -317,18 +317,25 @@ pub(crate) fn read_headers(headers: &Headers, fields: bool) -> Result<Incoming, 
             .filter(|p| p.eq_ignore_ascii_case(PREFIX))
             .map(|_| &name[PREFIX.len()..]);
         if let Some(attribute) = attribute {
-            match KNOWN
-                .iter()
-                .position(|(a, _)| a.eq_ignore_ascii_case(attribute))
-            {
+            // As the bus writes them (lowercase) first: a comparison of lengths rejects most.
+            let known = KNOWN.iter().position(|(a, _)| *a == attribute).or_else(|| {
+                KNOWN
+                    .iter()
+                    .position(|(a, _)| a.eq_ignore_ascii_case(attribute))
+            });
+            match known {
                 Some(i) if read.known[i].is_none() => {
                     read.known[i] = Some(decode(KNOWN[i].1, raw)?)
                 }
                 Some(_) => {}
-                None => read.others.push((
-                    attribute.to_ascii_lowercase(),
-                    string_value(&decode(name, raw)?),
-                )),
+                None => {
+                    // Checked either way; made a JSON value only for a caller that keeps the fields.
+                    let value = decode(name, raw)?;
+                    if fields {
+                        read.others
+                            .push((attribute.to_ascii_lowercase(), string_value(&value)));
+                    }
+                }
             }
         } else if name.eq_ignore_ascii_case(METADATA_HEADER) {
             read.fields = Some(decode(METADATA_HEADER, raw)?);

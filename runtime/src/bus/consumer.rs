@@ -18,12 +18,12 @@
 //! of the acknowledgement wait, so a slow handler does not get its message delivered twice.
 
 use super::content;
-use super::dead_letter::{Fault, dead_letter_of};
+use super::dead_letter::{DeadLetterCause, dead_letter_of};
 use super::handlers::{Context, Envelope, HandlerError, HandlerFuture, Handlers, UnknownPolicy};
 use super::health::Health;
 use super::metrics::{ConsumerMetrics, event_type_label};
 pub use super::outcome::Outcome;
-use super::publisher::{RetryPolicy, send_with_retry};
+use super::publisher::{PublishRetry, send_with_retry};
 use super::trace;
 use super::transport::{Delivery, Lag, Pulled, Sink, Source, TransportError, Watch};
 use crate::events::{Decoded, Decoder, ErrorKind, EventError, Unknown};
@@ -209,7 +209,7 @@ pub struct Settled {
     /// What became of it.
     pub outcome: Outcome,
     /// Why, when it was not handled: the error kind, path and message.
-    pub fault: Option<Fault>,
+    pub cause: Option<DeadLetterCause>,
 }
 
 /// Counts of outcomes since the consumer started.
@@ -568,7 +568,7 @@ struct Base<'a> {
 }
 
 impl Base<'_> {
-    fn settled(&self, outcome: Outcome, fault: Option<Fault>) -> Settled {
+    fn settled(&self, outcome: Outcome, cause: Option<DeadLetterCause>) -> Settled {
         Settled {
             id: self.id.map(str::to_owned),
             event_type: self.event_type.map(str::to_owned),
@@ -577,7 +577,7 @@ impl Base<'_> {
             sequence: self.sequence,
             attempt: self.attempt,
             outcome,
-            fault,
+            cause,
         }
     }
 }
@@ -602,22 +602,22 @@ async fn process<D: Delivery, K: Sink>(
     let (incoming, data) = match content::read_event(delivery.headers(), delivery.payload()) {
         Ok(read) => read,
         Err(error) => {
-            let fault = Fault::of_event(&error);
-            return shared.dead_letter(delivery, fault, &base, decided).await;
+            let cause = DeadLetterCause::of_event(&error);
+            return shared.dead_letter(delivery, cause, &base, decided).await;
         }
     };
     base.id = Some(&incoming.id);
     base.event_type = Some(&incoming.event_type);
     base.version = Some(&incoming.version);
     if info.attempt > config.max_deliver {
-        let fault = Fault::new(
+        let cause = DeadLetterCause::new(
             "not_settled",
             format!(
                 "delivered {} times (max_deliver is {}) without being settled: the consumer stopped while it was being handled",
                 info.attempt, config.max_deliver
             ),
         );
-        return shared.dead_letter(delivery, fault, &base, decided).await;
+        return shared.dead_letter(delivery, cause, &base, decided).await;
     }
     // Shared by every try: a handler's context costs a few reference counts.
     let envelope = Arc::new(Envelope {
@@ -647,21 +647,26 @@ async fn process<D: Delivery, K: Sink>(
         let future: HandlerFuture = match decoded {
             Err(error) => {
                 return shared
-                    .dead_letter(delivery, Fault::of_event(&error), &base, decided)
+                    .dead_letter(delivery, DeadLetterCause::of_event(&error), &base, decided)
                     .await;
             }
             Ok(Decoded::Unknown(mut raw)) => {
                 let unknown = unknown_error(&raw.event_type, &raw.version, raw.reason());
                 match shared.handlers.unknown_policy() {
                     UnknownPolicy::Skip => {
-                        let fault = Some(Fault::of_event(&unknown));
+                        let cause = Some(DeadLetterCause::of_event(&unknown));
                         return shared
-                            .ack(delivery, &base, Outcome::Unknown, fault, decided)
+                            .ack(delivery, &base, Outcome::Unknown, cause, decided)
                             .await;
                     }
                     UnknownPolicy::DeadLetter => {
                         return shared
-                            .dead_letter(delivery, Fault::of_event(&unknown), &base, decided)
+                            .dead_letter(
+                                delivery,
+                                DeadLetterCause::of_event(&unknown),
+                                &base,
+                                decided,
+                            )
                             .await;
                     }
                     UnknownPolicy::Fallback => {
@@ -672,9 +677,9 @@ async fn process<D: Delivery, K: Sink>(
                         {
                             Some(future) => future,
                             None => {
-                                let fault = Some(Fault::of_event(&unknown));
+                                let cause = Some(DeadLetterCause::of_event(&unknown));
                                 return shared
-                                    .ack(delivery, &base, Outcome::Unknown, fault, decided)
+                                    .ack(delivery, &base, Outcome::Unknown, cause, decided)
                                     .await;
                             }
                         }
@@ -726,24 +731,24 @@ async fn process<D: Delivery, K: Sink>(
             Err(error) => error,
         };
         if error.is_permanent() {
-            let fault = Fault::new("handler_rejected", error.message());
-            return shared.dead_letter(delivery, fault, &base, decided).await;
+            let cause = DeadLetterCause::new("handler_rejected", error.message());
+            return shared.dead_letter(delivery, cause, &base, decided).await;
         }
         if attempt >= config.max_deliver {
-            let fault = Fault::new(
+            let cause = DeadLetterCause::new(
                 "handler_failed",
                 format!(
                     "the handler failed on each of {attempt} deliveries (max_deliver); the last time: {error}"
                 ),
             );
-            return shared.dead_letter(delivery, fault, &base, decided).await;
+            return shared.dead_letter(delivery, cause, &base, decided).await;
         }
         let delay = config.retry_delay(attempt);
-        let fault = Some(Fault::new("handler_failed", error.message()));
+        let cause = Some(DeadLetterCause::new("handler_failed", error.message()));
         if config.ordering != Ordering::PerSubject {
             decided.store(true, std::sync::atomic::Ordering::Release);
         }
-        shared.report(&base, Outcome::Retried, fault);
+        shared.report(&base, Outcome::Retried, cause);
         if config.ordering == Ordering::PerSubject {
             // In place, holding back the messages behind it on its subject.
             tokio::time::sleep(delay).await;
@@ -781,14 +786,14 @@ fn unknown_error(event_type: &str, version: &str, reason: Unknown) -> EventError
 }
 
 impl<K: Sink> Shared<K> {
-    fn report(&self, base: &Base<'_>, outcome: Outcome, fault: Option<Fault>) {
+    fn report(&self, base: &Base<'_>, outcome: Outcome, cause: Option<DeadLetterCause>) {
         self.counters.count(outcome);
         if let Some(metrics) = &self.metrics {
-            let kind = fault.as_ref().map(|f| f.kind.as_str());
+            let kind = cause.as_ref().map(|f| f.kind.as_str());
             metrics.settled(event_type_label(base.event_type), outcome, kind);
         }
         if let Some(observer) = &self.observer {
-            observer(&base.settled(outcome, fault));
+            observer(&base.settled(outcome, cause));
         }
     }
 
@@ -799,11 +804,11 @@ impl<K: Sink> Shared<K> {
         delivery: &D,
         base: &Base<'_>,
         outcome: Outcome,
-        fault: Option<Fault>,
+        cause: Option<DeadLetterCause>,
         decided: &std::sync::atomic::AtomicBool,
     ) {
         decided.store(true, std::sync::atomic::Ordering::Release);
-        self.report(base, outcome, fault);
+        self.report(base, outcome, cause);
         if let Err(e) = delivery.ack().await {
             log::warn!(
                 "sequence {}: the acknowledgement was not sent ({e}); the broker will deliver it again",
@@ -817,25 +822,25 @@ impl<K: Sink> Shared<K> {
     async fn dead_letter<D: Delivery>(
         &self,
         delivery: &D,
-        fault: Fault,
+        cause: DeadLetterCause,
         base: &Base<'_>,
         decided: &std::sync::atomic::AtomicBool,
     ) {
         let message = dead_letter_of(
             delivery,
-            &fault,
+            &cause,
             &self.config.durable,
             &self.dead_letter_subject,
         );
-        let retry = RetryPolicy {
+        let retry = PublishRetry {
             deadline: self.config.ack_wait.max(Duration::from_secs(5)),
-            ..RetryPolicy::default()
+            ..PublishRetry::default()
         };
         match send_with_retry(&self.sink, message, retry).await {
             Ok(_) => {
                 decided.store(true, std::sync::atomic::Ordering::Release);
-                let reason = fault.summary();
-                self.report(base, Outcome::DeadLettered, Some(fault));
+                let reason = cause.summary();
+                self.report(base, Outcome::DeadLettered, Some(cause));
                 if let Err(e) = delivery.terminate(&reason).await {
                     log::warn!(
                         "sequence {}: dead-lettered, but the termination was not sent ({e}); it will be dead-lettered again (once: the dead letter is deduplicated)",
@@ -845,16 +850,16 @@ impl<K: Sink> Shared<K> {
             }
             Err(error) => {
                 let delay = self.config.retry_delay(base.attempt);
-                let fault = Fault {
+                let cause = DeadLetterCause {
                     kind: "dead_letter_failed".to_owned(),
-                    path: fault.path,
+                    path: cause.path,
                     message: format!(
                         "the dead letter was not stored on `{}` ({error}); delivered again later. Why it was to be dead-lettered: {}: {}",
-                        self.dead_letter_subject, fault.kind, fault.message
+                        self.dead_letter_subject, cause.kind, cause.message
                     ),
                 };
                 decided.store(true, std::sync::atomic::Ordering::Release);
-                self.report(base, Outcome::Retried, Some(fault));
+                self.report(base, Outcome::Retried, Some(cause));
                 let _ = delivery.retry_after(delay).await;
             }
         }

@@ -7,7 +7,7 @@
 //! | header | value |
 //! |---|---|
 //! | `energy-dead-letter-kind` | an error kind of `energy events validate` (`malformed_json`, `bad_envelope`, `unknown_event_type`, `unknown_version`, `missing_field`, `invalid_type`), or `handler_failed` (failed on every one of `max_deliver` deliveries), `handler_rejected` (the handler said it never will succeed), `not_settled` (delivered more than `max_deliver` times without being settled: the consumer stopped each time) |
-//! | `energy-dead-letter-path` | the JSON path of the fault (`payload.ledger.account.number`), or the header (`ce-type`); empty when none |
+//! | `energy-dead-letter-path` | the JSON path at fault (`payload.ledger.account.number`), or the header (`ce-type`); empty when none |
 //! | `energy-dead-letter-message` | the error, in words |
 //! | `energy-dead-letter-subject`, `-stream`, `-sequence` | where the original was |
 //! | `energy-dead-letter-consumer`, `-deliveries` | who gave up on it, after how many deliveries |
@@ -35,7 +35,7 @@ const TIME: &str = "energy-dead-letter-time";
 
 /// Why a message was dead-lettered.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Fault {
+pub struct DeadLetterCause {
     /// The error kind (`invalid_type`, `handler_failed`, …).
     pub kind: String,
     /// The JSON path (or header) at fault; empty when none.
@@ -44,19 +44,19 @@ pub struct Fault {
     pub message: String,
 }
 
-impl Fault {
-    /// A fault of the event itself, as decoding found it.
+impl DeadLetterCause {
+    /// The event itself, as decoding found it at fault.
     pub fn of_event(error: &EventError) -> Self {
-        Fault {
+        DeadLetterCause {
             kind: error.kind.as_str().to_owned(),
             path: error.path.clone(),
             message: error.message.clone(),
         }
     }
 
-    /// A fault of the handler (`handler_failed`, `handler_rejected`), or of the delivery (`not_settled`).
+    /// The handler (`handler_failed`, `handler_rejected`), or the delivery (`not_settled`), at fault.
     pub fn new(kind: &str, message: impl Into<String>) -> Self {
-        Fault {
+        DeadLetterCause {
             kind: kind.to_owned(),
             path: String::new(),
             message: message.into(),
@@ -79,7 +79,7 @@ impl Fault {
 /// terminate the original, which came back) is stored once.
 pub fn dead_letter_of(
     delivery: &impl Delivery,
-    fault: &Fault,
+    cause: &DeadLetterCause,
     consumer: &str,
     subject: &str,
 ) -> Outgoing {
@@ -95,9 +95,9 @@ pub fn dead_letter_of(
         .collect();
     let mut put =
         |name: &'static str, value: &str| headers.append(name, percent_encode(value).into_owned());
-    put(KIND, &fault.kind);
-    put(PATH, &fault.path);
-    put(MESSAGE, &fault.message);
+    put(KIND, &cause.kind);
+    put(PATH, &cause.path);
+    put(MESSAGE, &cause.message);
     put(SUBJECT, delivery.subject());
     put(STREAM, &info.stream);
     put(SEQUENCE, &info.sequence.to_string());
@@ -120,7 +120,7 @@ pub struct DeadLetter {
     /// The subject it was stored under.
     pub dead_letter_subject: String,
     /// Why.
-    pub fault: Fault,
+    pub cause: DeadLetterCause,
     /// The original's subject.
     pub subject: String,
     /// The original's stream and position in it.
@@ -162,7 +162,7 @@ impl DeadLetter {
         Some(DeadLetter {
             sequence,
             dead_letter_subject: dead_letter_subject.to_owned(),
-            fault: Fault {
+            cause: DeadLetterCause {
                 kind,
                 path: get(PATH).unwrap_or_default(),
                 message: get(MESSAGE).unwrap_or_default(),

@@ -154,7 +154,7 @@ impl ConsumerMetrics {
     }
 
     /// Counts one settlement.
-    pub(crate) fn settled(&self, event_type: TypeLabel, outcome: Outcome, fault: Option<&str>) {
+    pub(crate) fn settled(&self, event_type: TypeLabel, outcome: Outcome, cause: Option<&str>) {
         let slot = &self.series[event_type.slot].outcomes[outcome as usize];
         slot.get_or_init(|| {
             self.consumed
@@ -168,7 +168,7 @@ impl ConsumerMetrics {
         if outcome == Outcome::DeadLettered {
             self.dead_letters
                 .get_or_create(&FaultLabels {
-                    error_type: fault.unwrap_or("").to_owned(),
+                    error_type: cause.unwrap_or("").to_owned(),
                 })
                 .inc();
         }

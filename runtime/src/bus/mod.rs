@@ -39,7 +39,7 @@ pub mod transport;
 pub use connect::{Auth, ConnectSettings, Secret, Tls};
 pub use consumer::{ConsumerConfig, Counters, Observer, Ordering, Settled, Start, Stats};
 pub use contract::{Contract, ContractCheck, ContractStatus, Reads};
-pub use dead_letter::{DeadLetter, Fault};
+pub use dead_letter::{DeadLetter, DeadLetterCause};
 pub use error::BusError;
 pub use handlers::{Context, HandlerError, HandlerFuture, HandlerResult, Handlers, UnknownPolicy};
 pub use headers::Headers;
@@ -50,7 +50,7 @@ pub use nats::{
     StreamReport, StreamSettings,
 };
 pub use outcome::Outcome;
-pub use publisher::{Draft, PublishError, Publisher, RetryPolicy};
+pub use publisher::{Draft, PublishError, PublishRetry, Publisher};
 pub use refusals::Refusal;
 pub use subjects::{Subjects, durable_name_error};
 pub use transport::{Lag, Receipt, TransportError, TransportErrorKind};

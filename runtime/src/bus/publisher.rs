@@ -35,7 +35,7 @@ pub enum PublishError {
 /// restarting, a leader being elected, a timeout). Every try carries the same id, so the broker stores
 /// the event once however many tries it took.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RetryPolicy {
+pub struct PublishRetry {
     /// Give up when this much time has passed since the first try.
     pub deadline: Duration,
     /// The first wait between tries; each next one doubles, up to `max_delay`.
@@ -44,10 +44,10 @@ pub struct RetryPolicy {
     pub max_delay: Duration,
 }
 
-impl Default for RetryPolicy {
+impl Default for PublishRetry {
     /// One minute, waiting 100 ms, then 200 ms, … up to 2 s between tries.
     fn default() -> Self {
-        RetryPolicy {
+        PublishRetry {
             deadline: Duration::from_secs(60),
             first_delay: Duration::from_millis(100),
             max_delay: Duration::from_secs(2),
@@ -66,7 +66,7 @@ pub struct Publisher<S> {
     sink: S,
     subjects: Subjects,
     source: Arc<str>,
-    retry: RetryPolicy,
+    retry: PublishRetry,
     decoder: Decoder,
     mode: ContentMode,
 }
@@ -93,7 +93,7 @@ impl<S: Sink> Publisher<S> {
             sink,
             subjects,
             source: Arc::from(cloudevents::DEFAULT_SOURCE),
-            retry: RetryPolicy::default(),
+            retry: PublishRetry::default(),
             decoder: Decoder::new().reject_unknown(true),
             mode: ContentMode::Binary,
         }
@@ -113,7 +113,7 @@ impl<S: Sink> Publisher<S> {
     }
 
     /// How long and how often to try again.
-    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
+    pub fn with_retry(mut self, retry: PublishRetry) -> Self {
         self.retry = retry;
         self
     }
@@ -277,7 +277,7 @@ fn data_schema(event_type: &str, version: &str) -> String {
 pub(crate) async fn send_with_retry<S: Sink>(
     sink: &S,
     message: Outgoing,
-    retry: RetryPolicy,
+    retry: PublishRetry,
 ) -> Result<Receipt, PublishError> {
     let started = Instant::now();
     let mut delay = retry.first_delay;

@@ -70,6 +70,17 @@ impl Refusal {
         None
     }
 
+    /// Whether this refusal fails a publish to `subject`: a refusal of that subject, or one that fails
+    /// every publish (its reply subject, its inbox, its authorisation).
+    pub fn concerns_publish_to(&self, subject: &str) -> bool {
+        match self {
+            Refusal::Publish { subject: refused } => refused == subject,
+            Refusal::Reply { .. } | Refusal::Subscribe { .. } | Refusal::Authorization { .. } => {
+                true
+            }
+        }
+    }
+
     /// The refused operation in words, with what it was for when the subject is one of JetStream's:
     /// ``may not publish to `$JS.API.STREAM.CREATE.ENERGY_EVENTS` (create stream `ENERGY_EVENTS`)``.
     pub fn describe(&self) -> String {
@@ -145,13 +156,26 @@ fn jetstream_operation(subject: &str) -> Option<String> {
     }
 }
 
-/// The refusals a connection has heard; cheap to clone (every clone hears the same).
+/// How many refusals a connection remembers for the operations still waiting: far more than can
+/// arrive between two polls of one of them.
+const REMEMBERED: usize = 256;
+
+/// The refusals a connection has heard, in the order heard; cheap to clone (every clone hears the
+/// same). A log rather than the last refusal alone: a publisher with many publishes in flight to
+/// subjects it may not use hears one refusal per subject, and each publish must fail with its own.
 #[derive(Clone, Debug)]
-pub(crate) struct Refusals(watch::Sender<Option<Refusal>>);
+pub(crate) struct Refusals(watch::Sender<Heard>);
+
+/// The refusals heard: how many in all, and the most recent of them.
+#[derive(Debug, Default)]
+struct Heard {
+    count: u64,
+    recent: std::collections::VecDeque<Refusal>,
+}
 
 impl Default for Refusals {
     fn default() -> Self {
-        Refusals(watch::channel(None).0)
+        Refusals(watch::channel(Heard::default()).0)
     }
 }
 
@@ -160,30 +184,57 @@ impl Refusals {
     pub(crate) fn hear(&self, error: &str) {
         if let Some(refusal) = Refusal::parse(error) {
             log::debug!("the server refused: {}", refusal.describe());
-            self.0.send_replace(Some(refusal));
+            self.0.send_modify(|heard| {
+                if heard.recent.len() == REMEMBERED {
+                    heard.recent.pop_front();
+                }
+                heard.recent.push_back(refusal);
+                heard.count += 1;
+            });
         }
     }
 
-    /// A watch that resolves on the next refusal heard after it was made.
+    /// A watch that resolves on a refusal heard after it was made.
     pub(crate) fn watch(&self) -> RefusalWatch {
         let mut receiver = self.0.subscribe();
-        receiver.mark_unchanged();
-        RefusalWatch(receiver)
+        let from = receiver.borrow_and_update().count;
+        RefusalWatch { receiver, from }
     }
 }
 
-/// Waits for the next refusal (see [`Refusals::watch`]).
-pub(crate) struct RefusalWatch(watch::Receiver<Option<Refusal>>);
+/// Waits for a refusal (see [`Refusals::watch`]).
+pub(crate) struct RefusalWatch {
+    receiver: watch::Receiver<Heard>,
+    /// The number of the first refusal not yet looked at.
+    from: u64,
+}
 
 impl RefusalWatch {
     /// The next refusal; pending for ever when none comes.
     pub(crate) async fn next(&mut self) -> Refusal {
+        self.next_concerning(|_| true).await
+    }
+
+    /// The next refusal that `concerns` the operation waiting; pending for ever when none comes.
+    pub(crate) async fn next_concerning(&mut self, concerns: impl Fn(&Refusal) -> bool) -> Refusal {
         loop {
-            if self.0.changed().await.is_err() {
-                return std::future::pending().await;
+            {
+                let heard = self.receiver.borrow_and_update();
+                let first = heard.count - heard.recent.len() as u64;
+                let skip = self.from.saturating_sub(first);
+                let found = heard
+                    .recent
+                    .iter()
+                    .skip(usize::try_from(skip).unwrap_or(usize::MAX))
+                    .find(|refusal| concerns(refusal))
+                    .cloned();
+                self.from = heard.count;
+                if let Some(refusal) = found {
+                    return refusal;
+                }
             }
-            if let Some(refusal) = self.0.borrow_and_update().clone() {
-                return refusal;
+            if self.receiver.changed().await.is_err() {
+                return std::future::pending().await;
             }
         }
     }
@@ -265,6 +316,35 @@ mod tests {
             watch.next().await,
             Refusal::Publish {
                 subject: "new".to_owned()
+            }
+        );
+    }
+
+    #[tokio::test]
+    async fn each_operation_hears_the_refusal_of_its_own_subject() {
+        let refusals = Refusals::default();
+        let mut first = refusals.watch();
+        let mut second = refusals.watch();
+        // The server refuses two publishes in flight, in the order sent, before either waiter looks.
+        refusals.hear(r#"Permissions Violation for Publish to "energy.account.created.v1""#);
+        refusals.hear(
+            r#"Permissions Violation for Publish to "energy.billing.ledger.entry_posted.v2""#,
+        );
+        let concerning = |subject: &'static str| move |refusal: &Refusal| matches!(refusal, Refusal::Publish { subject: s } if s == subject);
+        assert_eq!(
+            second
+                .next_concerning(concerning("energy.billing.ledger.entry_posted.v2"))
+                .await,
+            Refusal::Publish {
+                subject: "energy.billing.ledger.entry_posted.v2".to_owned()
+            }
+        );
+        assert_eq!(
+            first
+                .next_concerning(concerning("energy.account.created.v1"))
+                .await,
+            Refusal::Publish {
+                subject: "energy.account.created.v1".to_owned()
             }
         );
     }

@@ -20,10 +20,12 @@
 //! made and nothing is written.
 
 use super::headers::{Headers, percent_encode};
-use opentelemetry::propagation::{Extractor, Injector, TextMapPropagator};
-use opentelemetry::trace::TraceContextExt;
+use opentelemetry::propagation::{Extractor, TextMapPropagator};
+use opentelemetry::trace::noop::NoopTracer;
+use opentelemetry::trace::{SpanContext, TraceContextExt, TraceFlags};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
-use tracing_opentelemetry::OpenTelemetrySpanExt;
+use tracing_opentelemetry::{OpenTelemetryLayer, OpenTelemetrySpanExt};
+use tracing_subscriber::registry::LookupSpan;
 
 /// The W3C trace context header.
 pub const TRACEPARENT: &str = "traceparent";
@@ -39,30 +41,74 @@ pub fn carries_context(headers: &Headers) -> bool {
     headers.get(CE_TRACEPARENT).is_some() || headers.get(TRACEPARENT).is_some()
 }
 
+/// The `tracing-opentelemetry` layer as `energy` runs it, for a consumer's or a producer's subscriber:
+/// spans with their messaging attributes and W3C context, without what the layer adds to every span by
+/// default (the source file and line, the thread, the target as attributes; busy and idle times, two
+/// clock readings at every poll; the OpenTelemetry context made current at every poll), each of which
+/// costs on every message and says nothing about one. Code that asks OpenTelemetry itself for the
+/// current context (rather than `tracing`) reads `tracing::Span::current().context()` instead
+/// (`OpenTelemetrySpanExt`). Give it a tracer: `trace::layer().with_tracer(provider.tracer("my-service"))`.
+pub fn layer<S>() -> OpenTelemetryLayer<S, NoopTracer>
+where
+    S: tracing::Subscriber + for<'span> LookupSpan<'span>,
+{
+    tracing_opentelemetry::layer()
+        .with_location(false)
+        .with_threads(false)
+        .with_target(false)
+        .with_tracked_inactivity(false)
+        .with_context_activation(false)
+}
+
 /// Writes the context of `span` into `headers`, both as the CloudEvents attributes and as plain
 /// headers; nothing when the span records nothing (no subscriber, or one without OpenTelemetry).
+///
+/// The `traceparent` value is written as the W3C propagator writes it (version `00`, only the sampled
+/// flag), once for both headers: it is lowercase hex and `-`, nothing to percent-encode. An empty trace
+/// state is not worth two headers.
 pub(crate) fn inject(span: &tracing::Span, headers: &mut Headers) {
     if span.is_disabled() {
         return;
     }
     let context = span.context();
-    if !context.span().span_context().is_valid() {
+    let span = context.span();
+    let span_context = span.span_context();
+    if !span_context.is_valid() {
         return;
     }
-    let mut fields = Fields::default();
-    TraceContextPropagator::new().inject_context(&context, &mut fields);
-    for (name, value) in fields.0 {
-        // The propagator writes an empty trace state when there is none: not worth two headers.
-        if value.is_empty() {
-            continue;
-        }
-        let attribute = match name.as_str() {
-            TRACEPARENT => CE_TRACEPARENT,
-            TRACESTATE => CE_TRACESTATE,
-            _ => continue,
-        };
-        headers.append(attribute, percent_encode(&value).into_owned());
-        headers.append(name, value);
+    let parent = traceparent(span_context);
+    headers.append(CE_TRACEPARENT, parent.clone());
+    headers.append(TRACEPARENT, parent);
+    let state = span_context.trace_state().header();
+    if !state.is_empty() {
+        headers.append(CE_TRACESTATE, percent_encode(&state).into_owned());
+        headers.append(TRACESTATE, state);
+    }
+}
+
+/// The `traceparent` header of `span_context`, as the W3C propagator writes it (version `00`, only the
+/// sampled flag); written digit by digit: the formatting machinery costs more than the rest of the
+/// header on every message.
+fn traceparent(span_context: &SpanContext) -> String {
+    let mut out = String::with_capacity(55);
+    out.push_str("00-");
+    push_hex(&mut out, &span_context.trace_id().to_bytes());
+    out.push('-');
+    push_hex(&mut out, &span_context.span_id().to_bytes());
+    out.push('-');
+    push_hex(
+        &mut out,
+        &[(span_context.trace_flags() & TraceFlags::SAMPLED).to_u8()],
+    );
+    out
+}
+
+/// `bytes` in lowercase hex.
+fn push_hex(out: &mut String, bytes: &[u8]) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    for byte in bytes {
+        out.push(char::from(DIGITS[usize::from(byte >> 4)]));
+        out.push(char::from(DIGITS[usize::from(byte & 0xf)]));
     }
 }
 
@@ -75,15 +121,6 @@ pub(crate) fn continue_from(headers: &Headers, span: &tracing::Span) {
     let context = TraceContextPropagator::new().extract(&Carrier(headers));
     if context.span().span_context().is_valid() {
         let _ = span.set_parent(context);
-    }
-}
-
-#[derive(Default)]
-struct Fields(Vec<(String, String)>);
-
-impl Injector for Fields {
-    fn set(&mut self, key: &str, value: String) {
-        self.0.push((key.to_owned(), value));
     }
 }
 
@@ -105,5 +142,48 @@ impl Extractor for Carrier<'_> {
 
     fn keys(&self) -> Vec<&str> {
         vec![TRACEPARENT, TRACESTATE]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use opentelemetry::propagation::Injector;
+    use opentelemetry::trace::{SpanId, TraceId, TraceState};
+
+    struct Written(Vec<(String, String)>);
+
+    impl Injector for Written {
+        fn set(&mut self, key: &str, value: String) {
+            self.0.push((key.to_owned(), value));
+        }
+    }
+
+    /// What `inject` writes is what the W3C propagator writes, for sampled and unsampled contexts.
+    #[test]
+    fn the_traceparent_is_the_propagators() {
+        for flags in [
+            TraceFlags::SAMPLED,
+            TraceFlags::default(),
+            TraceFlags::new(0xff),
+        ] {
+            let span_context = SpanContext::new(
+                TraceId::from_hex("0af7651916cd43dd8448eb211c80319c").expect("hex"),
+                SpanId::from_hex("00f067aa0ba902b7").expect("hex"),
+                flags,
+                true,
+                TraceState::default(),
+            );
+            let mut written = Written(Vec::new());
+            let context =
+                opentelemetry::Context::new().with_remote_span_context(span_context.clone());
+            TraceContextPropagator::new().inject_context(&context, &mut written);
+            let expected = written
+                .0
+                .iter()
+                .find(|(k, _)| k == TRACEPARENT)
+                .map(|(_, v)| v.clone());
+            assert_eq!(Some(traceparent(&span_context)), expected);
+        }
     }
 }

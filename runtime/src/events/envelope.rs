@@ -56,19 +56,11 @@ impl Default for EnvelopeFields {
 #[derive(Debug, Clone, Default)]
 pub struct Metadata(Vec<(String, Box<RawValue>)>);
 
-/// `value` as a JSON string literal, in one allocation of its exact size when it needs no escape (the
-/// common case: ids, sources, times), else through serde_json's escaping.
+/// `value` as a JSON string literal.
 fn json_string(value: &str) -> Option<Box<RawValue>> {
-    let plain = value.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\');
-    if !plain {
-        // A JSON string literal is always a valid raw value.
-        return serde_json::value::to_raw_value(value).ok();
-    }
-    let mut literal = String::with_capacity(value.len() + 2);
-    literal.push('"');
-    literal.push_str(value);
-    literal.push('"');
-    RawValue::from_string(literal).ok()
+    // Serialised, not parsed: `to_raw_value` keeps the text it wrote (a string always serialises),
+    // where `RawValue::from_string` would read it again.
+    serde_json::value::to_raw_value(value).ok()
 }
 
 /// Equal when the same fields hold the same JSON text, in the same order.
