@@ -28,7 +28,7 @@ use super::{ClientConfig, Error, Exchange, HttpRequest, HttpResponse, Step};
 /// # async fn run() -> Result<(), energy_runtime::rest::Error> {
 /// let client = AsyncClient::new(ClientConfig::new(BaseUrl::parse("https://api.example.com")?))?;
 ///
-/// let prepaid = ListProducts { is_prepay: Some(true), page_size: Some(50), ..Default::default() };
+/// let prepaid = ListProducts::default().with_is_prepay(true).with_page_size(50);
 /// let mut products = std::pin::pin!(client.items(&prepaid));
 /// while let Some(product) = products.try_next().await? {
 ///     println!("{}", product.code);

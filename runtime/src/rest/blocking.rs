@@ -33,7 +33,7 @@ use super::{ClientConfig, Error, Exchange, HttpRequest, HttpResponse, PageCursor
 /// let client = Client::new(config);
 ///
 /// // Every green product of a brand, all pages, fetched as the iterator advances.
-/// let green = ListProducts { brand: Some("OCTOPUS_ENERGY".into()), is_green: Some(true), ..Default::default() };
+/// let green = ListProducts::default().with_brand("OCTOPUS_ENERGY").with_is_green(true);
 /// for product in client.items(&green) {
 ///     let product = product?;
 ///     println!("{} {}", product.code, product.display_name);
