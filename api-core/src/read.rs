@@ -72,6 +72,8 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads one whole value from `text` with `read`: only whitespace may follow it.
+    // Inlined so that the value (a whole `Event`, hundreds of bytes) is not copied out of it again.
+    #[inline(always)]
     pub fn whole<T>(
         text: &'a str,
         read: impl FnOnce(&mut Reader<'a>) -> Result<T, Stop>,
