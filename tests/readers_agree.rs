@@ -10,7 +10,7 @@
 //! - what decodes writes back the same JSON from the owned value and from the view.
 //!
 //! That serde's reading of a table is what a derived `Deserialize` does is held by
-//! `api-core/src/table.rs`'s own differential tests against `#[derive(Deserialize)]`.
+//! `api-core/tests/shape_agrees.rs`, its differential tests against `#[derive(Deserialize)]`.
 
 use energy_api::{Event, EventKind, EventRef};
 use energy_api_core::read::Reader;
