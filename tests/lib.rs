@@ -120,6 +120,31 @@ impl SchemaFiles {
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
+/// The Rust examples of `docs/using-energy-api.md`, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/using-energy-api.md")]
+pub struct UsingEnergyApiDoctests;
+
+/// The Rust examples of `docs/events-runtime.md`, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/events-runtime.md")]
+pub struct EventsRuntimeDoctests;
+
+/// The Rust examples of `docs/event-bus.md`, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/event-bus.md")]
+pub struct EventBusDoctests;
+
+/// The Rust examples of `docs/rest-client.md`, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/rest-client.md")]
+pub struct RestClientDoctests;
+
+/// The Rust examples of `docs/consumer-contracts.md`, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/consumer-contracts.md")]
+pub struct ConsumerContractsDoctests;
+
 /// Writes a generated crate as the member `name` of the scratch workspace `scratch`: renamed, and with
 /// its `energy-api-core` dependency (the sibling folder `api-core` in this repository) made absolute.
 pub fn write_scratch_crate(

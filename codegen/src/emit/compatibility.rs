@@ -22,7 +22,7 @@ pub fn emit(model: &Model) -> BTreeMap<String, String> {
         "<!-- {} -->\n# Compatibility of event versions\n\n\
          Every event type with several payload versions, each version against every earlier one. {TERMS}\n\
          {several} of {} event types have several versions. `cargo xtask compat` uses the same rules to \
-         check changes to published versions (README: \"Evolving the interface\").\n",
+         check changes to published versions (docs/evolution.md).\n",
         super::header_text(),
         model.events().count(),
     );

@@ -4,8 +4,8 @@
 //! message as a [`Delivery`] that can be acknowledged, retried after a delay, terminated with a reason,
 //! or kept alive while it is being handled. Handlers, decoding and the dead-letter logic see only these.
 //!
-//! NATS JetStream implements them in [`super::nats`]. How Kafka would (not built): the README's
-//! "Event bus" section.
+//! NATS JetStream implements them in [`super::nats`]. How Kafka would (not built): the decisions table
+//! of `docs/event-bus.md`.
 
 use super::headers::Headers;
 use bytes::Bytes;
