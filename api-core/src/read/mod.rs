@@ -38,6 +38,8 @@ pub struct Reader<'a> {
 }
 
 /// A value that the fast reader reads: the generated structs, and the field types they use.
+// Hidden from docs: the engine's, not the user's (every generated struct implements it).
+#[doc(hidden)]
 pub trait ReadJson<'a>: Sized {
     /// Reads one value at the reader's position (after any whitespace), leaving it after the value.
     fn read(reader: &mut Reader<'a>) -> Result<Self, Stop>;

@@ -288,6 +288,8 @@ impl<'a> Slots<'a> {
 }
 
 /// A struct read by a table: the table, and the conversion from the fields it read.
+// Hidden from docs: the engine's, not the user's (every generated struct implements it).
+#[doc(hidden)]
 pub trait FromFields<'a>: Sized {
     /// The table the struct is read by.
     const SHAPE: &'static StructShape;
@@ -316,6 +318,8 @@ impl<'a, T: FromFields<'a>> crate::read::ReadJson<'a> for T {
 }
 
 /// A field's value made from its slot (`None`: the field was absent).
+// Hidden from docs: the engine's, not the user's (every generated struct implements it).
+#[doc(hidden)]
 pub trait FromSlot<'a>: Sized {
     /// The value; where the slot does not hold one of this type, `ok` is cleared and a stand-in
     /// value returned (see [`Slots::take`]).
