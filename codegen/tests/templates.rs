@@ -199,20 +199,24 @@ impl EventKind {
         }
     }
 
-    fn event_of(self, fields: Fields<'_>) -> Option<Event> {
+    fn event_of(self, fields: Fields<'_>) -> Result<Event, energy_api_core::read::Stop> {
         let versions = match self.version {
             0 => MeterReadV1::from_fields(fields).map(MeterRead::V1),
             _ => MeterReadV2::from_fields(fields).map(MeterRead::V2),
         };
-        versions.map(Event::MeterRead)
+        versions
+            .map(Event::MeterRead)
+            .ok_or(energy_api_core::read::Stop)
     }
 
-    fn view_of(self, fields: Fields<'_>) -> Option<EventRef<'_>> {
+    fn view_of(self, fields: Fields<'_>) -> Result<EventRef<'_>, energy_api_core::read::Stop> {
         let versions = match self.version {
             0 => views::MeterReadV1::from_fields(fields).map(views::MeterRead::V1),
             _ => views::MeterReadV2::from_fields(fields).map(views::MeterRead::V2),
         };
-        versions.map(EventRef::MeterRead)
+        versions
+            .map(EventRef::MeterRead)
+            .ok_or(energy_api_core::read::Stop)
     }
 
     pub fn read(
@@ -220,7 +224,7 @@ impl EventKind {
         reader: &mut energy_api_core::read::Reader<'_>,
     ) -> Result<Event, energy_api_core::read::Stop> {
         let fields = energy_api_core::table::read(reader, self.shape(), Mode::Owned)?;
-        self.event_of(fields).ok_or(energy_api_core::read::Stop)
+        self.event_of(fields)
     }
 
     pub fn read_borrowed<'a>(
@@ -228,7 +232,7 @@ impl EventKind {
         reader: &mut energy_api_core::read::Reader<'a>,
     ) -> Result<EventRef<'a>, energy_api_core::read::Stop> {
         let fields = energy_api_core::table::read(reader, self.shape(), Mode::Borrowed)?;
-        self.view_of(fields).ok_or(energy_api_core::read::Stop)
+        self.view_of(fields)
     }
 }
 
@@ -237,7 +241,7 @@ impl<'de> serde::de::DeserializeSeed<'de> for EventKind {
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Event, D::Error> {
         let fields = energy_api_core::table::deserialize_object(d, self.shape(), Mode::Owned)?;
         self.event_of(fields)
-            .ok_or_else(|| <D::Error as serde::de::Error>::custom(energy_api_core::table::MISMATCH))
+            .map_err(|_| <D::Error as serde::de::Error>::custom(energy_api_core::table::MISMATCH))
     }
 }
 
@@ -308,7 +312,7 @@ impl<'de> serde::de::DeserializeSeed<'de> for BorrowedPayload {
         let fields = energy_api_core::table::deserialize_object(d, self.0.shape(), Mode::Borrowed)?;
         self.0
             .view_of(fields)
-            .ok_or_else(|| <D::Error as serde::de::Error>::custom(energy_api_core::table::MISMATCH))
+            .map_err(|_| <D::Error as serde::de::Error>::custom(energy_api_core::table::MISMATCH))
     }
 }
 

@@ -77,8 +77,17 @@ impl EventKind {
     /// Decodes a JSON payload of this type and version.
     pub fn decode(self, payload: &[u8]) -> Result<Event, DecodeError> {
         let text = self.utf8(payload).map_err(DecodeError::Payload)?;
-        // The fast reader first; where it stops, serde decides (the value or the error).
-        if let Ok(event) = energy_api_core::read::Reader::whole(text, |reader| self.read(reader)) {
+        // The fast reader first; where it stops, serde decides (the value or the error). Its steps
+        // written out here rather than through `Reader::whole` and `read`: the `Event` (hundreds of
+        // bytes) is then copied once on its way out instead of three times (3.8 % of decoding).
+        let mut reader = energy_api_core::read::Reader::new(text);
+        if let Ok(fields) = energy_api_core::table::read(
+            &mut reader,
+            self.shape(),
+            energy_api_core::table::Mode::Owned,
+        ) && reader.end().is_ok()
+            && let Ok(event) = self.event_of(fields)
+        {
             return Ok(event);
         }
         let mut de = serde_json::Deserializer::from_str(text);
