@@ -12,6 +12,8 @@
 //! 4. thin adapters over the tables: [`shape`] (the check that keeps nothing, behind located errors)
 //!    and [`de`] (the `Deserialize` of REST resources, which have no table).
 //!
+//! The catalogue of a generated crate is one table of [`catalogue`] rows over those tables.
+//!
 //! Beside them: payload errors and their JSON paths ([`json`]), the `Endpoint` trait ([`rest`]), the
 //! event-name hash ([`name_hash`]) and the bus's subject rules ([`bus`]).
 //!
@@ -21,6 +23,7 @@
 
 mod borrowed;
 pub mod bus;
+pub mod catalogue;
 pub mod de;
 pub mod json;
 mod name_hash;

@@ -26,18 +26,21 @@ const NOT_RAW: &[&str] = &["crate", "self", "Self", "super"];
 
 /// What the generated `events` module defines itself (in `events/mod.rs` and the templates it declares):
 /// event enums, payload structs and section modules, all glob-imported into it, must not take these.
-/// `reserved_names_are_what_the_crate_defines` (in `tests/`) ties this list to the generated code.
+/// `reserved_names_are_what_the_crate_defines` (below) ties this list to the generated code.
 pub const EVENTS_MODULE_ITEMS: &[&str] = &[
+    "CATALOGUE",
     "DecodeError",
     "EVENT_TYPES_BY_INDEX",
     "EVENT_TYPE_NAMES",
     "EVENT_TYPE_SLOTS",
     "Event",
     "EventKind",
+    "EventRow",
     "EventType",
     "JSON_SCHEMA_ID_BASE",
     "PayloadError",
     "PayloadErrorKind",
+    "PayloadRow",
     "PayloadValidator",
     "PayloadVersion",
     "SECTIONS",

@@ -60,40 +60,24 @@ static METER_READ_V2: StructShape = StructShape {
     keep_unlisted: false,
 };
 
-#[derive(Debug, Clone, PartialEq)]
-pub enum MeterRead {
-    V1(MeterReadV1),
-    V2(MeterReadV2),
+/// Where a section module finds them in a generated crate (`crate::events`).
+mod events {
+    pub use super::{Event, EventType, PayloadVersion, TypedEvent};
 }
 
-impl MeterRead {
-    pub const VERSIONS: &'static [&'static str] = &["v1", "v2"];
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-            Self::V2(_) => "v2",
-        }
-    }
-}
-
-impl serde::Serialize for MeterRead {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(p) => p.serialize(s),
-            Self::V2(p) => p.serialize(s),
-        }
-    }
-}
-
-impl From<MeterReadV1> for MeterRead {
-    fn from(p: MeterReadV1) -> Self {
-        Self::V1(p)
-    }
-}
-
-impl From<MeterReadV2> for MeterRead {
-    fn from(p: MeterReadV2) -> Self {
-        Self::V2(p)
+routing::version_enum! {
+    /// Event type `meter.read`, in each of its payload versions.
+    #[event_type = "meter.read"]
+    pub enum MeterRead {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        #[views(V2)]
+        V1(MeterReadV1),
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(
+            MeterReadV2,
+        ),
     }
 }
 
@@ -102,37 +86,6 @@ impl From<MeterReadV2> for MeterReadV1 {
         Self {
             mprn: v2.mprn,
             reading: v2.reading,
-        }
-    }
-}
-
-impl TypedEvent for MeterRead {
-    const TYPE: EventType = EventType::MeterRead;
-    fn from_event(event: Event) -> Result<Self, Event> {
-        match event {
-            Event::MeterRead(e) => Ok(e),
-        }
-    }
-}
-
-impl From<MeterRead> for Event {
-    fn from(e: MeterRead) -> Self {
-        Self::MeterRead(e)
-    }
-}
-
-impl PayloadVersion<MeterRead> for MeterReadV1 {
-    const VERSION: &'static str = "v1";
-    fn from_versions(event: MeterRead) -> Result<Self, MeterRead> {
-        match event {
-            MeterRead::V1(p) => Ok(p),
-            other => Err(other),
-        }
-    }
-    fn view_of(event: MeterRead) -> Result<Self, MeterRead> {
-        match event {
-            MeterRead::V1(p) => Ok(p),
-            MeterRead::V2(p) => Ok(p.into()),
         }
     }
 }
@@ -466,5 +419,24 @@ fn routing_traits_read_newer_versions_through_views() {
     assert_eq!(<MeterRead as TypedEvent>::TYPE, EventType::MeterRead);
     let as_v1 = MeterReadV1::view_of(typed.clone()).unwrap();
     assert_eq!(as_v1.reading, 3);
-    assert!(MeterReadV1::from_versions(typed).is_err());
+    assert!(MeterReadV1::from_versions(typed.clone()).is_err());
+    // What `version_enum!` writes besides the routing traits.
+    assert_eq!(typed.version(), "v2");
+    assert_eq!(<MeterReadV2 as PayloadVersion<MeterRead>>::VERSION, "v2");
+    assert_eq!(
+        (MeterRead::EVENT_TYPE, MeterRead::VERSIONS),
+        ("meter.read", &["v1", "v2"][..])
+    );
+    let v2 = MeterReadV2::from_versions(typed.clone()).unwrap();
+    assert_eq!(MeterRead::from(v2.clone()), typed);
+    assert!(
+        MeterReadV2::view_of(MeterRead::from(as_v1.clone())).is_err(),
+        "an older version is no view of a newer"
+    );
+    assert_eq!(Event::from(typed.clone()), Event::MeterRead(typed.clone()));
+    assert_eq!(
+        serde_json::to_string(&typed).unwrap(),
+        serde_json::to_string(&v2).unwrap(),
+        "a version enum serializes as its payload"
+    );
 }

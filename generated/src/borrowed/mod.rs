@@ -31,7 +31,7 @@
             feature = "meter-points"
         )
     ),
-    allow(unused_variables, unused_mut, unreachable_code)
+    allow(unused_variables, unused_mut, unreachable_code, unused_imports)
 )]
 
 mod decode;
@@ -3951,4327 +3951,2293 @@ impl ::serde::Serialize for EventRef<'_> {
     }
 }
 
+/// A borrowed view made from the fields its table read; `Stop` only if the table and the struct
+/// disagree.
+type ViewOf = for<'a> fn(
+    ::energy_api_core::table::Fields<'a>,
+) -> ::std::result::Result<EventRef<'a>, ::energy_api_core::read::Stop>;
+
+/// The views of the catalogue: for each event type compiled in, in the order of [`EventType`], a
+/// function per payload version making its view (the tables are the owned payloads': the
+/// catalogue's `shape`). Closures over one generic function, `build_event`, each naming its
+/// version's variant and its event's.
+#[allow(deprecated, reason = "deprecated payload versions are still decoded")]
+static VIEWS: &[&[ViewOf]] = {
+    use ::energy_api_core::catalogue::build_event;
+    &[
+        #[cfg(feature = "accounts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AccountCommunicationsPreferencesUpdated::V1,
+                EventRef::AccountCommunicationsPreferencesUpdated,
+            ),
+        ],
+        #[cfg(feature = "accounts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AccountCreated::V1,
+                EventRef::AccountCreated,
+            ),
+        ],
+        #[cfg(feature = "accounts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AccountOccupied::V1,
+                EventRef::AccountOccupied,
+            ),
+        ],
+        #[cfg(feature = "accounts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AccountReactivated::V1,
+                EventRef::AccountReactivated,
+            ),
+        ],
+        #[cfg(feature = "accounts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AccountSmartMeterReadPermissionChanged::V1,
+                EventRef::AccountSmartMeterReadPermissionChanged,
+            ),
+        ],
+        #[cfg(feature = "accounts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AccountUpdated::V1,
+                EventRef::AccountUpdated,
+            ),
+        ],
+        #[cfg(feature = "accounts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AccountMetadataCreated::V1,
+                EventRef::AccountMetadataCreated,
+            ),
+        ],
+        #[cfg(feature = "accounts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AccountMetadataRemoved::V1,
+                EventRef::AccountMetadataRemoved,
+            ),
+        ],
+        #[cfg(feature = "accounts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AccountMetadataUpdated::V1,
+                EventRef::AccountMetadataUpdated,
+            ),
+        ],
+        #[cfg(feature = "accounts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AccountPropertyEffectivePeriodMetadataCreated::V1,
+                EventRef::AccountPropertyEffectivePeriodMetadataCreated,
+            ),
+        ],
+        #[cfg(feature = "accounts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AccountPropertyEffectivePeriodMetadataRemoved::V1,
+                EventRef::AccountPropertyEffectivePeriodMetadataRemoved,
+            ),
+        ],
+        #[cfg(feature = "accounts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AccountPropertyEffectivePeriodMetadataUpdated::V1,
+                EventRef::AccountPropertyEffectivePeriodMetadataUpdated,
+            ),
+        ],
+        #[cfg(feature = "account-users")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AccountUserCreated::V1,
+                EventRef::AccountUserCreated,
+            ),
+        ],
+        #[cfg(feature = "account-users")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AccountUserPasswordChanged::V1,
+                EventRef::AccountUserPasswordChanged,
+            ),
+        ],
+        #[cfg(feature = "account-users")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AccountUserPasswordResetRequested::V1,
+                EventRef::AccountUserPasswordResetRequested,
+            ),
+        ],
+        #[cfg(feature = "account-users")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AccountUserPsrRecordsUpdated::V1,
+                EventRef::AccountUserPsrRecordsUpdated,
+            ),
+        ],
+        #[cfg(feature = "account-users")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AccountUserRemoved::V1,
+                EventRef::AccountUserRemoved,
+            ),
+        ],
+        #[cfg(feature = "account-users")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AccountUserUpdated::V1,
+                EventRef::AccountUserUpdated,
+            ),
+        ],
+        #[cfg(feature = "account-users")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AccountUserVerificationCompleted::V1,
+                EventRef::AccountUserVerificationCompleted,
+            ),
+        ],
+        #[cfg(feature = "account-users")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AccountUserVerificationStarted::V1,
+                EventRef::AccountUserVerificationStarted,
+            ),
+        ],
+        #[cfg(feature = "account-users")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AccountUserMetadataCreated::V1,
+                EventRef::AccountUserMetadataCreated,
+            ),
+        ],
+        #[cfg(feature = "account-users")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AccountUserMetadataRemoved::V1,
+                EventRef::AccountUserMetadataRemoved,
+            ),
+        ],
+        #[cfg(feature = "account-users")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AccountUserMetadataUpdated::V1,
+                EventRef::AccountUserMetadataUpdated,
+            ),
+        ],
+        #[cfg(feature = "agreements-and-approvals")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ActualIntervalsReceived::V1,
+                EventRef::ActualIntervalsReceived,
+            ),
+        ],
+        #[cfg(feature = "agreements-and-approvals")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AffiliatesAffiliateAccountContractCreated::V1,
+                EventRef::AffiliatesAffiliateAccountContractCreated,
+            ),
+        ],
+        #[cfg(feature = "agreements-and-approvals")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AgreementCreated::V1,
+                EventRef::AgreementCreated,
+            ),
+        ],
+        #[cfg(feature = "agreements-and-approvals")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AgreementRevoked::V1,
+                EventRef::AgreementRevoked,
+            ),
+            |fields| build_event(
+                fields,
+                events::AgreementRevoked::V2,
+                EventRef::AgreementRevoked,
+            ),
+        ],
+        #[cfg(feature = "agreements-and-approvals")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AgreementRolloverCompleted::V1,
+                EventRef::AgreementRolloverCompleted,
+            ),
+        ],
+        #[cfg(feature = "agreements-and-approvals")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AgreementTerminated::V1,
+                EventRef::AgreementTerminated,
+            ),
+            |fields| build_event(
+                fields,
+                events::AgreementTerminated::V2,
+                EventRef::AgreementTerminated,
+            ),
+        ],
+        #[cfg(feature = "agreements-and-approvals")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AgreementUpdated::V1,
+                EventRef::AgreementUpdated,
+            ),
+            |fields| build_event(
+                fields,
+                events::AgreementUpdated::V2,
+                EventRef::AgreementUpdated,
+            ),
+        ],
+        #[cfg(feature = "agreements-and-approvals")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ApprovalsApprovalApproved::V1,
+                EventRef::ApprovalsApprovalApproved,
+            ),
+        ],
+        #[cfg(feature = "agreements-and-approvals")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ApprovalsApprovalCreated::V1,
+                EventRef::ApprovalsApprovalCreated,
+            ),
+        ],
+        #[cfg(feature = "agreements-and-approvals")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ApprovalsApprovalRejected::V1,
+                EventRef::ApprovalsApprovalRejected,
+            ),
+        ],
+        #[cfg(feature = "agreements-and-approvals")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ApprovalsApprovalRequestApproved::V1,
+                EventRef::ApprovalsApprovalRequestApproved,
+            ),
+        ],
+        #[cfg(feature = "agreements-and-approvals")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ApprovalsApprovalRequestAssigned::V1,
+                EventRef::ApprovalsApprovalRequestAssigned,
+            ),
+        ],
+        #[cfg(feature = "agreements-and-approvals")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ApprovalsApprovalRequestRejected::V1,
+                EventRef::ApprovalsApprovalRequestRejected,
+            ),
+        ],
+        #[cfg(feature = "authentication-server")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AuthServerAccessTokenIssued::V1,
+                EventRef::AuthServerAccessTokenIssued,
+            ),
+        ],
+        #[cfg(feature = "authentication-server")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AuthServerAccountUserGenerateMfaChallengeError::V1,
+                EventRef::AuthServerAccountUserGenerateMfaChallengeError,
+            ),
+        ],
+        #[cfg(feature = "authentication-server")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AuthServerAccountUserLoggedIn::V1,
+                EventRef::AuthServerAccountUserLoggedIn,
+            ),
+        ],
+        #[cfg(feature = "authentication-server")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AuthServerAccountUserLoginDenied::V1,
+                EventRef::AuthServerAccountUserLoginDenied,
+            ),
+        ],
+        #[cfg(feature = "authentication-server")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AuthServerAccountUserLoginFailed::V1,
+                EventRef::AuthServerAccountUserLoginFailed,
+            ),
+        ],
+        #[cfg(feature = "authentication-server")]
+        &[
+            |fields| build_event(
+                fields,
+                events::AuthServerAccountUserLoginStepCompleted::V1,
+                EventRef::AuthServerAccountUserLoginStepCompleted,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::BillingBillingDocumentHeld::V1,
+                EventRef::BillingBillingDocumentHeld,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::BillingBillingDocumentIssued::V1,
+                EventRef::BillingBillingDocumentIssued,
+            ),
+            |fields| build_event(
+                fields,
+                events::BillingBillingDocumentIssued::V2,
+                EventRef::BillingBillingDocumentIssued,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::BillingBillingDocumentRepresentationDispatched::V1,
+                EventRef::BillingBillingDocumentRepresentationDispatched,
+            ),
+            |fields| build_event(
+                fields,
+                events::BillingBillingDocumentRepresentationDispatched::V2,
+                EventRef::BillingBillingDocumentRepresentationDispatched,
+            ),
+            |fields| build_event(
+                fields,
+                events::BillingBillingDocumentRepresentationDispatched::V3,
+                EventRef::BillingBillingDocumentRepresentationDispatched,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::BillingBillingOptionsUpdated::V1,
+                EventRef::BillingBillingOptionsUpdated,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::BillingChargingLedgerAssignedToAgreement::V1,
+                EventRef::BillingChargingLedgerAssignedToAgreement,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::BillingChargingSupplyPointTriggered::V1,
+                EventRef::BillingChargingSupplyPointTriggered,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::BillingDuosInvoiceCancel::V1,
+                EventRef::BillingDuosInvoiceCancel,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::BillingDuosInvoiceNew::V1,
+                EventRef::BillingDuosInvoiceNew,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::BillingDuosInvoiceReplace::V1,
+                EventRef::BillingDuosInvoiceReplace,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::BillingFinalBill::V1,
+                EventRef::BillingFinalBill,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::BillingIssuanceExternalStatusCreated::V1,
+                EventRef::BillingIssuanceExternalStatusCreated,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::BillingIssuedBill::V1,
+                EventRef::BillingIssuedBill,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::BillingLedgerEntryPosted::V1,
+                EventRef::BillingLedgerEntryPosted,
+            ),
+            |fields| build_event(
+                fields,
+                events::BillingLedgerEntryPosted::V2,
+                EventRef::BillingLedgerEntryPosted,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::BillingLedgerEntryRemoved::V1,
+                EventRef::BillingLedgerEntryRemoved,
+            ),
+            |fields| build_event(
+                fields,
+                events::BillingLedgerEntryRemoved::V2,
+                EventRef::BillingLedgerEntryRemoved,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::BillingPathwayTraversalFailed::V1,
+                EventRef::BillingPathwayTraversalFailed,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::BillingPathwayTraversalSucceeded::V1,
+                EventRef::BillingPathwayTraversalSucceeded,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::BillingPortfolioInvoiceSummaryCompleted::V1,
+                EventRef::BillingPortfolioInvoiceSummaryCompleted,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::BillingRebateAccepted::V1,
+                EventRef::BillingRebateAccepted,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::BillingRebateCreated::V1,
+                EventRef::BillingRebateCreated,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::BillingRebateDeclined::V1,
+                EventRef::BillingRebateDeclined,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::BillingRebateUpdated::V1,
+                EventRef::BillingRebateUpdated,
+            ),
+        ],
+        #[cfg(feature = "businesses")]
+        &[
+            |fields| build_event(
+                fields,
+                events::BusinessCreated::V1,
+                EventRef::BusinessCreated,
+            ),
+        ],
+        #[cfg(feature = "businesses")]
+        &[
+            |fields| build_event(
+                fields,
+                events::BusinessUpdated::V1,
+                EventRef::BusinessUpdated,
+            ),
+        ],
+        #[cfg(feature = "businesses")]
+        &[
+            |fields| build_event(
+                fields,
+                events::BusinessOperationsTeamUpdated::V1,
+                EventRef::BusinessOperationsTeamUpdated,
+            ),
+        ],
+        #[cfg(feature = "accounts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::CampaignAccountAdded::V1,
+                EventRef::CampaignAccountAdded,
+            ),
+        ],
+        #[cfg(feature = "accounts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::CampaignAccountRemoved::V1,
+                EventRef::CampaignAccountRemoved,
+            ),
+        ],
+        #[cfg(feature = "accounts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::CampaignAccountUpdated::V1,
+                EventRef::CampaignAccountUpdated,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ChargingPrimingErrored::V1,
+                EventRef::ChargingPrimingErrored,
+            ),
+        ],
+        #[cfg(feature = "collections")]
+        &[
+            |fields| build_event(
+                fields,
+                events::CollateralAgreementFulfilled::V1,
+                EventRef::CollateralAgreementFulfilled,
+            ),
+        ],
+        #[cfg(feature = "collections")]
+        &[
+            |fields| build_event(
+                fields,
+                events::CollectionProceedingCreated::V1,
+                EventRef::CollectionProceedingCreated,
+            ),
+        ],
+        #[cfg(feature = "collections")]
+        &[
+            |fields| build_event(
+                fields,
+                events::CollectionProcessCommStepResolved::V1,
+                EventRef::CollectionProcessCommStepResolved,
+            ),
+        ],
+        #[cfg(feature = "collections")]
+        &[
+            |fields| build_event(
+                fields,
+                events::CollectionProcessLeaveSupplierInstigated::V1,
+                EventRef::CollectionProcessLeaveSupplierInstigated,
+            ),
+        ],
+        #[cfg(feature = "collections")]
+        &[
+            |fields| build_event(
+                fields,
+                events::CollectionProcessPaused::V1,
+                EventRef::CollectionProcessPaused,
+            ),
+        ],
+        #[cfg(feature = "collections")]
+        &[
+            |fields| build_event(
+                fields,
+                events::CollectionProcessRaised::V1,
+                EventRef::CollectionProcessRaised,
+            ),
+        ],
+        #[cfg(feature = "collections")]
+        &[
+            |fields| build_event(
+                fields,
+                events::CollectionProcessReactivated::V1,
+                EventRef::CollectionProcessReactivated,
+            ),
+        ],
+        #[cfg(feature = "collections")]
+        &[
+            |fields| build_event(
+                fields,
+                events::CollectionProcessRunTerminationRequested::V1,
+                EventRef::CollectionProcessRunTerminationRequested,
+            ),
+        ],
+        #[cfg(feature = "collections")]
+        &[
+            |fields| build_event(
+                fields,
+                events::CollectionProcessUnpaused::V1,
+                EventRef::CollectionProcessUnpaused,
+            ),
+        ],
+        #[cfg(feature = "collections")]
+        &[
+            |fields| build_event(
+                fields,
+                events::CollectionProcessWithdrawn::V1,
+                EventRef::CollectionProcessWithdrawn,
+            ),
+            |fields| build_event(
+                fields,
+                events::CollectionProcessWithdrawn::V2,
+                EventRef::CollectionProcessWithdrawn,
+            ),
+        ],
+        #[cfg(feature = "communications")]
+        &[
+            |fields| build_event(
+                fields,
+                events::CommsAccountCallUpdated::V1,
+                EventRef::CommsAccountCallUpdated,
+            ),
+        ],
+        #[cfg(feature = "communications")]
+        &[
+            |fields| build_event(
+                fields,
+                events::CommsCustomerEmailBounced::V1,
+                EventRef::CommsCustomerEmailBounced,
+            ),
+        ],
+        #[cfg(feature = "communications")]
+        &[
+            |fields| build_event(
+                fields,
+                events::CommsPushNotificationReceivedUnregisteredOrExpiredToken::V1,
+                EventRef::CommsPushNotificationReceivedUnregisteredOrExpiredToken,
+            ),
+        ],
+        #[cfg(feature = "communications")]
+        &[
+            |fields| build_event(
+                fields,
+                events::CommsTranscriptionCreated::V1,
+                EventRef::CommsTranscriptionCreated,
+            ),
+        ],
+        #[cfg(feature = "communications")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ComplaintsComplaintNewContact::V1,
+                EventRef::ComplaintsComplaintNewContact,
+            ),
+        ],
+        #[cfg(feature = "communications")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ComplaintsComplaintOpened::V1,
+                EventRef::ComplaintsComplaintOpened,
+            ),
+        ],
+        #[cfg(feature = "communications")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ComplaintsDrpFinished::V1,
+                EventRef::ComplaintsDrpFinished,
+            ),
+        ],
+        #[cfg(feature = "communications")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ComplaintsDrpStarted::V1,
+                EventRef::ComplaintsDrpStarted,
+            ),
+        ],
+        #[cfg(feature = "communications")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ComplexQuotingCostCalculationFinished::V1,
+                EventRef::ComplexQuotingCostCalculationFinished,
+            ),
+        ],
+        #[cfg(feature = "communications")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ConsentsConsentCreated::V1,
+                EventRef::ConsentsConsentCreated,
+            ),
+        ],
+        #[cfg(feature = "communications")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ConsentsConsentUpdated::V1,
+                EventRef::ConsentsConsentUpdated,
+            ),
+        ],
+        #[cfg(feature = "contracts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ContractGroupsCreated::V1,
+                EventRef::ContractGroupsCreated,
+            ),
+        ],
+        #[cfg(feature = "contracts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ContractGroupsMembershipsChanged::V1,
+                EventRef::ContractGroupsMembershipsChanged,
+            ),
+        ],
+        #[cfg(feature = "contracts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ContractGroupsVersionCreated::V1,
+                EventRef::ContractGroupsVersionCreated,
+            ),
+        ],
+        #[cfg(feature = "contracts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ContractsActualized::V1,
+                EventRef::ContractsActualized,
+            ),
+        ],
+        #[cfg(feature = "contracts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ContractsCreated::V1,
+                EventRef::ContractsCreated,
+            ),
+        ],
+        #[cfg(feature = "contracts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ContractsExpired::V1,
+                EventRef::ContractsExpired,
+            ),
+        ],
+        #[cfg(feature = "contracts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ContractsExpiryApproaching::V1,
+                EventRef::ContractsExpiryApproaching,
+            ),
+        ],
+        #[cfg(feature = "contracts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ContractsJourneysCreationStarted::V1,
+                EventRef::ContractsJourneysCreationStarted,
+            ),
+        ],
+        #[cfg(feature = "contracts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ContractsJourneysTerminationStarted::V1,
+                EventRef::ContractsJourneysTerminationStarted,
+            ),
+        ],
+        #[cfg(feature = "contracts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ContractsJourneysVariationStarted::V1,
+                EventRef::ContractsJourneysVariationStarted,
+            ),
+        ],
+        #[cfg(feature = "contracts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ContractsNovated::V1,
+                EventRef::ContractsNovated,
+            ),
+        ],
+        #[cfg(feature = "contracts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ContractsRescinded::V1,
+                EventRef::ContractsRescinded,
+            ),
+        ],
+        #[cfg(feature = "contracts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ContractsRevoked::V1,
+                EventRef::ContractsRevoked,
+            ),
+        ],
+        #[cfg(feature = "contracts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ContractsSubjectAmended::V1,
+                EventRef::ContractsSubjectAmended,
+            ),
+        ],
+        #[cfg(feature = "contracts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ContractsTerminated::V1,
+                EventRef::ContractsTerminated,
+            ),
+        ],
+        #[cfg(feature = "contracts")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ContractsTermsVaried::V1,
+                EventRef::ContractsTermsVaried,
+            ),
+        ],
+        #[cfg(feature = "collections")]
+        &[
+            |fields| build_event(
+                fields,
+                events::CreditCheckCreated::V1,
+                EventRef::CreditCheckCreated,
+            ),
+        ],
+        #[cfg(feature = "customer-access")]
+        &[
+            |fields| build_event(
+                fields,
+                events::CustomerAccessPartnerRolesCreated::V1,
+                EventRef::CustomerAccessPartnerRolesCreated,
+            ),
+        ],
+        #[cfg(feature = "customer-access")]
+        &[
+            |fields| build_event(
+                fields,
+                events::CustomerAccessPartnerRolesUpdated::V1,
+                EventRef::CustomerAccessPartnerRolesUpdated,
+            ),
+        ],
+        #[cfg(feature = "customer-access")]
+        &[
+            |fields| build_event(
+                fields,
+                events::CustomerAccessPartnerUserRolesCreated::V1,
+                EventRef::CustomerAccessPartnerUserRolesCreated,
+            ),
+        ],
+        #[cfg(feature = "customer-access")]
+        &[
+            |fields| build_event(
+                fields,
+                events::CustomerAccessPartnerUserRolesUpdated::V1,
+                EventRef::CustomerAccessPartnerUserRolesUpdated,
+            ),
+        ],
+        #[cfg(feature = "customer-access")]
+        &[
+            |fields| build_event(
+                fields,
+                events::CustomerAccessUserRolesCreated::V1,
+                EventRef::CustomerAccessUserRolesCreated,
+            ),
+        ],
+        #[cfg(feature = "customer-access")]
+        &[
+            |fields| build_event(
+                fields,
+                events::CustomerAccessUserRolesUpdated::V1,
+                EventRef::CustomerAccessUserRolesUpdated,
+            ),
+        ],
+        #[cfg(feature = "data-import")]
+        &[
+            |fields| build_event(
+                fields,
+                events::DataImportImportProcessCancelled::V1,
+                EventRef::DataImportImportProcessCancelled,
+            ),
+        ],
+        #[cfg(feature = "data-import")]
+        &[
+            |fields| build_event(
+                fields,
+                events::DataImportImportProcessComplete::V1,
+                EventRef::DataImportImportProcessComplete,
+            ),
+        ],
+        #[cfg(feature = "data-import")]
+        &[
+            |fields| build_event(
+                fields,
+                events::DataImportImportProcessDryRunComplete::V1,
+                EventRef::DataImportImportProcessDryRunComplete,
+            ),
+        ],
+        #[cfg(feature = "data-import")]
+        &[
+            |fields| build_event(
+                fields,
+                events::DataImportImportProcessDryRunError::V1,
+                EventRef::DataImportImportProcessDryRunError,
+            ),
+        ],
+        #[cfg(feature = "data-import")]
+        &[
+            |fields| build_event(
+                fields,
+                events::DataImportImportProcessError::V1,
+                EventRef::DataImportImportProcessError,
+            ),
+        ],
+        #[cfg(feature = "data-import")]
+        &[
+            |fields| build_event(
+                fields,
+                events::DataImportImportProcessPostImportCompleted::V1,
+                EventRef::DataImportImportProcessPostImportCompleted,
+            ),
+        ],
+        #[cfg(feature = "data-import")]
+        &[
+            |fields| build_event(
+                fields,
+                events::DataImportImportProcessPostImportError::V1,
+                EventRef::DataImportImportProcessPostImportError,
+            ),
+        ],
+        #[cfg(feature = "data-import")]
+        &[
+            |fields| build_event(
+                fields,
+                events::DataImportOrderProcessCancelled::V1,
+                EventRef::DataImportOrderProcessCancelled,
+            ),
+        ],
+        #[cfg(feature = "data-import")]
+        &[
+            |fields| build_event(
+                fields,
+                events::DataImportOrderProcessComplete::V1,
+                EventRef::DataImportOrderProcessComplete,
+            ),
+        ],
+        #[cfg(feature = "data-import")]
+        &[
+            |fields| build_event(
+                fields,
+                events::DataImportOrderProcessError::V1,
+                EventRef::DataImportOrderProcessError,
+            ),
+        ],
+        #[cfg(feature = "collections")]
+        &[
+            |fields| build_event(
+                fields,
+                events::DebtActioningAutomatedDebtWriteBackCompleted::V1,
+                EventRef::DebtActioningAutomatedDebtWriteBackCompleted,
+            ),
+        ],
+        #[cfg(feature = "collections")]
+        &[
+            |fields| build_event(
+                fields,
+                events::DebtActioningAutomatedDebtWriteBackFailed::V1,
+                EventRef::DebtActioningAutomatedDebtWriteBackFailed,
+            ),
+        ],
+        #[cfg(feature = "collections")]
+        &[
+            |fields| build_event(
+                fields,
+                events::DebtActioningAutomatedDebtWriteBackSkipped::V1,
+                EventRef::DebtActioningAutomatedDebtWriteBackSkipped,
+            ),
+        ],
+        #[cfg(feature = "collections")]
+        &[
+            |fields| build_event(
+                fields,
+                events::DelinquentDebtAllocationCreated::V1,
+                EventRef::DelinquentDebtAllocationCreated,
+            ),
+        ],
+        #[cfg(feature = "collections")]
+        &[
+            |fields| build_event(
+                fields,
+                events::DelinquentDebtPositionChanged::V1,
+                EventRef::DelinquentDebtPositionChanged,
+            ),
+            |fields| build_event(
+                fields,
+                events::DelinquentDebtPositionChanged::V2,
+                EventRef::DelinquentDebtPositionChanged,
+            ),
+        ],
+        #[cfg(feature = "collections")]
+        &[
+            |fields| build_event(
+                fields,
+                events::DepositAgreementAccepted::V1,
+                EventRef::DepositAgreementAccepted,
+            ),
+        ],
+        #[cfg(feature = "collections")]
+        &[
+            |fields| build_event(
+                fields,
+                events::DepositAgreementFulfilled::V1,
+                EventRef::DepositAgreementFulfilled,
+            ),
+        ],
+        #[cfg(feature = "collections")]
+        &[
+            |fields| build_event(
+                fields,
+                events::DepositAgreementInstalmentReturned::V1,
+                EventRef::DepositAgreementInstalmentReturned,
+            ),
+        ],
+        #[cfg(feature = "collections")]
+        &[
+            |fields| build_event(
+                fields,
+                events::DepositAgreementReturned::V1,
+                EventRef::DepositAgreementReturned,
+            ),
+        ],
+        #[cfg(feature = "collections")]
+        &[
+            |fields| build_event(
+                fields,
+                events::DepositAgreementWithdrawn::V1,
+                EventRef::DepositAgreementWithdrawn,
+            ),
+        ],
+        #[cfg(feature = "collections")]
+        &[
+            |fields| build_event(
+                fields,
+                events::DunningPathPaused::V1,
+                EventRef::DunningPathPaused,
+            ),
+        ],
+        #[cfg(feature = "collections")]
+        &[
+            |fields| build_event(
+                fields,
+                events::DunningPathStarted::V1,
+                EventRef::DunningPathStarted,
+            ),
+        ],
+        #[cfg(feature = "collections")]
+        &[
+            |fields| build_event(
+                fields,
+                events::DunningPathUnpaused::V1,
+                EventRef::DunningPathUnpaused,
+            ),
+        ],
+        #[cfg(feature = "collections")]
+        &[
+            |fields| build_event(
+                fields,
+                events::DunningPathWithdrawn::V1,
+                EventRef::DunningPathWithdrawn,
+            ),
+        ],
+        #[cfg(feature = "market-files")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ElectricityFlowFileCancellationInvoiceProcessed::V1,
+                EventRef::ElectricityFlowFileCancellationInvoiceProcessed,
+            ),
+        ],
+        #[cfg(feature = "market-files")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ElectricityFlowFileComplementaryInvoiceProcessed::V1,
+                EventRef::ElectricityFlowFileComplementaryInvoiceProcessed,
+            ),
+        ],
+        #[cfg(feature = "market-files")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ElectricityFlowFileRectificationInvoiceProcessed::V1,
+                EventRef::ElectricityFlowFileRectificationInvoiceProcessed,
+            ),
+        ],
+        #[cfg(feature = "market-files")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ElectricityFlowFileRegularizerInvoiceProcessed::V1,
+                EventRef::ElectricityFlowFileRegularizerInvoiceProcessed,
+            ),
+        ],
+        #[cfg(feature = "market-files")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ElectricityFlowFileBillableConceptsInvoiceProcessed::V1,
+                EventRef::ElectricityFlowFileBillableConceptsInvoiceProcessed,
+            ),
+        ],
+        #[cfg(feature = "market-files")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ElectricityFlowFileRegularInvoiceProcessed::V1,
+                EventRef::ElectricityFlowFileRegularInvoiceProcessed,
+            ),
+        ],
+        #[cfg(feature = "market-files")]
+        &[
+            |fields| build_event(
+                fields,
+                events::EspSupplyPointsEnrichmentDataSent::V1,
+                EventRef::EspSupplyPointsEnrichmentDataSent,
+            ),
+        ],
+        #[cfg(feature = "market-files")]
+        &[
+            |fields| build_event(
+                fields,
+                events::EspSupplyPointsAtrSnapshotSent::V1,
+                EventRef::EspSupplyPointsAtrSnapshotSent,
+            ),
+        ],
+        #[cfg(feature = "data-import")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ExternalMessagingUploadedFileProcessed::V1,
+                EventRef::ExternalMessagingUploadedFileProcessed,
+            ),
+        ],
+        #[cfg(feature = "data-import")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ExternalMessagingUploadedFileProcessingFailed::V1,
+                EventRef::ExternalMessagingUploadedFileProcessingFailed,
+            ),
+        ],
+        #[cfg(feature = "data-import")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ExternalMessagingUploadedFileSafe::V1,
+                EventRef::ExternalMessagingUploadedFileSafe,
+            ),
+        ],
+        #[cfg(feature = "data-import")]
+        &[
+            |fields| build_event(
+                fields,
+                events::ExternalMessagingUploadedFileUnsafe::V1,
+                EventRef::ExternalMessagingUploadedFileUnsafe,
+            ),
+        ],
+        #[cfg(feature = "flexible-devices")]
+        &[
+            |fields| build_event(
+                fields,
+                events::FlexDeviceDeauthenticated::V1,
+                EventRef::FlexDeviceDeauthenticated,
+            ),
+        ],
+        #[cfg(feature = "flexible-devices")]
+        &[
+            |fields| build_event(
+                fields,
+                events::FlexDeviceDisconnected::V1,
+                EventRef::FlexDeviceDisconnected,
+            ),
+        ],
+        #[cfg(feature = "flexible-devices")]
+        &[
+            |fields| build_event(
+                fields,
+                events::FlexDeviceOptimisationCreated::V1,
+                EventRef::FlexDeviceOptimisationCreated,
+            ),
+        ],
+        #[cfg(feature = "flexible-devices")]
+        &[
+            |fields| build_event(
+                fields,
+                events::FlexDeviceRegistered::V1,
+                EventRef::FlexDeviceRegistered,
+            ),
+        ],
+        #[cfg(feature = "market-files")]
+        &[
+            |fields| build_event(
+                fields,
+                events::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::V1,
+                EventRef::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated,
+            ),
+        ],
+        #[cfg(feature = "market-files")]
+        &[
+            |fields| build_event(
+                fields,
+                events::GasBillFlowDetailsCancellationInvoiceCreated::V1,
+                EventRef::GasBillFlowDetailsCancellationInvoiceCreated,
+            ),
+        ],
+        #[cfg(feature = "market-files")]
+        &[
+            |fields| build_event(
+                fields,
+                events::GasBillFlowDetailsComplementaryInvoiceCreated::V1,
+                EventRef::GasBillFlowDetailsComplementaryInvoiceCreated,
+            ),
+        ],
+        #[cfg(feature = "market-files")]
+        &[
+            |fields| build_event(
+                fields,
+                events::GasBillFlowDetailsRectificationInvoiceCreated::V1,
+                EventRef::GasBillFlowDetailsRectificationInvoiceCreated,
+            ),
+        ],
+        #[cfg(feature = "market-files")]
+        &[
+            |fields| build_event(
+                fields,
+                events::GasBillFlowDetailsRegularInvoiceCreated::V1,
+                EventRef::GasBillFlowDetailsRegularInvoiceCreated,
+            ),
+        ],
+        #[cfg(feature = "market-files")]
+        &[
+            |fields| build_event(
+                fields,
+                events::GasFlowFileB7033ComplementaryInvoiceProcessed::V1,
+                EventRef::GasFlowFileB7033ComplementaryInvoiceProcessed,
+            ),
+        ],
+        #[cfg(feature = "market-files")]
+        &[
+            |fields| build_event(
+                fields,
+                events::GasFlowFileB7033RegularInvoiceProcessed::V1,
+                EventRef::GasFlowFileB7033RegularInvoiceProcessed,
+            ),
+        ],
+        #[cfg(feature = "market-files")]
+        &[
+            |fields| build_event(
+                fields,
+                events::GasSupplyPointInspectionResultsReceived::V1,
+                EventRef::GasSupplyPointInspectionResultsReceived,
+            ),
+        ],
+        #[cfg(feature = "communications")]
+        &[
+            |fields| build_event(
+                fields,
+                events::GoodsPurchaseCreated::V1,
+                EventRef::GoodsPurchaseCreated,
+            ),
+        ],
+        #[cfg(feature = "communications")]
+        &[
+            |fields| build_event(
+                fields,
+                events::GoodsQuoteCreatedForAccount::V1,
+                EventRef::GoodsQuoteCreatedForAccount,
+            ),
+        ],
+        #[cfg(feature = "communications")]
+        &[
+            |fields| build_event(
+                fields,
+                events::GoodsQuoteCreatedWithoutAccount::V1,
+                EventRef::GoodsQuoteCreatedWithoutAccount,
+            ),
+        ],
+        #[cfg(feature = "industry")]
+        &[
+            |fields| build_event(
+                fields,
+                events::IndustryElectricityChangeOfEnergisationUnsolicitedMessage::V1,
+                EventRef::IndustryElectricityChangeOfEnergisationUnsolicitedMessage,
+            ),
+        ],
+        #[cfg(feature = "industry")]
+        &[
+            |fields| build_event(
+                fields,
+                events::IndustryElectricityChangeOfServiceMeterDeactivated::V1,
+                EventRef::IndustryElectricityChangeOfServiceMeterDeactivated,
+            ),
+        ],
+        #[cfg(feature = "industry")]
+        &[
+            |fields| build_event(
+                fields,
+                events::IndustryElectricityChangeOfSupplyGainInitiated::V1,
+                EventRef::IndustryElectricityChangeOfSupplyGainInitiated,
+            ),
+        ],
+        #[cfg(feature = "industry")]
+        &[
+            |fields| build_event(
+                fields,
+                events::IndustryElectricityChangeOfSupplyLossComplete::V1,
+                EventRef::IndustryElectricityChangeOfSupplyLossComplete,
+            ),
+        ],
+        #[cfg(feature = "industry")]
+        &[
+            |fields| build_event(
+                fields,
+                events::IndustryElectricityExportInstallationValidated::V1,
+                EventRef::IndustryElectricityExportInstallationValidated,
+            ),
+            |fields| build_event(
+                fields,
+                events::IndustryElectricityExportInstallationValidated::V2,
+                EventRef::IndustryElectricityExportInstallationValidated,
+            ),
+        ],
+        #[cfg(feature = "industry")]
+        &[
+            |fields| build_event(
+                fields,
+                events::IndustryGasChangeOfSupplyGainInitiated::V1,
+                EventRef::IndustryGasChangeOfSupplyGainInitiated,
+            ),
+        ],
+        #[cfg(feature = "industry")]
+        &[
+            |fields| build_event(
+                fields,
+                events::IndustryGasChangeOfSupplyLossComplete::V1,
+                EventRef::IndustryGasChangeOfSupplyLossComplete,
+            ),
+        ],
+        #[cfg(feature = "conversations")]
+        &[
+            |fields| build_event(
+                fields,
+                events::InkActionsRun::V1,
+                EventRef::InkActionsRun,
+            ),
+        ],
+        #[cfg(feature = "conversations")]
+        &[
+            |fields| build_event(
+                fields,
+                events::InkContentInboundMessageTagged::V1,
+                EventRef::InkContentInboundMessageTagged,
+            ),
+        ],
+        #[cfg(feature = "conversations")]
+        &[
+            |fields| build_event(
+                fields,
+                events::InkConversationAssignedToBucket::V1,
+                EventRef::InkConversationAssignedToBucket,
+            ),
+        ],
+        #[cfg(feature = "conversations")]
+        &[
+            |fields| build_event(
+                fields,
+                events::InkConversationAssignedToTimeline::V1,
+                EventRef::InkConversationAssignedToTimeline,
+            ),
+        ],
+        #[cfg(feature = "conversations")]
+        &[
+            |fields| build_event(
+                fields,
+                events::InkConversationAwaitCustomerReply::V1,
+                EventRef::InkConversationAwaitCustomerReply,
+            ),
+        ],
+        #[cfg(feature = "conversations")]
+        &[
+            |fields| build_event(
+                fields,
+                events::InkConversationClosed::V1,
+                EventRef::InkConversationClosed,
+            ),
+        ],
+        #[cfg(feature = "conversations")]
+        &[
+            |fields| build_event(
+                fields,
+                events::InkConversationOpenStatusChanged::V1,
+                EventRef::InkConversationOpenStatusChanged,
+            ),
+        ],
+        #[cfg(feature = "conversations")]
+        &[
+            |fields| build_event(
+                fields,
+                events::InkConversationOpened::V1,
+                EventRef::InkConversationOpened,
+            ),
+        ],
+        #[cfg(feature = "conversations")]
+        &[
+            |fields| build_event(
+                fields,
+                events::InkConversationPriorityChanged::V1,
+                EventRef::InkConversationPriorityChanged,
+            ),
+        ],
+        #[cfg(feature = "conversations")]
+        &[
+            |fields| build_event(
+                fields,
+                events::InkConversationSnoozed::V1,
+                EventRef::InkConversationSnoozed,
+            ),
+        ],
+        #[cfg(feature = "conversations")]
+        &[
+            |fields| build_event(
+                fields,
+                events::InkConversationUnassignedFromBucket::V1,
+                EventRef::InkConversationUnassignedFromBucket,
+            ),
+        ],
+        #[cfg(feature = "conversations")]
+        &[
+            |fields| build_event(
+                fields,
+                events::InkConversationUnassignedFromTimeline::V1,
+                EventRef::InkConversationUnassignedFromTimeline,
+            ),
+        ],
+        #[cfg(feature = "conversations")]
+        &[
+            |fields| build_event(
+                fields,
+                events::InkLiveChatClosed::V1,
+                EventRef::InkLiveChatClosed,
+            ),
+        ],
+        #[cfg(feature = "conversations")]
+        &[
+            |fields| build_event(
+                fields,
+                events::InkLiveChatInitiated::V1,
+                EventRef::InkLiveChatInitiated,
+            ),
+        ],
+        #[cfg(feature = "conversations")]
+        &[
+            |fields| build_event(
+                fields,
+                events::InkLiveChatMessagesOutboundMessageCreated::V1,
+                EventRef::InkLiveChatMessagesOutboundMessageCreated,
+            ),
+        ],
+        #[cfg(feature = "conversations")]
+        &[
+            |fields| build_event(
+                fields,
+                events::InkMessageAttachmentSafe::V1,
+                EventRef::InkMessageAttachmentSafe,
+            ),
+        ],
+        #[cfg(feature = "conversations")]
+        &[
+            |fields| build_event(
+                fields,
+                events::InkMessageAttachmentUnsafe::V1,
+                EventRef::InkMessageAttachmentUnsafe,
+            ),
+        ],
+        #[cfg(feature = "conversations")]
+        &[
+            |fields| build_event(
+                fields,
+                events::InkMessagesInboundEmailMigration::V1,
+                EventRef::InkMessagesInboundEmailMigration,
+            ),
+        ],
+        #[cfg(feature = "conversations")]
+        &[
+            |fields| build_event(
+                fields,
+                events::InkMessagesInboundMessageCreated::V1,
+                EventRef::InkMessagesInboundMessageCreated,
+            ),
+        ],
+        #[cfg(feature = "conversations")]
+        &[
+            |fields| build_event(
+                fields,
+                events::InkMessagesInboundMessageIngested::V1,
+                EventRef::InkMessagesInboundMessageIngested,
+            ),
+        ],
+        #[cfg(feature = "conversations")]
+        &[
+            |fields| build_event(
+                fields,
+                events::InkMessagesOutboundMessageCreated::V1,
+                EventRef::InkMessagesOutboundMessageCreated,
+            ),
+        ],
+        #[cfg(feature = "conversations")]
+        &[
+            |fields| build_event(
+                fields,
+                events::InkMessagesOutboundMessageFailed::V1,
+                EventRef::InkMessagesOutboundMessageFailed,
+            ),
+        ],
+        #[cfg(feature = "conversations")]
+        &[
+            |fields| build_event(
+                fields,
+                events::InkMessagesPhishingReportDismissed::V1,
+                EventRef::InkMessagesPhishingReportDismissed,
+            ),
+        ],
+        #[cfg(feature = "conversations")]
+        &[
+            |fields| build_event(
+                fields,
+                events::InkMessagesReportedPhishing::V1,
+                EventRef::InkMessagesReportedPhishing,
+            ),
+        ],
+        #[cfg(feature = "conversations")]
+        &[
+            |fields| build_event(
+                fields,
+                events::InkMessagesReportedSpam::V1,
+                EventRef::InkMessagesReportedSpam,
+            ),
+        ],
+        #[cfg(feature = "conversations")]
+        &[
+            |fields| build_event(
+                fields,
+                events::InkMessagesSpamReportDismissed::V1,
+                EventRef::InkMessagesSpamReportDismissed,
+            ),
+        ],
+        #[cfg(feature = "businesses")]
+        &[
+            |fields| build_event(
+                fields,
+                events::InternalCompanyCreated::V1,
+                EventRef::InternalCompanyCreated,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LatePaymentFeeApplicationServiceCompleted::V1,
+                EventRef::LatePaymentFeeApplicationServiceCompleted,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LatePaymentFeeApplicationServiceFeeApplied::V1,
+                EventRef::LatePaymentFeeApplicationServiceFeeApplied,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LatePaymentFeeApplicationServiceStarted::V1,
+                EventRef::LatePaymentFeeApplicationServiceStarted,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LatePaymentFeeCalculationServiceCompleted::V1,
+                EventRef::LatePaymentFeeCalculationServiceCompleted,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LatePaymentFeeCalculationServiceStarted::V1,
+                EventRef::LatePaymentFeeCalculationServiceStarted,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LatePaymentFeeCalculatorCompleted::V1,
+                EventRef::LatePaymentFeeCalculatorCompleted,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LatePaymentFeeCalculatorFeeApplied::V1,
+                EventRef::LatePaymentFeeCalculatorFeeApplied,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LatePaymentFeeCalculatorStarted::V1,
+                EventRef::LatePaymentFeeCalculatorStarted,
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LatePaymentFeeWaived::V1,
+                EventRef::LatePaymentFeeWaived,
+            ),
+        ],
+        #[cfg(feature = "communications")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LeadsLeadStageUpdated::V1,
+                EventRef::LeadsLeadStageUpdated,
+            ),
+        ],
+        #[cfg(feature = "communications")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LeadsOpportunityDocumentAttachedToOpportunity::V1,
+                EventRef::LeadsOpportunityDocumentAttachedToOpportunity,
+            ),
+        ],
+        #[cfg(feature = "communications")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LeadsOpportunityOfferGroupCreated::V2,
+                EventRef::LeadsOpportunityOfferGroupCreated,
+            ),
+        ],
+        #[cfg(feature = "communications")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LeadsOpportunityStageUpdated::V1,
+                EventRef::LeadsOpportunityStageUpdated,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-status")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleEnrollmentLoyaltyPointsQualificationReversed::V1,
+                EventRef::LifecycleEnrollmentLoyaltyPointsQualificationReversed,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-status")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::V2,
+                EventRef::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-join")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleJoinSupplierActivationCompleted::V1,
+                EventRef::LifecycleJoinSupplierActivationCompleted,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-join")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleJoinSupplierActivationInitiated::V1,
+                EventRef::LifecycleJoinSupplierActivationInitiated,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-join")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleJoinSupplierAgreementCreated::V1,
+                EventRef::LifecycleJoinSupplierAgreementCreated,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-join")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::V1,
+                EventRef::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-join")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::V1,
+                EventRef::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-join")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::V1,
+                EventRef::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-join")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleJoinSupplierCancellationRequested::V1,
+                EventRef::LifecycleJoinSupplierCancellationRequested,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-join")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleJoinSupplierCancelled::V1,
+                EventRef::LifecycleJoinSupplierCancelled,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-join")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleJoinSupplierCompleted::V1,
+                EventRef::LifecycleJoinSupplierCompleted,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-join")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleJoinSupplierRequested::V1,
+                EventRef::LifecycleJoinSupplierRequested,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-join")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleJoinSupplierReversalRequested::V1,
+                EventRef::LifecycleJoinSupplierReversalRequested,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-join")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleJoinSupplierReversed::V1,
+                EventRef::LifecycleJoinSupplierReversed,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-join")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleJoinSupplierSupplyPeriodCreated::V1,
+                EventRef::LifecycleJoinSupplierSupplyPeriodCreated,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-join")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::V1,
+                EventRef::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-join")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::V1,
+                EventRef::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-join")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::V2,
+                EventRef::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-join")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::V2,
+                EventRef::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-join")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleJoinSupplierSecurityDepositsCreated::V1,
+                EventRef::LifecycleJoinSupplierSecurityDepositsCreated,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-join")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleJoinSupplierTermsAndConditionsAccepted::V2,
+                EventRef::LifecycleJoinSupplierTermsAndConditionsAccepted,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-leave")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::V1,
+                EventRef::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-leave")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::V1,
+                EventRef::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-leave")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::V1,
+                EventRef::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-leave")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleLeaveSupplierCancellationRequested::V2,
+                EventRef::LifecycleLeaveSupplierCancellationRequested,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-leave")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleLeaveSupplierCancelled::V2,
+                EventRef::LifecycleLeaveSupplierCancelled,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-leave")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleLeaveSupplierCompleted::V3,
+                EventRef::LifecycleLeaveSupplierCompleted,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-leave")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleLeaveSupplierRequested::V2,
+                EventRef::LifecycleLeaveSupplierRequested,
+            ),
+            |fields| build_event(
+                fields,
+                events::LifecycleLeaveSupplierRequested::V3,
+                EventRef::LifecycleLeaveSupplierRequested,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-leave")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleLeaveSupplierReversalRequested::V2,
+                EventRef::LifecycleLeaveSupplierReversalRequested,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-leave")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::V1,
+                EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-leave")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::V1,
+                EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-leave")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::V1,
+                EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-leave")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleLeaveSupplierTerminationConfirmed::V2,
+                EventRef::LifecycleLeaveSupplierTerminationConfirmed,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-leave")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleLeaveSupplierTerminationInitiated::V1,
+                EventRef::LifecycleLeaveSupplierTerminationInitiated,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-leave")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleLeaveSupplierUpdated::V2,
+                EventRef::LifecycleLeaveSupplierUpdated,
+            ),
+            |fields| build_event(
+                fields,
+                events::LifecycleLeaveSupplierUpdated::V3,
+                EventRef::LifecycleLeaveSupplierUpdated,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-status")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleStatusChanged::V1,
+                EventRef::LifecycleStatusChanged,
+            ),
+        ],
+        #[cfg(feature = "lifecycle-status")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LifecycleSupportSiteSale::V1_0_0,
+                EventRef::LifecycleSupportSiteSale,
+            ),
+        ],
+        #[cfg(feature = "customer-access")]
+        &[
+            |fields| build_event(
+                fields,
+                events::LoyaltyPointsUserRoleRemoval::V1,
+                EventRef::LoyaltyPointsUserRoleRemoval,
+            ),
+        ],
+        #[cfg(feature = "market-files")]
+        &[
+            |fields| build_event(
+                fields,
+                events::MarketsEspBillFlowFileProcessed::V1,
+                EventRef::MarketsEspBillFlowFileProcessed,
+            ),
+        ],
+        #[cfg(feature = "market-files")]
+        &[
+            |fields| build_event(
+                fields,
+                events::MarketsEspFlowFileProcessed::V1,
+                EventRef::MarketsEspFlowFileProcessed,
+            ),
+        ],
+        #[cfg(feature = "market-files")]
+        &[
+            |fields| build_event(
+                fields,
+                events::MarketsEspIndustryGasbillflowdetailsInspectionProcessed::V1,
+                EventRef::MarketsEspIndustryGasbillflowdetailsInspectionProcessed,
+            ),
+        ],
+        #[cfg(feature = "market-files")]
+        &[
+            |fields| build_event(
+                fields,
+                events::MarketsGasSupplyPointCreated::V1,
+                EventRef::MarketsGasSupplyPointCreated,
+            ),
+        ],
+        #[cfg(feature = "market-files")]
+        &[
+            |fields| build_event(
+                fields,
+                events::MarketsNetworkOperatorCreated::V1,
+                EventRef::MarketsNetworkOperatorCreated,
+            ),
+        ],
+        #[cfg(feature = "communications")]
+        &[
+            |fields| build_event(
+                fields,
+                events::MessagingPushNotificationTokenUnregistered::V1,
+                EventRef::MessagingPushNotificationTokenUnregistered,
+            ),
+        ],
+        #[cfg(feature = "meter-data-quality")]
+        &[
+            |fields| build_event(
+                fields,
+                events::MeterDataQualityResolutionCancelled::V1,
+                EventRef::MeterDataQualityResolutionCancelled,
+            ),
+            |fields| build_event(
+                fields,
+                events::MeterDataQualityResolutionCancelled::V2,
+                EventRef::MeterDataQualityResolutionCancelled,
+            ),
+        ],
+        #[cfg(feature = "meter-data-quality")]
+        &[
+            |fields| build_event(
+                fields,
+                events::MeterDataQualityResolutionRequested::V1,
+                EventRef::MeterDataQualityResolutionRequested,
+            ),
+        ],
+        #[cfg(feature = "meter-points")]
+        &[
+            |fields| build_event(
+                fields,
+                events::MeterpointElecCosGainRegistrationRequested::V1,
+                EventRef::MeterpointElecCosGainRegistrationRequested,
+            ),
+        ],
+        #[cfg(feature = "meter-points")]
+        &[
+            |fields| build_event(
+                fields,
+                events::MeterpointGasApiBackfill::V1,
+                EventRef::MeterpointGasApiBackfill,
+            ),
+        ],
+        #[cfg(feature = "meter-points")]
+        &[
+            |fields| build_event(
+                fields,
+                events::MeterpointGasAppointMamRequested::V1,
+                EventRef::MeterpointGasAppointMamRequested,
+            ),
+        ],
+        #[cfg(feature = "meter-points")]
+        &[
+            |fields| build_event(
+                fields,
+                events::MeterpointGasBackfill::V1,
+                EventRef::MeterpointGasBackfill,
+            ),
+        ],
+        #[cfg(feature = "meter-points")]
+        &[
+            |fields| build_event(
+                fields,
+                events::MeterpointGasChangeOfCohortRequested::V1,
+                EventRef::MeterpointGasChangeOfCohortRequested,
+            ),
+        ],
+        #[cfg(feature = "meter-points")]
+        &[
+            |fields| build_event(
+                fields,
+                events::MeterpointGasChangeOfMamRequested::V1,
+                EventRef::MeterpointGasChangeOfMamRequested,
+            ),
+        ],
+        #[cfg(feature = "meter-points")]
+        &[
+            |fields| build_event(
+                fields,
+                events::MeterpointGasCosGainMtdReceived::V1,
+                EventRef::MeterpointGasCosGainMtdReceived,
+            ),
+        ],
+        #[cfg(feature = "meter-points")]
+        &[
+            |fields| build_event(
+                fields,
+                events::MeterpointGasCosGainRegistrationConfirmed::V1,
+                EventRef::MeterpointGasCosGainRegistrationConfirmed,
+            ),
+        ],
+        #[cfg(feature = "meter-points")]
+        &[
+            |fields| build_event(
+                fields,
+                events::MeterpointGasCosGainRegistrationRequested::V1,
+                EventRef::MeterpointGasCosGainRegistrationRequested,
+            ),
+        ],
+        #[cfg(feature = "meter-points")]
+        &[
+            |fields| build_event(
+                fields,
+                events::MeterpointGasCosLossConfirmed::V1,
+                EventRef::MeterpointGasCosLossConfirmed,
+            ),
+        ],
+        #[cfg(feature = "meter-points")]
+        &[
+            |fields| build_event(
+                fields,
+                events::MeterpointGasDeappointMamRequested::V1,
+                EventRef::MeterpointGasDeappointMamRequested,
+            ),
+        ],
+        #[cfg(feature = "meter-points")]
+        &[
+            |fields| build_event(
+                fields,
+                events::MeterpointGasDisputedClosingReadingAcceptedByUs::V1,
+                EventRef::MeterpointGasDisputedClosingReadingAcceptedByUs,
+            ),
+        ],
+        #[cfg(feature = "meter-points")]
+        &[
+            |fields| build_event(
+                fields,
+                events::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::V1,
+                EventRef::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier,
+            ),
+        ],
+        #[cfg(feature = "meter-points")]
+        &[
+            |fields| build_event(
+                fields,
+                events::MeterpointGasDisputedClosingReadingAlternativeProposedByUs::V1,
+                EventRef::MeterpointGasDisputedClosingReadingAlternativeProposedByUs,
+            ),
+        ],
+        #[cfg(feature = "meter-points")]
+        &[
+            |fields| build_event(
+                fields,
+                events::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::V1,
+                EventRef::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier,
+            ),
+        ],
+        #[cfg(feature = "meter-points")]
+        &[
+            |fields| build_event(
+                fields,
+                events::MeterpointGasDisputedClosingReadingQueriedByUs::V1,
+                EventRef::MeterpointGasDisputedClosingReadingQueriedByUs,
+            ),
+        ],
+    ]
+};
+
 impl crate::EventKind {
     /// The view of an event of this kind from the fields its table read; `Stop` only if the
-    /// table and the struct disagree (as `event_of`, each arm wrapping its own payload).
+    /// table and the struct disagree.
     fn view_of<'a>(
         self,
         fields: ::energy_api_core::table::Fields<'a>,
     ) -> ::std::result::Result<EventRef<'a>, ::energy_api_core::read::Stop> {
-        let mut ok = true;
-        match self.event_type {
-            #[cfg(feature = "accounts")]
-            EventType::AccountCommunicationsPreferencesUpdated => {
-                let payload = events::accounts::AccountCommunicationsPreferencesUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::AccountCommunicationsPreferencesUpdated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountCreated => {
-                let payload = events::accounts::AccountCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::AccountCreated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountOccupied => {
-                let payload = events::accounts::AccountOccupied::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::AccountOccupied(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountReactivated => {
-                let payload = events::accounts::AccountReactivated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::AccountReactivated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountSmartMeterReadPermissionChanged => {
-                let payload = events::accounts::AccountSmartMeterReadPermissionChanged::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::AccountSmartMeterReadPermissionChanged(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountUpdated => {
-                let payload = events::accounts::AccountUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::AccountUpdated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountMetadataCreated => {
-                let payload = events::accounts::AccountMetadataCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::AccountMetadataCreated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountMetadataRemoved => {
-                let payload = events::accounts::AccountMetadataRemoved::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::AccountMetadataRemoved(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountMetadataUpdated => {
-                let payload = events::accounts::AccountMetadataUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::AccountMetadataUpdated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountPropertyEffectivePeriodMetadataCreated => {
-                let payload = events::accounts::AccountPropertyEffectivePeriodMetadataCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::AccountPropertyEffectivePeriodMetadataCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountPropertyEffectivePeriodMetadataRemoved => {
-                let payload = events::accounts::AccountPropertyEffectivePeriodMetadataRemoved::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::AccountPropertyEffectivePeriodMetadataRemoved(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountPropertyEffectivePeriodMetadataUpdated => {
-                let payload = events::accounts::AccountPropertyEffectivePeriodMetadataUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::AccountPropertyEffectivePeriodMetadataUpdated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserCreated => {
-                let payload = events::account_users::AccountUserCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::AccountUserCreated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserPasswordChanged => {
-                let payload = events::account_users::AccountUserPasswordChanged::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::AccountUserPasswordChanged(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserPasswordResetRequested => {
-                let payload = events::account_users::AccountUserPasswordResetRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::AccountUserPasswordResetRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserPsrRecordsUpdated => {
-                let payload = events::account_users::AccountUserPsrRecordsUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::AccountUserPsrRecordsUpdated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserRemoved => {
-                let payload = events::account_users::AccountUserRemoved::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::AccountUserRemoved(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserUpdated => {
-                let payload = events::account_users::AccountUserUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::AccountUserUpdated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserVerificationCompleted => {
-                let payload = events::account_users::AccountUserVerificationCompleted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::AccountUserVerificationCompleted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserVerificationStarted => {
-                let payload = events::account_users::AccountUserVerificationStarted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::AccountUserVerificationStarted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserMetadataCreated => {
-                let payload = events::account_users::AccountUserMetadataCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::AccountUserMetadataCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserMetadataRemoved => {
-                let payload = events::account_users::AccountUserMetadataRemoved::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::AccountUserMetadataRemoved(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserMetadataUpdated => {
-                let payload = events::account_users::AccountUserMetadataUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::AccountUserMetadataUpdated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ActualIntervalsReceived => {
-                let payload = events::agreements_and_approvals::ActualIntervalsReceived::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::ActualIntervalsReceived(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AffiliatesAffiliateAccountContractCreated => {
-                let payload = events::agreements_and_approvals::AffiliatesAffiliateAccountContractCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::AffiliatesAffiliateAccountContractCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AgreementCreated => {
-                let payload = events::agreements_and_approvals::AgreementCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::AgreementCreated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AgreementRevoked => {
-                let payload = events::agreements_and_approvals::AgreementRevoked::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::AgreementRevoked(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AgreementRolloverCompleted => {
-                let payload = events::agreements_and_approvals::AgreementRolloverCompleted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::AgreementRolloverCompleted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AgreementTerminated => {
-                let payload = events::agreements_and_approvals::AgreementTerminated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::AgreementTerminated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AgreementUpdated => {
-                let payload = events::agreements_and_approvals::AgreementUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::AgreementUpdated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalApproved => {
-                let payload = events::agreements_and_approvals::ApprovalsApprovalApproved::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::ApprovalsApprovalApproved(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalCreated => {
-                let payload = events::agreements_and_approvals::ApprovalsApprovalCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::ApprovalsApprovalCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalRejected => {
-                let payload = events::agreements_and_approvals::ApprovalsApprovalRejected::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::ApprovalsApprovalRejected(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalRequestApproved => {
-                let payload = events::agreements_and_approvals::ApprovalsApprovalRequestApproved::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::ApprovalsApprovalRequestApproved(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalRequestAssigned => {
-                let payload = events::agreements_and_approvals::ApprovalsApprovalRequestAssigned::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::ApprovalsApprovalRequestAssigned(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalRequestRejected => {
-                let payload = events::agreements_and_approvals::ApprovalsApprovalRequestRejected::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::ApprovalsApprovalRequestRejected(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccessTokenIssued => {
-                let payload = events::authentication_server::AuthServerAccessTokenIssued::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::AuthServerAccessTokenIssued(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccountUserGenerateMfaChallengeError => {
-                let payload = events::authentication_server::AuthServerAccountUserGenerateMfaChallengeError::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::AuthServerAccountUserGenerateMfaChallengeError(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccountUserLoggedIn => {
-                let payload = events::authentication_server::AuthServerAccountUserLoggedIn::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::AuthServerAccountUserLoggedIn(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccountUserLoginDenied => {
-                let payload = events::authentication_server::AuthServerAccountUserLoginDenied::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::AuthServerAccountUserLoginDenied(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccountUserLoginFailed => {
-                let payload = events::authentication_server::AuthServerAccountUserLoginFailed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::AuthServerAccountUserLoginFailed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccountUserLoginStepCompleted => {
-                let payload = events::authentication_server::AuthServerAccountUserLoginStepCompleted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::AuthServerAccountUserLoginStepCompleted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingBillingDocumentHeld => {
-                let payload = events::billing::BillingBillingDocumentHeld::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::BillingBillingDocumentHeld(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingBillingDocumentIssued => {
-                let payload = events::billing::BillingBillingDocumentIssued::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::BillingBillingDocumentIssued(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingBillingDocumentRepresentationDispatched => {
-                let payload = events::billing::BillingBillingDocumentRepresentationDispatched::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::BillingBillingDocumentRepresentationDispatched(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingBillingOptionsUpdated => {
-                let payload = events::billing::BillingBillingOptionsUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::BillingBillingOptionsUpdated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingChargingLedgerAssignedToAgreement => {
-                let payload = events::billing::BillingChargingLedgerAssignedToAgreement::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::BillingChargingLedgerAssignedToAgreement(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingChargingSupplyPointTriggered => {
-                let payload = events::billing::BillingChargingSupplyPointTriggered::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::BillingChargingSupplyPointTriggered(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingDuosInvoiceCancel => {
-                let payload = events::billing::BillingDuosInvoiceCancel::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::BillingDuosInvoiceCancel(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingDuosInvoiceNew => {
-                let payload = events::billing::BillingDuosInvoiceNew::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::BillingDuosInvoiceNew(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingDuosInvoiceReplace => {
-                let payload = events::billing::BillingDuosInvoiceReplace::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::BillingDuosInvoiceReplace(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingFinalBill => {
-                let payload = events::billing::BillingFinalBill::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::BillingFinalBill(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingIssuanceExternalStatusCreated => {
-                let payload = events::billing::BillingIssuanceExternalStatusCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::BillingIssuanceExternalStatusCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingIssuedBill => {
-                let payload = events::billing::BillingIssuedBill::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::BillingIssuedBill(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingLedgerEntryPosted => {
-                let payload = events::billing::BillingLedgerEntryPosted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::BillingLedgerEntryPosted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingLedgerEntryRemoved => {
-                let payload = events::billing::BillingLedgerEntryRemoved::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::BillingLedgerEntryRemoved(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingPathwayTraversalFailed => {
-                let payload = events::billing::BillingPathwayTraversalFailed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::BillingPathwayTraversalFailed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingPathwayTraversalSucceeded => {
-                let payload = events::billing::BillingPathwayTraversalSucceeded::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::BillingPathwayTraversalSucceeded(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingPortfolioInvoiceSummaryCompleted => {
-                let payload = events::billing::BillingPortfolioInvoiceSummaryCompleted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::BillingPortfolioInvoiceSummaryCompleted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingRebateAccepted => {
-                let payload = events::billing::BillingRebateAccepted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::BillingRebateAccepted(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingRebateCreated => {
-                let payload = events::billing::BillingRebateCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::BillingRebateCreated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingRebateDeclined => {
-                let payload = events::billing::BillingRebateDeclined::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::BillingRebateDeclined(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingRebateUpdated => {
-                let payload = events::billing::BillingRebateUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::BillingRebateUpdated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "businesses")]
-            EventType::BusinessCreated => {
-                let payload = events::businesses::BusinessCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::BusinessCreated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "businesses")]
-            EventType::BusinessUpdated => {
-                let payload = events::businesses::BusinessUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::BusinessUpdated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "businesses")]
-            EventType::BusinessOperationsTeamUpdated => {
-                let payload = events::businesses::BusinessOperationsTeamUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::BusinessOperationsTeamUpdated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::CampaignAccountAdded => {
-                let payload = events::accounts::CampaignAccountAdded::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::CampaignAccountAdded(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::CampaignAccountRemoved => {
-                let payload = events::accounts::CampaignAccountRemoved::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::CampaignAccountRemoved(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::CampaignAccountUpdated => {
-                let payload = events::accounts::CampaignAccountUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::CampaignAccountUpdated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::ChargingPrimingErrored => {
-                let payload = events::billing::ChargingPrimingErrored::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::ChargingPrimingErrored(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollateralAgreementFulfilled => {
-                let payload = events::collections::CollateralAgreementFulfilled::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::CollateralAgreementFulfilled(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProceedingCreated => {
-                let payload = events::collections::CollectionProceedingCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::CollectionProceedingCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessCommStepResolved => {
-                let payload = events::collections::CollectionProcessCommStepResolved::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::CollectionProcessCommStepResolved(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessLeaveSupplierInstigated => {
-                let payload = events::collections::CollectionProcessLeaveSupplierInstigated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::CollectionProcessLeaveSupplierInstigated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessPaused => {
-                let payload = events::collections::CollectionProcessPaused::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::CollectionProcessPaused(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessRaised => {
-                let payload = events::collections::CollectionProcessRaised::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::CollectionProcessRaised(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessReactivated => {
-                let payload = events::collections::CollectionProcessReactivated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::CollectionProcessReactivated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessRunTerminationRequested => {
-                let payload = events::collections::CollectionProcessRunTerminationRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::CollectionProcessRunTerminationRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessUnpaused => {
-                let payload = events::collections::CollectionProcessUnpaused::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::CollectionProcessUnpaused(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessWithdrawn => {
-                let payload = events::collections::CollectionProcessWithdrawn::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::CollectionProcessWithdrawn(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::CommsAccountCallUpdated => {
-                let payload = events::communications::CommsAccountCallUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::CommsAccountCallUpdated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::CommsCustomerEmailBounced => {
-                let payload = events::communications::CommsCustomerEmailBounced::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::CommsCustomerEmailBounced(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::CommsPushNotificationReceivedUnregisteredOrExpiredToken => {
-                let payload = events::communications::CommsPushNotificationReceivedUnregisteredOrExpiredToken::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::CommsPushNotificationReceivedUnregisteredOrExpiredToken(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::CommsTranscriptionCreated => {
-                let payload = events::communications::CommsTranscriptionCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::CommsTranscriptionCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ComplaintsComplaintNewContact => {
-                let payload = events::communications::ComplaintsComplaintNewContact::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::ComplaintsComplaintNewContact(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ComplaintsComplaintOpened => {
-                let payload = events::communications::ComplaintsComplaintOpened::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::ComplaintsComplaintOpened(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ComplaintsDrpFinished => {
-                let payload = events::communications::ComplaintsDrpFinished::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::ComplaintsDrpFinished(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ComplaintsDrpStarted => {
-                let payload = events::communications::ComplaintsDrpStarted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::ComplaintsDrpStarted(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ComplexQuotingCostCalculationFinished => {
-                let payload = events::communications::ComplexQuotingCostCalculationFinished::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::ComplexQuotingCostCalculationFinished(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ConsentsConsentCreated => {
-                let payload = events::communications::ConsentsConsentCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::ConsentsConsentCreated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ConsentsConsentUpdated => {
-                let payload = events::communications::ConsentsConsentUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::ConsentsConsentUpdated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractGroupsCreated => {
-                let payload = events::contracts::ContractGroupsCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::ContractGroupsCreated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractGroupsMembershipsChanged => {
-                let payload = events::contracts::ContractGroupsMembershipsChanged::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::ContractGroupsMembershipsChanged(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractGroupsVersionCreated => {
-                let payload = events::contracts::ContractGroupsVersionCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::ContractGroupsVersionCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsActualized => {
-                let payload = events::contracts::ContractsActualized::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::ContractsActualized(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsCreated => {
-                let payload = events::contracts::ContractsCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::ContractsCreated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsExpired => {
-                let payload = events::contracts::ContractsExpired::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::ContractsExpired(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsExpiryApproaching => {
-                let payload = events::contracts::ContractsExpiryApproaching::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::ContractsExpiryApproaching(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsJourneysCreationStarted => {
-                let payload = events::contracts::ContractsJourneysCreationStarted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::ContractsJourneysCreationStarted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsJourneysTerminationStarted => {
-                let payload = events::contracts::ContractsJourneysTerminationStarted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::ContractsJourneysTerminationStarted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsJourneysVariationStarted => {
-                let payload = events::contracts::ContractsJourneysVariationStarted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::ContractsJourneysVariationStarted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsNovated => {
-                let payload = events::contracts::ContractsNovated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::ContractsNovated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsRescinded => {
-                let payload = events::contracts::ContractsRescinded::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::ContractsRescinded(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsRevoked => {
-                let payload = events::contracts::ContractsRevoked::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::ContractsRevoked(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsSubjectAmended => {
-                let payload = events::contracts::ContractsSubjectAmended::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::ContractsSubjectAmended(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsTerminated => {
-                let payload = events::contracts::ContractsTerminated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::ContractsTerminated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsTermsVaried => {
-                let payload = events::contracts::ContractsTermsVaried::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::ContractsTermsVaried(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CreditCheckCreated => {
-                let payload = events::collections::CreditCheckCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::CreditCheckCreated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessPartnerRolesCreated => {
-                let payload = events::customer_access::CustomerAccessPartnerRolesCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::CustomerAccessPartnerRolesCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessPartnerRolesUpdated => {
-                let payload = events::customer_access::CustomerAccessPartnerRolesUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::CustomerAccessPartnerRolesUpdated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessPartnerUserRolesCreated => {
-                let payload = events::customer_access::CustomerAccessPartnerUserRolesCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::CustomerAccessPartnerUserRolesCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessPartnerUserRolesUpdated => {
-                let payload = events::customer_access::CustomerAccessPartnerUserRolesUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::CustomerAccessPartnerUserRolesUpdated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessUserRolesCreated => {
-                let payload = events::customer_access::CustomerAccessUserRolesCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::CustomerAccessUserRolesCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessUserRolesUpdated => {
-                let payload = events::customer_access::CustomerAccessUserRolesUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::CustomerAccessUserRolesUpdated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessCancelled => {
-                let payload = events::data_import::DataImportImportProcessCancelled::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::DataImportImportProcessCancelled(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessComplete => {
-                let payload = events::data_import::DataImportImportProcessComplete::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::DataImportImportProcessComplete(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessDryRunComplete => {
-                let payload = events::data_import::DataImportImportProcessDryRunComplete::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::DataImportImportProcessDryRunComplete(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessDryRunError => {
-                let payload = events::data_import::DataImportImportProcessDryRunError::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::DataImportImportProcessDryRunError(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessError => {
-                let payload = events::data_import::DataImportImportProcessError::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::DataImportImportProcessError(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessPostImportCompleted => {
-                let payload = events::data_import::DataImportImportProcessPostImportCompleted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::DataImportImportProcessPostImportCompleted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessPostImportError => {
-                let payload = events::data_import::DataImportImportProcessPostImportError::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::DataImportImportProcessPostImportError(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportOrderProcessCancelled => {
-                let payload = events::data_import::DataImportOrderProcessCancelled::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::DataImportOrderProcessCancelled(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportOrderProcessComplete => {
-                let payload = events::data_import::DataImportOrderProcessComplete::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::DataImportOrderProcessComplete(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportOrderProcessError => {
-                let payload = events::data_import::DataImportOrderProcessError::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::DataImportOrderProcessError(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DebtActioningAutomatedDebtWriteBackCompleted => {
-                let payload = events::collections::DebtActioningAutomatedDebtWriteBackCompleted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::DebtActioningAutomatedDebtWriteBackCompleted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DebtActioningAutomatedDebtWriteBackFailed => {
-                let payload = events::collections::DebtActioningAutomatedDebtWriteBackFailed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::DebtActioningAutomatedDebtWriteBackFailed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DebtActioningAutomatedDebtWriteBackSkipped => {
-                let payload = events::collections::DebtActioningAutomatedDebtWriteBackSkipped::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::DebtActioningAutomatedDebtWriteBackSkipped(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DelinquentDebtAllocationCreated => {
-                let payload = events::collections::DelinquentDebtAllocationCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::DelinquentDebtAllocationCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DelinquentDebtPositionChanged => {
-                let payload = events::collections::DelinquentDebtPositionChanged::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::DelinquentDebtPositionChanged(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DepositAgreementAccepted => {
-                let payload = events::collections::DepositAgreementAccepted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::DepositAgreementAccepted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DepositAgreementFulfilled => {
-                let payload = events::collections::DepositAgreementFulfilled::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::DepositAgreementFulfilled(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DepositAgreementInstalmentReturned => {
-                let payload = events::collections::DepositAgreementInstalmentReturned::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::DepositAgreementInstalmentReturned(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DepositAgreementReturned => {
-                let payload = events::collections::DepositAgreementReturned::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::DepositAgreementReturned(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DepositAgreementWithdrawn => {
-                let payload = events::collections::DepositAgreementWithdrawn::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::DepositAgreementWithdrawn(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DunningPathPaused => {
-                let payload = events::collections::DunningPathPaused::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::DunningPathPaused(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DunningPathStarted => {
-                let payload = events::collections::DunningPathStarted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::DunningPathStarted(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DunningPathUnpaused => {
-                let payload = events::collections::DunningPathUnpaused::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::DunningPathUnpaused(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DunningPathWithdrawn => {
-                let payload = events::collections::DunningPathWithdrawn::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::DunningPathWithdrawn(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileCancellationInvoiceProcessed => {
-                let payload = events::market_files::ElectricityFlowFileCancellationInvoiceProcessed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::ElectricityFlowFileCancellationInvoiceProcessed(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileComplementaryInvoiceProcessed => {
-                let payload = events::market_files::ElectricityFlowFileComplementaryInvoiceProcessed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::ElectricityFlowFileComplementaryInvoiceProcessed(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileRectificationInvoiceProcessed => {
-                let payload = events::market_files::ElectricityFlowFileRectificationInvoiceProcessed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::ElectricityFlowFileRectificationInvoiceProcessed(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileRegularizerInvoiceProcessed => {
-                let payload = events::market_files::ElectricityFlowFileRegularizerInvoiceProcessed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::ElectricityFlowFileRegularizerInvoiceProcessed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileBillableConceptsInvoiceProcessed => {
-                let payload = events::market_files::ElectricityFlowFileBillableConceptsInvoiceProcessed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::ElectricityFlowFileBillableConceptsInvoiceProcessed(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileRegularInvoiceProcessed => {
-                let payload = events::market_files::ElectricityFlowFileRegularInvoiceProcessed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::ElectricityFlowFileRegularInvoiceProcessed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::EspSupplyPointsEnrichmentDataSent => {
-                let payload = events::market_files::EspSupplyPointsEnrichmentDataSent::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::EspSupplyPointsEnrichmentDataSent(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::EspSupplyPointsAtrSnapshotSent => {
-                let payload = events::market_files::EspSupplyPointsAtrSnapshotSent::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::EspSupplyPointsAtrSnapshotSent(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::ExternalMessagingUploadedFileProcessed => {
-                let payload = events::data_import::ExternalMessagingUploadedFileProcessed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::ExternalMessagingUploadedFileProcessed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::ExternalMessagingUploadedFileProcessingFailed => {
-                let payload = events::data_import::ExternalMessagingUploadedFileProcessingFailed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::ExternalMessagingUploadedFileProcessingFailed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::ExternalMessagingUploadedFileSafe => {
-                let payload = events::data_import::ExternalMessagingUploadedFileSafe::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::ExternalMessagingUploadedFileSafe(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::ExternalMessagingUploadedFileUnsafe => {
-                let payload = events::data_import::ExternalMessagingUploadedFileUnsafe::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::ExternalMessagingUploadedFileUnsafe(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "flexible-devices")]
-            EventType::FlexDeviceDeauthenticated => {
-                let payload = events::flexible_devices::FlexDeviceDeauthenticated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::FlexDeviceDeauthenticated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "flexible-devices")]
-            EventType::FlexDeviceDisconnected => {
-                let payload = events::flexible_devices::FlexDeviceDisconnected::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::FlexDeviceDisconnected(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "flexible-devices")]
-            EventType::FlexDeviceOptimisationCreated => {
-                let payload = events::flexible_devices::FlexDeviceOptimisationCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::FlexDeviceOptimisationCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "flexible-devices")]
-            EventType::FlexDeviceRegistered => {
-                let payload = events::flexible_devices::FlexDeviceRegistered::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::FlexDeviceRegistered(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated => {
-                let payload = events::market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasBillFlowDetailsCancellationInvoiceCreated => {
-                let payload = events::market_files::GasBillFlowDetailsCancellationInvoiceCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::GasBillFlowDetailsCancellationInvoiceCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasBillFlowDetailsComplementaryInvoiceCreated => {
-                let payload = events::market_files::GasBillFlowDetailsComplementaryInvoiceCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::GasBillFlowDetailsComplementaryInvoiceCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasBillFlowDetailsRectificationInvoiceCreated => {
-                let payload = events::market_files::GasBillFlowDetailsRectificationInvoiceCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::GasBillFlowDetailsRectificationInvoiceCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasBillFlowDetailsRegularInvoiceCreated => {
-                let payload = events::market_files::GasBillFlowDetailsRegularInvoiceCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::GasBillFlowDetailsRegularInvoiceCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasFlowFileB7033ComplementaryInvoiceProcessed => {
-                let payload = events::market_files::GasFlowFileB7033ComplementaryInvoiceProcessed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::GasFlowFileB7033ComplementaryInvoiceProcessed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasFlowFileB7033RegularInvoiceProcessed => {
-                let payload = events::market_files::GasFlowFileB7033RegularInvoiceProcessed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::GasFlowFileB7033RegularInvoiceProcessed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasSupplyPointInspectionResultsReceived => {
-                let payload = events::market_files::GasSupplyPointInspectionResultsReceived::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::GasSupplyPointInspectionResultsReceived(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::GoodsPurchaseCreated => {
-                let payload = events::communications::GoodsPurchaseCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::GoodsPurchaseCreated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::GoodsQuoteCreatedForAccount => {
-                let payload = events::communications::GoodsQuoteCreatedForAccount::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::GoodsQuoteCreatedForAccount(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::GoodsQuoteCreatedWithoutAccount => {
-                let payload = events::communications::GoodsQuoteCreatedWithoutAccount::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::GoodsQuoteCreatedWithoutAccount(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryElectricityChangeOfEnergisationUnsolicitedMessage => {
-                let payload = events::industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessage::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::IndustryElectricityChangeOfEnergisationUnsolicitedMessage(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryElectricityChangeOfServiceMeterDeactivated => {
-                let payload = events::industry::IndustryElectricityChangeOfServiceMeterDeactivated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::IndustryElectricityChangeOfServiceMeterDeactivated(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryElectricityChangeOfSupplyGainInitiated => {
-                let payload = events::industry::IndustryElectricityChangeOfSupplyGainInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::IndustryElectricityChangeOfSupplyGainInitiated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryElectricityChangeOfSupplyLossComplete => {
-                let payload = events::industry::IndustryElectricityChangeOfSupplyLossComplete::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::IndustryElectricityChangeOfSupplyLossComplete(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryElectricityExportInstallationValidated => {
-                let payload = events::industry::IndustryElectricityExportInstallationValidated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::IndustryElectricityExportInstallationValidated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryGasChangeOfSupplyGainInitiated => {
-                let payload = events::industry::IndustryGasChangeOfSupplyGainInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::IndustryGasChangeOfSupplyGainInitiated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryGasChangeOfSupplyLossComplete => {
-                let payload = events::industry::IndustryGasChangeOfSupplyLossComplete::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::IndustryGasChangeOfSupplyLossComplete(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkActionsRun => {
-                let payload = events::conversations::InkActionsRun::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::InkActionsRun(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkContentInboundMessageTagged => {
-                let payload = events::conversations::InkContentInboundMessageTagged::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::InkContentInboundMessageTagged(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationAssignedToBucket => {
-                let payload = events::conversations::InkConversationAssignedToBucket::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::InkConversationAssignedToBucket(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationAssignedToTimeline => {
-                let payload = events::conversations::InkConversationAssignedToTimeline::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::InkConversationAssignedToTimeline(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationAwaitCustomerReply => {
-                let payload = events::conversations::InkConversationAwaitCustomerReply::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::InkConversationAwaitCustomerReply(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationClosed => {
-                let payload = events::conversations::InkConversationClosed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::InkConversationClosed(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationOpenStatusChanged => {
-                let payload = events::conversations::InkConversationOpenStatusChanged::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::InkConversationOpenStatusChanged(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationOpened => {
-                let payload = events::conversations::InkConversationOpened::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::InkConversationOpened(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationPriorityChanged => {
-                let payload = events::conversations::InkConversationPriorityChanged::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::InkConversationPriorityChanged(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationSnoozed => {
-                let payload = events::conversations::InkConversationSnoozed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::InkConversationSnoozed(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationUnassignedFromBucket => {
-                let payload = events::conversations::InkConversationUnassignedFromBucket::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::InkConversationUnassignedFromBucket(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationUnassignedFromTimeline => {
-                let payload = events::conversations::InkConversationUnassignedFromTimeline::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::InkConversationUnassignedFromTimeline(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkLiveChatClosed => {
-                let payload = events::conversations::InkLiveChatClosed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::InkLiveChatClosed(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkLiveChatInitiated => {
-                let payload = events::conversations::InkLiveChatInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::InkLiveChatInitiated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkLiveChatMessagesOutboundMessageCreated => {
-                let payload = events::conversations::InkLiveChatMessagesOutboundMessageCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::InkLiveChatMessagesOutboundMessageCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessageAttachmentSafe => {
-                let payload = events::conversations::InkMessageAttachmentSafe::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::InkMessageAttachmentSafe(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessageAttachmentUnsafe => {
-                let payload = events::conversations::InkMessageAttachmentUnsafe::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::InkMessageAttachmentUnsafe(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesInboundEmailMigration => {
-                let payload = events::conversations::InkMessagesInboundEmailMigration::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::InkMessagesInboundEmailMigration(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesInboundMessageCreated => {
-                let payload = events::conversations::InkMessagesInboundMessageCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::InkMessagesInboundMessageCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesInboundMessageIngested => {
-                let payload = events::conversations::InkMessagesInboundMessageIngested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::InkMessagesInboundMessageIngested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesOutboundMessageCreated => {
-                let payload = events::conversations::InkMessagesOutboundMessageCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::InkMessagesOutboundMessageCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesOutboundMessageFailed => {
-                let payload = events::conversations::InkMessagesOutboundMessageFailed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::InkMessagesOutboundMessageFailed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesPhishingReportDismissed => {
-                let payload = events::conversations::InkMessagesPhishingReportDismissed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::InkMessagesPhishingReportDismissed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesReportedPhishing => {
-                let payload = events::conversations::InkMessagesReportedPhishing::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::InkMessagesReportedPhishing(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesReportedSpam => {
-                let payload = events::conversations::InkMessagesReportedSpam::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::InkMessagesReportedSpam(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesSpamReportDismissed => {
-                let payload = events::conversations::InkMessagesSpamReportDismissed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::InkMessagesSpamReportDismissed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "businesses")]
-            EventType::InternalCompanyCreated => {
-                let payload = events::businesses::InternalCompanyCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::InternalCompanyCreated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeApplicationServiceCompleted => {
-                let payload = events::billing::LatePaymentFeeApplicationServiceCompleted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LatePaymentFeeApplicationServiceCompleted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeApplicationServiceFeeApplied => {
-                let payload = events::billing::LatePaymentFeeApplicationServiceFeeApplied::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LatePaymentFeeApplicationServiceFeeApplied(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeApplicationServiceStarted => {
-                let payload = events::billing::LatePaymentFeeApplicationServiceStarted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LatePaymentFeeApplicationServiceStarted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeCalculationServiceCompleted => {
-                let payload = events::billing::LatePaymentFeeCalculationServiceCompleted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LatePaymentFeeCalculationServiceCompleted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeCalculationServiceStarted => {
-                let payload = events::billing::LatePaymentFeeCalculationServiceStarted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LatePaymentFeeCalculationServiceStarted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeCalculatorCompleted => {
-                let payload = events::billing::LatePaymentFeeCalculatorCompleted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LatePaymentFeeCalculatorCompleted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeCalculatorFeeApplied => {
-                let payload = events::billing::LatePaymentFeeCalculatorFeeApplied::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LatePaymentFeeCalculatorFeeApplied(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeCalculatorStarted => {
-                let payload = events::billing::LatePaymentFeeCalculatorStarted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LatePaymentFeeCalculatorStarted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeWaived => {
-                let payload = events::billing::LatePaymentFeeWaived::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::LatePaymentFeeWaived(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::LeadsLeadStageUpdated => {
-                let payload = events::communications::LeadsLeadStageUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::LeadsLeadStageUpdated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::LeadsOpportunityDocumentAttachedToOpportunity => {
-                let payload = events::communications::LeadsOpportunityDocumentAttachedToOpportunity::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LeadsOpportunityDocumentAttachedToOpportunity(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::LeadsOpportunityOfferGroupCreated => {
-                let payload = events::communications::LeadsOpportunityOfferGroupCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LeadsOpportunityOfferGroupCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::LeadsOpportunityStageUpdated => {
-                let payload = events::communications::LeadsOpportunityStageUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LeadsOpportunityStageUpdated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-status")]
-            EventType::LifecycleEnrollmentLoyaltyPointsQualificationReversed => {
-                let payload = events::lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleEnrollmentLoyaltyPointsQualificationReversed(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-status")]
-            EventType::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint => {
-                let payload = events::lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierActivationCompleted => {
-                let payload = events::lifecycle_join::LifecycleJoinSupplierActivationCompleted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleJoinSupplierActivationCompleted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierActivationInitiated => {
-                let payload = events::lifecycle_join::LifecycleJoinSupplierActivationInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleJoinSupplierActivationInitiated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierAgreementCreated => {
-                let payload = events::lifecycle_join::LifecycleJoinSupplierAgreementCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleJoinSupplierAgreementCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated => {
-                let payload = events::lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated => {
-                let payload = events::lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated => {
-                let payload = events::lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierCancellationRequested => {
-                let payload = events::lifecycle_join::LifecycleJoinSupplierCancellationRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleJoinSupplierCancellationRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierCancelled => {
-                let payload = events::lifecycle_join::LifecycleJoinSupplierCancelled::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleJoinSupplierCancelled(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierCompleted => {
-                let payload = events::lifecycle_join::LifecycleJoinSupplierCompleted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleJoinSupplierCompleted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierRequested => {
-                let payload = events::lifecycle_join::LifecycleJoinSupplierRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleJoinSupplierRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierReversalRequested => {
-                let payload = events::lifecycle_join::LifecycleJoinSupplierReversalRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleJoinSupplierReversalRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierReversed => {
-                let payload = events::lifecycle_join::LifecycleJoinSupplierReversed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleJoinSupplierReversed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierSupplyPeriodCreated => {
-                let payload = events::lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleJoinSupplierSupplyPeriodCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated => {
-                let payload = events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated => {
-                let payload = events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted => {
-                let payload = events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated => {
-                let payload = events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierSecurityDepositsCreated => {
-                let payload = events::lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleJoinSupplierSecurityDepositsCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierTermsAndConditionsAccepted => {
-                let payload = events::lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAccepted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleJoinSupplierTermsAndConditionsAccepted(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated => {
-                let payload = events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated => {
-                let payload = events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated => {
-                let payload = events::lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierCancellationRequested => {
-                let payload = events::lifecycle_leave::LifecycleLeaveSupplierCancellationRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleLeaveSupplierCancellationRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierCancelled => {
-                let payload = events::lifecycle_leave::LifecycleLeaveSupplierCancelled::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleLeaveSupplierCancelled(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierCompleted => {
-                let payload = events::lifecycle_leave::LifecycleLeaveSupplierCompleted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleLeaveSupplierCompleted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierRequested => {
-                let payload = events::lifecycle_leave::LifecycleLeaveSupplierRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleLeaveSupplierRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierReversalRequested => {
-                let payload = events::lifecycle_leave::LifecycleLeaveSupplierReversalRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleLeaveSupplierReversalRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated => {
-                let payload = events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated => {
-                let payload = events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated => {
-                let payload = events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierTerminationConfirmed => {
-                let payload = events::lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleLeaveSupplierTerminationConfirmed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierTerminationInitiated => {
-                let payload = events::lifecycle_leave::LifecycleLeaveSupplierTerminationInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleLeaveSupplierTerminationInitiated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierUpdated => {
-                let payload = events::lifecycle_leave::LifecycleLeaveSupplierUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleLeaveSupplierUpdated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-status")]
-            EventType::LifecycleStatusChanged => {
-                let payload = events::lifecycle_status::LifecycleStatusChanged::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::LifecycleStatusChanged(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-status")]
-            EventType::LifecycleSupportSiteSale => {
-                let payload = events::lifecycle_status::LifecycleSupportSiteSale::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LifecycleSupportSiteSale(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::LoyaltyPointsUserRoleRemoval => {
-                let payload = events::customer_access::LoyaltyPointsUserRoleRemoval::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::LoyaltyPointsUserRoleRemoval(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::MarketsEspBillFlowFileProcessed => {
-                let payload = events::market_files::MarketsEspBillFlowFileProcessed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::MarketsEspBillFlowFileProcessed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::MarketsEspFlowFileProcessed => {
-                let payload = events::market_files::MarketsEspFlowFileProcessed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::MarketsEspFlowFileProcessed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::MarketsEspIndustryGasbillflowdetailsInspectionProcessed => {
-                let payload = events::market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::MarketsEspIndustryGasbillflowdetailsInspectionProcessed(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::MarketsGasSupplyPointCreated => {
-                let payload = events::market_files::MarketsGasSupplyPointCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::MarketsGasSupplyPointCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::MarketsNetworkOperatorCreated => {
-                let payload = events::market_files::MarketsNetworkOperatorCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::MarketsNetworkOperatorCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::MessagingPushNotificationTokenUnregistered => {
-                let payload = events::communications::MessagingPushNotificationTokenUnregistered::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::MessagingPushNotificationTokenUnregistered(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-data-quality")]
-            EventType::MeterDataQualityResolutionCancelled => {
-                let payload = events::meter_data_quality::MeterDataQualityResolutionCancelled::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::MeterDataQualityResolutionCancelled(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-data-quality")]
-            EventType::MeterDataQualityResolutionRequested => {
-                let payload = events::meter_data_quality::MeterDataQualityResolutionRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::MeterDataQualityResolutionRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointElecCosGainRegistrationRequested => {
-                let payload = events::meter_points::MeterpointElecCosGainRegistrationRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::MeterpointElecCosGainRegistrationRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasApiBackfill => {
-                let payload = events::meter_points::MeterpointGasApiBackfill::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::MeterpointGasApiBackfill(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasAppointMamRequested => {
-                let payload = events::meter_points::MeterpointGasAppointMamRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::MeterpointGasAppointMamRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasBackfill => {
-                let payload = events::meter_points::MeterpointGasBackfill::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(EventRef::MeterpointGasBackfill(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasChangeOfCohortRequested => {
-                let payload = events::meter_points::MeterpointGasChangeOfCohortRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::MeterpointGasChangeOfCohortRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasChangeOfMamRequested => {
-                let payload = events::meter_points::MeterpointGasChangeOfMamRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::MeterpointGasChangeOfMamRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasCosGainMtdReceived => {
-                let payload = events::meter_points::MeterpointGasCosGainMtdReceived::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::MeterpointGasCosGainMtdReceived(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasCosGainRegistrationConfirmed => {
-                let payload = events::meter_points::MeterpointGasCosGainRegistrationConfirmed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::MeterpointGasCosGainRegistrationConfirmed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasCosGainRegistrationRequested => {
-                let payload = events::meter_points::MeterpointGasCosGainRegistrationRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::MeterpointGasCosGainRegistrationRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasCosLossConfirmed => {
-                let payload = events::meter_points::MeterpointGasCosLossConfirmed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::MeterpointGasCosLossConfirmed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDeappointMamRequested => {
-                let payload = events::meter_points::MeterpointGasDeappointMamRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::MeterpointGasDeappointMamRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDisputedClosingReadingAcceptedByUs => {
-                let payload = events::meter_points::MeterpointGasDisputedClosingReadingAcceptedByUs::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::MeterpointGasDisputedClosingReadingAcceptedByUs(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier => {
-                let payload = events::meter_points::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDisputedClosingReadingAlternativeProposedByUs => {
-                let payload = events::meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedByUs::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::MeterpointGasDisputedClosingReadingAlternativeProposedByUs(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier => {
-                let payload = events::meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDisputedClosingReadingQueriedByUs => {
-                let payload = events::meter_points::MeterpointGasDisputedClosingReadingQueriedByUs::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        EventRef::MeterpointGasDisputedClosingReadingQueriedByUs(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-        }
+        VIEWS[self.event_type as usize][usize::from(self.version)](fields)
     }
 
     /// Reads the view of a payload of this kind with the fast reader

@@ -106,95 +106,13 @@ impl AccountUserCreatedV1 {
     ],
 );
 
-/// Event type `account_user.created` (Account users), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AccountUserCreated {
-    /// Payload version `v1`.
-    V1(AccountUserCreatedV1),
-}
-
-impl AccountUserCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "account_user.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AccountUserCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountUserCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AccountUserCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountUserCreatedV1> for AccountUserCreated {
-    fn from(payload: AccountUserCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AccountUserCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AccountUserCreated(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountUserCreated> for crate::events::Event {
-    fn from(event: AccountUserCreated) -> Self {
-        Self::AccountUserCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AccountUserCreated> for AccountUserCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AccountUserCreated,
-    ) -> ::std::result::Result<Self, AccountUserCreated> {
-        let AccountUserCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `account_user.created` (Account users), in each of its payload versions.
+    #[event_type = "account_user.created"]
+    pub enum AccountUserCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountUserCreatedV1),
     }
 }
 
@@ -223,98 +141,13 @@ impl AccountUserPasswordChangedV1 {
     ],
 );
 
-/// Event type `account_user.password_changed` (Account users), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AccountUserPasswordChanged {
-    /// Payload version `v1`.
-    V1(AccountUserPasswordChangedV1),
-}
-
-impl AccountUserPasswordChanged {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "account_user.password_changed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AccountUserPasswordChangedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountUserPasswordChangedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AccountUserPasswordChanged {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountUserPasswordChangedV1> for AccountUserPasswordChanged {
-    fn from(payload: AccountUserPasswordChangedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AccountUserPasswordChanged {
-    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserPasswordChanged;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AccountUserPasswordChanged(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountUserPasswordChanged> for crate::events::Event {
-    fn from(event: AccountUserPasswordChanged) -> Self {
-        Self::AccountUserPasswordChanged(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AccountUserPasswordChanged>
-for AccountUserPasswordChangedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AccountUserPasswordChanged,
-    ) -> ::std::result::Result<Self, AccountUserPasswordChanged> {
-        let AccountUserPasswordChanged::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `account_user.password_changed` (Account users), in each of its payload versions.
+    #[event_type = "account_user.password_changed"]
+    pub enum AccountUserPasswordChanged {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountUserPasswordChangedV1),
     }
 }
 
@@ -352,99 +185,13 @@ impl AccountUserPasswordResetRequestedV1 {
     ],
 );
 
-/// Event type `account_user.password_reset_requested` (Account users), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AccountUserPasswordResetRequested {
-    /// Payload version `v1`.
-    V1(AccountUserPasswordResetRequestedV1),
-}
-
-impl AccountUserPasswordResetRequested {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "account_user.password_reset_requested";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AccountUserPasswordResetRequestedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountUserPasswordResetRequestedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AccountUserPasswordResetRequested {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountUserPasswordResetRequestedV1>
-for AccountUserPasswordResetRequested {
-    fn from(payload: AccountUserPasswordResetRequestedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AccountUserPasswordResetRequested {
-    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserPasswordResetRequested;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AccountUserPasswordResetRequested(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountUserPasswordResetRequested> for crate::events::Event {
-    fn from(event: AccountUserPasswordResetRequested) -> Self {
-        Self::AccountUserPasswordResetRequested(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AccountUserPasswordResetRequested>
-for AccountUserPasswordResetRequestedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AccountUserPasswordResetRequested,
-    ) -> ::std::result::Result<Self, AccountUserPasswordResetRequested> {
-        let AccountUserPasswordResetRequested::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `account_user.password_reset_requested` (Account users), in each of its payload versions.
+    #[event_type = "account_user.password_reset_requested"]
+    pub enum AccountUserPasswordResetRequested {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountUserPasswordResetRequestedV1),
     }
 }
 
@@ -498,99 +245,13 @@ impl AccountUserPsrRecordsUpdatedV1 {
     ],
 );
 
-/// Event type `account_user.psr_records_updated` (Account users), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AccountUserPsrRecordsUpdated {
-    /// Payload version `v1`.
-    V1(AccountUserPsrRecordsUpdatedV1),
-}
-
-impl AccountUserPsrRecordsUpdated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "account_user.psr_records_updated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AccountUserPsrRecordsUpdatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountUserPsrRecordsUpdatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AccountUserPsrRecordsUpdated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountUserPsrRecordsUpdatedV1>
-for AccountUserPsrRecordsUpdated {
-    fn from(payload: AccountUserPsrRecordsUpdatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AccountUserPsrRecordsUpdated {
-    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserPsrRecordsUpdated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AccountUserPsrRecordsUpdated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountUserPsrRecordsUpdated> for crate::events::Event {
-    fn from(event: AccountUserPsrRecordsUpdated) -> Self {
-        Self::AccountUserPsrRecordsUpdated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AccountUserPsrRecordsUpdated>
-for AccountUserPsrRecordsUpdatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AccountUserPsrRecordsUpdated,
-    ) -> ::std::result::Result<Self, AccountUserPsrRecordsUpdated> {
-        let AccountUserPsrRecordsUpdated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `account_user.psr_records_updated` (Account users), in each of its payload versions.
+    #[event_type = "account_user.psr_records_updated"]
+    pub enum AccountUserPsrRecordsUpdated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountUserPsrRecordsUpdatedV1),
     }
 }
 
@@ -697,95 +358,13 @@ impl AccountUserRemovedV1 {
     ],
 );
 
-/// Event type `account_user.removed` (Account users), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AccountUserRemoved {
-    /// Payload version `v1`.
-    V1(AccountUserRemovedV1),
-}
-
-impl AccountUserRemoved {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "account_user.removed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AccountUserRemovedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountUserRemovedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AccountUserRemoved {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountUserRemovedV1> for AccountUserRemoved {
-    fn from(payload: AccountUserRemovedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AccountUserRemoved {
-    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserRemoved;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AccountUserRemoved(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountUserRemoved> for crate::events::Event {
-    fn from(event: AccountUserRemoved) -> Self {
-        Self::AccountUserRemoved(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AccountUserRemoved> for AccountUserRemovedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AccountUserRemoved,
-    ) -> ::std::result::Result<Self, AccountUserRemoved> {
-        let AccountUserRemoved::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `account_user.removed` (Account users), in each of its payload versions.
+    #[event_type = "account_user.removed"]
+    pub enum AccountUserRemoved {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountUserRemovedV1),
     }
 }
 
@@ -914,95 +493,13 @@ impl AccountUserUpdatedV1 {
     ],
 );
 
-/// Event type `account_user.updated` (Account users), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AccountUserUpdated {
-    /// Payload version `v1`.
-    V1(AccountUserUpdatedV1),
-}
-
-impl AccountUserUpdated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "account_user.updated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AccountUserUpdatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountUserUpdatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AccountUserUpdated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountUserUpdatedV1> for AccountUserUpdated {
-    fn from(payload: AccountUserUpdatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AccountUserUpdated {
-    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserUpdated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AccountUserUpdated(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountUserUpdated> for crate::events::Event {
-    fn from(event: AccountUserUpdated) -> Self {
-        Self::AccountUserUpdated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AccountUserUpdated> for AccountUserUpdatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AccountUserUpdated,
-    ) -> ::std::result::Result<Self, AccountUserUpdated> {
-        let AccountUserUpdated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `account_user.updated` (Account users), in each of its payload versions.
+    #[event_type = "account_user.updated"]
+    pub enum AccountUserUpdated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountUserUpdatedV1),
     }
 }
 
@@ -1045,99 +542,13 @@ impl AccountUserVerificationCompletedV1 {
     ],
 );
 
-/// Event type `account_user.verification_completed` (Account users), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AccountUserVerificationCompleted {
-    /// Payload version `v1`.
-    V1(AccountUserVerificationCompletedV1),
-}
-
-impl AccountUserVerificationCompleted {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "account_user.verification_completed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AccountUserVerificationCompletedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountUserVerificationCompletedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AccountUserVerificationCompleted {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountUserVerificationCompletedV1>
-for AccountUserVerificationCompleted {
-    fn from(payload: AccountUserVerificationCompletedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AccountUserVerificationCompleted {
-    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserVerificationCompleted;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AccountUserVerificationCompleted(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountUserVerificationCompleted> for crate::events::Event {
-    fn from(event: AccountUserVerificationCompleted) -> Self {
-        Self::AccountUserVerificationCompleted(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AccountUserVerificationCompleted>
-for AccountUserVerificationCompletedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AccountUserVerificationCompleted,
-    ) -> ::std::result::Result<Self, AccountUserVerificationCompleted> {
-        let AccountUserVerificationCompleted::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `account_user.verification_completed` (Account users), in each of its payload versions.
+    #[event_type = "account_user.verification_completed"]
+    pub enum AccountUserVerificationCompleted {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountUserVerificationCompletedV1),
     }
 }
 
@@ -1180,99 +591,13 @@ impl AccountUserVerificationStartedV1 {
     ],
 );
 
-/// Event type `account_user.verification_started` (Account users), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AccountUserVerificationStarted {
-    /// Payload version `v1`.
-    V1(AccountUserVerificationStartedV1),
-}
-
-impl AccountUserVerificationStarted {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "account_user.verification_started";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AccountUserVerificationStartedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountUserVerificationStartedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AccountUserVerificationStarted {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountUserVerificationStartedV1>
-for AccountUserVerificationStarted {
-    fn from(payload: AccountUserVerificationStartedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AccountUserVerificationStarted {
-    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserVerificationStarted;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AccountUserVerificationStarted(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountUserVerificationStarted> for crate::events::Event {
-    fn from(event: AccountUserVerificationStarted) -> Self {
-        Self::AccountUserVerificationStarted(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AccountUserVerificationStarted>
-for AccountUserVerificationStartedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AccountUserVerificationStarted,
-    ) -> ::std::result::Result<Self, AccountUserVerificationStarted> {
-        let AccountUserVerificationStarted::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `account_user.verification_started` (Account users), in each of its payload versions.
+    #[event_type = "account_user.verification_started"]
+    pub enum AccountUserVerificationStarted {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountUserVerificationStartedV1),
     }
 }
 
@@ -1315,98 +640,13 @@ impl AccountUserMetadataCreatedV1 {
     ],
 );
 
-/// Event type `account_user_metadata.created` (Account users), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AccountUserMetadataCreated {
-    /// Payload version `v1`.
-    V1(AccountUserMetadataCreatedV1),
-}
-
-impl AccountUserMetadataCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "account_user_metadata.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AccountUserMetadataCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountUserMetadataCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AccountUserMetadataCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountUserMetadataCreatedV1> for AccountUserMetadataCreated {
-    fn from(payload: AccountUserMetadataCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AccountUserMetadataCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserMetadataCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AccountUserMetadataCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountUserMetadataCreated> for crate::events::Event {
-    fn from(event: AccountUserMetadataCreated) -> Self {
-        Self::AccountUserMetadataCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AccountUserMetadataCreated>
-for AccountUserMetadataCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AccountUserMetadataCreated,
-    ) -> ::std::result::Result<Self, AccountUserMetadataCreated> {
-        let AccountUserMetadataCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `account_user_metadata.created` (Account users), in each of its payload versions.
+    #[event_type = "account_user_metadata.created"]
+    pub enum AccountUserMetadataCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountUserMetadataCreatedV1),
     }
 }
 
@@ -1449,98 +689,13 @@ impl AccountUserMetadataRemovedV1 {
     ],
 );
 
-/// Event type `account_user_metadata.removed` (Account users), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AccountUserMetadataRemoved {
-    /// Payload version `v1`.
-    V1(AccountUserMetadataRemovedV1),
-}
-
-impl AccountUserMetadataRemoved {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "account_user_metadata.removed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AccountUserMetadataRemovedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountUserMetadataRemovedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AccountUserMetadataRemoved {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountUserMetadataRemovedV1> for AccountUserMetadataRemoved {
-    fn from(payload: AccountUserMetadataRemovedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AccountUserMetadataRemoved {
-    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserMetadataRemoved;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AccountUserMetadataRemoved(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountUserMetadataRemoved> for crate::events::Event {
-    fn from(event: AccountUserMetadataRemoved) -> Self {
-        Self::AccountUserMetadataRemoved(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AccountUserMetadataRemoved>
-for AccountUserMetadataRemovedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AccountUserMetadataRemoved,
-    ) -> ::std::result::Result<Self, AccountUserMetadataRemoved> {
-        let AccountUserMetadataRemoved::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `account_user_metadata.removed` (Account users), in each of its payload versions.
+    #[event_type = "account_user_metadata.removed"]
+    pub enum AccountUserMetadataRemoved {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountUserMetadataRemovedV1),
     }
 }
 
@@ -1580,97 +735,12 @@ impl AccountUserMetadataUpdatedV1 {
     ],
 );
 
-/// Event type `account_user_metadata.updated` (Account users), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AccountUserMetadataUpdated {
-    /// Payload version `v1`.
-    V1(AccountUserMetadataUpdatedV1),
-}
-
-impl AccountUserMetadataUpdated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "account_user_metadata.updated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AccountUserMetadataUpdatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountUserMetadataUpdatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AccountUserMetadataUpdated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountUserMetadataUpdatedV1> for AccountUserMetadataUpdated {
-    fn from(payload: AccountUserMetadataUpdatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AccountUserMetadataUpdated {
-    const TYPE: crate::events::EventType = crate::events::EventType::AccountUserMetadataUpdated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AccountUserMetadataUpdated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountUserMetadataUpdated> for crate::events::Event {
-    fn from(event: AccountUserMetadataUpdated) -> Self {
-        Self::AccountUserMetadataUpdated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AccountUserMetadataUpdated>
-for AccountUserMetadataUpdatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AccountUserMetadataUpdated,
-    ) -> ::std::result::Result<Self, AccountUserMetadataUpdated> {
-        let AccountUserMetadataUpdated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `account_user_metadata.updated` (Account users), in each of its payload versions.
+    #[event_type = "account_user_metadata.updated"]
+    pub enum AccountUserMetadataUpdated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountUserMetadataUpdatedV1),
     }
 }

@@ -37,100 +37,13 @@ impl AccountCommunicationsPreferencesUpdatedV1 {
     ],
 );
 
-/// Event type `account.communications_preferences_updated` (Accounts), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AccountCommunicationsPreferencesUpdated {
-    /// Payload version `v1`.
-    V1(AccountCommunicationsPreferencesUpdatedV1),
-}
-
-impl AccountCommunicationsPreferencesUpdated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "account.communications_preferences_updated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AccountCommunicationsPreferencesUpdatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountCommunicationsPreferencesUpdatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AccountCommunicationsPreferencesUpdated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountCommunicationsPreferencesUpdatedV1>
-for AccountCommunicationsPreferencesUpdated {
-    fn from(payload: AccountCommunicationsPreferencesUpdatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AccountCommunicationsPreferencesUpdated {
-    const TYPE: crate::events::EventType = crate::events::EventType::AccountCommunicationsPreferencesUpdated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AccountCommunicationsPreferencesUpdated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountCommunicationsPreferencesUpdated>
-for crate::events::Event {
-    fn from(event: AccountCommunicationsPreferencesUpdated) -> Self {
-        Self::AccountCommunicationsPreferencesUpdated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AccountCommunicationsPreferencesUpdated>
-for AccountCommunicationsPreferencesUpdatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AccountCommunicationsPreferencesUpdated,
-    ) -> ::std::result::Result<Self, AccountCommunicationsPreferencesUpdated> {
-        let AccountCommunicationsPreferencesUpdated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `account.communications_preferences_updated` (Accounts), in each of its payload versions.
+    #[event_type = "account.communications_preferences_updated"]
+    pub enum AccountCommunicationsPreferencesUpdated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountCommunicationsPreferencesUpdatedV1),
     }
 }
 
@@ -185,92 +98,13 @@ impl AccountCreatedV1 {
     ],
 );
 
-/// Event type `account.created` (Accounts), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AccountCreated {
-    /// Payload version `v1`.
-    V1(AccountCreatedV1),
-}
-
-impl AccountCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "account.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AccountCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountCreatedV1 as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
-}
-
-impl ::serde::Serialize for AccountCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountCreatedV1> for AccountCreated {
-    fn from(payload: AccountCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AccountCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::AccountCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AccountCreated(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountCreated> for crate::events::Event {
-    fn from(event: AccountCreated) -> Self {
-        Self::AccountCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AccountCreated> for AccountCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AccountCreated,
-    ) -> ::std::result::Result<Self, AccountCreated> {
-        let AccountCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `account.created` (Accounts), in each of its payload versions.
+    #[event_type = "account.created"]
+    pub enum AccountCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountCreatedV1),
     }
 }
 
@@ -303,95 +137,13 @@ impl AccountOccupiedV1 {
     ],
 );
 
-/// Event type `account.occupied` (Accounts), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AccountOccupied {
-    /// Payload version `v1`.
-    V1(AccountOccupiedV1),
-}
-
-impl AccountOccupied {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "account.occupied";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AccountOccupiedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountOccupiedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AccountOccupied {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountOccupiedV1> for AccountOccupied {
-    fn from(payload: AccountOccupiedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AccountOccupied {
-    const TYPE: crate::events::EventType = crate::events::EventType::AccountOccupied;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AccountOccupied(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountOccupied> for crate::events::Event {
-    fn from(event: AccountOccupied) -> Self {
-        Self::AccountOccupied(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AccountOccupied> for AccountOccupiedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AccountOccupied,
-    ) -> ::std::result::Result<Self, AccountOccupied> {
-        let AccountOccupied::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `account.occupied` (Accounts), in each of its payload versions.
+    #[event_type = "account.occupied"]
+    pub enum AccountOccupied {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountOccupiedV1),
     }
 }
 
@@ -434,95 +186,13 @@ impl AccountReactivatedV1 {
     ],
 );
 
-/// Event type `account.reactivated` (Accounts), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AccountReactivated {
-    /// Payload version `v1`.
-    V1(AccountReactivatedV1),
-}
-
-impl AccountReactivated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "account.reactivated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AccountReactivatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountReactivatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AccountReactivated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountReactivatedV1> for AccountReactivated {
-    fn from(payload: AccountReactivatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AccountReactivated {
-    const TYPE: crate::events::EventType = crate::events::EventType::AccountReactivated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AccountReactivated(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountReactivated> for crate::events::Event {
-    fn from(event: AccountReactivated) -> Self {
-        Self::AccountReactivated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AccountReactivated> for AccountReactivatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AccountReactivated,
-    ) -> ::std::result::Result<Self, AccountReactivated> {
-        let AccountReactivated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `account.reactivated` (Accounts), in each of its payload versions.
+    #[event_type = "account.reactivated"]
+    pub enum AccountReactivated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountReactivatedV1),
     }
 }
 
@@ -580,100 +250,13 @@ impl AccountSmartMeterReadPermissionChangedV1 {
     ],
 );
 
-/// Event type `account.smart-meter-read-permission-changed` (Accounts), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AccountSmartMeterReadPermissionChanged {
-    /// Payload version `v1`.
-    V1(AccountSmartMeterReadPermissionChangedV1),
-}
-
-impl AccountSmartMeterReadPermissionChanged {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "account.smart-meter-read-permission-changed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AccountSmartMeterReadPermissionChangedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountSmartMeterReadPermissionChangedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AccountSmartMeterReadPermissionChanged {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountSmartMeterReadPermissionChangedV1>
-for AccountSmartMeterReadPermissionChanged {
-    fn from(payload: AccountSmartMeterReadPermissionChangedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AccountSmartMeterReadPermissionChanged {
-    const TYPE: crate::events::EventType = crate::events::EventType::AccountSmartMeterReadPermissionChanged;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AccountSmartMeterReadPermissionChanged(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountSmartMeterReadPermissionChanged>
-for crate::events::Event {
-    fn from(event: AccountSmartMeterReadPermissionChanged) -> Self {
-        Self::AccountSmartMeterReadPermissionChanged(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AccountSmartMeterReadPermissionChanged>
-for AccountSmartMeterReadPermissionChangedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AccountSmartMeterReadPermissionChanged,
-    ) -> ::std::result::Result<Self, AccountSmartMeterReadPermissionChanged> {
-        let AccountSmartMeterReadPermissionChanged::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `account.smart-meter-read-permission-changed` (Accounts), in each of its payload versions.
+    #[event_type = "account.smart-meter-read-permission-changed"]
+    pub enum AccountSmartMeterReadPermissionChanged {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountSmartMeterReadPermissionChangedV1),
     }
 }
 
@@ -735,92 +318,13 @@ impl AccountUpdatedV1 {
     ],
 );
 
-/// Event type `account.updated` (Accounts), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AccountUpdated {
-    /// Payload version `v1`.
-    V1(AccountUpdatedV1),
-}
-
-impl AccountUpdated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "account.updated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AccountUpdatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountUpdatedV1 as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
-}
-
-impl ::serde::Serialize for AccountUpdated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountUpdatedV1> for AccountUpdated {
-    fn from(payload: AccountUpdatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AccountUpdated {
-    const TYPE: crate::events::EventType = crate::events::EventType::AccountUpdated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AccountUpdated(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountUpdated> for crate::events::Event {
-    fn from(event: AccountUpdated) -> Self {
-        Self::AccountUpdated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AccountUpdated> for AccountUpdatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AccountUpdated,
-    ) -> ::std::result::Result<Self, AccountUpdated> {
-        let AccountUpdated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `account.updated` (Accounts), in each of its payload versions.
+    #[event_type = "account.updated"]
+    pub enum AccountUpdated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountUpdatedV1),
     }
 }
 
@@ -863,97 +367,13 @@ impl AccountMetadataCreatedV1 {
     ],
 );
 
-/// Event type `account_metadata.created` (Accounts), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AccountMetadataCreated {
-    /// Payload version `v1`.
-    V1(AccountMetadataCreatedV1),
-}
-
-impl AccountMetadataCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "account_metadata.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AccountMetadataCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountMetadataCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AccountMetadataCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountMetadataCreatedV1> for AccountMetadataCreated {
-    fn from(payload: AccountMetadataCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AccountMetadataCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::AccountMetadataCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AccountMetadataCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountMetadataCreated> for crate::events::Event {
-    fn from(event: AccountMetadataCreated) -> Self {
-        Self::AccountMetadataCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AccountMetadataCreated> for AccountMetadataCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AccountMetadataCreated,
-    ) -> ::std::result::Result<Self, AccountMetadataCreated> {
-        let AccountMetadataCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `account_metadata.created` (Accounts), in each of its payload versions.
+    #[event_type = "account_metadata.created"]
+    pub enum AccountMetadataCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountMetadataCreatedV1),
     }
 }
 
@@ -996,97 +416,13 @@ impl AccountMetadataRemovedV1 {
     ],
 );
 
-/// Event type `account_metadata.removed` (Accounts), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AccountMetadataRemoved {
-    /// Payload version `v1`.
-    V1(AccountMetadataRemovedV1),
-}
-
-impl AccountMetadataRemoved {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "account_metadata.removed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AccountMetadataRemovedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountMetadataRemovedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AccountMetadataRemoved {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountMetadataRemovedV1> for AccountMetadataRemoved {
-    fn from(payload: AccountMetadataRemovedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AccountMetadataRemoved {
-    const TYPE: crate::events::EventType = crate::events::EventType::AccountMetadataRemoved;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AccountMetadataRemoved(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountMetadataRemoved> for crate::events::Event {
-    fn from(event: AccountMetadataRemoved) -> Self {
-        Self::AccountMetadataRemoved(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AccountMetadataRemoved> for AccountMetadataRemovedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AccountMetadataRemoved,
-    ) -> ::std::result::Result<Self, AccountMetadataRemoved> {
-        let AccountMetadataRemoved::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `account_metadata.removed` (Accounts), in each of its payload versions.
+    #[event_type = "account_metadata.removed"]
+    pub enum AccountMetadataRemoved {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountMetadataRemovedV1),
     }
 }
 
@@ -1126,97 +462,13 @@ impl AccountMetadataUpdatedV1 {
     ],
 );
 
-/// Event type `account_metadata.updated` (Accounts), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AccountMetadataUpdated {
-    /// Payload version `v1`.
-    V1(AccountMetadataUpdatedV1),
-}
-
-impl AccountMetadataUpdated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "account_metadata.updated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AccountMetadataUpdatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountMetadataUpdatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AccountMetadataUpdated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountMetadataUpdatedV1> for AccountMetadataUpdated {
-    fn from(payload: AccountMetadataUpdatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AccountMetadataUpdated {
-    const TYPE: crate::events::EventType = crate::events::EventType::AccountMetadataUpdated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AccountMetadataUpdated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountMetadataUpdated> for crate::events::Event {
-    fn from(event: AccountMetadataUpdated) -> Self {
-        Self::AccountMetadataUpdated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AccountMetadataUpdated> for AccountMetadataUpdatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AccountMetadataUpdated,
-    ) -> ::std::result::Result<Self, AccountMetadataUpdated> {
-        let AccountMetadataUpdated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `account_metadata.updated` (Accounts), in each of its payload versions.
+    #[event_type = "account_metadata.updated"]
+    pub enum AccountMetadataUpdated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountMetadataUpdatedV1),
     }
 }
 
@@ -1260,100 +512,13 @@ impl AccountPropertyEffectivePeriodMetadataCreatedV1 {
     ],
 );
 
-/// Event type `account_property_effective_period_metadata.created` (Accounts), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AccountPropertyEffectivePeriodMetadataCreated {
-    /// Payload version `v1`.
-    V1(AccountPropertyEffectivePeriodMetadataCreatedV1),
-}
-
-impl AccountPropertyEffectivePeriodMetadataCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "account_property_effective_period_metadata.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AccountPropertyEffectivePeriodMetadataCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountPropertyEffectivePeriodMetadataCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AccountPropertyEffectivePeriodMetadataCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountPropertyEffectivePeriodMetadataCreatedV1>
-for AccountPropertyEffectivePeriodMetadataCreated {
-    fn from(payload: AccountPropertyEffectivePeriodMetadataCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AccountPropertyEffectivePeriodMetadataCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::AccountPropertyEffectivePeriodMetadataCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AccountPropertyEffectivePeriodMetadataCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountPropertyEffectivePeriodMetadataCreated>
-for crate::events::Event {
-    fn from(event: AccountPropertyEffectivePeriodMetadataCreated) -> Self {
-        Self::AccountPropertyEffectivePeriodMetadataCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AccountPropertyEffectivePeriodMetadataCreated>
-for AccountPropertyEffectivePeriodMetadataCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AccountPropertyEffectivePeriodMetadataCreated,
-    ) -> ::std::result::Result<Self, AccountPropertyEffectivePeriodMetadataCreated> {
-        let AccountPropertyEffectivePeriodMetadataCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `account_property_effective_period_metadata.created` (Accounts), in each of its payload versions.
+    #[event_type = "account_property_effective_period_metadata.created"]
+    pub enum AccountPropertyEffectivePeriodMetadataCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountPropertyEffectivePeriodMetadataCreatedV1),
     }
 }
 
@@ -1397,100 +562,13 @@ impl AccountPropertyEffectivePeriodMetadataRemovedV1 {
     ],
 );
 
-/// Event type `account_property_effective_period_metadata.removed` (Accounts), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AccountPropertyEffectivePeriodMetadataRemoved {
-    /// Payload version `v1`.
-    V1(AccountPropertyEffectivePeriodMetadataRemovedV1),
-}
-
-impl AccountPropertyEffectivePeriodMetadataRemoved {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "account_property_effective_period_metadata.removed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AccountPropertyEffectivePeriodMetadataRemovedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountPropertyEffectivePeriodMetadataRemovedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AccountPropertyEffectivePeriodMetadataRemoved {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountPropertyEffectivePeriodMetadataRemovedV1>
-for AccountPropertyEffectivePeriodMetadataRemoved {
-    fn from(payload: AccountPropertyEffectivePeriodMetadataRemovedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AccountPropertyEffectivePeriodMetadataRemoved {
-    const TYPE: crate::events::EventType = crate::events::EventType::AccountPropertyEffectivePeriodMetadataRemoved;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AccountPropertyEffectivePeriodMetadataRemoved(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountPropertyEffectivePeriodMetadataRemoved>
-for crate::events::Event {
-    fn from(event: AccountPropertyEffectivePeriodMetadataRemoved) -> Self {
-        Self::AccountPropertyEffectivePeriodMetadataRemoved(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AccountPropertyEffectivePeriodMetadataRemoved>
-for AccountPropertyEffectivePeriodMetadataRemovedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AccountPropertyEffectivePeriodMetadataRemoved,
-    ) -> ::std::result::Result<Self, AccountPropertyEffectivePeriodMetadataRemoved> {
-        let AccountPropertyEffectivePeriodMetadataRemoved::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `account_property_effective_period_metadata.removed` (Accounts), in each of its payload versions.
+    #[event_type = "account_property_effective_period_metadata.removed"]
+    pub enum AccountPropertyEffectivePeriodMetadataRemoved {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountPropertyEffectivePeriodMetadataRemovedV1),
     }
 }
 
@@ -1531,100 +609,13 @@ impl AccountPropertyEffectivePeriodMetadataUpdatedV1 {
     ],
 );
 
-/// Event type `account_property_effective_period_metadata.updated` (Accounts), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AccountPropertyEffectivePeriodMetadataUpdated {
-    /// Payload version `v1`.
-    V1(AccountPropertyEffectivePeriodMetadataUpdatedV1),
-}
-
-impl AccountPropertyEffectivePeriodMetadataUpdated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "account_property_effective_period_metadata.updated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AccountPropertyEffectivePeriodMetadataUpdatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountPropertyEffectivePeriodMetadataUpdatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AccountPropertyEffectivePeriodMetadataUpdated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountPropertyEffectivePeriodMetadataUpdatedV1>
-for AccountPropertyEffectivePeriodMetadataUpdated {
-    fn from(payload: AccountPropertyEffectivePeriodMetadataUpdatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AccountPropertyEffectivePeriodMetadataUpdated {
-    const TYPE: crate::events::EventType = crate::events::EventType::AccountPropertyEffectivePeriodMetadataUpdated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AccountPropertyEffectivePeriodMetadataUpdated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AccountPropertyEffectivePeriodMetadataUpdated>
-for crate::events::Event {
-    fn from(event: AccountPropertyEffectivePeriodMetadataUpdated) -> Self {
-        Self::AccountPropertyEffectivePeriodMetadataUpdated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AccountPropertyEffectivePeriodMetadataUpdated>
-for AccountPropertyEffectivePeriodMetadataUpdatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AccountPropertyEffectivePeriodMetadataUpdated,
-    ) -> ::std::result::Result<Self, AccountPropertyEffectivePeriodMetadataUpdated> {
-        let AccountPropertyEffectivePeriodMetadataUpdated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `account_property_effective_period_metadata.updated` (Accounts), in each of its payload versions.
+    #[event_type = "account_property_effective_period_metadata.updated"]
+    pub enum AccountPropertyEffectivePeriodMetadataUpdated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountPropertyEffectivePeriodMetadataUpdatedV1),
     }
 }
 
@@ -1711,95 +702,13 @@ impl CampaignAccountAddedV1 {
     ],
 );
 
-/// Event type `campaign_account.added` (Accounts), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum CampaignAccountAdded {
-    /// Payload version `v1`.
-    V1(CampaignAccountAddedV1),
-}
-
-impl CampaignAccountAdded {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "campaign_account.added";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::CampaignAccountAddedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <CampaignAccountAddedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for CampaignAccountAdded {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<CampaignAccountAddedV1> for CampaignAccountAdded {
-    fn from(payload: CampaignAccountAddedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for CampaignAccountAdded {
-    const TYPE: crate::events::EventType = crate::events::EventType::CampaignAccountAdded;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::CampaignAccountAdded(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<CampaignAccountAdded> for crate::events::Event {
-    fn from(event: CampaignAccountAdded) -> Self {
-        Self::CampaignAccountAdded(event)
-    }
-}
-
-impl crate::events::PayloadVersion<CampaignAccountAdded> for CampaignAccountAddedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: CampaignAccountAdded,
-    ) -> ::std::result::Result<Self, CampaignAccountAdded> {
-        let CampaignAccountAdded::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `campaign_account.added` (Accounts), in each of its payload versions.
+    #[event_type = "campaign_account.added"]
+    pub enum CampaignAccountAdded {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CampaignAccountAddedV1),
     }
 }
 
@@ -1852,97 +761,13 @@ impl CampaignAccountRemovedV1 {
     ],
 );
 
-/// Event type `campaign_account.removed` (Accounts), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum CampaignAccountRemoved {
-    /// Payload version `v1`.
-    V1(CampaignAccountRemovedV1),
-}
-
-impl CampaignAccountRemoved {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "campaign_account.removed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::CampaignAccountRemovedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <CampaignAccountRemovedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for CampaignAccountRemoved {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<CampaignAccountRemovedV1> for CampaignAccountRemoved {
-    fn from(payload: CampaignAccountRemovedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for CampaignAccountRemoved {
-    const TYPE: crate::events::EventType = crate::events::EventType::CampaignAccountRemoved;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::CampaignAccountRemoved(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<CampaignAccountRemoved> for crate::events::Event {
-    fn from(event: CampaignAccountRemoved) -> Self {
-        Self::CampaignAccountRemoved(event)
-    }
-}
-
-impl crate::events::PayloadVersion<CampaignAccountRemoved> for CampaignAccountRemovedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: CampaignAccountRemoved,
-    ) -> ::std::result::Result<Self, CampaignAccountRemoved> {
-        let CampaignAccountRemoved::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `campaign_account.removed` (Accounts), in each of its payload versions.
+    #[event_type = "campaign_account.removed"]
+    pub enum CampaignAccountRemoved {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CampaignAccountRemovedV1),
     }
 }
 
@@ -2002,96 +827,12 @@ impl CampaignAccountUpdatedV1 {
     ],
 );
 
-/// Event type `campaign_account.updated` (Accounts), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum CampaignAccountUpdated {
-    /// Payload version `v1`.
-    V1(CampaignAccountUpdatedV1),
-}
-
-impl CampaignAccountUpdated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "campaign_account.updated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::CampaignAccountUpdatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <CampaignAccountUpdatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for CampaignAccountUpdated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<CampaignAccountUpdatedV1> for CampaignAccountUpdated {
-    fn from(payload: CampaignAccountUpdatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for CampaignAccountUpdated {
-    const TYPE: crate::events::EventType = crate::events::EventType::CampaignAccountUpdated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::CampaignAccountUpdated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<CampaignAccountUpdated> for crate::events::Event {
-    fn from(event: CampaignAccountUpdated) -> Self {
-        Self::CampaignAccountUpdated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<CampaignAccountUpdated> for CampaignAccountUpdatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: CampaignAccountUpdated,
-    ) -> ::std::result::Result<Self, CampaignAccountUpdated> {
-        let CampaignAccountUpdated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `campaign_account.updated` (Accounts), in each of its payload versions.
+    #[event_type = "campaign_account.updated"]
+    pub enum CampaignAccountUpdated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CampaignAccountUpdatedV1),
     }
 }

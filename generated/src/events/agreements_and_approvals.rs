@@ -37,98 +37,13 @@ impl ActualIntervalsReceivedV1 {
     ],
 );
 
-/// Event type `actual.intervals.received` (Agreements and approvals), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ActualIntervalsReceived {
-    /// Payload version `v1`.
-    V1(ActualIntervalsReceivedV1),
-}
-
-impl ActualIntervalsReceived {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "actual.intervals.received";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ActualIntervalsReceivedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ActualIntervalsReceivedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ActualIntervalsReceived {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ActualIntervalsReceivedV1> for ActualIntervalsReceived {
-    fn from(payload: ActualIntervalsReceivedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ActualIntervalsReceived {
-    const TYPE: crate::events::EventType = crate::events::EventType::ActualIntervalsReceived;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ActualIntervalsReceived(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ActualIntervalsReceived> for crate::events::Event {
-    fn from(event: ActualIntervalsReceived) -> Self {
-        Self::ActualIntervalsReceived(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ActualIntervalsReceived>
-for ActualIntervalsReceivedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ActualIntervalsReceived,
-    ) -> ::std::result::Result<Self, ActualIntervalsReceived> {
-        let ActualIntervalsReceived::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `actual.intervals.received` (Agreements and approvals), in each of its payload versions.
+    #[event_type = "actual.intervals.received"]
+    pub enum ActualIntervalsReceived {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ActualIntervalsReceivedV1),
     }
 }
 
@@ -176,100 +91,13 @@ impl AffiliatesAffiliateAccountContractCreatedV1 {
     ],
 );
 
-/// Event type `affiliates.affiliate-account-contract-created` (Agreements and approvals), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AffiliatesAffiliateAccountContractCreated {
-    /// Payload version `v1`.
-    V1(AffiliatesAffiliateAccountContractCreatedV1),
-}
-
-impl AffiliatesAffiliateAccountContractCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "affiliates.affiliate-account-contract-created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AffiliatesAffiliateAccountContractCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AffiliatesAffiliateAccountContractCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AffiliatesAffiliateAccountContractCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AffiliatesAffiliateAccountContractCreatedV1>
-for AffiliatesAffiliateAccountContractCreated {
-    fn from(payload: AffiliatesAffiliateAccountContractCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AffiliatesAffiliateAccountContractCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::AffiliatesAffiliateAccountContractCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AffiliatesAffiliateAccountContractCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AffiliatesAffiliateAccountContractCreated>
-for crate::events::Event {
-    fn from(event: AffiliatesAffiliateAccountContractCreated) -> Self {
-        Self::AffiliatesAffiliateAccountContractCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AffiliatesAffiliateAccountContractCreated>
-for AffiliatesAffiliateAccountContractCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AffiliatesAffiliateAccountContractCreated,
-    ) -> ::std::result::Result<Self, AffiliatesAffiliateAccountContractCreated> {
-        let AffiliatesAffiliateAccountContractCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `affiliates.affiliate-account-contract-created` (Agreements and approvals), in each of its payload versions.
+    #[event_type = "affiliates.affiliate-account-contract-created"]
+    pub enum AffiliatesAffiliateAccountContractCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AffiliatesAffiliateAccountContractCreatedV1),
     }
 }
 
@@ -351,95 +179,13 @@ impl AgreementCreatedV1 {
     ],
 );
 
-/// Event type `agreement.created` (Agreements and approvals), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AgreementCreated {
-    /// Payload version `v1`.
-    V1(AgreementCreatedV1),
-}
-
-impl AgreementCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "agreement.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AgreementCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AgreementCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AgreementCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AgreementCreatedV1> for AgreementCreated {
-    fn from(payload: AgreementCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AgreementCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::AgreementCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AgreementCreated(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AgreementCreated> for crate::events::Event {
-    fn from(event: AgreementCreated) -> Self {
-        Self::AgreementCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AgreementCreated> for AgreementCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AgreementCreated,
-    ) -> ::std::result::Result<Self, AgreementCreated> {
-        let AgreementCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `agreement.created` (Agreements and approvals), in each of its payload versions.
+    #[event_type = "agreement.created"]
+    pub enum AgreementCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AgreementCreatedV1),
     }
 }
 
@@ -508,142 +254,17 @@ impl AgreementRevokedV2 {
     ],
 );
 
-/// Event type `agreement.revoked` (Agreements and approvals), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AgreementRevoked {
-    /// Payload version `v1`.
-    V1(AgreementRevokedV1),
-    /// Payload version `v2`.
-    V2(AgreementRevokedV2),
-}
-
-impl AgreementRevoked {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "agreement.revoked";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1", "v2"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-            Self::V2(_) => "v2",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        match index {
-            0u8 => &crate::shapes::AgreementRevokedV1,
-            _ => &crate::shapes::AgreementRevokedV2,
-        }
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        match index {
-            0u8 => {
-                Self::V1(
-                    <AgreementRevokedV1 as ::energy_api_core::table::FromFields>::build(
-                        fields,
-                        ok,
-                    ),
-                )
-            }
-            _ => {
-                Self::V2(
-                    <AgreementRevokedV2 as ::energy_api_core::table::FromFields>::build(
-                        fields,
-                        ok,
-                    ),
-                )
-            }
-        }
-    }
-}
-
-impl ::serde::Serialize for AgreementRevoked {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AgreementRevokedV1> for AgreementRevoked {
-    fn from(payload: AgreementRevokedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl ::std::convert::From<AgreementRevokedV2> for AgreementRevoked {
-    fn from(payload: AgreementRevokedV2) -> Self {
-        Self::V2(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AgreementRevoked {
-    const TYPE: crate::events::EventType = crate::events::EventType::AgreementRevoked;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AgreementRevoked(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AgreementRevoked> for crate::events::Event {
-    fn from(event: AgreementRevoked) -> Self {
-        Self::AgreementRevoked(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AgreementRevoked> for AgreementRevokedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AgreementRevoked,
-    ) -> ::std::result::Result<Self, AgreementRevoked> {
-        match event {
-            AgreementRevoked::V1(payload) => ::std::result::Result::Ok(payload),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-
-    fn view_of(
-        event: AgreementRevoked,
-    ) -> ::std::result::Result<Self, AgreementRevoked> {
-        match event {
-            AgreementRevoked::V1(payload) => ::std::result::Result::Ok(payload),
-            AgreementRevoked::V2(payload) => ::std::result::Result::Ok(payload.into()),
-        }
-    }
-}
-
-impl crate::events::PayloadVersion<AgreementRevoked> for AgreementRevokedV2 {
-    const VERSION: &'static str = "v2";
-
-    fn from_versions(
-        event: AgreementRevoked,
-    ) -> ::std::result::Result<Self, AgreementRevoked> {
-        match event {
-            AgreementRevoked::V2(payload) => ::std::result::Result::Ok(payload),
-            other => ::std::result::Result::Err(other),
-        }
+super::routing::version_enum! {
+    /// Event type `agreement.revoked` (Agreements and approvals), in each of its payload versions.
+    #[event_type = "agreement.revoked"]
+    pub enum AgreementRevoked {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        #[views(V2)]
+        V1(AgreementRevokedV1),
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(AgreementRevokedV2),
     }
 }
 
@@ -717,98 +338,13 @@ impl AgreementRolloverCompletedV1 {
     ],
 );
 
-/// Event type `agreement.rollover.completed` (Agreements and approvals), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AgreementRolloverCompleted {
-    /// Payload version `v1`.
-    V1(AgreementRolloverCompletedV1),
-}
-
-impl AgreementRolloverCompleted {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "agreement.rollover.completed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AgreementRolloverCompletedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AgreementRolloverCompletedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AgreementRolloverCompleted {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AgreementRolloverCompletedV1> for AgreementRolloverCompleted {
-    fn from(payload: AgreementRolloverCompletedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AgreementRolloverCompleted {
-    const TYPE: crate::events::EventType = crate::events::EventType::AgreementRolloverCompleted;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AgreementRolloverCompleted(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AgreementRolloverCompleted> for crate::events::Event {
-    fn from(event: AgreementRolloverCompleted) -> Self {
-        Self::AgreementRolloverCompleted(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AgreementRolloverCompleted>
-for AgreementRolloverCompletedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AgreementRolloverCompleted,
-    ) -> ::std::result::Result<Self, AgreementRolloverCompleted> {
-        let AgreementRolloverCompleted::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `agreement.rollover.completed` (Agreements and approvals), in each of its payload versions.
+    #[event_type = "agreement.rollover.completed"]
+    pub enum AgreementRolloverCompleted {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AgreementRolloverCompletedV1),
     }
 }
 
@@ -877,142 +413,17 @@ impl AgreementTerminatedV2 {
     ],
 );
 
-/// Event type `agreement.terminated` (Agreements and approvals), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AgreementTerminated {
-    /// Payload version `v1`.
-    V1(AgreementTerminatedV1),
-    /// Payload version `v2`.
-    V2(AgreementTerminatedV2),
-}
-
-impl AgreementTerminated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "agreement.terminated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1", "v2"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-            Self::V2(_) => "v2",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        match index {
-            0u8 => &crate::shapes::AgreementTerminatedV1,
-            _ => &crate::shapes::AgreementTerminatedV2,
-        }
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        match index {
-            0u8 => {
-                Self::V1(
-                    <AgreementTerminatedV1 as ::energy_api_core::table::FromFields>::build(
-                        fields,
-                        ok,
-                    ),
-                )
-            }
-            _ => {
-                Self::V2(
-                    <AgreementTerminatedV2 as ::energy_api_core::table::FromFields>::build(
-                        fields,
-                        ok,
-                    ),
-                )
-            }
-        }
-    }
-}
-
-impl ::serde::Serialize for AgreementTerminated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AgreementTerminatedV1> for AgreementTerminated {
-    fn from(payload: AgreementTerminatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl ::std::convert::From<AgreementTerminatedV2> for AgreementTerminated {
-    fn from(payload: AgreementTerminatedV2) -> Self {
-        Self::V2(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AgreementTerminated {
-    const TYPE: crate::events::EventType = crate::events::EventType::AgreementTerminated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AgreementTerminated(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AgreementTerminated> for crate::events::Event {
-    fn from(event: AgreementTerminated) -> Self {
-        Self::AgreementTerminated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AgreementTerminated> for AgreementTerminatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AgreementTerminated,
-    ) -> ::std::result::Result<Self, AgreementTerminated> {
-        match event {
-            AgreementTerminated::V1(payload) => ::std::result::Result::Ok(payload),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-
-    fn view_of(
-        event: AgreementTerminated,
-    ) -> ::std::result::Result<Self, AgreementTerminated> {
-        match event {
-            AgreementTerminated::V1(payload) => ::std::result::Result::Ok(payload),
-            AgreementTerminated::V2(payload) => ::std::result::Result::Ok(payload.into()),
-        }
-    }
-}
-
-impl crate::events::PayloadVersion<AgreementTerminated> for AgreementTerminatedV2 {
-    const VERSION: &'static str = "v2";
-
-    fn from_versions(
-        event: AgreementTerminated,
-    ) -> ::std::result::Result<Self, AgreementTerminated> {
-        match event {
-            AgreementTerminated::V2(payload) => ::std::result::Result::Ok(payload),
-            other => ::std::result::Result::Err(other),
-        }
+super::routing::version_enum! {
+    /// Event type `agreement.terminated` (Agreements and approvals), in each of its payload versions.
+    #[event_type = "agreement.terminated"]
+    pub enum AgreementTerminated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        #[views(V2)]
+        V1(AgreementTerminatedV1),
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(AgreementTerminatedV2),
     }
 }
 
@@ -1136,142 +547,17 @@ impl AgreementUpdatedV2 {
     ],
 );
 
-/// Event type `agreement.updated` (Agreements and approvals), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AgreementUpdated {
-    /// Payload version `v1`.
-    V1(AgreementUpdatedV1),
-    /// Payload version `v2`.
-    V2(AgreementUpdatedV2),
-}
-
-impl AgreementUpdated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "agreement.updated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1", "v2"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-            Self::V2(_) => "v2",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        match index {
-            0u8 => &crate::shapes::AgreementUpdatedV1,
-            _ => &crate::shapes::AgreementUpdatedV2,
-        }
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        match index {
-            0u8 => {
-                Self::V1(
-                    <AgreementUpdatedV1 as ::energy_api_core::table::FromFields>::build(
-                        fields,
-                        ok,
-                    ),
-                )
-            }
-            _ => {
-                Self::V2(
-                    <AgreementUpdatedV2 as ::energy_api_core::table::FromFields>::build(
-                        fields,
-                        ok,
-                    ),
-                )
-            }
-        }
-    }
-}
-
-impl ::serde::Serialize for AgreementUpdated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AgreementUpdatedV1> for AgreementUpdated {
-    fn from(payload: AgreementUpdatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl ::std::convert::From<AgreementUpdatedV2> for AgreementUpdated {
-    fn from(payload: AgreementUpdatedV2) -> Self {
-        Self::V2(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AgreementUpdated {
-    const TYPE: crate::events::EventType = crate::events::EventType::AgreementUpdated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AgreementUpdated(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AgreementUpdated> for crate::events::Event {
-    fn from(event: AgreementUpdated) -> Self {
-        Self::AgreementUpdated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AgreementUpdated> for AgreementUpdatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AgreementUpdated,
-    ) -> ::std::result::Result<Self, AgreementUpdated> {
-        match event {
-            AgreementUpdated::V1(payload) => ::std::result::Result::Ok(payload),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-
-    fn view_of(
-        event: AgreementUpdated,
-    ) -> ::std::result::Result<Self, AgreementUpdated> {
-        match event {
-            AgreementUpdated::V1(payload) => ::std::result::Result::Ok(payload),
-            AgreementUpdated::V2(payload) => ::std::result::Result::Ok(payload.into()),
-        }
-    }
-}
-
-impl crate::events::PayloadVersion<AgreementUpdated> for AgreementUpdatedV2 {
-    const VERSION: &'static str = "v2";
-
-    fn from_versions(
-        event: AgreementUpdated,
-    ) -> ::std::result::Result<Self, AgreementUpdated> {
-        match event {
-            AgreementUpdated::V2(payload) => ::std::result::Result::Ok(payload),
-            other => ::std::result::Result::Err(other),
-        }
+super::routing::version_enum! {
+    /// Event type `agreement.updated` (Agreements and approvals), in each of its payload versions.
+    #[event_type = "agreement.updated"]
+    pub enum AgreementUpdated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        #[views(V2)]
+        V1(AgreementUpdatedV1),
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(AgreementUpdatedV2),
     }
 }
 
@@ -1332,98 +618,13 @@ impl ApprovalsApprovalApprovedV1 {
     ],
 );
 
-/// Event type `approvals.approval.approved` (Agreements and approvals), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ApprovalsApprovalApproved {
-    /// Payload version `v1`.
-    V1(ApprovalsApprovalApprovedV1),
-}
-
-impl ApprovalsApprovalApproved {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "approvals.approval.approved";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ApprovalsApprovalApprovedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ApprovalsApprovalApprovedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ApprovalsApprovalApproved {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ApprovalsApprovalApprovedV1> for ApprovalsApprovalApproved {
-    fn from(payload: ApprovalsApprovalApprovedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ApprovalsApprovalApproved {
-    const TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalApproved;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ApprovalsApprovalApproved(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ApprovalsApprovalApproved> for crate::events::Event {
-    fn from(event: ApprovalsApprovalApproved) -> Self {
-        Self::ApprovalsApprovalApproved(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ApprovalsApprovalApproved>
-for ApprovalsApprovalApprovedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ApprovalsApprovalApproved,
-    ) -> ::std::result::Result<Self, ApprovalsApprovalApproved> {
-        let ApprovalsApprovalApproved::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `approvals.approval.approved` (Agreements and approvals), in each of its payload versions.
+    #[event_type = "approvals.approval.approved"]
+    pub enum ApprovalsApprovalApproved {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ApprovalsApprovalApprovedV1),
     }
 }
 
@@ -1476,98 +677,13 @@ impl ApprovalsApprovalCreatedV1 {
     ],
 );
 
-/// Event type `approvals.approval.created` (Agreements and approvals), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ApprovalsApprovalCreated {
-    /// Payload version `v1`.
-    V1(ApprovalsApprovalCreatedV1),
-}
-
-impl ApprovalsApprovalCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "approvals.approval.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ApprovalsApprovalCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ApprovalsApprovalCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ApprovalsApprovalCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ApprovalsApprovalCreatedV1> for ApprovalsApprovalCreated {
-    fn from(payload: ApprovalsApprovalCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ApprovalsApprovalCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ApprovalsApprovalCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ApprovalsApprovalCreated> for crate::events::Event {
-    fn from(event: ApprovalsApprovalCreated) -> Self {
-        Self::ApprovalsApprovalCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ApprovalsApprovalCreated>
-for ApprovalsApprovalCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ApprovalsApprovalCreated,
-    ) -> ::std::result::Result<Self, ApprovalsApprovalCreated> {
-        let ApprovalsApprovalCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `approvals.approval.created` (Agreements and approvals), in each of its payload versions.
+    #[event_type = "approvals.approval.created"]
+    pub enum ApprovalsApprovalCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ApprovalsApprovalCreatedV1),
     }
 }
 
@@ -1617,98 +733,13 @@ impl ApprovalsApprovalRejectedV1 {
     ],
 );
 
-/// Event type `approvals.approval.rejected` (Agreements and approvals), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ApprovalsApprovalRejected {
-    /// Payload version `v1`.
-    V1(ApprovalsApprovalRejectedV1),
-}
-
-impl ApprovalsApprovalRejected {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "approvals.approval.rejected";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ApprovalsApprovalRejectedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ApprovalsApprovalRejectedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ApprovalsApprovalRejected {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ApprovalsApprovalRejectedV1> for ApprovalsApprovalRejected {
-    fn from(payload: ApprovalsApprovalRejectedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ApprovalsApprovalRejected {
-    const TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalRejected;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ApprovalsApprovalRejected(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ApprovalsApprovalRejected> for crate::events::Event {
-    fn from(event: ApprovalsApprovalRejected) -> Self {
-        Self::ApprovalsApprovalRejected(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ApprovalsApprovalRejected>
-for ApprovalsApprovalRejectedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ApprovalsApprovalRejected,
-    ) -> ::std::result::Result<Self, ApprovalsApprovalRejected> {
-        let ApprovalsApprovalRejected::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `approvals.approval.rejected` (Agreements and approvals), in each of its payload versions.
+    #[event_type = "approvals.approval.rejected"]
+    pub enum ApprovalsApprovalRejected {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ApprovalsApprovalRejectedV1),
     }
 }
 
@@ -1766,99 +797,13 @@ impl ApprovalsApprovalRequestApprovedV1 {
     ],
 );
 
-/// Event type `approvals.approval_request.approved` (Agreements and approvals), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ApprovalsApprovalRequestApproved {
-    /// Payload version `v1`.
-    V1(ApprovalsApprovalRequestApprovedV1),
-}
-
-impl ApprovalsApprovalRequestApproved {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "approvals.approval_request.approved";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ApprovalsApprovalRequestApprovedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ApprovalsApprovalRequestApprovedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ApprovalsApprovalRequestApproved {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ApprovalsApprovalRequestApprovedV1>
-for ApprovalsApprovalRequestApproved {
-    fn from(payload: ApprovalsApprovalRequestApprovedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ApprovalsApprovalRequestApproved {
-    const TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalRequestApproved;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ApprovalsApprovalRequestApproved(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ApprovalsApprovalRequestApproved> for crate::events::Event {
-    fn from(event: ApprovalsApprovalRequestApproved) -> Self {
-        Self::ApprovalsApprovalRequestApproved(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ApprovalsApprovalRequestApproved>
-for ApprovalsApprovalRequestApprovedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ApprovalsApprovalRequestApproved,
-    ) -> ::std::result::Result<Self, ApprovalsApprovalRequestApproved> {
-        let ApprovalsApprovalRequestApproved::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `approvals.approval_request.approved` (Agreements and approvals), in each of its payload versions.
+    #[event_type = "approvals.approval_request.approved"]
+    pub enum ApprovalsApprovalRequestApproved {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ApprovalsApprovalRequestApprovedV1),
     }
 }
 
@@ -1911,99 +856,13 @@ impl ApprovalsApprovalRequestAssignedV1 {
     ],
 );
 
-/// Event type `approvals.approval_request.assigned` (Agreements and approvals), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ApprovalsApprovalRequestAssigned {
-    /// Payload version `v1`.
-    V1(ApprovalsApprovalRequestAssignedV1),
-}
-
-impl ApprovalsApprovalRequestAssigned {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "approvals.approval_request.assigned";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ApprovalsApprovalRequestAssignedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ApprovalsApprovalRequestAssignedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ApprovalsApprovalRequestAssigned {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ApprovalsApprovalRequestAssignedV1>
-for ApprovalsApprovalRequestAssigned {
-    fn from(payload: ApprovalsApprovalRequestAssignedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ApprovalsApprovalRequestAssigned {
-    const TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalRequestAssigned;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ApprovalsApprovalRequestAssigned(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ApprovalsApprovalRequestAssigned> for crate::events::Event {
-    fn from(event: ApprovalsApprovalRequestAssigned) -> Self {
-        Self::ApprovalsApprovalRequestAssigned(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ApprovalsApprovalRequestAssigned>
-for ApprovalsApprovalRequestAssignedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ApprovalsApprovalRequestAssigned,
-    ) -> ::std::result::Result<Self, ApprovalsApprovalRequestAssigned> {
-        let ApprovalsApprovalRequestAssigned::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `approvals.approval_request.assigned` (Agreements and approvals), in each of its payload versions.
+    #[event_type = "approvals.approval_request.assigned"]
+    pub enum ApprovalsApprovalRequestAssigned {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ApprovalsApprovalRequestAssignedV1),
     }
 }
 
@@ -2061,98 +920,12 @@ impl ApprovalsApprovalRequestRejectedV1 {
     ],
 );
 
-/// Event type `approvals.approval_request.rejected` (Agreements and approvals), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ApprovalsApprovalRequestRejected {
-    /// Payload version `v1`.
-    V1(ApprovalsApprovalRequestRejectedV1),
-}
-
-impl ApprovalsApprovalRequestRejected {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "approvals.approval_request.rejected";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ApprovalsApprovalRequestRejectedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ApprovalsApprovalRequestRejectedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ApprovalsApprovalRequestRejected {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ApprovalsApprovalRequestRejectedV1>
-for ApprovalsApprovalRequestRejected {
-    fn from(payload: ApprovalsApprovalRequestRejectedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ApprovalsApprovalRequestRejected {
-    const TYPE: crate::events::EventType = crate::events::EventType::ApprovalsApprovalRequestRejected;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ApprovalsApprovalRequestRejected(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ApprovalsApprovalRequestRejected> for crate::events::Event {
-    fn from(event: ApprovalsApprovalRequestRejected) -> Self {
-        Self::ApprovalsApprovalRequestRejected(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ApprovalsApprovalRequestRejected>
-for ApprovalsApprovalRequestRejectedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ApprovalsApprovalRequestRejected,
-    ) -> ::std::result::Result<Self, ApprovalsApprovalRequestRejected> {
-        let ApprovalsApprovalRequestRejected::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `approvals.approval_request.rejected` (Agreements and approvals), in each of its payload versions.
+    #[event_type = "approvals.approval_request.rejected"]
+    pub enum ApprovalsApprovalRequestRejected {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ApprovalsApprovalRequestRejectedV1),
     }
 }

@@ -42,99 +42,13 @@ impl AuthServerAccessTokenIssuedV1 {
     ],
 );
 
-/// Event type `auth-server.access-token.issued` (Authentication server), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AuthServerAccessTokenIssued {
-    /// Payload version `v1`.
-    V1(AuthServerAccessTokenIssuedV1),
-}
-
-impl AuthServerAccessTokenIssued {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "auth-server.access-token.issued";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AuthServerAccessTokenIssuedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AuthServerAccessTokenIssuedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AuthServerAccessTokenIssued {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AuthServerAccessTokenIssuedV1>
-for AuthServerAccessTokenIssued {
-    fn from(payload: AuthServerAccessTokenIssuedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AuthServerAccessTokenIssued {
-    const TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccessTokenIssued;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AuthServerAccessTokenIssued(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AuthServerAccessTokenIssued> for crate::events::Event {
-    fn from(event: AuthServerAccessTokenIssued) -> Self {
-        Self::AuthServerAccessTokenIssued(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AuthServerAccessTokenIssued>
-for AuthServerAccessTokenIssuedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AuthServerAccessTokenIssued,
-    ) -> ::std::result::Result<Self, AuthServerAccessTokenIssued> {
-        let AuthServerAccessTokenIssued::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `auth-server.access-token.issued` (Authentication server), in each of its payload versions.
+    #[event_type = "auth-server.access-token.issued"]
+    pub enum AuthServerAccessTokenIssued {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AuthServerAccessTokenIssuedV1),
     }
 }
 
@@ -177,100 +91,13 @@ impl AuthServerAccountUserGenerateMfaChallengeErrorV1 {
     ],
 );
 
-/// Event type `auth_server.account_user.generate_mfa_challenge_error` (Authentication server), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AuthServerAccountUserGenerateMfaChallengeError {
-    /// Payload version `v1`.
-    V1(AuthServerAccountUserGenerateMfaChallengeErrorV1),
-}
-
-impl AuthServerAccountUserGenerateMfaChallengeError {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "auth_server.account_user.generate_mfa_challenge_error";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AuthServerAccountUserGenerateMfaChallengeErrorV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AuthServerAccountUserGenerateMfaChallengeErrorV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AuthServerAccountUserGenerateMfaChallengeError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AuthServerAccountUserGenerateMfaChallengeErrorV1>
-for AuthServerAccountUserGenerateMfaChallengeError {
-    fn from(payload: AuthServerAccountUserGenerateMfaChallengeErrorV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AuthServerAccountUserGenerateMfaChallengeError {
-    const TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccountUserGenerateMfaChallengeError;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AuthServerAccountUserGenerateMfaChallengeError(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AuthServerAccountUserGenerateMfaChallengeError>
-for crate::events::Event {
-    fn from(event: AuthServerAccountUserGenerateMfaChallengeError) -> Self {
-        Self::AuthServerAccountUserGenerateMfaChallengeError(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AuthServerAccountUserGenerateMfaChallengeError>
-for AuthServerAccountUserGenerateMfaChallengeErrorV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AuthServerAccountUserGenerateMfaChallengeError,
-    ) -> ::std::result::Result<Self, AuthServerAccountUserGenerateMfaChallengeError> {
-        let AuthServerAccountUserGenerateMfaChallengeError::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `auth_server.account_user.generate_mfa_challenge_error` (Authentication server), in each of its payload versions.
+    #[event_type = "auth_server.account_user.generate_mfa_challenge_error"]
+    pub enum AuthServerAccountUserGenerateMfaChallengeError {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AuthServerAccountUserGenerateMfaChallengeErrorV1),
     }
 }
 
@@ -318,99 +145,13 @@ impl AuthServerAccountUserLoggedInV1 {
     ],
 );
 
-/// Event type `auth_server.account_user.logged_in` (Authentication server), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AuthServerAccountUserLoggedIn {
-    /// Payload version `v1`.
-    V1(AuthServerAccountUserLoggedInV1),
-}
-
-impl AuthServerAccountUserLoggedIn {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "auth_server.account_user.logged_in";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AuthServerAccountUserLoggedInV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AuthServerAccountUserLoggedInV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AuthServerAccountUserLoggedIn {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AuthServerAccountUserLoggedInV1>
-for AuthServerAccountUserLoggedIn {
-    fn from(payload: AuthServerAccountUserLoggedInV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AuthServerAccountUserLoggedIn {
-    const TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccountUserLoggedIn;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AuthServerAccountUserLoggedIn(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AuthServerAccountUserLoggedIn> for crate::events::Event {
-    fn from(event: AuthServerAccountUserLoggedIn) -> Self {
-        Self::AuthServerAccountUserLoggedIn(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AuthServerAccountUserLoggedIn>
-for AuthServerAccountUserLoggedInV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AuthServerAccountUserLoggedIn,
-    ) -> ::std::result::Result<Self, AuthServerAccountUserLoggedIn> {
-        let AuthServerAccountUserLoggedIn::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `auth_server.account_user.logged_in` (Authentication server), in each of its payload versions.
+    #[event_type = "auth_server.account_user.logged_in"]
+    pub enum AuthServerAccountUserLoggedIn {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AuthServerAccountUserLoggedInV1),
     }
 }
 
@@ -453,99 +194,13 @@ impl AuthServerAccountUserLoginDeniedV1 {
     ],
 );
 
-/// Event type `auth_server.account_user.login_denied` (Authentication server), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AuthServerAccountUserLoginDenied {
-    /// Payload version `v1`.
-    V1(AuthServerAccountUserLoginDeniedV1),
-}
-
-impl AuthServerAccountUserLoginDenied {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "auth_server.account_user.login_denied";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AuthServerAccountUserLoginDeniedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AuthServerAccountUserLoginDeniedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AuthServerAccountUserLoginDenied {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AuthServerAccountUserLoginDeniedV1>
-for AuthServerAccountUserLoginDenied {
-    fn from(payload: AuthServerAccountUserLoginDeniedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AuthServerAccountUserLoginDenied {
-    const TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccountUserLoginDenied;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AuthServerAccountUserLoginDenied(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AuthServerAccountUserLoginDenied> for crate::events::Event {
-    fn from(event: AuthServerAccountUserLoginDenied) -> Self {
-        Self::AuthServerAccountUserLoginDenied(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AuthServerAccountUserLoginDenied>
-for AuthServerAccountUserLoginDeniedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AuthServerAccountUserLoginDenied,
-    ) -> ::std::result::Result<Self, AuthServerAccountUserLoginDenied> {
-        let AuthServerAccountUserLoginDenied::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `auth_server.account_user.login_denied` (Authentication server), in each of its payload versions.
+    #[event_type = "auth_server.account_user.login_denied"]
+    pub enum AuthServerAccountUserLoginDenied {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AuthServerAccountUserLoginDeniedV1),
     }
 }
 
@@ -603,99 +258,13 @@ impl AuthServerAccountUserLoginFailedV1 {
     ],
 );
 
-/// Event type `auth_server.account_user.login_failed` (Authentication server), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AuthServerAccountUserLoginFailed {
-    /// Payload version `v1`.
-    V1(AuthServerAccountUserLoginFailedV1),
-}
-
-impl AuthServerAccountUserLoginFailed {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "auth_server.account_user.login_failed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AuthServerAccountUserLoginFailedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AuthServerAccountUserLoginFailedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AuthServerAccountUserLoginFailed {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AuthServerAccountUserLoginFailedV1>
-for AuthServerAccountUserLoginFailed {
-    fn from(payload: AuthServerAccountUserLoginFailedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AuthServerAccountUserLoginFailed {
-    const TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccountUserLoginFailed;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AuthServerAccountUserLoginFailed(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AuthServerAccountUserLoginFailed> for crate::events::Event {
-    fn from(event: AuthServerAccountUserLoginFailed) -> Self {
-        Self::AuthServerAccountUserLoginFailed(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AuthServerAccountUserLoginFailed>
-for AuthServerAccountUserLoginFailedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AuthServerAccountUserLoginFailed,
-    ) -> ::std::result::Result<Self, AuthServerAccountUserLoginFailed> {
-        let AuthServerAccountUserLoginFailed::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `auth_server.account_user.login_failed` (Authentication server), in each of its payload versions.
+    #[event_type = "auth_server.account_user.login_failed"]
+    pub enum AuthServerAccountUserLoginFailed {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AuthServerAccountUserLoginFailedV1),
     }
 }
 
@@ -743,99 +312,12 @@ impl AuthServerAccountUserLoginStepCompletedV1 {
     ],
 );
 
-/// Event type `auth_server.account_user.login_step_completed` (Authentication server), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AuthServerAccountUserLoginStepCompleted {
-    /// Payload version `v1`.
-    V1(AuthServerAccountUserLoginStepCompletedV1),
-}
-
-impl AuthServerAccountUserLoginStepCompleted {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "auth_server.account_user.login_step_completed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::AuthServerAccountUserLoginStepCompletedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AuthServerAccountUserLoginStepCompletedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for AuthServerAccountUserLoginStepCompleted {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<AuthServerAccountUserLoginStepCompletedV1>
-for AuthServerAccountUserLoginStepCompleted {
-    fn from(payload: AuthServerAccountUserLoginStepCompletedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for AuthServerAccountUserLoginStepCompleted {
-    const TYPE: crate::events::EventType = crate::events::EventType::AuthServerAccountUserLoginStepCompleted;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::AuthServerAccountUserLoginStepCompleted(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<AuthServerAccountUserLoginStepCompleted>
-for crate::events::Event {
-    fn from(event: AuthServerAccountUserLoginStepCompleted) -> Self {
-        Self::AuthServerAccountUserLoginStepCompleted(event)
-    }
-}
-
-impl crate::events::PayloadVersion<AuthServerAccountUserLoginStepCompleted>
-for AuthServerAccountUserLoginStepCompletedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: AuthServerAccountUserLoginStepCompleted,
-    ) -> ::std::result::Result<Self, AuthServerAccountUserLoginStepCompleted> {
-        let AuthServerAccountUserLoginStepCompleted::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `auth_server.account_user.login_step_completed` (Authentication server), in each of its payload versions.
+    #[event_type = "auth_server.account_user.login_step_completed"]
+    pub enum AuthServerAccountUserLoginStepCompleted {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AuthServerAccountUserLoginStepCompletedV1),
     }
 }

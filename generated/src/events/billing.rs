@@ -73,98 +73,13 @@ impl BillingBillingDocumentHeldV1 {
     ],
 );
 
-/// Event type `billing.billing_document.held` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum BillingBillingDocumentHeld {
-    /// Payload version `v1`.
-    V1(BillingBillingDocumentHeldV1),
-}
-
-impl BillingBillingDocumentHeld {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "billing.billing_document.held";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::BillingBillingDocumentHeldV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingBillingDocumentHeldV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for BillingBillingDocumentHeld {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingBillingDocumentHeldV1> for BillingBillingDocumentHeld {
-    fn from(payload: BillingBillingDocumentHeldV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for BillingBillingDocumentHeld {
-    const TYPE: crate::events::EventType = crate::events::EventType::BillingBillingDocumentHeld;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::BillingBillingDocumentHeld(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingBillingDocumentHeld> for crate::events::Event {
-    fn from(event: BillingBillingDocumentHeld) -> Self {
-        Self::BillingBillingDocumentHeld(event)
-    }
-}
-
-impl crate::events::PayloadVersion<BillingBillingDocumentHeld>
-for BillingBillingDocumentHeldV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: BillingBillingDocumentHeld,
-    ) -> ::std::result::Result<Self, BillingBillingDocumentHeld> {
-        let BillingBillingDocumentHeld::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `billing.billing_document.held` (Billing), in each of its payload versions.
+    #[event_type = "billing.billing_document.held"]
+    pub enum BillingBillingDocumentHeld {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingBillingDocumentHeldV1),
     }
 }
 
@@ -255,156 +170,17 @@ impl BillingBillingDocumentIssuedV2 {
     ],
 );
 
-/// Event type `billing.billing_document.issued` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum BillingBillingDocumentIssued {
-    /// Payload version `v1`.
-    V1(BillingBillingDocumentIssuedV1),
-    /// Payload version `v2`.
-    V2(BillingBillingDocumentIssuedV2),
-}
-
-impl BillingBillingDocumentIssued {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "billing.billing_document.issued";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1", "v2"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-            Self::V2(_) => "v2",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        match index {
-            0u8 => &crate::shapes::BillingBillingDocumentIssuedV1,
-            _ => &crate::shapes::BillingBillingDocumentIssuedV2,
-        }
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        match index {
-            0u8 => {
-                Self::V1(
-                    <BillingBillingDocumentIssuedV1 as ::energy_api_core::table::FromFields>::build(
-                        fields,
-                        ok,
-                    ),
-                )
-            }
-            _ => {
-                Self::V2(
-                    <BillingBillingDocumentIssuedV2 as ::energy_api_core::table::FromFields>::build(
-                        fields,
-                        ok,
-                    ),
-                )
-            }
-        }
-    }
-}
-
-impl ::serde::Serialize for BillingBillingDocumentIssued {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingBillingDocumentIssuedV1>
-for BillingBillingDocumentIssued {
-    fn from(payload: BillingBillingDocumentIssuedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl ::std::convert::From<BillingBillingDocumentIssuedV2>
-for BillingBillingDocumentIssued {
-    fn from(payload: BillingBillingDocumentIssuedV2) -> Self {
-        Self::V2(payload)
-    }
-}
-
-impl crate::events::TypedEvent for BillingBillingDocumentIssued {
-    const TYPE: crate::events::EventType = crate::events::EventType::BillingBillingDocumentIssued;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::BillingBillingDocumentIssued(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingBillingDocumentIssued> for crate::events::Event {
-    fn from(event: BillingBillingDocumentIssued) -> Self {
-        Self::BillingBillingDocumentIssued(event)
-    }
-}
-
-impl crate::events::PayloadVersion<BillingBillingDocumentIssued>
-for BillingBillingDocumentIssuedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: BillingBillingDocumentIssued,
-    ) -> ::std::result::Result<Self, BillingBillingDocumentIssued> {
-        match event {
-            BillingBillingDocumentIssued::V1(payload) => {
-                ::std::result::Result::Ok(payload)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-
-    fn view_of(
-        event: BillingBillingDocumentIssued,
-    ) -> ::std::result::Result<Self, BillingBillingDocumentIssued> {
-        match event {
-            BillingBillingDocumentIssued::V1(payload) => {
-                ::std::result::Result::Ok(payload)
-            }
-            BillingBillingDocumentIssued::V2(payload) => {
-                ::std::result::Result::Ok(payload.into())
-            }
-        }
-    }
-}
-
-impl crate::events::PayloadVersion<BillingBillingDocumentIssued>
-for BillingBillingDocumentIssuedV2 {
-    const VERSION: &'static str = "v2";
-
-    fn from_versions(
-        event: BillingBillingDocumentIssued,
-    ) -> ::std::result::Result<Self, BillingBillingDocumentIssued> {
-        match event {
-            BillingBillingDocumentIssued::V2(payload) => {
-                ::std::result::Result::Ok(payload)
-            }
-            other => ::std::result::Result::Err(other),
-        }
+super::routing::version_enum! {
+    /// Event type `billing.billing_document.issued` (Billing), in each of its payload versions.
+    #[event_type = "billing.billing_document.issued"]
+    pub enum BillingBillingDocumentIssued {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        #[views(V2)]
+        V1(BillingBillingDocumentIssuedV1),
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(BillingBillingDocumentIssuedV2),
     }
 }
 
@@ -578,210 +354,21 @@ impl BillingBillingDocumentRepresentationDispatchedV3 {
     ],
 );
 
-/// Event type `billing.billing_document_representation.dispatched` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum BillingBillingDocumentRepresentationDispatched {
-    /// Payload version `v1`.
-    V1(BillingBillingDocumentRepresentationDispatchedV1),
-    /// Payload version `v2`.
-    V2(BillingBillingDocumentRepresentationDispatchedV2),
-    /// Payload version `v3`.
-    V3(BillingBillingDocumentRepresentationDispatchedV3),
-}
-
-impl BillingBillingDocumentRepresentationDispatched {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "billing.billing_document_representation.dispatched";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1", "v2", "v3"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-            Self::V2(_) => "v2",
-            Self::V3(_) => "v3",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        match index {
-            0u8 => &crate::shapes::BillingBillingDocumentRepresentationDispatchedV1,
-            1u8 => &crate::shapes::BillingBillingDocumentRepresentationDispatchedV2,
-            _ => &crate::shapes::BillingBillingDocumentRepresentationDispatchedV3,
-        }
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        match index {
-            0u8 => {
-                Self::V1(
-                    <BillingBillingDocumentRepresentationDispatchedV1 as ::energy_api_core::table::FromFields>::build(
-                        fields,
-                        ok,
-                    ),
-                )
-            }
-            1u8 => {
-                Self::V2(
-                    <BillingBillingDocumentRepresentationDispatchedV2 as ::energy_api_core::table::FromFields>::build(
-                        fields,
-                        ok,
-                    ),
-                )
-            }
-            _ => {
-                Self::V3(
-                    <BillingBillingDocumentRepresentationDispatchedV3 as ::energy_api_core::table::FromFields>::build(
-                        fields,
-                        ok,
-                    ),
-                )
-            }
-        }
-    }
-}
-
-impl ::serde::Serialize for BillingBillingDocumentRepresentationDispatched {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-            Self::V2(payload) => payload.serialize(serializer),
-            Self::V3(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingBillingDocumentRepresentationDispatchedV1>
-for BillingBillingDocumentRepresentationDispatched {
-    fn from(payload: BillingBillingDocumentRepresentationDispatchedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl ::std::convert::From<BillingBillingDocumentRepresentationDispatchedV2>
-for BillingBillingDocumentRepresentationDispatched {
-    fn from(payload: BillingBillingDocumentRepresentationDispatchedV2) -> Self {
-        Self::V2(payload)
-    }
-}
-
-impl ::std::convert::From<BillingBillingDocumentRepresentationDispatchedV3>
-for BillingBillingDocumentRepresentationDispatched {
-    fn from(payload: BillingBillingDocumentRepresentationDispatchedV3) -> Self {
-        Self::V3(payload)
-    }
-}
-
-impl crate::events::TypedEvent for BillingBillingDocumentRepresentationDispatched {
-    const TYPE: crate::events::EventType = crate::events::EventType::BillingBillingDocumentRepresentationDispatched;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::BillingBillingDocumentRepresentationDispatched(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingBillingDocumentRepresentationDispatched>
-for crate::events::Event {
-    fn from(event: BillingBillingDocumentRepresentationDispatched) -> Self {
-        Self::BillingBillingDocumentRepresentationDispatched(event)
-    }
-}
-
-impl crate::events::PayloadVersion<BillingBillingDocumentRepresentationDispatched>
-for BillingBillingDocumentRepresentationDispatchedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: BillingBillingDocumentRepresentationDispatched,
-    ) -> ::std::result::Result<Self, BillingBillingDocumentRepresentationDispatched> {
-        match event {
-            BillingBillingDocumentRepresentationDispatched::V1(payload) => {
-                ::std::result::Result::Ok(payload)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-
-    fn view_of(
-        event: BillingBillingDocumentRepresentationDispatched,
-    ) -> ::std::result::Result<Self, BillingBillingDocumentRepresentationDispatched> {
-        match event {
-            BillingBillingDocumentRepresentationDispatched::V1(payload) => {
-                ::std::result::Result::Ok(payload)
-            }
-            BillingBillingDocumentRepresentationDispatched::V3(payload) => {
-                ::std::result::Result::Ok(payload.into())
-            }
-            BillingBillingDocumentRepresentationDispatched::V2(payload) => {
-                ::std::result::Result::Ok(payload.into())
-            }
-        }
-    }
-}
-
-impl crate::events::PayloadVersion<BillingBillingDocumentRepresentationDispatched>
-for BillingBillingDocumentRepresentationDispatchedV2 {
-    const VERSION: &'static str = "v2";
-
-    fn from_versions(
-        event: BillingBillingDocumentRepresentationDispatched,
-    ) -> ::std::result::Result<Self, BillingBillingDocumentRepresentationDispatched> {
-        match event {
-            BillingBillingDocumentRepresentationDispatched::V2(payload) => {
-                ::std::result::Result::Ok(payload)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-
-    fn view_of(
-        event: BillingBillingDocumentRepresentationDispatched,
-    ) -> ::std::result::Result<Self, BillingBillingDocumentRepresentationDispatched> {
-        match event {
-            BillingBillingDocumentRepresentationDispatched::V2(payload) => {
-                ::std::result::Result::Ok(payload)
-            }
-            BillingBillingDocumentRepresentationDispatched::V3(payload) => {
-                ::std::result::Result::Ok(payload.into())
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl crate::events::PayloadVersion<BillingBillingDocumentRepresentationDispatched>
-for BillingBillingDocumentRepresentationDispatchedV3 {
-    const VERSION: &'static str = "v3";
-
-    fn from_versions(
-        event: BillingBillingDocumentRepresentationDispatched,
-    ) -> ::std::result::Result<Self, BillingBillingDocumentRepresentationDispatched> {
-        match event {
-            BillingBillingDocumentRepresentationDispatched::V3(payload) => {
-                ::std::result::Result::Ok(payload)
-            }
-            other => ::std::result::Result::Err(other),
-        }
+super::routing::version_enum! {
+    /// Event type `billing.billing_document_representation.dispatched` (Billing), in each of its payload versions.
+    #[event_type = "billing.billing_document_representation.dispatched"]
+    pub enum BillingBillingDocumentRepresentationDispatched {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        #[views(V3, V2)]
+        V1(BillingBillingDocumentRepresentationDispatchedV1),
+        /// Payload version `v2`.
+        #[version = "v2"]
+        #[views(V3)]
+        V2(BillingBillingDocumentRepresentationDispatchedV2),
+        /// Payload version `v3`.
+        #[version = "v3"]
+        V3(BillingBillingDocumentRepresentationDispatchedV3),
     }
 }
 
@@ -869,99 +456,13 @@ impl BillingBillingOptionsUpdatedV1 {
     ],
 );
 
-/// Event type `billing.billing_options.updated` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum BillingBillingOptionsUpdated {
-    /// Payload version `v1`.
-    V1(BillingBillingOptionsUpdatedV1),
-}
-
-impl BillingBillingOptionsUpdated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "billing.billing_options.updated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::BillingBillingOptionsUpdatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingBillingOptionsUpdatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for BillingBillingOptionsUpdated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingBillingOptionsUpdatedV1>
-for BillingBillingOptionsUpdated {
-    fn from(payload: BillingBillingOptionsUpdatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for BillingBillingOptionsUpdated {
-    const TYPE: crate::events::EventType = crate::events::EventType::BillingBillingOptionsUpdated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::BillingBillingOptionsUpdated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingBillingOptionsUpdated> for crate::events::Event {
-    fn from(event: BillingBillingOptionsUpdated) -> Self {
-        Self::BillingBillingOptionsUpdated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<BillingBillingOptionsUpdated>
-for BillingBillingOptionsUpdatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: BillingBillingOptionsUpdated,
-    ) -> ::std::result::Result<Self, BillingBillingOptionsUpdated> {
-        let BillingBillingOptionsUpdated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `billing.billing_options.updated` (Billing), in each of its payload versions.
+    #[event_type = "billing.billing_options.updated"]
+    pub enum BillingBillingOptionsUpdated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingBillingOptionsUpdatedV1),
     }
 }
 
@@ -1004,100 +505,13 @@ impl BillingChargingLedgerAssignedToAgreementV1 {
     ],
 );
 
-/// Event type `billing.charging-ledger.assigned-to-agreement` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum BillingChargingLedgerAssignedToAgreement {
-    /// Payload version `v1`.
-    V1(BillingChargingLedgerAssignedToAgreementV1),
-}
-
-impl BillingChargingLedgerAssignedToAgreement {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "billing.charging-ledger.assigned-to-agreement";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::BillingChargingLedgerAssignedToAgreementV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingChargingLedgerAssignedToAgreementV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for BillingChargingLedgerAssignedToAgreement {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingChargingLedgerAssignedToAgreementV1>
-for BillingChargingLedgerAssignedToAgreement {
-    fn from(payload: BillingChargingLedgerAssignedToAgreementV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for BillingChargingLedgerAssignedToAgreement {
-    const TYPE: crate::events::EventType = crate::events::EventType::BillingChargingLedgerAssignedToAgreement;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::BillingChargingLedgerAssignedToAgreement(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingChargingLedgerAssignedToAgreement>
-for crate::events::Event {
-    fn from(event: BillingChargingLedgerAssignedToAgreement) -> Self {
-        Self::BillingChargingLedgerAssignedToAgreement(event)
-    }
-}
-
-impl crate::events::PayloadVersion<BillingChargingLedgerAssignedToAgreement>
-for BillingChargingLedgerAssignedToAgreementV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: BillingChargingLedgerAssignedToAgreement,
-    ) -> ::std::result::Result<Self, BillingChargingLedgerAssignedToAgreement> {
-        let BillingChargingLedgerAssignedToAgreement::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `billing.charging-ledger.assigned-to-agreement` (Billing), in each of its payload versions.
+    #[event_type = "billing.charging-ledger.assigned-to-agreement"]
+    pub enum BillingChargingLedgerAssignedToAgreement {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingChargingLedgerAssignedToAgreementV1),
     }
 }
 
@@ -1135,99 +549,13 @@ impl BillingChargingSupplyPointTriggeredV1 {
     ],
 );
 
-/// Event type `billing.charging.supply-point.triggered` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum BillingChargingSupplyPointTriggered {
-    /// Payload version `v1`.
-    V1(BillingChargingSupplyPointTriggeredV1),
-}
-
-impl BillingChargingSupplyPointTriggered {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "billing.charging.supply-point.triggered";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::BillingChargingSupplyPointTriggeredV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingChargingSupplyPointTriggeredV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for BillingChargingSupplyPointTriggered {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingChargingSupplyPointTriggeredV1>
-for BillingChargingSupplyPointTriggered {
-    fn from(payload: BillingChargingSupplyPointTriggeredV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for BillingChargingSupplyPointTriggered {
-    const TYPE: crate::events::EventType = crate::events::EventType::BillingChargingSupplyPointTriggered;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::BillingChargingSupplyPointTriggered(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingChargingSupplyPointTriggered> for crate::events::Event {
-    fn from(event: BillingChargingSupplyPointTriggered) -> Self {
-        Self::BillingChargingSupplyPointTriggered(event)
-    }
-}
-
-impl crate::events::PayloadVersion<BillingChargingSupplyPointTriggered>
-for BillingChargingSupplyPointTriggeredV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: BillingChargingSupplyPointTriggered,
-    ) -> ::std::result::Result<Self, BillingChargingSupplyPointTriggered> {
-        let BillingChargingSupplyPointTriggered::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `billing.charging.supply-point.triggered` (Billing), in each of its payload versions.
+    #[event_type = "billing.charging.supply-point.triggered"]
+    pub enum BillingChargingSupplyPointTriggered {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingChargingSupplyPointTriggeredV1),
     }
 }
 
@@ -1258,98 +586,13 @@ impl BillingDuosInvoiceCancelV1 {
     ],
 );
 
-/// Event type `billing.duos_invoice.cancel` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum BillingDuosInvoiceCancel {
-    /// Payload version `v1`.
-    V1(BillingDuosInvoiceCancelV1),
-}
-
-impl BillingDuosInvoiceCancel {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "billing.duos_invoice.cancel";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::BillingDuosInvoiceCancelV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingDuosInvoiceCancelV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for BillingDuosInvoiceCancel {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingDuosInvoiceCancelV1> for BillingDuosInvoiceCancel {
-    fn from(payload: BillingDuosInvoiceCancelV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for BillingDuosInvoiceCancel {
-    const TYPE: crate::events::EventType = crate::events::EventType::BillingDuosInvoiceCancel;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::BillingDuosInvoiceCancel(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingDuosInvoiceCancel> for crate::events::Event {
-    fn from(event: BillingDuosInvoiceCancel) -> Self {
-        Self::BillingDuosInvoiceCancel(event)
-    }
-}
-
-impl crate::events::PayloadVersion<BillingDuosInvoiceCancel>
-for BillingDuosInvoiceCancelV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: BillingDuosInvoiceCancel,
-    ) -> ::std::result::Result<Self, BillingDuosInvoiceCancel> {
-        let BillingDuosInvoiceCancel::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `billing.duos_invoice.cancel` (Billing), in each of its payload versions.
+    #[event_type = "billing.duos_invoice.cancel"]
+    pub enum BillingDuosInvoiceCancel {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingDuosInvoiceCancelV1),
     }
 }
 
@@ -1380,97 +623,13 @@ impl BillingDuosInvoiceNewV1 {
     ],
 );
 
-/// Event type `billing.duos_invoice.new` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum BillingDuosInvoiceNew {
-    /// Payload version `v1`.
-    V1(BillingDuosInvoiceNewV1),
-}
-
-impl BillingDuosInvoiceNew {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "billing.duos_invoice.new";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::BillingDuosInvoiceNewV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingDuosInvoiceNewV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for BillingDuosInvoiceNew {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingDuosInvoiceNewV1> for BillingDuosInvoiceNew {
-    fn from(payload: BillingDuosInvoiceNewV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for BillingDuosInvoiceNew {
-    const TYPE: crate::events::EventType = crate::events::EventType::BillingDuosInvoiceNew;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::BillingDuosInvoiceNew(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingDuosInvoiceNew> for crate::events::Event {
-    fn from(event: BillingDuosInvoiceNew) -> Self {
-        Self::BillingDuosInvoiceNew(event)
-    }
-}
-
-impl crate::events::PayloadVersion<BillingDuosInvoiceNew> for BillingDuosInvoiceNewV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: BillingDuosInvoiceNew,
-    ) -> ::std::result::Result<Self, BillingDuosInvoiceNew> {
-        let BillingDuosInvoiceNew::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `billing.duos_invoice.new` (Billing), in each of its payload versions.
+    #[event_type = "billing.duos_invoice.new"]
+    pub enum BillingDuosInvoiceNew {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingDuosInvoiceNewV1),
     }
 }
 
@@ -1501,98 +660,13 @@ impl BillingDuosInvoiceReplaceV1 {
     ],
 );
 
-/// Event type `billing.duos_invoice.replace` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum BillingDuosInvoiceReplace {
-    /// Payload version `v1`.
-    V1(BillingDuosInvoiceReplaceV1),
-}
-
-impl BillingDuosInvoiceReplace {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "billing.duos_invoice.replace";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::BillingDuosInvoiceReplaceV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingDuosInvoiceReplaceV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for BillingDuosInvoiceReplace {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingDuosInvoiceReplaceV1> for BillingDuosInvoiceReplace {
-    fn from(payload: BillingDuosInvoiceReplaceV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for BillingDuosInvoiceReplace {
-    const TYPE: crate::events::EventType = crate::events::EventType::BillingDuosInvoiceReplace;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::BillingDuosInvoiceReplace(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingDuosInvoiceReplace> for crate::events::Event {
-    fn from(event: BillingDuosInvoiceReplace) -> Self {
-        Self::BillingDuosInvoiceReplace(event)
-    }
-}
-
-impl crate::events::PayloadVersion<BillingDuosInvoiceReplace>
-for BillingDuosInvoiceReplaceV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: BillingDuosInvoiceReplace,
-    ) -> ::std::result::Result<Self, BillingDuosInvoiceReplace> {
-        let BillingDuosInvoiceReplace::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `billing.duos_invoice.replace` (Billing), in each of its payload versions.
+    #[event_type = "billing.duos_invoice.replace"]
+    pub enum BillingDuosInvoiceReplace {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingDuosInvoiceReplaceV1),
     }
 }
 
@@ -1637,95 +711,13 @@ impl BillingFinalBillV1 {
     ],
 );
 
-/// Event type `billing.final_bill` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum BillingFinalBill {
-    /// Payload version `v1`.
-    V1(BillingFinalBillV1),
-}
-
-impl BillingFinalBill {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "billing.final_bill";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::BillingFinalBillV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingFinalBillV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for BillingFinalBill {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingFinalBillV1> for BillingFinalBill {
-    fn from(payload: BillingFinalBillV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for BillingFinalBill {
-    const TYPE: crate::events::EventType = crate::events::EventType::BillingFinalBill;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::BillingFinalBill(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingFinalBill> for crate::events::Event {
-    fn from(event: BillingFinalBill) -> Self {
-        Self::BillingFinalBill(event)
-    }
-}
-
-impl crate::events::PayloadVersion<BillingFinalBill> for BillingFinalBillV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: BillingFinalBill,
-    ) -> ::std::result::Result<Self, BillingFinalBill> {
-        let BillingFinalBill::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `billing.final_bill` (Billing), in each of its payload versions.
+    #[event_type = "billing.final_bill"]
+    pub enum BillingFinalBill {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingFinalBillV1),
     }
 }
 
@@ -1773,100 +765,13 @@ impl BillingIssuanceExternalStatusCreatedV1 {
     ],
 );
 
-/// Event type `billing.issuance.external_status.created` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum BillingIssuanceExternalStatusCreated {
-    /// Payload version `v1`.
-    V1(BillingIssuanceExternalStatusCreatedV1),
-}
-
-impl BillingIssuanceExternalStatusCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "billing.issuance.external_status.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::BillingIssuanceExternalStatusCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingIssuanceExternalStatusCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for BillingIssuanceExternalStatusCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingIssuanceExternalStatusCreatedV1>
-for BillingIssuanceExternalStatusCreated {
-    fn from(payload: BillingIssuanceExternalStatusCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for BillingIssuanceExternalStatusCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::BillingIssuanceExternalStatusCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::BillingIssuanceExternalStatusCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingIssuanceExternalStatusCreated>
-for crate::events::Event {
-    fn from(event: BillingIssuanceExternalStatusCreated) -> Self {
-        Self::BillingIssuanceExternalStatusCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<BillingIssuanceExternalStatusCreated>
-for BillingIssuanceExternalStatusCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: BillingIssuanceExternalStatusCreated,
-    ) -> ::std::result::Result<Self, BillingIssuanceExternalStatusCreated> {
-        let BillingIssuanceExternalStatusCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `billing.issuance.external_status.created` (Billing), in each of its payload versions.
+    #[event_type = "billing.issuance.external_status.created"]
+    pub enum BillingIssuanceExternalStatusCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingIssuanceExternalStatusCreatedV1),
     }
 }
 
@@ -1904,95 +809,13 @@ impl BillingIssuedBillV1 {
     ],
 );
 
-/// Event type `billing.issued_bill` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum BillingIssuedBill {
-    /// Payload version `v1`.
-    V1(BillingIssuedBillV1),
-}
-
-impl BillingIssuedBill {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "billing.issued_bill";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::BillingIssuedBillV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingIssuedBillV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for BillingIssuedBill {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingIssuedBillV1> for BillingIssuedBill {
-    fn from(payload: BillingIssuedBillV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for BillingIssuedBill {
-    const TYPE: crate::events::EventType = crate::events::EventType::BillingIssuedBill;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::BillingIssuedBill(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingIssuedBill> for crate::events::Event {
-    fn from(event: BillingIssuedBill) -> Self {
-        Self::BillingIssuedBill(event)
-    }
-}
-
-impl crate::events::PayloadVersion<BillingIssuedBill> for BillingIssuedBillV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: BillingIssuedBill,
-    ) -> ::std::result::Result<Self, BillingIssuedBill> {
-        let BillingIssuedBill::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `billing.issued_bill` (Billing), in each of its payload versions.
+    #[event_type = "billing.issued_bill"]
+    pub enum BillingIssuedBill {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingIssuedBillV1),
     }
 }
 
@@ -2059,148 +882,17 @@ impl BillingLedgerEntryPostedV2 {
     ],
 );
 
-/// Event type `billing.ledger.entry_posted` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum BillingLedgerEntryPosted {
-    /// Payload version `v1`.
-    V1(BillingLedgerEntryPostedV1),
-    /// Payload version `v2`.
-    V2(BillingLedgerEntryPostedV2),
-}
-
-impl BillingLedgerEntryPosted {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "billing.ledger.entry_posted";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1", "v2"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-            Self::V2(_) => "v2",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        match index {
-            0u8 => &crate::shapes::BillingLedgerEntryPostedV1,
-            _ => &crate::shapes::BillingLedgerEntryPostedV2,
-        }
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        match index {
-            0u8 => {
-                Self::V1(
-                    <BillingLedgerEntryPostedV1 as ::energy_api_core::table::FromFields>::build(
-                        fields,
-                        ok,
-                    ),
-                )
-            }
-            _ => {
-                Self::V2(
-                    <BillingLedgerEntryPostedV2 as ::energy_api_core::table::FromFields>::build(
-                        fields,
-                        ok,
-                    ),
-                )
-            }
-        }
-    }
-}
-
-impl ::serde::Serialize for BillingLedgerEntryPosted {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingLedgerEntryPostedV1> for BillingLedgerEntryPosted {
-    fn from(payload: BillingLedgerEntryPostedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl ::std::convert::From<BillingLedgerEntryPostedV2> for BillingLedgerEntryPosted {
-    fn from(payload: BillingLedgerEntryPostedV2) -> Self {
-        Self::V2(payload)
-    }
-}
-
-impl crate::events::TypedEvent for BillingLedgerEntryPosted {
-    const TYPE: crate::events::EventType = crate::events::EventType::BillingLedgerEntryPosted;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::BillingLedgerEntryPosted(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingLedgerEntryPosted> for crate::events::Event {
-    fn from(event: BillingLedgerEntryPosted) -> Self {
-        Self::BillingLedgerEntryPosted(event)
-    }
-}
-
-impl crate::events::PayloadVersion<BillingLedgerEntryPosted>
-for BillingLedgerEntryPostedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: BillingLedgerEntryPosted,
-    ) -> ::std::result::Result<Self, BillingLedgerEntryPosted> {
-        match event {
-            BillingLedgerEntryPosted::V1(payload) => ::std::result::Result::Ok(payload),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-
-    fn view_of(
-        event: BillingLedgerEntryPosted,
-    ) -> ::std::result::Result<Self, BillingLedgerEntryPosted> {
-        match event {
-            BillingLedgerEntryPosted::V1(payload) => ::std::result::Result::Ok(payload),
-            BillingLedgerEntryPosted::V2(payload) => {
-                ::std::result::Result::Ok(payload.into())
-            }
-        }
-    }
-}
-
-impl crate::events::PayloadVersion<BillingLedgerEntryPosted>
-for BillingLedgerEntryPostedV2 {
-    const VERSION: &'static str = "v2";
-
-    fn from_versions(
-        event: BillingLedgerEntryPosted,
-    ) -> ::std::result::Result<Self, BillingLedgerEntryPosted> {
-        match event {
-            BillingLedgerEntryPosted::V2(payload) => ::std::result::Result::Ok(payload),
-            other => ::std::result::Result::Err(other),
-        }
+super::routing::version_enum! {
+    /// Event type `billing.ledger.entry_posted` (Billing), in each of its payload versions.
+    #[event_type = "billing.ledger.entry_posted"]
+    pub enum BillingLedgerEntryPosted {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        #[views(V2)]
+        V1(BillingLedgerEntryPostedV1),
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(BillingLedgerEntryPostedV2),
     }
 }
 
@@ -2274,148 +966,17 @@ impl BillingLedgerEntryRemovedV2 {
     ],
 );
 
-/// Event type `billing.ledger.entry_removed` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum BillingLedgerEntryRemoved {
-    /// Payload version `v1`.
-    V1(BillingLedgerEntryRemovedV1),
-    /// Payload version `v2`.
-    V2(BillingLedgerEntryRemovedV2),
-}
-
-impl BillingLedgerEntryRemoved {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "billing.ledger.entry_removed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1", "v2"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-            Self::V2(_) => "v2",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        match index {
-            0u8 => &crate::shapes::BillingLedgerEntryRemovedV1,
-            _ => &crate::shapes::BillingLedgerEntryRemovedV2,
-        }
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        match index {
-            0u8 => {
-                Self::V1(
-                    <BillingLedgerEntryRemovedV1 as ::energy_api_core::table::FromFields>::build(
-                        fields,
-                        ok,
-                    ),
-                )
-            }
-            _ => {
-                Self::V2(
-                    <BillingLedgerEntryRemovedV2 as ::energy_api_core::table::FromFields>::build(
-                        fields,
-                        ok,
-                    ),
-                )
-            }
-        }
-    }
-}
-
-impl ::serde::Serialize for BillingLedgerEntryRemoved {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingLedgerEntryRemovedV1> for BillingLedgerEntryRemoved {
-    fn from(payload: BillingLedgerEntryRemovedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl ::std::convert::From<BillingLedgerEntryRemovedV2> for BillingLedgerEntryRemoved {
-    fn from(payload: BillingLedgerEntryRemovedV2) -> Self {
-        Self::V2(payload)
-    }
-}
-
-impl crate::events::TypedEvent for BillingLedgerEntryRemoved {
-    const TYPE: crate::events::EventType = crate::events::EventType::BillingLedgerEntryRemoved;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::BillingLedgerEntryRemoved(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingLedgerEntryRemoved> for crate::events::Event {
-    fn from(event: BillingLedgerEntryRemoved) -> Self {
-        Self::BillingLedgerEntryRemoved(event)
-    }
-}
-
-impl crate::events::PayloadVersion<BillingLedgerEntryRemoved>
-for BillingLedgerEntryRemovedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: BillingLedgerEntryRemoved,
-    ) -> ::std::result::Result<Self, BillingLedgerEntryRemoved> {
-        match event {
-            BillingLedgerEntryRemoved::V1(payload) => ::std::result::Result::Ok(payload),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-
-    fn view_of(
-        event: BillingLedgerEntryRemoved,
-    ) -> ::std::result::Result<Self, BillingLedgerEntryRemoved> {
-        match event {
-            BillingLedgerEntryRemoved::V1(payload) => ::std::result::Result::Ok(payload),
-            BillingLedgerEntryRemoved::V2(payload) => {
-                ::std::result::Result::Ok(payload.into())
-            }
-        }
-    }
-}
-
-impl crate::events::PayloadVersion<BillingLedgerEntryRemoved>
-for BillingLedgerEntryRemovedV2 {
-    const VERSION: &'static str = "v2";
-
-    fn from_versions(
-        event: BillingLedgerEntryRemoved,
-    ) -> ::std::result::Result<Self, BillingLedgerEntryRemoved> {
-        match event {
-            BillingLedgerEntryRemoved::V2(payload) => ::std::result::Result::Ok(payload),
-            other => ::std::result::Result::Err(other),
-        }
+super::routing::version_enum! {
+    /// Event type `billing.ledger.entry_removed` (Billing), in each of its payload versions.
+    #[event_type = "billing.ledger.entry_removed"]
+    pub enum BillingLedgerEntryRemoved {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        #[views(V2)]
+        V1(BillingLedgerEntryRemovedV1),
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(BillingLedgerEntryRemovedV2),
     }
 }
 
@@ -2490,99 +1051,13 @@ impl BillingPathwayTraversalFailedV1 {
     ],
 );
 
-/// Event type `billing.pathway_traversal.failed` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum BillingPathwayTraversalFailed {
-    /// Payload version `v1`.
-    V1(BillingPathwayTraversalFailedV1),
-}
-
-impl BillingPathwayTraversalFailed {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "billing.pathway_traversal.failed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::BillingPathwayTraversalFailedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingPathwayTraversalFailedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for BillingPathwayTraversalFailed {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingPathwayTraversalFailedV1>
-for BillingPathwayTraversalFailed {
-    fn from(payload: BillingPathwayTraversalFailedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for BillingPathwayTraversalFailed {
-    const TYPE: crate::events::EventType = crate::events::EventType::BillingPathwayTraversalFailed;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::BillingPathwayTraversalFailed(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingPathwayTraversalFailed> for crate::events::Event {
-    fn from(event: BillingPathwayTraversalFailed) -> Self {
-        Self::BillingPathwayTraversalFailed(event)
-    }
-}
-
-impl crate::events::PayloadVersion<BillingPathwayTraversalFailed>
-for BillingPathwayTraversalFailedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: BillingPathwayTraversalFailed,
-    ) -> ::std::result::Result<Self, BillingPathwayTraversalFailed> {
-        let BillingPathwayTraversalFailed::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `billing.pathway_traversal.failed` (Billing), in each of its payload versions.
+    #[event_type = "billing.pathway_traversal.failed"]
+    pub enum BillingPathwayTraversalFailed {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingPathwayTraversalFailedV1),
     }
 }
 
@@ -2630,99 +1105,13 @@ impl BillingPathwayTraversalSucceededV1 {
     ],
 );
 
-/// Event type `billing.pathway_traversal.succeeded` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum BillingPathwayTraversalSucceeded {
-    /// Payload version `v1`.
-    V1(BillingPathwayTraversalSucceededV1),
-}
-
-impl BillingPathwayTraversalSucceeded {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "billing.pathway_traversal.succeeded";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::BillingPathwayTraversalSucceededV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingPathwayTraversalSucceededV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for BillingPathwayTraversalSucceeded {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingPathwayTraversalSucceededV1>
-for BillingPathwayTraversalSucceeded {
-    fn from(payload: BillingPathwayTraversalSucceededV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for BillingPathwayTraversalSucceeded {
-    const TYPE: crate::events::EventType = crate::events::EventType::BillingPathwayTraversalSucceeded;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::BillingPathwayTraversalSucceeded(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingPathwayTraversalSucceeded> for crate::events::Event {
-    fn from(event: BillingPathwayTraversalSucceeded) -> Self {
-        Self::BillingPathwayTraversalSucceeded(event)
-    }
-}
-
-impl crate::events::PayloadVersion<BillingPathwayTraversalSucceeded>
-for BillingPathwayTraversalSucceededV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: BillingPathwayTraversalSucceeded,
-    ) -> ::std::result::Result<Self, BillingPathwayTraversalSucceeded> {
-        let BillingPathwayTraversalSucceeded::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `billing.pathway_traversal.succeeded` (Billing), in each of its payload versions.
+    #[event_type = "billing.pathway_traversal.succeeded"]
+    pub enum BillingPathwayTraversalSucceeded {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingPathwayTraversalSucceededV1),
     }
 }
 
@@ -2770,100 +1159,13 @@ impl BillingPortfolioInvoiceSummaryCompletedV1 {
     ],
 );
 
-/// Event type `billing.portfolio_invoice_summary.completed` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum BillingPortfolioInvoiceSummaryCompleted {
-    /// Payload version `v1`.
-    V1(BillingPortfolioInvoiceSummaryCompletedV1),
-}
-
-impl BillingPortfolioInvoiceSummaryCompleted {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "billing.portfolio_invoice_summary.completed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::BillingPortfolioInvoiceSummaryCompletedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingPortfolioInvoiceSummaryCompletedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for BillingPortfolioInvoiceSummaryCompleted {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingPortfolioInvoiceSummaryCompletedV1>
-for BillingPortfolioInvoiceSummaryCompleted {
-    fn from(payload: BillingPortfolioInvoiceSummaryCompletedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for BillingPortfolioInvoiceSummaryCompleted {
-    const TYPE: crate::events::EventType = crate::events::EventType::BillingPortfolioInvoiceSummaryCompleted;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::BillingPortfolioInvoiceSummaryCompleted(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingPortfolioInvoiceSummaryCompleted>
-for crate::events::Event {
-    fn from(event: BillingPortfolioInvoiceSummaryCompleted) -> Self {
-        Self::BillingPortfolioInvoiceSummaryCompleted(event)
-    }
-}
-
-impl crate::events::PayloadVersion<BillingPortfolioInvoiceSummaryCompleted>
-for BillingPortfolioInvoiceSummaryCompletedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: BillingPortfolioInvoiceSummaryCompleted,
-    ) -> ::std::result::Result<Self, BillingPortfolioInvoiceSummaryCompleted> {
-        let BillingPortfolioInvoiceSummaryCompleted::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `billing.portfolio_invoice_summary.completed` (Billing), in each of its payload versions.
+    #[event_type = "billing.portfolio_invoice_summary.completed"]
+    pub enum BillingPortfolioInvoiceSummaryCompleted {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingPortfolioInvoiceSummaryCompletedV1),
     }
 }
 
@@ -2916,97 +1218,13 @@ impl BillingRebateAcceptedV1 {
     ],
 );
 
-/// Event type `billing.rebate.accepted` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum BillingRebateAccepted {
-    /// Payload version `v1`.
-    V1(BillingRebateAcceptedV1),
-}
-
-impl BillingRebateAccepted {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "billing.rebate.accepted";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::BillingRebateAcceptedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingRebateAcceptedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for BillingRebateAccepted {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingRebateAcceptedV1> for BillingRebateAccepted {
-    fn from(payload: BillingRebateAcceptedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for BillingRebateAccepted {
-    const TYPE: crate::events::EventType = crate::events::EventType::BillingRebateAccepted;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::BillingRebateAccepted(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingRebateAccepted> for crate::events::Event {
-    fn from(event: BillingRebateAccepted) -> Self {
-        Self::BillingRebateAccepted(event)
-    }
-}
-
-impl crate::events::PayloadVersion<BillingRebateAccepted> for BillingRebateAcceptedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: BillingRebateAccepted,
-    ) -> ::std::result::Result<Self, BillingRebateAccepted> {
-        let BillingRebateAccepted::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `billing.rebate.accepted` (Billing), in each of its payload versions.
+    #[event_type = "billing.rebate.accepted"]
+    pub enum BillingRebateAccepted {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingRebateAcceptedV1),
     }
 }
 
@@ -3068,95 +1286,13 @@ impl BillingRebateCreatedV1 {
     ],
 );
 
-/// Event type `billing.rebate.created` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum BillingRebateCreated {
-    /// Payload version `v1`.
-    V1(BillingRebateCreatedV1),
-}
-
-impl BillingRebateCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "billing.rebate.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::BillingRebateCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingRebateCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for BillingRebateCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingRebateCreatedV1> for BillingRebateCreated {
-    fn from(payload: BillingRebateCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for BillingRebateCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::BillingRebateCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::BillingRebateCreated(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingRebateCreated> for crate::events::Event {
-    fn from(event: BillingRebateCreated) -> Self {
-        Self::BillingRebateCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<BillingRebateCreated> for BillingRebateCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: BillingRebateCreated,
-    ) -> ::std::result::Result<Self, BillingRebateCreated> {
-        let BillingRebateCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `billing.rebate.created` (Billing), in each of its payload versions.
+    #[event_type = "billing.rebate.created"]
+    pub enum BillingRebateCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingRebateCreatedV1),
     }
 }
 
@@ -3218,97 +1354,13 @@ impl BillingRebateDeclinedV1 {
     ],
 );
 
-/// Event type `billing.rebate.declined` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum BillingRebateDeclined {
-    /// Payload version `v1`.
-    V1(BillingRebateDeclinedV1),
-}
-
-impl BillingRebateDeclined {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "billing.rebate.declined";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::BillingRebateDeclinedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingRebateDeclinedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for BillingRebateDeclined {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingRebateDeclinedV1> for BillingRebateDeclined {
-    fn from(payload: BillingRebateDeclinedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for BillingRebateDeclined {
-    const TYPE: crate::events::EventType = crate::events::EventType::BillingRebateDeclined;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::BillingRebateDeclined(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingRebateDeclined> for crate::events::Event {
-    fn from(event: BillingRebateDeclined) -> Self {
-        Self::BillingRebateDeclined(event)
-    }
-}
-
-impl crate::events::PayloadVersion<BillingRebateDeclined> for BillingRebateDeclinedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: BillingRebateDeclined,
-    ) -> ::std::result::Result<Self, BillingRebateDeclined> {
-        let BillingRebateDeclined::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `billing.rebate.declined` (Billing), in each of its payload versions.
+    #[event_type = "billing.rebate.declined"]
+    pub enum BillingRebateDeclined {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingRebateDeclinedV1),
     }
 }
 
@@ -3370,95 +1422,13 @@ impl BillingRebateUpdatedV1 {
     ],
 );
 
-/// Event type `billing.rebate.updated` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum BillingRebateUpdated {
-    /// Payload version `v1`.
-    V1(BillingRebateUpdatedV1),
-}
-
-impl BillingRebateUpdated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "billing.rebate.updated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::BillingRebateUpdatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingRebateUpdatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for BillingRebateUpdated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingRebateUpdatedV1> for BillingRebateUpdated {
-    fn from(payload: BillingRebateUpdatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for BillingRebateUpdated {
-    const TYPE: crate::events::EventType = crate::events::EventType::BillingRebateUpdated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::BillingRebateUpdated(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<BillingRebateUpdated> for crate::events::Event {
-    fn from(event: BillingRebateUpdated) -> Self {
-        Self::BillingRebateUpdated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<BillingRebateUpdated> for BillingRebateUpdatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: BillingRebateUpdated,
-    ) -> ::std::result::Result<Self, BillingRebateUpdated> {
-        let BillingRebateUpdated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `billing.rebate.updated` (Billing), in each of its payload versions.
+    #[event_type = "billing.rebate.updated"]
+    pub enum BillingRebateUpdated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingRebateUpdatedV1),
     }
 }
 
@@ -3506,97 +1476,13 @@ impl ChargingPrimingErroredV1 {
     ],
 );
 
-/// Event type `charging.priming.errored` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ChargingPrimingErrored {
-    /// Payload version `v1`.
-    V1(ChargingPrimingErroredV1),
-}
-
-impl ChargingPrimingErrored {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "charging.priming.errored";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ChargingPrimingErroredV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ChargingPrimingErroredV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ChargingPrimingErrored {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ChargingPrimingErroredV1> for ChargingPrimingErrored {
-    fn from(payload: ChargingPrimingErroredV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ChargingPrimingErrored {
-    const TYPE: crate::events::EventType = crate::events::EventType::ChargingPrimingErrored;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ChargingPrimingErrored(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ChargingPrimingErrored> for crate::events::Event {
-    fn from(event: ChargingPrimingErrored) -> Self {
-        Self::ChargingPrimingErrored(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ChargingPrimingErrored> for ChargingPrimingErroredV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ChargingPrimingErrored,
-    ) -> ::std::result::Result<Self, ChargingPrimingErrored> {
-        let ChargingPrimingErrored::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `charging.priming.errored` (Billing), in each of its payload versions.
+    #[event_type = "charging.priming.errored"]
+    pub enum ChargingPrimingErrored {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ChargingPrimingErroredV1),
     }
 }
 
@@ -3644,100 +1530,13 @@ impl LatePaymentFeeApplicationServiceCompletedV1 {
     ],
 );
 
-/// Event type `late_payment_fee_application_service_completed` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LatePaymentFeeApplicationServiceCompleted {
-    /// Payload version `v1`.
-    V1(LatePaymentFeeApplicationServiceCompletedV1),
-}
-
-impl LatePaymentFeeApplicationServiceCompleted {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "late_payment_fee_application_service_completed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LatePaymentFeeApplicationServiceCompletedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LatePaymentFeeApplicationServiceCompletedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LatePaymentFeeApplicationServiceCompleted {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LatePaymentFeeApplicationServiceCompletedV1>
-for LatePaymentFeeApplicationServiceCompleted {
-    fn from(payload: LatePaymentFeeApplicationServiceCompletedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LatePaymentFeeApplicationServiceCompleted {
-    const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeApplicationServiceCompleted;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LatePaymentFeeApplicationServiceCompleted(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LatePaymentFeeApplicationServiceCompleted>
-for crate::events::Event {
-    fn from(event: LatePaymentFeeApplicationServiceCompleted) -> Self {
-        Self::LatePaymentFeeApplicationServiceCompleted(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LatePaymentFeeApplicationServiceCompleted>
-for LatePaymentFeeApplicationServiceCompletedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LatePaymentFeeApplicationServiceCompleted,
-    ) -> ::std::result::Result<Self, LatePaymentFeeApplicationServiceCompleted> {
-        let LatePaymentFeeApplicationServiceCompleted::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `late_payment_fee_application_service_completed` (Billing), in each of its payload versions.
+    #[event_type = "late_payment_fee_application_service_completed"]
+    pub enum LatePaymentFeeApplicationServiceCompleted {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LatePaymentFeeApplicationServiceCompletedV1),
     }
 }
 
@@ -3805,100 +1604,13 @@ impl LatePaymentFeeApplicationServiceFeeAppliedV1 {
     ],
 );
 
-/// Event type `late_payment_fee_application_service_fee_applied` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LatePaymentFeeApplicationServiceFeeApplied {
-    /// Payload version `v1`.
-    V1(LatePaymentFeeApplicationServiceFeeAppliedV1),
-}
-
-impl LatePaymentFeeApplicationServiceFeeApplied {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "late_payment_fee_application_service_fee_applied";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LatePaymentFeeApplicationServiceFeeAppliedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LatePaymentFeeApplicationServiceFeeAppliedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LatePaymentFeeApplicationServiceFeeApplied {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LatePaymentFeeApplicationServiceFeeAppliedV1>
-for LatePaymentFeeApplicationServiceFeeApplied {
-    fn from(payload: LatePaymentFeeApplicationServiceFeeAppliedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LatePaymentFeeApplicationServiceFeeApplied {
-    const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeApplicationServiceFeeApplied;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LatePaymentFeeApplicationServiceFeeApplied(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LatePaymentFeeApplicationServiceFeeApplied>
-for crate::events::Event {
-    fn from(event: LatePaymentFeeApplicationServiceFeeApplied) -> Self {
-        Self::LatePaymentFeeApplicationServiceFeeApplied(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LatePaymentFeeApplicationServiceFeeApplied>
-for LatePaymentFeeApplicationServiceFeeAppliedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LatePaymentFeeApplicationServiceFeeApplied,
-    ) -> ::std::result::Result<Self, LatePaymentFeeApplicationServiceFeeApplied> {
-        let LatePaymentFeeApplicationServiceFeeApplied::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `late_payment_fee_application_service_fee_applied` (Billing), in each of its payload versions.
+    #[event_type = "late_payment_fee_application_service_fee_applied"]
+    pub enum LatePaymentFeeApplicationServiceFeeApplied {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LatePaymentFeeApplicationServiceFeeAppliedV1),
     }
 }
 
@@ -3936,100 +1648,13 @@ impl LatePaymentFeeApplicationServiceStartedV1 {
     ],
 );
 
-/// Event type `late_payment_fee_application_service_started` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LatePaymentFeeApplicationServiceStarted {
-    /// Payload version `v1`.
-    V1(LatePaymentFeeApplicationServiceStartedV1),
-}
-
-impl LatePaymentFeeApplicationServiceStarted {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "late_payment_fee_application_service_started";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LatePaymentFeeApplicationServiceStartedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LatePaymentFeeApplicationServiceStartedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LatePaymentFeeApplicationServiceStarted {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LatePaymentFeeApplicationServiceStartedV1>
-for LatePaymentFeeApplicationServiceStarted {
-    fn from(payload: LatePaymentFeeApplicationServiceStartedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LatePaymentFeeApplicationServiceStarted {
-    const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeApplicationServiceStarted;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LatePaymentFeeApplicationServiceStarted(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LatePaymentFeeApplicationServiceStarted>
-for crate::events::Event {
-    fn from(event: LatePaymentFeeApplicationServiceStarted) -> Self {
-        Self::LatePaymentFeeApplicationServiceStarted(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LatePaymentFeeApplicationServiceStarted>
-for LatePaymentFeeApplicationServiceStartedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LatePaymentFeeApplicationServiceStarted,
-    ) -> ::std::result::Result<Self, LatePaymentFeeApplicationServiceStarted> {
-        let LatePaymentFeeApplicationServiceStarted::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `late_payment_fee_application_service_started` (Billing), in each of its payload versions.
+    #[event_type = "late_payment_fee_application_service_started"]
+    pub enum LatePaymentFeeApplicationServiceStarted {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LatePaymentFeeApplicationServiceStartedV1),
     }
 }
 
@@ -4072,100 +1697,13 @@ impl LatePaymentFeeCalculationServiceCompletedV1 {
     ],
 );
 
-/// Event type `late_payment_fee_calculation_service_completed` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LatePaymentFeeCalculationServiceCompleted {
-    /// Payload version `v1`.
-    V1(LatePaymentFeeCalculationServiceCompletedV1),
-}
-
-impl LatePaymentFeeCalculationServiceCompleted {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "late_payment_fee_calculation_service_completed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LatePaymentFeeCalculationServiceCompletedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LatePaymentFeeCalculationServiceCompletedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LatePaymentFeeCalculationServiceCompleted {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LatePaymentFeeCalculationServiceCompletedV1>
-for LatePaymentFeeCalculationServiceCompleted {
-    fn from(payload: LatePaymentFeeCalculationServiceCompletedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LatePaymentFeeCalculationServiceCompleted {
-    const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeCalculationServiceCompleted;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LatePaymentFeeCalculationServiceCompleted(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LatePaymentFeeCalculationServiceCompleted>
-for crate::events::Event {
-    fn from(event: LatePaymentFeeCalculationServiceCompleted) -> Self {
-        Self::LatePaymentFeeCalculationServiceCompleted(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LatePaymentFeeCalculationServiceCompleted>
-for LatePaymentFeeCalculationServiceCompletedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LatePaymentFeeCalculationServiceCompleted,
-    ) -> ::std::result::Result<Self, LatePaymentFeeCalculationServiceCompleted> {
-        let LatePaymentFeeCalculationServiceCompleted::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `late_payment_fee_calculation_service_completed` (Billing), in each of its payload versions.
+    #[event_type = "late_payment_fee_calculation_service_completed"]
+    pub enum LatePaymentFeeCalculationServiceCompleted {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LatePaymentFeeCalculationServiceCompletedV1),
     }
 }
 
@@ -4203,100 +1741,13 @@ impl LatePaymentFeeCalculationServiceStartedV1 {
     ],
 );
 
-/// Event type `late_payment_fee_calculation_service_started` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LatePaymentFeeCalculationServiceStarted {
-    /// Payload version `v1`.
-    V1(LatePaymentFeeCalculationServiceStartedV1),
-}
-
-impl LatePaymentFeeCalculationServiceStarted {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "late_payment_fee_calculation_service_started";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LatePaymentFeeCalculationServiceStartedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LatePaymentFeeCalculationServiceStartedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LatePaymentFeeCalculationServiceStarted {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LatePaymentFeeCalculationServiceStartedV1>
-for LatePaymentFeeCalculationServiceStarted {
-    fn from(payload: LatePaymentFeeCalculationServiceStartedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LatePaymentFeeCalculationServiceStarted {
-    const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeCalculationServiceStarted;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LatePaymentFeeCalculationServiceStarted(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LatePaymentFeeCalculationServiceStarted>
-for crate::events::Event {
-    fn from(event: LatePaymentFeeCalculationServiceStarted) -> Self {
-        Self::LatePaymentFeeCalculationServiceStarted(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LatePaymentFeeCalculationServiceStarted>
-for LatePaymentFeeCalculationServiceStartedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LatePaymentFeeCalculationServiceStarted,
-    ) -> ::std::result::Result<Self, LatePaymentFeeCalculationServiceStarted> {
-        let LatePaymentFeeCalculationServiceStarted::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `late_payment_fee_calculation_service_started` (Billing), in each of its payload versions.
+    #[event_type = "late_payment_fee_calculation_service_started"]
+    pub enum LatePaymentFeeCalculationServiceStarted {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LatePaymentFeeCalculationServiceStartedV1),
     }
 }
 
@@ -4344,99 +1795,13 @@ impl LatePaymentFeeCalculatorCompletedV1 {
     ],
 );
 
-/// Event type `late_payment_fee_calculator_completed` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LatePaymentFeeCalculatorCompleted {
-    /// Payload version `v1`.
-    V1(LatePaymentFeeCalculatorCompletedV1),
-}
-
-impl LatePaymentFeeCalculatorCompleted {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "late_payment_fee_calculator_completed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LatePaymentFeeCalculatorCompletedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LatePaymentFeeCalculatorCompletedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LatePaymentFeeCalculatorCompleted {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LatePaymentFeeCalculatorCompletedV1>
-for LatePaymentFeeCalculatorCompleted {
-    fn from(payload: LatePaymentFeeCalculatorCompletedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LatePaymentFeeCalculatorCompleted {
-    const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeCalculatorCompleted;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LatePaymentFeeCalculatorCompleted(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LatePaymentFeeCalculatorCompleted> for crate::events::Event {
-    fn from(event: LatePaymentFeeCalculatorCompleted) -> Self {
-        Self::LatePaymentFeeCalculatorCompleted(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LatePaymentFeeCalculatorCompleted>
-for LatePaymentFeeCalculatorCompletedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LatePaymentFeeCalculatorCompleted,
-    ) -> ::std::result::Result<Self, LatePaymentFeeCalculatorCompleted> {
-        let LatePaymentFeeCalculatorCompleted::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `late_payment_fee_calculator_completed` (Billing), in each of its payload versions.
+    #[event_type = "late_payment_fee_calculator_completed"]
+    pub enum LatePaymentFeeCalculatorCompleted {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LatePaymentFeeCalculatorCompletedV1),
     }
 }
 
@@ -4479,99 +1844,13 @@ impl LatePaymentFeeCalculatorFeeAppliedV1 {
     ],
 );
 
-/// Event type `late_payment_fee_calculator_fee_applied` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LatePaymentFeeCalculatorFeeApplied {
-    /// Payload version `v1`.
-    V1(LatePaymentFeeCalculatorFeeAppliedV1),
-}
-
-impl LatePaymentFeeCalculatorFeeApplied {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "late_payment_fee_calculator_fee_applied";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LatePaymentFeeCalculatorFeeAppliedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LatePaymentFeeCalculatorFeeAppliedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LatePaymentFeeCalculatorFeeApplied {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LatePaymentFeeCalculatorFeeAppliedV1>
-for LatePaymentFeeCalculatorFeeApplied {
-    fn from(payload: LatePaymentFeeCalculatorFeeAppliedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LatePaymentFeeCalculatorFeeApplied {
-    const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeCalculatorFeeApplied;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LatePaymentFeeCalculatorFeeApplied(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LatePaymentFeeCalculatorFeeApplied> for crate::events::Event {
-    fn from(event: LatePaymentFeeCalculatorFeeApplied) -> Self {
-        Self::LatePaymentFeeCalculatorFeeApplied(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LatePaymentFeeCalculatorFeeApplied>
-for LatePaymentFeeCalculatorFeeAppliedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LatePaymentFeeCalculatorFeeApplied,
-    ) -> ::std::result::Result<Self, LatePaymentFeeCalculatorFeeApplied> {
-        let LatePaymentFeeCalculatorFeeApplied::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `late_payment_fee_calculator_fee_applied` (Billing), in each of its payload versions.
+    #[event_type = "late_payment_fee_calculator_fee_applied"]
+    pub enum LatePaymentFeeCalculatorFeeApplied {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LatePaymentFeeCalculatorFeeAppliedV1),
     }
 }
 
@@ -4609,99 +1888,13 @@ impl LatePaymentFeeCalculatorStartedV1 {
     ],
 );
 
-/// Event type `late_payment_fee_calculator_started` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LatePaymentFeeCalculatorStarted {
-    /// Payload version `v1`.
-    V1(LatePaymentFeeCalculatorStartedV1),
-}
-
-impl LatePaymentFeeCalculatorStarted {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "late_payment_fee_calculator_started";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LatePaymentFeeCalculatorStartedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LatePaymentFeeCalculatorStartedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LatePaymentFeeCalculatorStarted {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LatePaymentFeeCalculatorStartedV1>
-for LatePaymentFeeCalculatorStarted {
-    fn from(payload: LatePaymentFeeCalculatorStartedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LatePaymentFeeCalculatorStarted {
-    const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeCalculatorStarted;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LatePaymentFeeCalculatorStarted(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LatePaymentFeeCalculatorStarted> for crate::events::Event {
-    fn from(event: LatePaymentFeeCalculatorStarted) -> Self {
-        Self::LatePaymentFeeCalculatorStarted(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LatePaymentFeeCalculatorStarted>
-for LatePaymentFeeCalculatorStartedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LatePaymentFeeCalculatorStarted,
-    ) -> ::std::result::Result<Self, LatePaymentFeeCalculatorStarted> {
-        let LatePaymentFeeCalculatorStarted::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `late_payment_fee_calculator_started` (Billing), in each of its payload versions.
+    #[event_type = "late_payment_fee_calculator_started"]
+    pub enum LatePaymentFeeCalculatorStarted {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LatePaymentFeeCalculatorStartedV1),
     }
 }
 
@@ -4744,94 +1937,12 @@ impl LatePaymentFeeWaivedV1 {
     ],
 );
 
-/// Event type `late_payment_fee_waived` (Billing), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LatePaymentFeeWaived {
-    /// Payload version `v1`.
-    V1(LatePaymentFeeWaivedV1),
-}
-
-impl LatePaymentFeeWaived {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "late_payment_fee_waived";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LatePaymentFeeWaivedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LatePaymentFeeWaivedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LatePaymentFeeWaived {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LatePaymentFeeWaivedV1> for LatePaymentFeeWaived {
-    fn from(payload: LatePaymentFeeWaivedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LatePaymentFeeWaived {
-    const TYPE: crate::events::EventType = crate::events::EventType::LatePaymentFeeWaived;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LatePaymentFeeWaived(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LatePaymentFeeWaived> for crate::events::Event {
-    fn from(event: LatePaymentFeeWaived) -> Self {
-        Self::LatePaymentFeeWaived(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LatePaymentFeeWaived> for LatePaymentFeeWaivedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LatePaymentFeeWaived,
-    ) -> ::std::result::Result<Self, LatePaymentFeeWaived> {
-        let LatePaymentFeeWaived::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `late_payment_fee_waived` (Billing), in each of its payload versions.
+    #[event_type = "late_payment_fee_waived"]
+    pub enum LatePaymentFeeWaived {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LatePaymentFeeWaivedV1),
     }
 }

@@ -28,95 +28,13 @@ impl BusinessCreatedV1 {
     ],
 );
 
-/// Event type `business.created` (Businesses), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum BusinessCreated {
-    /// Payload version `v1`.
-    V1(BusinessCreatedV1),
-}
-
-impl BusinessCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "business.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::BusinessCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BusinessCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for BusinessCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<BusinessCreatedV1> for BusinessCreated {
-    fn from(payload: BusinessCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for BusinessCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::BusinessCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::BusinessCreated(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<BusinessCreated> for crate::events::Event {
-    fn from(event: BusinessCreated) -> Self {
-        Self::BusinessCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<BusinessCreated> for BusinessCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: BusinessCreated,
-    ) -> ::std::result::Result<Self, BusinessCreated> {
-        let BusinessCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `business.created` (Businesses), in each of its payload versions.
+    #[event_type = "business.created"]
+    pub enum BusinessCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BusinessCreatedV1),
     }
 }
 
@@ -156,95 +74,13 @@ impl BusinessUpdatedV1 {
     ],
 );
 
-/// Event type `business.updated` (Businesses), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum BusinessUpdated {
-    /// Payload version `v1`.
-    V1(BusinessUpdatedV1),
-}
-
-impl BusinessUpdated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "business.updated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::BusinessUpdatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BusinessUpdatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for BusinessUpdated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<BusinessUpdatedV1> for BusinessUpdated {
-    fn from(payload: BusinessUpdatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for BusinessUpdated {
-    const TYPE: crate::events::EventType = crate::events::EventType::BusinessUpdated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::BusinessUpdated(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<BusinessUpdated> for crate::events::Event {
-    fn from(event: BusinessUpdated) -> Self {
-        Self::BusinessUpdated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<BusinessUpdated> for BusinessUpdatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: BusinessUpdated,
-    ) -> ::std::result::Result<Self, BusinessUpdated> {
-        let BusinessUpdated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `business.updated` (Businesses), in each of its payload versions.
+    #[event_type = "business.updated"]
+    pub enum BusinessUpdated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BusinessUpdatedV1),
     }
 }
 
@@ -282,99 +118,13 @@ impl BusinessOperationsTeamUpdatedV1 {
     ],
 );
 
-/// Event type `business_operations_team.updated` (Businesses), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum BusinessOperationsTeamUpdated {
-    /// Payload version `v1`.
-    V1(BusinessOperationsTeamUpdatedV1),
-}
-
-impl BusinessOperationsTeamUpdated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "business_operations_team.updated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::BusinessOperationsTeamUpdatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BusinessOperationsTeamUpdatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for BusinessOperationsTeamUpdated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<BusinessOperationsTeamUpdatedV1>
-for BusinessOperationsTeamUpdated {
-    fn from(payload: BusinessOperationsTeamUpdatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for BusinessOperationsTeamUpdated {
-    const TYPE: crate::events::EventType = crate::events::EventType::BusinessOperationsTeamUpdated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::BusinessOperationsTeamUpdated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<BusinessOperationsTeamUpdated> for crate::events::Event {
-    fn from(event: BusinessOperationsTeamUpdated) -> Self {
-        Self::BusinessOperationsTeamUpdated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<BusinessOperationsTeamUpdated>
-for BusinessOperationsTeamUpdatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: BusinessOperationsTeamUpdated,
-    ) -> ::std::result::Result<Self, BusinessOperationsTeamUpdated> {
-        let BusinessOperationsTeamUpdated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `business_operations_team.updated` (Businesses), in each of its payload versions.
+    #[event_type = "business_operations_team.updated"]
+    pub enum BusinessOperationsTeamUpdated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BusinessOperationsTeamUpdatedV1),
     }
 }
 
@@ -447,96 +197,12 @@ impl InternalCompanyCreatedV1 {
     ],
 );
 
-/// Event type `internal_company.created` (Businesses), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum InternalCompanyCreated {
-    /// Payload version `v1`.
-    V1(InternalCompanyCreatedV1),
-}
-
-impl InternalCompanyCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "internal_company.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::InternalCompanyCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <InternalCompanyCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for InternalCompanyCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<InternalCompanyCreatedV1> for InternalCompanyCreated {
-    fn from(payload: InternalCompanyCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for InternalCompanyCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::InternalCompanyCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::InternalCompanyCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<InternalCompanyCreated> for crate::events::Event {
-    fn from(event: InternalCompanyCreated) -> Self {
-        Self::InternalCompanyCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<InternalCompanyCreated> for InternalCompanyCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: InternalCompanyCreated,
-    ) -> ::std::result::Result<Self, InternalCompanyCreated> {
-        let InternalCompanyCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `internal_company.created` (Businesses), in each of its payload versions.
+    #[event_type = "internal_company.created"]
+    pub enum InternalCompanyCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InternalCompanyCreatedV1),
     }
 }

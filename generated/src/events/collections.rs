@@ -42,99 +42,13 @@ impl CollateralAgreementFulfilledV1 {
     ],
 );
 
-/// Event type `collateral_agreement.fulfilled` (Collections, debt and deposits), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum CollateralAgreementFulfilled {
-    /// Payload version `v1`.
-    V1(CollateralAgreementFulfilledV1),
-}
-
-impl CollateralAgreementFulfilled {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "collateral_agreement.fulfilled";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::CollateralAgreementFulfilledV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <CollateralAgreementFulfilledV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for CollateralAgreementFulfilled {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<CollateralAgreementFulfilledV1>
-for CollateralAgreementFulfilled {
-    fn from(payload: CollateralAgreementFulfilledV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for CollateralAgreementFulfilled {
-    const TYPE: crate::events::EventType = crate::events::EventType::CollateralAgreementFulfilled;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::CollateralAgreementFulfilled(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<CollateralAgreementFulfilled> for crate::events::Event {
-    fn from(event: CollateralAgreementFulfilled) -> Self {
-        Self::CollateralAgreementFulfilled(event)
-    }
-}
-
-impl crate::events::PayloadVersion<CollateralAgreementFulfilled>
-for CollateralAgreementFulfilledV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: CollateralAgreementFulfilled,
-    ) -> ::std::result::Result<Self, CollateralAgreementFulfilled> {
-        let CollateralAgreementFulfilled::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `collateral_agreement.fulfilled` (Collections, debt and deposits), in each of its payload versions.
+    #[event_type = "collateral_agreement.fulfilled"]
+    pub enum CollateralAgreementFulfilled {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CollateralAgreementFulfilledV1),
     }
 }
 
@@ -209,99 +123,13 @@ impl CollectionProceedingCreatedV1 {
     ],
 );
 
-/// Event type `collection_proceeding.created` (Collections, debt and deposits), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum CollectionProceedingCreated {
-    /// Payload version `v1`.
-    V1(CollectionProceedingCreatedV1),
-}
-
-impl CollectionProceedingCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "collection_proceeding.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::CollectionProceedingCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <CollectionProceedingCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for CollectionProceedingCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<CollectionProceedingCreatedV1>
-for CollectionProceedingCreated {
-    fn from(payload: CollectionProceedingCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for CollectionProceedingCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::CollectionProceedingCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::CollectionProceedingCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<CollectionProceedingCreated> for crate::events::Event {
-    fn from(event: CollectionProceedingCreated) -> Self {
-        Self::CollectionProceedingCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<CollectionProceedingCreated>
-for CollectionProceedingCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: CollectionProceedingCreated,
-    ) -> ::std::result::Result<Self, CollectionProceedingCreated> {
-        let CollectionProceedingCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `collection_proceeding.created` (Collections, debt and deposits), in each of its payload versions.
+    #[event_type = "collection_proceeding.created"]
+    pub enum CollectionProceedingCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CollectionProceedingCreatedV1),
     }
 }
 
@@ -383,99 +211,13 @@ impl CollectionProcessCommStepResolvedV1 {
     ],
 );
 
-/// Event type `collection_process.comm_step_resolved` (Collections, debt and deposits), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum CollectionProcessCommStepResolved {
-    /// Payload version `v1`.
-    V1(CollectionProcessCommStepResolvedV1),
-}
-
-impl CollectionProcessCommStepResolved {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "collection_process.comm_step_resolved";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::CollectionProcessCommStepResolvedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <CollectionProcessCommStepResolvedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for CollectionProcessCommStepResolved {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<CollectionProcessCommStepResolvedV1>
-for CollectionProcessCommStepResolved {
-    fn from(payload: CollectionProcessCommStepResolvedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for CollectionProcessCommStepResolved {
-    const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessCommStepResolved;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::CollectionProcessCommStepResolved(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<CollectionProcessCommStepResolved> for crate::events::Event {
-    fn from(event: CollectionProcessCommStepResolved) -> Self {
-        Self::CollectionProcessCommStepResolved(event)
-    }
-}
-
-impl crate::events::PayloadVersion<CollectionProcessCommStepResolved>
-for CollectionProcessCommStepResolvedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: CollectionProcessCommStepResolved,
-    ) -> ::std::result::Result<Self, CollectionProcessCommStepResolved> {
-        let CollectionProcessCommStepResolved::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `collection_process.comm_step_resolved` (Collections, debt and deposits), in each of its payload versions.
+    #[event_type = "collection_process.comm_step_resolved"]
+    pub enum CollectionProcessCommStepResolved {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CollectionProcessCommStepResolvedV1),
     }
 }
 
@@ -518,100 +260,13 @@ impl CollectionProcessLeaveSupplierInstigatedV1 {
     ],
 );
 
-/// Event type `collection_process.leave_supplier_instigated` (Collections, debt and deposits), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum CollectionProcessLeaveSupplierInstigated {
-    /// Payload version `v1`.
-    V1(CollectionProcessLeaveSupplierInstigatedV1),
-}
-
-impl CollectionProcessLeaveSupplierInstigated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "collection_process.leave_supplier_instigated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::CollectionProcessLeaveSupplierInstigatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <CollectionProcessLeaveSupplierInstigatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for CollectionProcessLeaveSupplierInstigated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<CollectionProcessLeaveSupplierInstigatedV1>
-for CollectionProcessLeaveSupplierInstigated {
-    fn from(payload: CollectionProcessLeaveSupplierInstigatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for CollectionProcessLeaveSupplierInstigated {
-    const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessLeaveSupplierInstigated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::CollectionProcessLeaveSupplierInstigated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<CollectionProcessLeaveSupplierInstigated>
-for crate::events::Event {
-    fn from(event: CollectionProcessLeaveSupplierInstigated) -> Self {
-        Self::CollectionProcessLeaveSupplierInstigated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<CollectionProcessLeaveSupplierInstigated>
-for CollectionProcessLeaveSupplierInstigatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: CollectionProcessLeaveSupplierInstigated,
-    ) -> ::std::result::Result<Self, CollectionProcessLeaveSupplierInstigated> {
-        let CollectionProcessLeaveSupplierInstigated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `collection_process.leave_supplier_instigated` (Collections, debt and deposits), in each of its payload versions.
+    #[event_type = "collection_process.leave_supplier_instigated"]
+    pub enum CollectionProcessLeaveSupplierInstigated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CollectionProcessLeaveSupplierInstigatedV1),
     }
 }
 
@@ -661,98 +316,13 @@ impl CollectionProcessPausedV1 {
     ],
 );
 
-/// Event type `collection_process.paused` (Collections, debt and deposits), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum CollectionProcessPaused {
-    /// Payload version `v1`.
-    V1(CollectionProcessPausedV1),
-}
-
-impl CollectionProcessPaused {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "collection_process.paused";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::CollectionProcessPausedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <CollectionProcessPausedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for CollectionProcessPaused {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<CollectionProcessPausedV1> for CollectionProcessPaused {
-    fn from(payload: CollectionProcessPausedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for CollectionProcessPaused {
-    const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessPaused;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::CollectionProcessPaused(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<CollectionProcessPaused> for crate::events::Event {
-    fn from(event: CollectionProcessPaused) -> Self {
-        Self::CollectionProcessPaused(event)
-    }
-}
-
-impl crate::events::PayloadVersion<CollectionProcessPaused>
-for CollectionProcessPausedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: CollectionProcessPaused,
-    ) -> ::std::result::Result<Self, CollectionProcessPaused> {
-        let CollectionProcessPaused::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `collection_process.paused` (Collections, debt and deposits), in each of its payload versions.
+    #[event_type = "collection_process.paused"]
+    pub enum CollectionProcessPaused {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CollectionProcessPausedV1),
     }
 }
 
@@ -825,98 +395,13 @@ impl CollectionProcessRaisedV1 {
     ],
 );
 
-/// Event type `collection_process.raised` (Collections, debt and deposits), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum CollectionProcessRaised {
-    /// Payload version `v1`.
-    V1(CollectionProcessRaisedV1),
-}
-
-impl CollectionProcessRaised {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "collection_process.raised";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::CollectionProcessRaisedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <CollectionProcessRaisedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for CollectionProcessRaised {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<CollectionProcessRaisedV1> for CollectionProcessRaised {
-    fn from(payload: CollectionProcessRaisedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for CollectionProcessRaised {
-    const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessRaised;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::CollectionProcessRaised(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<CollectionProcessRaised> for crate::events::Event {
-    fn from(event: CollectionProcessRaised) -> Self {
-        Self::CollectionProcessRaised(event)
-    }
-}
-
-impl crate::events::PayloadVersion<CollectionProcessRaised>
-for CollectionProcessRaisedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: CollectionProcessRaised,
-    ) -> ::std::result::Result<Self, CollectionProcessRaised> {
-        let CollectionProcessRaised::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `collection_process.raised` (Collections, debt and deposits), in each of its payload versions.
+    #[event_type = "collection_process.raised"]
+    pub enum CollectionProcessRaised {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CollectionProcessRaisedV1),
     }
 }
 
@@ -945,99 +430,13 @@ impl CollectionProcessReactivatedV1 {
     ],
 );
 
-/// Event type `collection_process.reactivated` (Collections, debt and deposits), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum CollectionProcessReactivated {
-    /// Payload version `v1`.
-    V1(CollectionProcessReactivatedV1),
-}
-
-impl CollectionProcessReactivated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "collection_process.reactivated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::CollectionProcessReactivatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <CollectionProcessReactivatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for CollectionProcessReactivated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<CollectionProcessReactivatedV1>
-for CollectionProcessReactivated {
-    fn from(payload: CollectionProcessReactivatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for CollectionProcessReactivated {
-    const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessReactivated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::CollectionProcessReactivated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<CollectionProcessReactivated> for crate::events::Event {
-    fn from(event: CollectionProcessReactivated) -> Self {
-        Self::CollectionProcessReactivated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<CollectionProcessReactivated>
-for CollectionProcessReactivatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: CollectionProcessReactivated,
-    ) -> ::std::result::Result<Self, CollectionProcessReactivated> {
-        let CollectionProcessReactivated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `collection_process.reactivated` (Collections, debt and deposits), in each of its payload versions.
+    #[event_type = "collection_process.reactivated"]
+    pub enum CollectionProcessReactivated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CollectionProcessReactivatedV1),
     }
 }
 
@@ -1066,100 +465,13 @@ impl CollectionProcessRunTerminationRequestedV1 {
     ],
 );
 
-/// Event type `collection_process.run_termination_requested` (Collections, debt and deposits), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum CollectionProcessRunTerminationRequested {
-    /// Payload version `v1`.
-    V1(CollectionProcessRunTerminationRequestedV1),
-}
-
-impl CollectionProcessRunTerminationRequested {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "collection_process.run_termination_requested";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::CollectionProcessRunTerminationRequestedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <CollectionProcessRunTerminationRequestedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for CollectionProcessRunTerminationRequested {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<CollectionProcessRunTerminationRequestedV1>
-for CollectionProcessRunTerminationRequested {
-    fn from(payload: CollectionProcessRunTerminationRequestedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for CollectionProcessRunTerminationRequested {
-    const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessRunTerminationRequested;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::CollectionProcessRunTerminationRequested(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<CollectionProcessRunTerminationRequested>
-for crate::events::Event {
-    fn from(event: CollectionProcessRunTerminationRequested) -> Self {
-        Self::CollectionProcessRunTerminationRequested(event)
-    }
-}
-
-impl crate::events::PayloadVersion<CollectionProcessRunTerminationRequested>
-for CollectionProcessRunTerminationRequestedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: CollectionProcessRunTerminationRequested,
-    ) -> ::std::result::Result<Self, CollectionProcessRunTerminationRequested> {
-        let CollectionProcessRunTerminationRequested::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `collection_process.run_termination_requested` (Collections, debt and deposits), in each of its payload versions.
+    #[event_type = "collection_process.run_termination_requested"]
+    pub enum CollectionProcessRunTerminationRequested {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CollectionProcessRunTerminationRequestedV1),
     }
 }
 
@@ -1202,98 +514,13 @@ impl CollectionProcessUnpausedV1 {
     ],
 );
 
-/// Event type `collection_process.unpaused` (Collections, debt and deposits), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum CollectionProcessUnpaused {
-    /// Payload version `v1`.
-    V1(CollectionProcessUnpausedV1),
-}
-
-impl CollectionProcessUnpaused {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "collection_process.unpaused";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::CollectionProcessUnpausedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <CollectionProcessUnpausedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for CollectionProcessUnpaused {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<CollectionProcessUnpausedV1> for CollectionProcessUnpaused {
-    fn from(payload: CollectionProcessUnpausedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for CollectionProcessUnpaused {
-    const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessUnpaused;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::CollectionProcessUnpaused(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<CollectionProcessUnpaused> for crate::events::Event {
-    fn from(event: CollectionProcessUnpaused) -> Self {
-        Self::CollectionProcessUnpaused(event)
-    }
-}
-
-impl crate::events::PayloadVersion<CollectionProcessUnpaused>
-for CollectionProcessUnpausedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: CollectionProcessUnpaused,
-    ) -> ::std::result::Result<Self, CollectionProcessUnpaused> {
-        let CollectionProcessUnpaused::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `collection_process.unpaused` (Collections, debt and deposits), in each of its payload versions.
+    #[event_type = "collection_process.unpaused"]
+    pub enum CollectionProcessUnpaused {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CollectionProcessUnpausedV1),
     }
 }
 
@@ -1372,137 +599,16 @@ impl CollectionProcessWithdrawnV2 {
     ],
 );
 
-/// Event type `collection_process.withdrawn` (Collections, debt and deposits), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum CollectionProcessWithdrawn {
-    /// Payload version `v1`.
-    V1(CollectionProcessWithdrawnV1),
-    /// Payload version `v2`.
-    V2(CollectionProcessWithdrawnV2),
-}
-
-impl CollectionProcessWithdrawn {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "collection_process.withdrawn";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1", "v2"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-            Self::V2(_) => "v2",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        match index {
-            0u8 => &crate::shapes::CollectionProcessWithdrawnV1,
-            _ => &crate::shapes::CollectionProcessWithdrawnV2,
-        }
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        match index {
-            0u8 => {
-                Self::V1(
-                    <CollectionProcessWithdrawnV1 as ::energy_api_core::table::FromFields>::build(
-                        fields,
-                        ok,
-                    ),
-                )
-            }
-            _ => {
-                Self::V2(
-                    <CollectionProcessWithdrawnV2 as ::energy_api_core::table::FromFields>::build(
-                        fields,
-                        ok,
-                    ),
-                )
-            }
-        }
-    }
-}
-
-impl ::serde::Serialize for CollectionProcessWithdrawn {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<CollectionProcessWithdrawnV1> for CollectionProcessWithdrawn {
-    fn from(payload: CollectionProcessWithdrawnV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl ::std::convert::From<CollectionProcessWithdrawnV2> for CollectionProcessWithdrawn {
-    fn from(payload: CollectionProcessWithdrawnV2) -> Self {
-        Self::V2(payload)
-    }
-}
-
-impl crate::events::TypedEvent for CollectionProcessWithdrawn {
-    const TYPE: crate::events::EventType = crate::events::EventType::CollectionProcessWithdrawn;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::CollectionProcessWithdrawn(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<CollectionProcessWithdrawn> for crate::events::Event {
-    fn from(event: CollectionProcessWithdrawn) -> Self {
-        Self::CollectionProcessWithdrawn(event)
-    }
-}
-
-impl crate::events::PayloadVersion<CollectionProcessWithdrawn>
-for CollectionProcessWithdrawnV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: CollectionProcessWithdrawn,
-    ) -> ::std::result::Result<Self, CollectionProcessWithdrawn> {
-        match event {
-            CollectionProcessWithdrawn::V1(payload) => ::std::result::Result::Ok(payload),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl crate::events::PayloadVersion<CollectionProcessWithdrawn>
-for CollectionProcessWithdrawnV2 {
-    const VERSION: &'static str = "v2";
-
-    fn from_versions(
-        event: CollectionProcessWithdrawn,
-    ) -> ::std::result::Result<Self, CollectionProcessWithdrawn> {
-        match event {
-            CollectionProcessWithdrawn::V2(payload) => ::std::result::Result::Ok(payload),
-            other => ::std::result::Result::Err(other),
-        }
+super::routing::version_enum! {
+    /// Event type `collection_process.withdrawn` (Collections, debt and deposits), in each of its payload versions.
+    #[event_type = "collection_process.withdrawn"]
+    pub enum CollectionProcessWithdrawn {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CollectionProcessWithdrawnV1),
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(CollectionProcessWithdrawnV2),
     }
 }
 
@@ -1545,95 +651,13 @@ impl CreditCheckCreatedV1 {
     ],
 );
 
-/// Event type `credit_check.created` (Collections, debt and deposits), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum CreditCheckCreated {
-    /// Payload version `v1`.
-    V1(CreditCheckCreatedV1),
-}
-
-impl CreditCheckCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "credit_check.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::CreditCheckCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <CreditCheckCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for CreditCheckCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<CreditCheckCreatedV1> for CreditCheckCreated {
-    fn from(payload: CreditCheckCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for CreditCheckCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::CreditCheckCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::CreditCheckCreated(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<CreditCheckCreated> for crate::events::Event {
-    fn from(event: CreditCheckCreated) -> Self {
-        Self::CreditCheckCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<CreditCheckCreated> for CreditCheckCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: CreditCheckCreated,
-    ) -> ::std::result::Result<Self, CreditCheckCreated> {
-        let CreditCheckCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `credit_check.created` (Collections, debt and deposits), in each of its payload versions.
+    #[event_type = "credit_check.created"]
+    pub enum CreditCheckCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CreditCheckCreatedV1),
     }
 }
 
@@ -1676,100 +700,13 @@ impl DebtActioningAutomatedDebtWriteBackCompletedV1 {
     ],
 );
 
-/// Event type `debt.actioning.automated_debt_write_back.completed` (Collections, debt and deposits), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum DebtActioningAutomatedDebtWriteBackCompleted {
-    /// Payload version `v1`.
-    V1(DebtActioningAutomatedDebtWriteBackCompletedV1),
-}
-
-impl DebtActioningAutomatedDebtWriteBackCompleted {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "debt.actioning.automated_debt_write_back.completed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::DebtActioningAutomatedDebtWriteBackCompletedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DebtActioningAutomatedDebtWriteBackCompletedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for DebtActioningAutomatedDebtWriteBackCompleted {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<DebtActioningAutomatedDebtWriteBackCompletedV1>
-for DebtActioningAutomatedDebtWriteBackCompleted {
-    fn from(payload: DebtActioningAutomatedDebtWriteBackCompletedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for DebtActioningAutomatedDebtWriteBackCompleted {
-    const TYPE: crate::events::EventType = crate::events::EventType::DebtActioningAutomatedDebtWriteBackCompleted;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::DebtActioningAutomatedDebtWriteBackCompleted(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<DebtActioningAutomatedDebtWriteBackCompleted>
-for crate::events::Event {
-    fn from(event: DebtActioningAutomatedDebtWriteBackCompleted) -> Self {
-        Self::DebtActioningAutomatedDebtWriteBackCompleted(event)
-    }
-}
-
-impl crate::events::PayloadVersion<DebtActioningAutomatedDebtWriteBackCompleted>
-for DebtActioningAutomatedDebtWriteBackCompletedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: DebtActioningAutomatedDebtWriteBackCompleted,
-    ) -> ::std::result::Result<Self, DebtActioningAutomatedDebtWriteBackCompleted> {
-        let DebtActioningAutomatedDebtWriteBackCompleted::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `debt.actioning.automated_debt_write_back.completed` (Collections, debt and deposits), in each of its payload versions.
+    #[event_type = "debt.actioning.automated_debt_write_back.completed"]
+    pub enum DebtActioningAutomatedDebtWriteBackCompleted {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DebtActioningAutomatedDebtWriteBackCompletedV1),
     }
 }
 
@@ -1817,100 +754,13 @@ impl DebtActioningAutomatedDebtWriteBackFailedV1 {
     ],
 );
 
-/// Event type `debt.actioning.automated_debt_write_back.failed` (Collections, debt and deposits), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum DebtActioningAutomatedDebtWriteBackFailed {
-    /// Payload version `v1`.
-    V1(DebtActioningAutomatedDebtWriteBackFailedV1),
-}
-
-impl DebtActioningAutomatedDebtWriteBackFailed {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "debt.actioning.automated_debt_write_back.failed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::DebtActioningAutomatedDebtWriteBackFailedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DebtActioningAutomatedDebtWriteBackFailedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for DebtActioningAutomatedDebtWriteBackFailed {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<DebtActioningAutomatedDebtWriteBackFailedV1>
-for DebtActioningAutomatedDebtWriteBackFailed {
-    fn from(payload: DebtActioningAutomatedDebtWriteBackFailedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for DebtActioningAutomatedDebtWriteBackFailed {
-    const TYPE: crate::events::EventType = crate::events::EventType::DebtActioningAutomatedDebtWriteBackFailed;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::DebtActioningAutomatedDebtWriteBackFailed(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<DebtActioningAutomatedDebtWriteBackFailed>
-for crate::events::Event {
-    fn from(event: DebtActioningAutomatedDebtWriteBackFailed) -> Self {
-        Self::DebtActioningAutomatedDebtWriteBackFailed(event)
-    }
-}
-
-impl crate::events::PayloadVersion<DebtActioningAutomatedDebtWriteBackFailed>
-for DebtActioningAutomatedDebtWriteBackFailedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: DebtActioningAutomatedDebtWriteBackFailed,
-    ) -> ::std::result::Result<Self, DebtActioningAutomatedDebtWriteBackFailed> {
-        let DebtActioningAutomatedDebtWriteBackFailed::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `debt.actioning.automated_debt_write_back.failed` (Collections, debt and deposits), in each of its payload versions.
+    #[event_type = "debt.actioning.automated_debt_write_back.failed"]
+    pub enum DebtActioningAutomatedDebtWriteBackFailed {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DebtActioningAutomatedDebtWriteBackFailedV1),
     }
 }
 
@@ -1953,100 +803,13 @@ impl DebtActioningAutomatedDebtWriteBackSkippedV1 {
     ],
 );
 
-/// Event type `debt.actioning.automated_debt_write_back.skipped` (Collections, debt and deposits), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum DebtActioningAutomatedDebtWriteBackSkipped {
-    /// Payload version `v1`.
-    V1(DebtActioningAutomatedDebtWriteBackSkippedV1),
-}
-
-impl DebtActioningAutomatedDebtWriteBackSkipped {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "debt.actioning.automated_debt_write_back.skipped";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::DebtActioningAutomatedDebtWriteBackSkippedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DebtActioningAutomatedDebtWriteBackSkippedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for DebtActioningAutomatedDebtWriteBackSkipped {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<DebtActioningAutomatedDebtWriteBackSkippedV1>
-for DebtActioningAutomatedDebtWriteBackSkipped {
-    fn from(payload: DebtActioningAutomatedDebtWriteBackSkippedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for DebtActioningAutomatedDebtWriteBackSkipped {
-    const TYPE: crate::events::EventType = crate::events::EventType::DebtActioningAutomatedDebtWriteBackSkipped;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::DebtActioningAutomatedDebtWriteBackSkipped(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<DebtActioningAutomatedDebtWriteBackSkipped>
-for crate::events::Event {
-    fn from(event: DebtActioningAutomatedDebtWriteBackSkipped) -> Self {
-        Self::DebtActioningAutomatedDebtWriteBackSkipped(event)
-    }
-}
-
-impl crate::events::PayloadVersion<DebtActioningAutomatedDebtWriteBackSkipped>
-for DebtActioningAutomatedDebtWriteBackSkippedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: DebtActioningAutomatedDebtWriteBackSkipped,
-    ) -> ::std::result::Result<Self, DebtActioningAutomatedDebtWriteBackSkipped> {
-        let DebtActioningAutomatedDebtWriteBackSkipped::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `debt.actioning.automated_debt_write_back.skipped` (Collections, debt and deposits), in each of its payload versions.
+    #[event_type = "debt.actioning.automated_debt_write_back.skipped"]
+    pub enum DebtActioningAutomatedDebtWriteBackSkipped {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DebtActioningAutomatedDebtWriteBackSkippedV1),
     }
 }
 
@@ -2124,99 +887,13 @@ impl DelinquentDebtAllocationCreatedV1 {
     ],
 );
 
-/// Event type `delinquent_debt.allocation_created` (Collections, debt and deposits), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum DelinquentDebtAllocationCreated {
-    /// Payload version `v1`.
-    V1(DelinquentDebtAllocationCreatedV1),
-}
-
-impl DelinquentDebtAllocationCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "delinquent_debt.allocation_created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::DelinquentDebtAllocationCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DelinquentDebtAllocationCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for DelinquentDebtAllocationCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<DelinquentDebtAllocationCreatedV1>
-for DelinquentDebtAllocationCreated {
-    fn from(payload: DelinquentDebtAllocationCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for DelinquentDebtAllocationCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::DelinquentDebtAllocationCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::DelinquentDebtAllocationCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<DelinquentDebtAllocationCreated> for crate::events::Event {
-    fn from(event: DelinquentDebtAllocationCreated) -> Self {
-        Self::DelinquentDebtAllocationCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<DelinquentDebtAllocationCreated>
-for DelinquentDebtAllocationCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: DelinquentDebtAllocationCreated,
-    ) -> ::std::result::Result<Self, DelinquentDebtAllocationCreated> {
-        let DelinquentDebtAllocationCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `delinquent_debt.allocation_created` (Collections, debt and deposits), in each of its payload versions.
+    #[event_type = "delinquent_debt.allocation_created"]
+    pub enum DelinquentDebtAllocationCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DelinquentDebtAllocationCreatedV1),
     }
 }
 
@@ -2317,156 +994,17 @@ impl DelinquentDebtPositionChangedV2 {
     ],
 );
 
-/// Event type `delinquent_debt.position_changed` (Collections, debt and deposits), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum DelinquentDebtPositionChanged {
-    /// Payload version `v1`.
-    V1(DelinquentDebtPositionChangedV1),
-    /// Payload version `v2`.
-    V2(DelinquentDebtPositionChangedV2),
-}
-
-impl DelinquentDebtPositionChanged {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "delinquent_debt.position_changed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1", "v2"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-            Self::V2(_) => "v2",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        match index {
-            0u8 => &crate::shapes::DelinquentDebtPositionChangedV1,
-            _ => &crate::shapes::DelinquentDebtPositionChangedV2,
-        }
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        match index {
-            0u8 => {
-                Self::V1(
-                    <DelinquentDebtPositionChangedV1 as ::energy_api_core::table::FromFields>::build(
-                        fields,
-                        ok,
-                    ),
-                )
-            }
-            _ => {
-                Self::V2(
-                    <DelinquentDebtPositionChangedV2 as ::energy_api_core::table::FromFields>::build(
-                        fields,
-                        ok,
-                    ),
-                )
-            }
-        }
-    }
-}
-
-impl ::serde::Serialize for DelinquentDebtPositionChanged {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<DelinquentDebtPositionChangedV1>
-for DelinquentDebtPositionChanged {
-    fn from(payload: DelinquentDebtPositionChangedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl ::std::convert::From<DelinquentDebtPositionChangedV2>
-for DelinquentDebtPositionChanged {
-    fn from(payload: DelinquentDebtPositionChangedV2) -> Self {
-        Self::V2(payload)
-    }
-}
-
-impl crate::events::TypedEvent for DelinquentDebtPositionChanged {
-    const TYPE: crate::events::EventType = crate::events::EventType::DelinquentDebtPositionChanged;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::DelinquentDebtPositionChanged(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<DelinquentDebtPositionChanged> for crate::events::Event {
-    fn from(event: DelinquentDebtPositionChanged) -> Self {
-        Self::DelinquentDebtPositionChanged(event)
-    }
-}
-
-impl crate::events::PayloadVersion<DelinquentDebtPositionChanged>
-for DelinquentDebtPositionChangedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: DelinquentDebtPositionChanged,
-    ) -> ::std::result::Result<Self, DelinquentDebtPositionChanged> {
-        match event {
-            DelinquentDebtPositionChanged::V1(payload) => {
-                ::std::result::Result::Ok(payload)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-
-    fn view_of(
-        event: DelinquentDebtPositionChanged,
-    ) -> ::std::result::Result<Self, DelinquentDebtPositionChanged> {
-        match event {
-            DelinquentDebtPositionChanged::V1(payload) => {
-                ::std::result::Result::Ok(payload)
-            }
-            DelinquentDebtPositionChanged::V2(payload) => {
-                ::std::result::Result::Ok(payload.into())
-            }
-        }
-    }
-}
-
-impl crate::events::PayloadVersion<DelinquentDebtPositionChanged>
-for DelinquentDebtPositionChangedV2 {
-    const VERSION: &'static str = "v2";
-
-    fn from_versions(
-        event: DelinquentDebtPositionChanged,
-    ) -> ::std::result::Result<Self, DelinquentDebtPositionChanged> {
-        match event {
-            DelinquentDebtPositionChanged::V2(payload) => {
-                ::std::result::Result::Ok(payload)
-            }
-            other => ::std::result::Result::Err(other),
-        }
+super::routing::version_enum! {
+    /// Event type `delinquent_debt.position_changed` (Collections, debt and deposits), in each of its payload versions.
+    #[event_type = "delinquent_debt.position_changed"]
+    pub enum DelinquentDebtPositionChanged {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        #[views(V2)]
+        V1(DelinquentDebtPositionChangedV1),
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(DelinquentDebtPositionChangedV2),
     }
 }
 
@@ -2539,98 +1077,13 @@ impl DepositAgreementAcceptedV1 {
     ],
 );
 
-/// Event type `deposit_agreement.accepted` (Collections, debt and deposits), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum DepositAgreementAccepted {
-    /// Payload version `v1`.
-    V1(DepositAgreementAcceptedV1),
-}
-
-impl DepositAgreementAccepted {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "deposit_agreement.accepted";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::DepositAgreementAcceptedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DepositAgreementAcceptedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for DepositAgreementAccepted {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<DepositAgreementAcceptedV1> for DepositAgreementAccepted {
-    fn from(payload: DepositAgreementAcceptedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for DepositAgreementAccepted {
-    const TYPE: crate::events::EventType = crate::events::EventType::DepositAgreementAccepted;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::DepositAgreementAccepted(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<DepositAgreementAccepted> for crate::events::Event {
-    fn from(event: DepositAgreementAccepted) -> Self {
-        Self::DepositAgreementAccepted(event)
-    }
-}
-
-impl crate::events::PayloadVersion<DepositAgreementAccepted>
-for DepositAgreementAcceptedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: DepositAgreementAccepted,
-    ) -> ::std::result::Result<Self, DepositAgreementAccepted> {
-        let DepositAgreementAccepted::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `deposit_agreement.accepted` (Collections, debt and deposits), in each of its payload versions.
+    #[event_type = "deposit_agreement.accepted"]
+    pub enum DepositAgreementAccepted {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DepositAgreementAcceptedV1),
     }
 }
 
@@ -2690,98 +1143,13 @@ impl DepositAgreementFulfilledV1 {
     ],
 );
 
-/// Event type `deposit_agreement.fulfilled` (Collections, debt and deposits), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum DepositAgreementFulfilled {
-    /// Payload version `v1`.
-    V1(DepositAgreementFulfilledV1),
-}
-
-impl DepositAgreementFulfilled {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "deposit_agreement.fulfilled";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::DepositAgreementFulfilledV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DepositAgreementFulfilledV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for DepositAgreementFulfilled {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<DepositAgreementFulfilledV1> for DepositAgreementFulfilled {
-    fn from(payload: DepositAgreementFulfilledV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for DepositAgreementFulfilled {
-    const TYPE: crate::events::EventType = crate::events::EventType::DepositAgreementFulfilled;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::DepositAgreementFulfilled(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<DepositAgreementFulfilled> for crate::events::Event {
-    fn from(event: DepositAgreementFulfilled) -> Self {
-        Self::DepositAgreementFulfilled(event)
-    }
-}
-
-impl crate::events::PayloadVersion<DepositAgreementFulfilled>
-for DepositAgreementFulfilledV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: DepositAgreementFulfilled,
-    ) -> ::std::result::Result<Self, DepositAgreementFulfilled> {
-        let DepositAgreementFulfilled::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `deposit_agreement.fulfilled` (Collections, debt and deposits), in each of its payload versions.
+    #[event_type = "deposit_agreement.fulfilled"]
+    pub enum DepositAgreementFulfilled {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DepositAgreementFulfilledV1),
     }
 }
 
@@ -2846,99 +1214,13 @@ impl DepositAgreementInstalmentReturnedV1 {
     ],
 );
 
-/// Event type `deposit_agreement.instalment_returned` (Collections, debt and deposits), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum DepositAgreementInstalmentReturned {
-    /// Payload version `v1`.
-    V1(DepositAgreementInstalmentReturnedV1),
-}
-
-impl DepositAgreementInstalmentReturned {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "deposit_agreement.instalment_returned";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::DepositAgreementInstalmentReturnedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DepositAgreementInstalmentReturnedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for DepositAgreementInstalmentReturned {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<DepositAgreementInstalmentReturnedV1>
-for DepositAgreementInstalmentReturned {
-    fn from(payload: DepositAgreementInstalmentReturnedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for DepositAgreementInstalmentReturned {
-    const TYPE: crate::events::EventType = crate::events::EventType::DepositAgreementInstalmentReturned;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::DepositAgreementInstalmentReturned(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<DepositAgreementInstalmentReturned> for crate::events::Event {
-    fn from(event: DepositAgreementInstalmentReturned) -> Self {
-        Self::DepositAgreementInstalmentReturned(event)
-    }
-}
-
-impl crate::events::PayloadVersion<DepositAgreementInstalmentReturned>
-for DepositAgreementInstalmentReturnedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: DepositAgreementInstalmentReturned,
-    ) -> ::std::result::Result<Self, DepositAgreementInstalmentReturned> {
-        let DepositAgreementInstalmentReturned::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `deposit_agreement.instalment_returned` (Collections, debt and deposits), in each of its payload versions.
+    #[event_type = "deposit_agreement.instalment_returned"]
+    pub enum DepositAgreementInstalmentReturned {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DepositAgreementInstalmentReturnedV1),
     }
 }
 
@@ -2998,98 +1280,13 @@ impl DepositAgreementReturnedV1 {
     ],
 );
 
-/// Event type `deposit_agreement.returned` (Collections, debt and deposits), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum DepositAgreementReturned {
-    /// Payload version `v1`.
-    V1(DepositAgreementReturnedV1),
-}
-
-impl DepositAgreementReturned {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "deposit_agreement.returned";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::DepositAgreementReturnedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DepositAgreementReturnedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for DepositAgreementReturned {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<DepositAgreementReturnedV1> for DepositAgreementReturned {
-    fn from(payload: DepositAgreementReturnedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for DepositAgreementReturned {
-    const TYPE: crate::events::EventType = crate::events::EventType::DepositAgreementReturned;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::DepositAgreementReturned(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<DepositAgreementReturned> for crate::events::Event {
-    fn from(event: DepositAgreementReturned) -> Self {
-        Self::DepositAgreementReturned(event)
-    }
-}
-
-impl crate::events::PayloadVersion<DepositAgreementReturned>
-for DepositAgreementReturnedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: DepositAgreementReturned,
-    ) -> ::std::result::Result<Self, DepositAgreementReturned> {
-        let DepositAgreementReturned::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `deposit_agreement.returned` (Collections, debt and deposits), in each of its payload versions.
+    #[event_type = "deposit_agreement.returned"]
+    pub enum DepositAgreementReturned {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DepositAgreementReturnedV1),
     }
 }
 
@@ -3149,98 +1346,13 @@ impl DepositAgreementWithdrawnV1 {
     ],
 );
 
-/// Event type `deposit_agreement.withdrawn` (Collections, debt and deposits), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum DepositAgreementWithdrawn {
-    /// Payload version `v1`.
-    V1(DepositAgreementWithdrawnV1),
-}
-
-impl DepositAgreementWithdrawn {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "deposit_agreement.withdrawn";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::DepositAgreementWithdrawnV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DepositAgreementWithdrawnV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for DepositAgreementWithdrawn {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<DepositAgreementWithdrawnV1> for DepositAgreementWithdrawn {
-    fn from(payload: DepositAgreementWithdrawnV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for DepositAgreementWithdrawn {
-    const TYPE: crate::events::EventType = crate::events::EventType::DepositAgreementWithdrawn;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::DepositAgreementWithdrawn(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<DepositAgreementWithdrawn> for crate::events::Event {
-    fn from(event: DepositAgreementWithdrawn) -> Self {
-        Self::DepositAgreementWithdrawn(event)
-    }
-}
-
-impl crate::events::PayloadVersion<DepositAgreementWithdrawn>
-for DepositAgreementWithdrawnV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: DepositAgreementWithdrawn,
-    ) -> ::std::result::Result<Self, DepositAgreementWithdrawn> {
-        let DepositAgreementWithdrawn::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `deposit_agreement.withdrawn` (Collections, debt and deposits), in each of its payload versions.
+    #[event_type = "deposit_agreement.withdrawn"]
+    pub enum DepositAgreementWithdrawn {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DepositAgreementWithdrawnV1),
     }
 }
 
@@ -3298,95 +1410,13 @@ impl DunningPathPausedV1 {
     ],
 );
 
-/// Event type `dunning_path_paused` (Collections, debt and deposits), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum DunningPathPaused {
-    /// Payload version `v1`.
-    V1(DunningPathPausedV1),
-}
-
-impl DunningPathPaused {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "dunning_path_paused";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::DunningPathPausedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DunningPathPausedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for DunningPathPaused {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<DunningPathPausedV1> for DunningPathPaused {
-    fn from(payload: DunningPathPausedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for DunningPathPaused {
-    const TYPE: crate::events::EventType = crate::events::EventType::DunningPathPaused;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::DunningPathPaused(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<DunningPathPaused> for crate::events::Event {
-    fn from(event: DunningPathPaused) -> Self {
-        Self::DunningPathPaused(event)
-    }
-}
-
-impl crate::events::PayloadVersion<DunningPathPaused> for DunningPathPausedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: DunningPathPaused,
-    ) -> ::std::result::Result<Self, DunningPathPaused> {
-        let DunningPathPaused::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `dunning_path_paused` (Collections, debt and deposits), in each of its payload versions.
+    #[event_type = "dunning_path_paused"]
+    pub enum DunningPathPaused {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DunningPathPausedV1),
     }
 }
 
@@ -3439,95 +1469,13 @@ impl DunningPathStartedV1 {
     ],
 );
 
-/// Event type `dunning_path_started` (Collections, debt and deposits), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum DunningPathStarted {
-    /// Payload version `v1`.
-    V1(DunningPathStartedV1),
-}
-
-impl DunningPathStarted {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "dunning_path_started";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::DunningPathStartedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DunningPathStartedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for DunningPathStarted {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<DunningPathStartedV1> for DunningPathStarted {
-    fn from(payload: DunningPathStartedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for DunningPathStarted {
-    const TYPE: crate::events::EventType = crate::events::EventType::DunningPathStarted;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::DunningPathStarted(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<DunningPathStarted> for crate::events::Event {
-    fn from(event: DunningPathStarted) -> Self {
-        Self::DunningPathStarted(event)
-    }
-}
-
-impl crate::events::PayloadVersion<DunningPathStarted> for DunningPathStartedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: DunningPathStarted,
-    ) -> ::std::result::Result<Self, DunningPathStarted> {
-        let DunningPathStarted::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `dunning_path_started` (Collections, debt and deposits), in each of its payload versions.
+    #[event_type = "dunning_path_started"]
+    pub enum DunningPathStarted {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DunningPathStartedV1),
     }
 }
 
@@ -3570,95 +1518,13 @@ impl DunningPathUnpausedV1 {
     ],
 );
 
-/// Event type `dunning_path_unpaused` (Collections, debt and deposits), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum DunningPathUnpaused {
-    /// Payload version `v1`.
-    V1(DunningPathUnpausedV1),
-}
-
-impl DunningPathUnpaused {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "dunning_path_unpaused";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::DunningPathUnpausedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DunningPathUnpausedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for DunningPathUnpaused {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<DunningPathUnpausedV1> for DunningPathUnpaused {
-    fn from(payload: DunningPathUnpausedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for DunningPathUnpaused {
-    const TYPE: crate::events::EventType = crate::events::EventType::DunningPathUnpaused;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::DunningPathUnpaused(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<DunningPathUnpaused> for crate::events::Event {
-    fn from(event: DunningPathUnpaused) -> Self {
-        Self::DunningPathUnpaused(event)
-    }
-}
-
-impl crate::events::PayloadVersion<DunningPathUnpaused> for DunningPathUnpausedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: DunningPathUnpaused,
-    ) -> ::std::result::Result<Self, DunningPathUnpaused> {
-        let DunningPathUnpaused::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `dunning_path_unpaused` (Collections, debt and deposits), in each of its payload versions.
+    #[event_type = "dunning_path_unpaused"]
+    pub enum DunningPathUnpaused {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DunningPathUnpausedV1),
     }
 }
 
@@ -3711,94 +1577,12 @@ impl DunningPathWithdrawnV1 {
     ],
 );
 
-/// Event type `dunning_path_withdrawn` (Collections, debt and deposits), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum DunningPathWithdrawn {
-    /// Payload version `v1`.
-    V1(DunningPathWithdrawnV1),
-}
-
-impl DunningPathWithdrawn {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "dunning_path_withdrawn";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::DunningPathWithdrawnV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DunningPathWithdrawnV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for DunningPathWithdrawn {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<DunningPathWithdrawnV1> for DunningPathWithdrawn {
-    fn from(payload: DunningPathWithdrawnV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for DunningPathWithdrawn {
-    const TYPE: crate::events::EventType = crate::events::EventType::DunningPathWithdrawn;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::DunningPathWithdrawn(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<DunningPathWithdrawn> for crate::events::Event {
-    fn from(event: DunningPathWithdrawn) -> Self {
-        Self::DunningPathWithdrawn(event)
-    }
-}
-
-impl crate::events::PayloadVersion<DunningPathWithdrawn> for DunningPathWithdrawnV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: DunningPathWithdrawn,
-    ) -> ::std::result::Result<Self, DunningPathWithdrawn> {
-        let DunningPathWithdrawn::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `dunning_path_withdrawn` (Collections, debt and deposits), in each of its payload versions.
+    #[event_type = "dunning_path_withdrawn"]
+    pub enum DunningPathWithdrawn {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DunningPathWithdrawnV1),
     }
 }

@@ -64,98 +64,13 @@ impl CommsAccountCallUpdatedV1 {
     ],
 );
 
-/// Event type `comms.account-call.updated` (Communications, complaints, consents, quoting), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum CommsAccountCallUpdated {
-    /// Payload version `v1`.
-    V1(CommsAccountCallUpdatedV1),
-}
-
-impl CommsAccountCallUpdated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "comms.account-call.updated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::CommsAccountCallUpdatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <CommsAccountCallUpdatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for CommsAccountCallUpdated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<CommsAccountCallUpdatedV1> for CommsAccountCallUpdated {
-    fn from(payload: CommsAccountCallUpdatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for CommsAccountCallUpdated {
-    const TYPE: crate::events::EventType = crate::events::EventType::CommsAccountCallUpdated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::CommsAccountCallUpdated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<CommsAccountCallUpdated> for crate::events::Event {
-    fn from(event: CommsAccountCallUpdated) -> Self {
-        Self::CommsAccountCallUpdated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<CommsAccountCallUpdated>
-for CommsAccountCallUpdatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: CommsAccountCallUpdated,
-    ) -> ::std::result::Result<Self, CommsAccountCallUpdated> {
-        let CommsAccountCallUpdated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `comms.account-call.updated` (Communications, complaints, consents, quoting), in each of its payload versions.
+    #[event_type = "comms.account-call.updated"]
+    pub enum CommsAccountCallUpdated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CommsAccountCallUpdatedV1),
     }
 }
 
@@ -208,98 +123,13 @@ impl CommsCustomerEmailBouncedV1 {
     ],
 );
 
-/// Event type `comms.customer_email_bounced` (Communications, complaints, consents, quoting), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum CommsCustomerEmailBounced {
-    /// Payload version `v1`.
-    V1(CommsCustomerEmailBouncedV1),
-}
-
-impl CommsCustomerEmailBounced {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "comms.customer_email_bounced";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::CommsCustomerEmailBouncedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <CommsCustomerEmailBouncedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for CommsCustomerEmailBounced {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<CommsCustomerEmailBouncedV1> for CommsCustomerEmailBounced {
-    fn from(payload: CommsCustomerEmailBouncedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for CommsCustomerEmailBounced {
-    const TYPE: crate::events::EventType = crate::events::EventType::CommsCustomerEmailBounced;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::CommsCustomerEmailBounced(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<CommsCustomerEmailBounced> for crate::events::Event {
-    fn from(event: CommsCustomerEmailBounced) -> Self {
-        Self::CommsCustomerEmailBounced(event)
-    }
-}
-
-impl crate::events::PayloadVersion<CommsCustomerEmailBounced>
-for CommsCustomerEmailBouncedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: CommsCustomerEmailBounced,
-    ) -> ::std::result::Result<Self, CommsCustomerEmailBounced> {
-        let CommsCustomerEmailBounced::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `comms.customer_email_bounced` (Communications, complaints, consents, quoting), in each of its payload versions.
+    #[event_type = "comms.customer_email_bounced"]
+    pub enum CommsCustomerEmailBounced {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CommsCustomerEmailBouncedV1),
     }
 }
 
@@ -330,105 +160,13 @@ impl CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1 {
     ],
 );
 
-/// Event type `comms.push-notification.received-unregistered-or-expired-token` (Communications, complaints, consents, quoting), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum CommsPushNotificationReceivedUnregisteredOrExpiredToken {
-    /// Payload version `v1`.
-    V1(CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1),
-}
-
-impl CommsPushNotificationReceivedUnregisteredOrExpiredToken {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "comms.push-notification.received-unregistered-or-expired-token";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for CommsPushNotificationReceivedUnregisteredOrExpiredToken {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1>
-for CommsPushNotificationReceivedUnregisteredOrExpiredToken {
-    fn from(payload: CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent
-for CommsPushNotificationReceivedUnregisteredOrExpiredToken {
-    const TYPE: crate::events::EventType = crate::events::EventType::CommsPushNotificationReceivedUnregisteredOrExpiredToken;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::CommsPushNotificationReceivedUnregisteredOrExpiredToken(
-                e,
-            ) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<CommsPushNotificationReceivedUnregisteredOrExpiredToken>
-for crate::events::Event {
-    fn from(event: CommsPushNotificationReceivedUnregisteredOrExpiredToken) -> Self {
-        Self::CommsPushNotificationReceivedUnregisteredOrExpiredToken(event)
-    }
-}
-
-impl crate::events::PayloadVersion<
-    CommsPushNotificationReceivedUnregisteredOrExpiredToken,
-> for CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: CommsPushNotificationReceivedUnregisteredOrExpiredToken,
-    ) -> ::std::result::Result<
-        Self,
-        CommsPushNotificationReceivedUnregisteredOrExpiredToken,
-    > {
-        let CommsPushNotificationReceivedUnregisteredOrExpiredToken::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `comms.push-notification.received-unregistered-or-expired-token` (Communications, complaints, consents, quoting), in each of its payload versions.
+    #[event_type = "comms.push-notification.received-unregistered-or-expired-token"]
+    pub enum CommsPushNotificationReceivedUnregisteredOrExpiredToken {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1),
     }
 }
 
@@ -486,98 +224,13 @@ impl CommsTranscriptionCreatedV1 {
     ],
 );
 
-/// Event type `comms.transcription.created` (Communications, complaints, consents, quoting), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum CommsTranscriptionCreated {
-    /// Payload version `v1`.
-    V1(CommsTranscriptionCreatedV1),
-}
-
-impl CommsTranscriptionCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "comms.transcription.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::CommsTranscriptionCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <CommsTranscriptionCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for CommsTranscriptionCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<CommsTranscriptionCreatedV1> for CommsTranscriptionCreated {
-    fn from(payload: CommsTranscriptionCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for CommsTranscriptionCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::CommsTranscriptionCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::CommsTranscriptionCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<CommsTranscriptionCreated> for crate::events::Event {
-    fn from(event: CommsTranscriptionCreated) -> Self {
-        Self::CommsTranscriptionCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<CommsTranscriptionCreated>
-for CommsTranscriptionCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: CommsTranscriptionCreated,
-    ) -> ::std::result::Result<Self, CommsTranscriptionCreated> {
-        let CommsTranscriptionCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `comms.transcription.created` (Communications, complaints, consents, quoting), in each of its payload versions.
+    #[event_type = "comms.transcription.created"]
+    pub enum CommsTranscriptionCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CommsTranscriptionCreatedV1),
     }
 }
 
@@ -635,99 +288,13 @@ impl ComplaintsComplaintNewContactV1 {
     ],
 );
 
-/// Event type `complaints.complaint.new-contact` (Communications, complaints, consents, quoting), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ComplaintsComplaintNewContact {
-    /// Payload version `v1`.
-    V1(ComplaintsComplaintNewContactV1),
-}
-
-impl ComplaintsComplaintNewContact {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "complaints.complaint.new-contact";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ComplaintsComplaintNewContactV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ComplaintsComplaintNewContactV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ComplaintsComplaintNewContact {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ComplaintsComplaintNewContactV1>
-for ComplaintsComplaintNewContact {
-    fn from(payload: ComplaintsComplaintNewContactV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ComplaintsComplaintNewContact {
-    const TYPE: crate::events::EventType = crate::events::EventType::ComplaintsComplaintNewContact;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ComplaintsComplaintNewContact(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ComplaintsComplaintNewContact> for crate::events::Event {
-    fn from(event: ComplaintsComplaintNewContact) -> Self {
-        Self::ComplaintsComplaintNewContact(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ComplaintsComplaintNewContact>
-for ComplaintsComplaintNewContactV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ComplaintsComplaintNewContact,
-    ) -> ::std::result::Result<Self, ComplaintsComplaintNewContact> {
-        let ComplaintsComplaintNewContact::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `complaints.complaint.new-contact` (Communications, complaints, consents, quoting), in each of its payload versions.
+    #[event_type = "complaints.complaint.new-contact"]
+    pub enum ComplaintsComplaintNewContact {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ComplaintsComplaintNewContactV1),
     }
 }
 
@@ -773,98 +340,13 @@ impl ComplaintsComplaintOpenedV1 {
     ],
 );
 
-/// Event type `complaints.complaint.opened` (Communications, complaints, consents, quoting), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ComplaintsComplaintOpened {
-    /// Payload version `v1`.
-    V1(ComplaintsComplaintOpenedV1),
-}
-
-impl ComplaintsComplaintOpened {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "complaints.complaint.opened";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ComplaintsComplaintOpenedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ComplaintsComplaintOpenedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ComplaintsComplaintOpened {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ComplaintsComplaintOpenedV1> for ComplaintsComplaintOpened {
-    fn from(payload: ComplaintsComplaintOpenedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ComplaintsComplaintOpened {
-    const TYPE: crate::events::EventType = crate::events::EventType::ComplaintsComplaintOpened;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ComplaintsComplaintOpened(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ComplaintsComplaintOpened> for crate::events::Event {
-    fn from(event: ComplaintsComplaintOpened) -> Self {
-        Self::ComplaintsComplaintOpened(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ComplaintsComplaintOpened>
-for ComplaintsComplaintOpenedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ComplaintsComplaintOpened,
-    ) -> ::std::result::Result<Self, ComplaintsComplaintOpened> {
-        let ComplaintsComplaintOpened::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `complaints.complaint.opened` (Communications, complaints, consents, quoting), in each of its payload versions.
+    #[event_type = "complaints.complaint.opened"]
+    pub enum ComplaintsComplaintOpened {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ComplaintsComplaintOpenedV1),
     }
 }
 
@@ -925,97 +407,13 @@ impl ComplaintsDrpFinishedV1 {
     ],
 );
 
-/// Event type `complaints.drp.finished` (Communications, complaints, consents, quoting), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ComplaintsDrpFinished {
-    /// Payload version `v1`.
-    V1(ComplaintsDrpFinishedV1),
-}
-
-impl ComplaintsDrpFinished {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "complaints.drp.finished";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ComplaintsDrpFinishedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ComplaintsDrpFinishedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ComplaintsDrpFinished {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ComplaintsDrpFinishedV1> for ComplaintsDrpFinished {
-    fn from(payload: ComplaintsDrpFinishedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ComplaintsDrpFinished {
-    const TYPE: crate::events::EventType = crate::events::EventType::ComplaintsDrpFinished;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ComplaintsDrpFinished(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ComplaintsDrpFinished> for crate::events::Event {
-    fn from(event: ComplaintsDrpFinished) -> Self {
-        Self::ComplaintsDrpFinished(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ComplaintsDrpFinished> for ComplaintsDrpFinishedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ComplaintsDrpFinished,
-    ) -> ::std::result::Result<Self, ComplaintsDrpFinished> {
-        let ComplaintsDrpFinished::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `complaints.drp.finished` (Communications, complaints, consents, quoting), in each of its payload versions.
+    #[event_type = "complaints.drp.finished"]
+    pub enum ComplaintsDrpFinished {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ComplaintsDrpFinishedV1),
     }
 }
 
@@ -1068,95 +466,13 @@ impl ComplaintsDrpStartedV1 {
     ],
 );
 
-/// Event type `complaints.drp.started` (Communications, complaints, consents, quoting), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ComplaintsDrpStarted {
-    /// Payload version `v1`.
-    V1(ComplaintsDrpStartedV1),
-}
-
-impl ComplaintsDrpStarted {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "complaints.drp.started";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ComplaintsDrpStartedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ComplaintsDrpStartedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ComplaintsDrpStarted {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ComplaintsDrpStartedV1> for ComplaintsDrpStarted {
-    fn from(payload: ComplaintsDrpStartedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ComplaintsDrpStarted {
-    const TYPE: crate::events::EventType = crate::events::EventType::ComplaintsDrpStarted;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ComplaintsDrpStarted(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ComplaintsDrpStarted> for crate::events::Event {
-    fn from(event: ComplaintsDrpStarted) -> Self {
-        Self::ComplaintsDrpStarted(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ComplaintsDrpStarted> for ComplaintsDrpStartedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ComplaintsDrpStarted,
-    ) -> ::std::result::Result<Self, ComplaintsDrpStarted> {
-        let ComplaintsDrpStarted::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `complaints.drp.started` (Communications, complaints, consents, quoting), in each of its payload versions.
+    #[event_type = "complaints.drp.started"]
+    pub enum ComplaintsDrpStarted {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ComplaintsDrpStartedV1),
     }
 }
 
@@ -1199,100 +515,13 @@ impl ComplexQuotingCostCalculationFinishedV1 {
     ],
 );
 
-/// Event type `complex_quoting.cost_calculation_finished` (Communications, complaints, consents, quoting), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ComplexQuotingCostCalculationFinished {
-    /// Payload version `v1`.
-    V1(ComplexQuotingCostCalculationFinishedV1),
-}
-
-impl ComplexQuotingCostCalculationFinished {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "complex_quoting.cost_calculation_finished";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ComplexQuotingCostCalculationFinishedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ComplexQuotingCostCalculationFinishedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ComplexQuotingCostCalculationFinished {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ComplexQuotingCostCalculationFinishedV1>
-for ComplexQuotingCostCalculationFinished {
-    fn from(payload: ComplexQuotingCostCalculationFinishedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ComplexQuotingCostCalculationFinished {
-    const TYPE: crate::events::EventType = crate::events::EventType::ComplexQuotingCostCalculationFinished;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ComplexQuotingCostCalculationFinished(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ComplexQuotingCostCalculationFinished>
-for crate::events::Event {
-    fn from(event: ComplexQuotingCostCalculationFinished) -> Self {
-        Self::ComplexQuotingCostCalculationFinished(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ComplexQuotingCostCalculationFinished>
-for ComplexQuotingCostCalculationFinishedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ComplexQuotingCostCalculationFinished,
-    ) -> ::std::result::Result<Self, ComplexQuotingCostCalculationFinished> {
-        let ComplexQuotingCostCalculationFinished::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `complex_quoting.cost_calculation_finished` (Communications, complaints, consents, quoting), in each of its payload versions.
+    #[event_type = "complex_quoting.cost_calculation_finished"]
+    pub enum ComplexQuotingCostCalculationFinished {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ComplexQuotingCostCalculationFinishedV1),
     }
 }
 
@@ -1330,97 +559,13 @@ impl ConsentsConsentCreatedV1 {
     ],
 );
 
-/// Event type `consents.consent.created` (Communications, complaints, consents, quoting), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ConsentsConsentCreated {
-    /// Payload version `v1`.
-    V1(ConsentsConsentCreatedV1),
-}
-
-impl ConsentsConsentCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "consents.consent.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ConsentsConsentCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ConsentsConsentCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ConsentsConsentCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ConsentsConsentCreatedV1> for ConsentsConsentCreated {
-    fn from(payload: ConsentsConsentCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ConsentsConsentCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::ConsentsConsentCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ConsentsConsentCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ConsentsConsentCreated> for crate::events::Event {
-    fn from(event: ConsentsConsentCreated) -> Self {
-        Self::ConsentsConsentCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ConsentsConsentCreated> for ConsentsConsentCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ConsentsConsentCreated,
-    ) -> ::std::result::Result<Self, ConsentsConsentCreated> {
-        let ConsentsConsentCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `consents.consent.created` (Communications, complaints, consents, quoting), in each of its payload versions.
+    #[event_type = "consents.consent.created"]
+    pub enum ConsentsConsentCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ConsentsConsentCreatedV1),
     }
 }
 
@@ -1458,97 +603,13 @@ impl ConsentsConsentUpdatedV1 {
     ],
 );
 
-/// Event type `consents.consent.updated` (Communications, complaints, consents, quoting), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ConsentsConsentUpdated {
-    /// Payload version `v1`.
-    V1(ConsentsConsentUpdatedV1),
-}
-
-impl ConsentsConsentUpdated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "consents.consent.updated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ConsentsConsentUpdatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ConsentsConsentUpdatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ConsentsConsentUpdated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ConsentsConsentUpdatedV1> for ConsentsConsentUpdated {
-    fn from(payload: ConsentsConsentUpdatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ConsentsConsentUpdated {
-    const TYPE: crate::events::EventType = crate::events::EventType::ConsentsConsentUpdated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ConsentsConsentUpdated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ConsentsConsentUpdated> for crate::events::Event {
-    fn from(event: ConsentsConsentUpdated) -> Self {
-        Self::ConsentsConsentUpdated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ConsentsConsentUpdated> for ConsentsConsentUpdatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ConsentsConsentUpdated,
-    ) -> ::std::result::Result<Self, ConsentsConsentUpdated> {
-        let ConsentsConsentUpdated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `consents.consent.updated` (Communications, complaints, consents, quoting), in each of its payload versions.
+    #[event_type = "consents.consent.updated"]
+    pub enum ConsentsConsentUpdated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ConsentsConsentUpdatedV1),
     }
 }
 
@@ -1601,95 +662,13 @@ impl GoodsPurchaseCreatedV1 {
     ],
 );
 
-/// Event type `goods.purchase-created` (Communications, complaints, consents, quoting), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum GoodsPurchaseCreated {
-    /// Payload version `v1`.
-    V1(GoodsPurchaseCreatedV1),
-}
-
-impl GoodsPurchaseCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "goods.purchase-created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::GoodsPurchaseCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <GoodsPurchaseCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for GoodsPurchaseCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<GoodsPurchaseCreatedV1> for GoodsPurchaseCreated {
-    fn from(payload: GoodsPurchaseCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for GoodsPurchaseCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::GoodsPurchaseCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::GoodsPurchaseCreated(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<GoodsPurchaseCreated> for crate::events::Event {
-    fn from(event: GoodsPurchaseCreated) -> Self {
-        Self::GoodsPurchaseCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<GoodsPurchaseCreated> for GoodsPurchaseCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: GoodsPurchaseCreated,
-    ) -> ::std::result::Result<Self, GoodsPurchaseCreated> {
-        let GoodsPurchaseCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `goods.purchase-created` (Communications, complaints, consents, quoting), in each of its payload versions.
+    #[event_type = "goods.purchase-created"]
+    pub enum GoodsPurchaseCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(GoodsPurchaseCreatedV1),
     }
 }
 
@@ -1744,99 +723,13 @@ impl GoodsQuoteCreatedForAccountV1 {
     ],
 );
 
-/// Event type `goods.quote.created-for-account` (Communications, complaints, consents, quoting), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum GoodsQuoteCreatedForAccount {
-    /// Payload version `v1`.
-    V1(GoodsQuoteCreatedForAccountV1),
-}
-
-impl GoodsQuoteCreatedForAccount {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "goods.quote.created-for-account";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::GoodsQuoteCreatedForAccountV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <GoodsQuoteCreatedForAccountV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for GoodsQuoteCreatedForAccount {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<GoodsQuoteCreatedForAccountV1>
-for GoodsQuoteCreatedForAccount {
-    fn from(payload: GoodsQuoteCreatedForAccountV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for GoodsQuoteCreatedForAccount {
-    const TYPE: crate::events::EventType = crate::events::EventType::GoodsQuoteCreatedForAccount;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::GoodsQuoteCreatedForAccount(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<GoodsQuoteCreatedForAccount> for crate::events::Event {
-    fn from(event: GoodsQuoteCreatedForAccount) -> Self {
-        Self::GoodsQuoteCreatedForAccount(event)
-    }
-}
-
-impl crate::events::PayloadVersion<GoodsQuoteCreatedForAccount>
-for GoodsQuoteCreatedForAccountV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: GoodsQuoteCreatedForAccount,
-    ) -> ::std::result::Result<Self, GoodsQuoteCreatedForAccount> {
-        let GoodsQuoteCreatedForAccount::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `goods.quote.created-for-account` (Communications, complaints, consents, quoting), in each of its payload versions.
+    #[event_type = "goods.quote.created-for-account"]
+    pub enum GoodsQuoteCreatedForAccount {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(GoodsQuoteCreatedForAccountV1),
     }
 }
 
@@ -1893,99 +786,13 @@ impl GoodsQuoteCreatedWithoutAccountV1 {
     ],
 );
 
-/// Event type `goods.quote.created-without-account` (Communications, complaints, consents, quoting), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum GoodsQuoteCreatedWithoutAccount {
-    /// Payload version `v1`.
-    V1(GoodsQuoteCreatedWithoutAccountV1),
-}
-
-impl GoodsQuoteCreatedWithoutAccount {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "goods.quote.created-without-account";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::GoodsQuoteCreatedWithoutAccountV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <GoodsQuoteCreatedWithoutAccountV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for GoodsQuoteCreatedWithoutAccount {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<GoodsQuoteCreatedWithoutAccountV1>
-for GoodsQuoteCreatedWithoutAccount {
-    fn from(payload: GoodsQuoteCreatedWithoutAccountV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for GoodsQuoteCreatedWithoutAccount {
-    const TYPE: crate::events::EventType = crate::events::EventType::GoodsQuoteCreatedWithoutAccount;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::GoodsQuoteCreatedWithoutAccount(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<GoodsQuoteCreatedWithoutAccount> for crate::events::Event {
-    fn from(event: GoodsQuoteCreatedWithoutAccount) -> Self {
-        Self::GoodsQuoteCreatedWithoutAccount(event)
-    }
-}
-
-impl crate::events::PayloadVersion<GoodsQuoteCreatedWithoutAccount>
-for GoodsQuoteCreatedWithoutAccountV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: GoodsQuoteCreatedWithoutAccount,
-    ) -> ::std::result::Result<Self, GoodsQuoteCreatedWithoutAccount> {
-        let GoodsQuoteCreatedWithoutAccount::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `goods.quote.created-without-account` (Communications, complaints, consents, quoting), in each of its payload versions.
+    #[event_type = "goods.quote.created-without-account"]
+    pub enum GoodsQuoteCreatedWithoutAccount {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(GoodsQuoteCreatedWithoutAccountV1),
     }
 }
 
@@ -2028,97 +835,13 @@ impl LeadsLeadStageUpdatedV1 {
     ],
 );
 
-/// Event type `leads.lead.stage-updated` (Communications, complaints, consents, quoting), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LeadsLeadStageUpdated {
-    /// Payload version `v1`.
-    V1(LeadsLeadStageUpdatedV1),
-}
-
-impl LeadsLeadStageUpdated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "leads.lead.stage-updated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LeadsLeadStageUpdatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LeadsLeadStageUpdatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LeadsLeadStageUpdated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LeadsLeadStageUpdatedV1> for LeadsLeadStageUpdated {
-    fn from(payload: LeadsLeadStageUpdatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LeadsLeadStageUpdated {
-    const TYPE: crate::events::EventType = crate::events::EventType::LeadsLeadStageUpdated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LeadsLeadStageUpdated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LeadsLeadStageUpdated> for crate::events::Event {
-    fn from(event: LeadsLeadStageUpdated) -> Self {
-        Self::LeadsLeadStageUpdated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LeadsLeadStageUpdated> for LeadsLeadStageUpdatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LeadsLeadStageUpdated,
-    ) -> ::std::result::Result<Self, LeadsLeadStageUpdated> {
-        let LeadsLeadStageUpdated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `leads.lead.stage-updated` (Communications, complaints, consents, quoting), in each of its payload versions.
+    #[event_type = "leads.lead.stage-updated"]
+    pub enum LeadsLeadStageUpdated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LeadsLeadStageUpdatedV1),
     }
 }
 
@@ -2161,100 +884,13 @@ impl LeadsOpportunityDocumentAttachedToOpportunityV1 {
     ],
 );
 
-/// Event type `leads.opportunity.document-attached-to-opportunity` (Communications, complaints, consents, quoting), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LeadsOpportunityDocumentAttachedToOpportunity {
-    /// Payload version `v1`.
-    V1(LeadsOpportunityDocumentAttachedToOpportunityV1),
-}
-
-impl LeadsOpportunityDocumentAttachedToOpportunity {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "leads.opportunity.document-attached-to-opportunity";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LeadsOpportunityDocumentAttachedToOpportunityV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LeadsOpportunityDocumentAttachedToOpportunityV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LeadsOpportunityDocumentAttachedToOpportunity {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LeadsOpportunityDocumentAttachedToOpportunityV1>
-for LeadsOpportunityDocumentAttachedToOpportunity {
-    fn from(payload: LeadsOpportunityDocumentAttachedToOpportunityV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LeadsOpportunityDocumentAttachedToOpportunity {
-    const TYPE: crate::events::EventType = crate::events::EventType::LeadsOpportunityDocumentAttachedToOpportunity;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LeadsOpportunityDocumentAttachedToOpportunity(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LeadsOpportunityDocumentAttachedToOpportunity>
-for crate::events::Event {
-    fn from(event: LeadsOpportunityDocumentAttachedToOpportunity) -> Self {
-        Self::LeadsOpportunityDocumentAttachedToOpportunity(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LeadsOpportunityDocumentAttachedToOpportunity>
-for LeadsOpportunityDocumentAttachedToOpportunityV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LeadsOpportunityDocumentAttachedToOpportunity,
-    ) -> ::std::result::Result<Self, LeadsOpportunityDocumentAttachedToOpportunity> {
-        let LeadsOpportunityDocumentAttachedToOpportunity::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `leads.opportunity.document-attached-to-opportunity` (Communications, complaints, consents, quoting), in each of its payload versions.
+    #[event_type = "leads.opportunity.document-attached-to-opportunity"]
+    pub enum LeadsOpportunityDocumentAttachedToOpportunity {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LeadsOpportunityDocumentAttachedToOpportunityV1),
     }
 }
 
@@ -2294,99 +930,13 @@ impl LeadsOpportunityOfferGroupCreatedV2 {
     ],
 );
 
-/// Event type `leads.opportunity.offer-group.created` (Communications, complaints, consents, quoting), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LeadsOpportunityOfferGroupCreated {
-    /// Payload version `v2`.
-    V2(LeadsOpportunityOfferGroupCreatedV2),
-}
-
-impl LeadsOpportunityOfferGroupCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "leads.opportunity.offer-group.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v2"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V2(_) => "v2",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LeadsOpportunityOfferGroupCreatedV2
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V2(
-            <LeadsOpportunityOfferGroupCreatedV2 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LeadsOpportunityOfferGroupCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LeadsOpportunityOfferGroupCreatedV2>
-for LeadsOpportunityOfferGroupCreated {
-    fn from(payload: LeadsOpportunityOfferGroupCreatedV2) -> Self {
-        Self::V2(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LeadsOpportunityOfferGroupCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::LeadsOpportunityOfferGroupCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LeadsOpportunityOfferGroupCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LeadsOpportunityOfferGroupCreated> for crate::events::Event {
-    fn from(event: LeadsOpportunityOfferGroupCreated) -> Self {
-        Self::LeadsOpportunityOfferGroupCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LeadsOpportunityOfferGroupCreated>
-for LeadsOpportunityOfferGroupCreatedV2 {
-    const VERSION: &'static str = "v2";
-
-    fn from_versions(
-        event: LeadsOpportunityOfferGroupCreated,
-    ) -> ::std::result::Result<Self, LeadsOpportunityOfferGroupCreated> {
-        let LeadsOpportunityOfferGroupCreated::V2(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `leads.opportunity.offer-group.created` (Communications, complaints, consents, quoting), in each of its payload versions.
+    #[event_type = "leads.opportunity.offer-group.created"]
+    pub enum LeadsOpportunityOfferGroupCreated {
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(LeadsOpportunityOfferGroupCreatedV2),
     }
 }
 
@@ -2444,99 +994,13 @@ impl LeadsOpportunityStageUpdatedV1 {
     ],
 );
 
-/// Event type `leads.opportunity.stage-updated` (Communications, complaints, consents, quoting), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LeadsOpportunityStageUpdated {
-    /// Payload version `v1`.
-    V1(LeadsOpportunityStageUpdatedV1),
-}
-
-impl LeadsOpportunityStageUpdated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "leads.opportunity.stage-updated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LeadsOpportunityStageUpdatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LeadsOpportunityStageUpdatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LeadsOpportunityStageUpdated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LeadsOpportunityStageUpdatedV1>
-for LeadsOpportunityStageUpdated {
-    fn from(payload: LeadsOpportunityStageUpdatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LeadsOpportunityStageUpdated {
-    const TYPE: crate::events::EventType = crate::events::EventType::LeadsOpportunityStageUpdated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LeadsOpportunityStageUpdated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LeadsOpportunityStageUpdated> for crate::events::Event {
-    fn from(event: LeadsOpportunityStageUpdated) -> Self {
-        Self::LeadsOpportunityStageUpdated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LeadsOpportunityStageUpdated>
-for LeadsOpportunityStageUpdatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LeadsOpportunityStageUpdated,
-    ) -> ::std::result::Result<Self, LeadsOpportunityStageUpdated> {
-        let LeadsOpportunityStageUpdated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `leads.opportunity.stage-updated` (Communications, complaints, consents, quoting), in each of its payload versions.
+    #[event_type = "leads.opportunity.stage-updated"]
+    pub enum LeadsOpportunityStageUpdated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LeadsOpportunityStageUpdatedV1),
     }
 }
 
@@ -2574,99 +1038,12 @@ impl MessagingPushNotificationTokenUnregisteredV1 {
     ],
 );
 
-/// Event type `messaging.push-notification.token-unregistered` (Communications, complaints, consents, quoting), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum MessagingPushNotificationTokenUnregistered {
-    /// Payload version `v1`.
-    V1(MessagingPushNotificationTokenUnregisteredV1),
-}
-
-impl MessagingPushNotificationTokenUnregistered {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "messaging.push-notification.token-unregistered";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::MessagingPushNotificationTokenUnregisteredV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <MessagingPushNotificationTokenUnregisteredV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for MessagingPushNotificationTokenUnregistered {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<MessagingPushNotificationTokenUnregisteredV1>
-for MessagingPushNotificationTokenUnregistered {
-    fn from(payload: MessagingPushNotificationTokenUnregisteredV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for MessagingPushNotificationTokenUnregistered {
-    const TYPE: crate::events::EventType = crate::events::EventType::MessagingPushNotificationTokenUnregistered;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::MessagingPushNotificationTokenUnregistered(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<MessagingPushNotificationTokenUnregistered>
-for crate::events::Event {
-    fn from(event: MessagingPushNotificationTokenUnregistered) -> Self {
-        Self::MessagingPushNotificationTokenUnregistered(event)
-    }
-}
-
-impl crate::events::PayloadVersion<MessagingPushNotificationTokenUnregistered>
-for MessagingPushNotificationTokenUnregisteredV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: MessagingPushNotificationTokenUnregistered,
-    ) -> ::std::result::Result<Self, MessagingPushNotificationTokenUnregistered> {
-        let MessagingPushNotificationTokenUnregistered::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `messaging.push-notification.token-unregistered` (Communications, complaints, consents, quoting), in each of its payload versions.
+    #[event_type = "messaging.push-notification.token-unregistered"]
+    pub enum MessagingPushNotificationTokenUnregistered {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MessagingPushNotificationTokenUnregisteredV1),
     }
 }

@@ -118,97 +118,13 @@ impl ContractGroupsCreatedV1 {
     ],
 );
 
-/// Event type `contract-groups.created` (Contracts and contract groups), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ContractGroupsCreated {
-    /// Payload version `v1`.
-    V1(ContractGroupsCreatedV1),
-}
-
-impl ContractGroupsCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "contract-groups.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ContractGroupsCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ContractGroupsCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ContractGroupsCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractGroupsCreatedV1> for ContractGroupsCreated {
-    fn from(payload: ContractGroupsCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ContractGroupsCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::ContractGroupsCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ContractGroupsCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractGroupsCreated> for crate::events::Event {
-    fn from(event: ContractGroupsCreated) -> Self {
-        Self::ContractGroupsCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ContractGroupsCreated> for ContractGroupsCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ContractGroupsCreated,
-    ) -> ::std::result::Result<Self, ContractGroupsCreated> {
-        let ContractGroupsCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `contract-groups.created` (Contracts and contract groups), in each of its payload versions.
+    #[event_type = "contract-groups.created"]
+    pub enum ContractGroupsCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractGroupsCreatedV1),
     }
 }
 
@@ -255,99 +171,13 @@ impl ContractGroupsMembershipsChangedV1 {
     ],
 );
 
-/// Event type `contract-groups.memberships-changed` (Contracts and contract groups), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ContractGroupsMembershipsChanged {
-    /// Payload version `v1`.
-    V1(ContractGroupsMembershipsChangedV1),
-}
-
-impl ContractGroupsMembershipsChanged {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "contract-groups.memberships-changed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ContractGroupsMembershipsChangedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ContractGroupsMembershipsChangedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ContractGroupsMembershipsChanged {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractGroupsMembershipsChangedV1>
-for ContractGroupsMembershipsChanged {
-    fn from(payload: ContractGroupsMembershipsChangedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ContractGroupsMembershipsChanged {
-    const TYPE: crate::events::EventType = crate::events::EventType::ContractGroupsMembershipsChanged;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ContractGroupsMembershipsChanged(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractGroupsMembershipsChanged> for crate::events::Event {
-    fn from(event: ContractGroupsMembershipsChanged) -> Self {
-        Self::ContractGroupsMembershipsChanged(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ContractGroupsMembershipsChanged>
-for ContractGroupsMembershipsChangedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ContractGroupsMembershipsChanged,
-    ) -> ::std::result::Result<Self, ContractGroupsMembershipsChanged> {
-        let ContractGroupsMembershipsChanged::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `contract-groups.memberships-changed` (Contracts and contract groups), in each of its payload versions.
+    #[event_type = "contract-groups.memberships-changed"]
+    pub enum ContractGroupsMembershipsChanged {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractGroupsMembershipsChangedV1),
     }
 }
 
@@ -399,99 +229,13 @@ impl ContractGroupsVersionCreatedV1 {
     ],
 );
 
-/// Event type `contract-groups.version-created` (Contracts and contract groups), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ContractGroupsVersionCreated {
-    /// Payload version `v1`.
-    V1(ContractGroupsVersionCreatedV1),
-}
-
-impl ContractGroupsVersionCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "contract-groups.version-created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ContractGroupsVersionCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ContractGroupsVersionCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ContractGroupsVersionCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractGroupsVersionCreatedV1>
-for ContractGroupsVersionCreated {
-    fn from(payload: ContractGroupsVersionCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ContractGroupsVersionCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::ContractGroupsVersionCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ContractGroupsVersionCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractGroupsVersionCreated> for crate::events::Event {
-    fn from(event: ContractGroupsVersionCreated) -> Self {
-        Self::ContractGroupsVersionCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ContractGroupsVersionCreated>
-for ContractGroupsVersionCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ContractGroupsVersionCreated,
-    ) -> ::std::result::Result<Self, ContractGroupsVersionCreated> {
-        let ContractGroupsVersionCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `contract-groups.version-created` (Contracts and contract groups), in each of its payload versions.
+    #[event_type = "contract-groups.version-created"]
+    pub enum ContractGroupsVersionCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractGroupsVersionCreatedV1),
     }
 }
 
@@ -539,95 +283,13 @@ impl ContractsActualizedV1 {
     ],
 );
 
-/// Event type `contracts.actualized` (Contracts and contract groups), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ContractsActualized {
-    /// Payload version `v1`.
-    V1(ContractsActualizedV1),
-}
-
-impl ContractsActualized {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "contracts.actualized";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ContractsActualizedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ContractsActualizedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ContractsActualized {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractsActualizedV1> for ContractsActualized {
-    fn from(payload: ContractsActualizedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ContractsActualized {
-    const TYPE: crate::events::EventType = crate::events::EventType::ContractsActualized;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ContractsActualized(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractsActualized> for crate::events::Event {
-    fn from(event: ContractsActualized) -> Self {
-        Self::ContractsActualized(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ContractsActualized> for ContractsActualizedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ContractsActualized,
-    ) -> ::std::result::Result<Self, ContractsActualized> {
-        let ContractsActualized::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `contracts.actualized` (Contracts and contract groups), in each of its payload versions.
+    #[event_type = "contracts.actualized"]
+    pub enum ContractsActualized {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractsActualizedV1),
     }
 }
 
@@ -682,95 +344,13 @@ impl ContractsCreatedV1 {
     ],
 );
 
-/// Event type `contracts.created` (Contracts and contract groups), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ContractsCreated {
-    /// Payload version `v1`.
-    V1(ContractsCreatedV1),
-}
-
-impl ContractsCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "contracts.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ContractsCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ContractsCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ContractsCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractsCreatedV1> for ContractsCreated {
-    fn from(payload: ContractsCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ContractsCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::ContractsCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ContractsCreated(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractsCreated> for crate::events::Event {
-    fn from(event: ContractsCreated) -> Self {
-        Self::ContractsCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ContractsCreated> for ContractsCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ContractsCreated,
-    ) -> ::std::result::Result<Self, ContractsCreated> {
-        let ContractsCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `contracts.created` (Contracts and contract groups), in each of its payload versions.
+    #[event_type = "contracts.created"]
+    pub enum ContractsCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractsCreatedV1),
     }
 }
 
@@ -813,95 +393,13 @@ impl ContractsExpiredV1 {
     ],
 );
 
-/// Event type `contracts.expired` (Contracts and contract groups), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ContractsExpired {
-    /// Payload version `v1`.
-    V1(ContractsExpiredV1),
-}
-
-impl ContractsExpired {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "contracts.expired";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ContractsExpiredV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ContractsExpiredV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ContractsExpired {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractsExpiredV1> for ContractsExpired {
-    fn from(payload: ContractsExpiredV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ContractsExpired {
-    const TYPE: crate::events::EventType = crate::events::EventType::ContractsExpired;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ContractsExpired(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractsExpired> for crate::events::Event {
-    fn from(event: ContractsExpired) -> Self {
-        Self::ContractsExpired(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ContractsExpired> for ContractsExpiredV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ContractsExpired,
-    ) -> ::std::result::Result<Self, ContractsExpired> {
-        let ContractsExpired::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `contracts.expired` (Contracts and contract groups), in each of its payload versions.
+    #[event_type = "contracts.expired"]
+    pub enum ContractsExpired {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractsExpiredV1),
     }
 }
 
@@ -944,98 +442,13 @@ impl ContractsExpiryApproachingV1 {
     ],
 );
 
-/// Event type `contracts.expiry-approaching` (Contracts and contract groups), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ContractsExpiryApproaching {
-    /// Payload version `v1`.
-    V1(ContractsExpiryApproachingV1),
-}
-
-impl ContractsExpiryApproaching {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "contracts.expiry-approaching";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ContractsExpiryApproachingV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ContractsExpiryApproachingV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ContractsExpiryApproaching {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractsExpiryApproachingV1> for ContractsExpiryApproaching {
-    fn from(payload: ContractsExpiryApproachingV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ContractsExpiryApproaching {
-    const TYPE: crate::events::EventType = crate::events::EventType::ContractsExpiryApproaching;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ContractsExpiryApproaching(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractsExpiryApproaching> for crate::events::Event {
-    fn from(event: ContractsExpiryApproaching) -> Self {
-        Self::ContractsExpiryApproaching(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ContractsExpiryApproaching>
-for ContractsExpiryApproachingV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ContractsExpiryApproaching,
-    ) -> ::std::result::Result<Self, ContractsExpiryApproaching> {
-        let ContractsExpiryApproaching::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `contracts.expiry-approaching` (Contracts and contract groups), in each of its payload versions.
+    #[event_type = "contracts.expiry-approaching"]
+    pub enum ContractsExpiryApproaching {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractsExpiryApproachingV1),
     }
 }
 
@@ -1085,99 +498,13 @@ impl ContractsJourneysCreationStartedV1 {
     ],
 );
 
-/// Event type `contracts.journeys.creation.started` (Contracts and contract groups), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ContractsJourneysCreationStarted {
-    /// Payload version `v1`.
-    V1(ContractsJourneysCreationStartedV1),
-}
-
-impl ContractsJourneysCreationStarted {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "contracts.journeys.creation.started";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ContractsJourneysCreationStartedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ContractsJourneysCreationStartedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ContractsJourneysCreationStarted {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractsJourneysCreationStartedV1>
-for ContractsJourneysCreationStarted {
-    fn from(payload: ContractsJourneysCreationStartedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ContractsJourneysCreationStarted {
-    const TYPE: crate::events::EventType = crate::events::EventType::ContractsJourneysCreationStarted;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ContractsJourneysCreationStarted(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractsJourneysCreationStarted> for crate::events::Event {
-    fn from(event: ContractsJourneysCreationStarted) -> Self {
-        Self::ContractsJourneysCreationStarted(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ContractsJourneysCreationStarted>
-for ContractsJourneysCreationStartedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ContractsJourneysCreationStarted,
-    ) -> ::std::result::Result<Self, ContractsJourneysCreationStarted> {
-        let ContractsJourneysCreationStarted::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `contracts.journeys.creation.started` (Contracts and contract groups), in each of its payload versions.
+    #[event_type = "contracts.journeys.creation.started"]
+    pub enum ContractsJourneysCreationStarted {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractsJourneysCreationStartedV1),
     }
 }
 
@@ -1227,99 +554,13 @@ impl ContractsJourneysTerminationStartedV1 {
     ],
 );
 
-/// Event type `contracts.journeys.termination.started` (Contracts and contract groups), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ContractsJourneysTerminationStarted {
-    /// Payload version `v1`.
-    V1(ContractsJourneysTerminationStartedV1),
-}
-
-impl ContractsJourneysTerminationStarted {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "contracts.journeys.termination.started";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ContractsJourneysTerminationStartedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ContractsJourneysTerminationStartedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ContractsJourneysTerminationStarted {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractsJourneysTerminationStartedV1>
-for ContractsJourneysTerminationStarted {
-    fn from(payload: ContractsJourneysTerminationStartedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ContractsJourneysTerminationStarted {
-    const TYPE: crate::events::EventType = crate::events::EventType::ContractsJourneysTerminationStarted;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ContractsJourneysTerminationStarted(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractsJourneysTerminationStarted> for crate::events::Event {
-    fn from(event: ContractsJourneysTerminationStarted) -> Self {
-        Self::ContractsJourneysTerminationStarted(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ContractsJourneysTerminationStarted>
-for ContractsJourneysTerminationStartedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ContractsJourneysTerminationStarted,
-    ) -> ::std::result::Result<Self, ContractsJourneysTerminationStarted> {
-        let ContractsJourneysTerminationStarted::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `contracts.journeys.termination.started` (Contracts and contract groups), in each of its payload versions.
+    #[event_type = "contracts.journeys.termination.started"]
+    pub enum ContractsJourneysTerminationStarted {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractsJourneysTerminationStartedV1),
     }
 }
 
@@ -1362,99 +603,13 @@ impl ContractsJourneysVariationStartedV1 {
     ],
 );
 
-/// Event type `contracts.journeys.variation.started` (Contracts and contract groups), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ContractsJourneysVariationStarted {
-    /// Payload version `v1`.
-    V1(ContractsJourneysVariationStartedV1),
-}
-
-impl ContractsJourneysVariationStarted {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "contracts.journeys.variation.started";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ContractsJourneysVariationStartedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ContractsJourneysVariationStartedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ContractsJourneysVariationStarted {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractsJourneysVariationStartedV1>
-for ContractsJourneysVariationStarted {
-    fn from(payload: ContractsJourneysVariationStartedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ContractsJourneysVariationStarted {
-    const TYPE: crate::events::EventType = crate::events::EventType::ContractsJourneysVariationStarted;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ContractsJourneysVariationStarted(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractsJourneysVariationStarted> for crate::events::Event {
-    fn from(event: ContractsJourneysVariationStarted) -> Self {
-        Self::ContractsJourneysVariationStarted(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ContractsJourneysVariationStarted>
-for ContractsJourneysVariationStartedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ContractsJourneysVariationStarted,
-    ) -> ::std::result::Result<Self, ContractsJourneysVariationStarted> {
-        let ContractsJourneysVariationStarted::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `contracts.journeys.variation.started` (Contracts and contract groups), in each of its payload versions.
+    #[event_type = "contracts.journeys.variation.started"]
+    pub enum ContractsJourneysVariationStarted {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractsJourneysVariationStartedV1),
     }
 }
 
@@ -1497,95 +652,13 @@ impl ContractsNovatedV1 {
     ],
 );
 
-/// Event type `contracts.novated` (Contracts and contract groups), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ContractsNovated {
-    /// Payload version `v1`.
-    V1(ContractsNovatedV1),
-}
-
-impl ContractsNovated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "contracts.novated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ContractsNovatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ContractsNovatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ContractsNovated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractsNovatedV1> for ContractsNovated {
-    fn from(payload: ContractsNovatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ContractsNovated {
-    const TYPE: crate::events::EventType = crate::events::EventType::ContractsNovated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ContractsNovated(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractsNovated> for crate::events::Event {
-    fn from(event: ContractsNovated) -> Self {
-        Self::ContractsNovated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ContractsNovated> for ContractsNovatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ContractsNovated,
-    ) -> ::std::result::Result<Self, ContractsNovated> {
-        let ContractsNovated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `contracts.novated` (Contracts and contract groups), in each of its payload versions.
+    #[event_type = "contracts.novated"]
+    pub enum ContractsNovated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractsNovatedV1),
     }
 }
 
@@ -1623,95 +696,13 @@ impl ContractsRescindedV1 {
     ],
 );
 
-/// Event type `contracts.rescinded` (Contracts and contract groups), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ContractsRescinded {
-    /// Payload version `v1`.
-    V1(ContractsRescindedV1),
-}
-
-impl ContractsRescinded {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "contracts.rescinded";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ContractsRescindedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ContractsRescindedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ContractsRescinded {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractsRescindedV1> for ContractsRescinded {
-    fn from(payload: ContractsRescindedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ContractsRescinded {
-    const TYPE: crate::events::EventType = crate::events::EventType::ContractsRescinded;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ContractsRescinded(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractsRescinded> for crate::events::Event {
-    fn from(event: ContractsRescinded) -> Self {
-        Self::ContractsRescinded(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ContractsRescinded> for ContractsRescindedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ContractsRescinded,
-    ) -> ::std::result::Result<Self, ContractsRescinded> {
-        let ContractsRescinded::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `contracts.rescinded` (Contracts and contract groups), in each of its payload versions.
+    #[event_type = "contracts.rescinded"]
+    pub enum ContractsRescinded {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractsRescindedV1),
     }
 }
 
@@ -1749,95 +740,13 @@ impl ContractsRevokedV1 {
     ],
 );
 
-/// Event type `contracts.revoked` (Contracts and contract groups), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ContractsRevoked {
-    /// Payload version `v1`.
-    V1(ContractsRevokedV1),
-}
-
-impl ContractsRevoked {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "contracts.revoked";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ContractsRevokedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ContractsRevokedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ContractsRevoked {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractsRevokedV1> for ContractsRevoked {
-    fn from(payload: ContractsRevokedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ContractsRevoked {
-    const TYPE: crate::events::EventType = crate::events::EventType::ContractsRevoked;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ContractsRevoked(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractsRevoked> for crate::events::Event {
-    fn from(event: ContractsRevoked) -> Self {
-        Self::ContractsRevoked(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ContractsRevoked> for ContractsRevokedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ContractsRevoked,
-    ) -> ::std::result::Result<Self, ContractsRevoked> {
-        let ContractsRevoked::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `contracts.revoked` (Contracts and contract groups), in each of its payload versions.
+    #[event_type = "contracts.revoked"]
+    pub enum ContractsRevoked {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractsRevokedV1),
     }
 }
 
@@ -1892,98 +801,13 @@ impl ContractsSubjectAmendedV1 {
     ],
 );
 
-/// Event type `contracts.subject-amended` (Contracts and contract groups), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ContractsSubjectAmended {
-    /// Payload version `v1`.
-    V1(ContractsSubjectAmendedV1),
-}
-
-impl ContractsSubjectAmended {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "contracts.subject-amended";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ContractsSubjectAmendedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ContractsSubjectAmendedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ContractsSubjectAmended {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractsSubjectAmendedV1> for ContractsSubjectAmended {
-    fn from(payload: ContractsSubjectAmendedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ContractsSubjectAmended {
-    const TYPE: crate::events::EventType = crate::events::EventType::ContractsSubjectAmended;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ContractsSubjectAmended(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractsSubjectAmended> for crate::events::Event {
-    fn from(event: ContractsSubjectAmended) -> Self {
-        Self::ContractsSubjectAmended(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ContractsSubjectAmended>
-for ContractsSubjectAmendedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ContractsSubjectAmended,
-    ) -> ::std::result::Result<Self, ContractsSubjectAmended> {
-        let ContractsSubjectAmended::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `contracts.subject-amended` (Contracts and contract groups), in each of its payload versions.
+    #[event_type = "contracts.subject-amended"]
+    pub enum ContractsSubjectAmended {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractsSubjectAmendedV1),
     }
 }
 
@@ -2021,95 +845,13 @@ impl ContractsTerminatedV1 {
     ],
 );
 
-/// Event type `contracts.terminated` (Contracts and contract groups), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ContractsTerminated {
-    /// Payload version `v1`.
-    V1(ContractsTerminatedV1),
-}
-
-impl ContractsTerminated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "contracts.terminated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ContractsTerminatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ContractsTerminatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ContractsTerminated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractsTerminatedV1> for ContractsTerminated {
-    fn from(payload: ContractsTerminatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ContractsTerminated {
-    const TYPE: crate::events::EventType = crate::events::EventType::ContractsTerminated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ContractsTerminated(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractsTerminated> for crate::events::Event {
-    fn from(event: ContractsTerminated) -> Self {
-        Self::ContractsTerminated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ContractsTerminated> for ContractsTerminatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ContractsTerminated,
-    ) -> ::std::result::Result<Self, ContractsTerminated> {
-        let ContractsTerminated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `contracts.terminated` (Contracts and contract groups), in each of its payload versions.
+    #[event_type = "contracts.terminated"]
+    pub enum ContractsTerminated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractsTerminatedV1),
     }
 }
 
@@ -2147,94 +889,12 @@ impl ContractsTermsVariedV1 {
     ],
 );
 
-/// Event type `contracts.terms-varied` (Contracts and contract groups), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ContractsTermsVaried {
-    /// Payload version `v1`.
-    V1(ContractsTermsVariedV1),
-}
-
-impl ContractsTermsVaried {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "contracts.terms-varied";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ContractsTermsVariedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ContractsTermsVariedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ContractsTermsVaried {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractsTermsVariedV1> for ContractsTermsVaried {
-    fn from(payload: ContractsTermsVariedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ContractsTermsVaried {
-    const TYPE: crate::events::EventType = crate::events::EventType::ContractsTermsVaried;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ContractsTermsVaried(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ContractsTermsVaried> for crate::events::Event {
-    fn from(event: ContractsTermsVaried) -> Self {
-        Self::ContractsTermsVaried(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ContractsTermsVaried> for ContractsTermsVariedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ContractsTermsVaried,
-    ) -> ::std::result::Result<Self, ContractsTermsVaried> {
-        let ContractsTermsVaried::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `contracts.terms-varied` (Contracts and contract groups), in each of its payload versions.
+    #[event_type = "contracts.terms-varied"]
+    pub enum ContractsTermsVaried {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractsTermsVariedV1),
     }
 }

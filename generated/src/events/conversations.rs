@@ -44,92 +44,13 @@ impl InkActionsRunV1 {
     ],
 );
 
-/// Event type `ink.actions.run` (Conversations and messages), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum InkActionsRun {
-    /// Payload version `v1`.
-    V1(InkActionsRunV1),
-}
-
-impl InkActionsRun {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "ink.actions.run";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::InkActionsRunV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <InkActionsRunV1 as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
-}
-
-impl ::serde::Serialize for InkActionsRun {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<InkActionsRunV1> for InkActionsRun {
-    fn from(payload: InkActionsRunV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for InkActionsRun {
-    const TYPE: crate::events::EventType = crate::events::EventType::InkActionsRun;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::InkActionsRun(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<InkActionsRun> for crate::events::Event {
-    fn from(event: InkActionsRun) -> Self {
-        Self::InkActionsRun(event)
-    }
-}
-
-impl crate::events::PayloadVersion<InkActionsRun> for InkActionsRunV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: InkActionsRun,
-    ) -> ::std::result::Result<Self, InkActionsRun> {
-        let InkActionsRun::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `ink.actions.run` (Conversations and messages), in each of its payload versions.
+    #[event_type = "ink.actions.run"]
+    pub enum InkActionsRun {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkActionsRunV1),
     }
 }
 
@@ -177,99 +98,13 @@ impl InkContentInboundMessageTaggedV1 {
     ],
 );
 
-/// Event type `ink.content.inbound-message-tagged` (Conversations and messages), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum InkContentInboundMessageTagged {
-    /// Payload version `v1`.
-    V1(InkContentInboundMessageTaggedV1),
-}
-
-impl InkContentInboundMessageTagged {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "ink.content.inbound-message-tagged";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::InkContentInboundMessageTaggedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <InkContentInboundMessageTaggedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for InkContentInboundMessageTagged {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<InkContentInboundMessageTaggedV1>
-for InkContentInboundMessageTagged {
-    fn from(payload: InkContentInboundMessageTaggedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for InkContentInboundMessageTagged {
-    const TYPE: crate::events::EventType = crate::events::EventType::InkContentInboundMessageTagged;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::InkContentInboundMessageTagged(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<InkContentInboundMessageTagged> for crate::events::Event {
-    fn from(event: InkContentInboundMessageTagged) -> Self {
-        Self::InkContentInboundMessageTagged(event)
-    }
-}
-
-impl crate::events::PayloadVersion<InkContentInboundMessageTagged>
-for InkContentInboundMessageTaggedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: InkContentInboundMessageTagged,
-    ) -> ::std::result::Result<Self, InkContentInboundMessageTagged> {
-        let InkContentInboundMessageTagged::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `ink.content.inbound-message-tagged` (Conversations and messages), in each of its payload versions.
+    #[event_type = "ink.content.inbound-message-tagged"]
+    pub enum InkContentInboundMessageTagged {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkContentInboundMessageTaggedV1),
     }
 }
 
@@ -327,99 +162,13 @@ impl InkConversationAssignedToBucketV1 {
     ],
 );
 
-/// Event type `ink.conversation.assigned_to_bucket` (Conversations and messages), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum InkConversationAssignedToBucket {
-    /// Payload version `v1`.
-    V1(InkConversationAssignedToBucketV1),
-}
-
-impl InkConversationAssignedToBucket {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "ink.conversation.assigned_to_bucket";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::InkConversationAssignedToBucketV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <InkConversationAssignedToBucketV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for InkConversationAssignedToBucket {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<InkConversationAssignedToBucketV1>
-for InkConversationAssignedToBucket {
-    fn from(payload: InkConversationAssignedToBucketV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for InkConversationAssignedToBucket {
-    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationAssignedToBucket;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::InkConversationAssignedToBucket(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<InkConversationAssignedToBucket> for crate::events::Event {
-    fn from(event: InkConversationAssignedToBucket) -> Self {
-        Self::InkConversationAssignedToBucket(event)
-    }
-}
-
-impl crate::events::PayloadVersion<InkConversationAssignedToBucket>
-for InkConversationAssignedToBucketV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: InkConversationAssignedToBucket,
-    ) -> ::std::result::Result<Self, InkConversationAssignedToBucket> {
-        let InkConversationAssignedToBucket::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `ink.conversation.assigned_to_bucket` (Conversations and messages), in each of its payload versions.
+    #[event_type = "ink.conversation.assigned_to_bucket"]
+    pub enum InkConversationAssignedToBucket {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkConversationAssignedToBucketV1),
     }
 }
 
@@ -462,99 +211,13 @@ impl InkConversationAssignedToTimelineV1 {
     ],
 );
 
-/// Event type `ink.conversation.assigned_to_timeline` (Conversations and messages), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum InkConversationAssignedToTimeline {
-    /// Payload version `v1`.
-    V1(InkConversationAssignedToTimelineV1),
-}
-
-impl InkConversationAssignedToTimeline {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "ink.conversation.assigned_to_timeline";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::InkConversationAssignedToTimelineV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <InkConversationAssignedToTimelineV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for InkConversationAssignedToTimeline {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<InkConversationAssignedToTimelineV1>
-for InkConversationAssignedToTimeline {
-    fn from(payload: InkConversationAssignedToTimelineV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for InkConversationAssignedToTimeline {
-    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationAssignedToTimeline;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::InkConversationAssignedToTimeline(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<InkConversationAssignedToTimeline> for crate::events::Event {
-    fn from(event: InkConversationAssignedToTimeline) -> Self {
-        Self::InkConversationAssignedToTimeline(event)
-    }
-}
-
-impl crate::events::PayloadVersion<InkConversationAssignedToTimeline>
-for InkConversationAssignedToTimelineV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: InkConversationAssignedToTimeline,
-    ) -> ::std::result::Result<Self, InkConversationAssignedToTimeline> {
-        let InkConversationAssignedToTimeline::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `ink.conversation.assigned_to_timeline` (Conversations and messages), in each of its payload versions.
+    #[event_type = "ink.conversation.assigned_to_timeline"]
+    pub enum InkConversationAssignedToTimeline {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkConversationAssignedToTimelineV1),
     }
 }
 
@@ -628,99 +291,13 @@ impl InkConversationAwaitCustomerReplyV1 {
     ],
 );
 
-/// Event type `ink.conversation.await_customer_reply` (Conversations and messages), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum InkConversationAwaitCustomerReply {
-    /// Payload version `v1`.
-    V1(InkConversationAwaitCustomerReplyV1),
-}
-
-impl InkConversationAwaitCustomerReply {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "ink.conversation.await_customer_reply";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::InkConversationAwaitCustomerReplyV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <InkConversationAwaitCustomerReplyV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for InkConversationAwaitCustomerReply {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<InkConversationAwaitCustomerReplyV1>
-for InkConversationAwaitCustomerReply {
-    fn from(payload: InkConversationAwaitCustomerReplyV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for InkConversationAwaitCustomerReply {
-    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationAwaitCustomerReply;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::InkConversationAwaitCustomerReply(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<InkConversationAwaitCustomerReply> for crate::events::Event {
-    fn from(event: InkConversationAwaitCustomerReply) -> Self {
-        Self::InkConversationAwaitCustomerReply(event)
-    }
-}
-
-impl crate::events::PayloadVersion<InkConversationAwaitCustomerReply>
-for InkConversationAwaitCustomerReplyV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: InkConversationAwaitCustomerReply,
-    ) -> ::std::result::Result<Self, InkConversationAwaitCustomerReply> {
-        let InkConversationAwaitCustomerReply::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `ink.conversation.await_customer_reply` (Conversations and messages), in each of its payload versions.
+    #[event_type = "ink.conversation.await_customer_reply"]
+    pub enum InkConversationAwaitCustomerReply {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkConversationAwaitCustomerReplyV1),
     }
 }
 
@@ -804,97 +381,13 @@ impl InkConversationClosedV1 {
     ],
 );
 
-/// Event type `ink.conversation.closed` (Conversations and messages), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum InkConversationClosed {
-    /// Payload version `v1`.
-    V1(InkConversationClosedV1),
-}
-
-impl InkConversationClosed {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "ink.conversation.closed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::InkConversationClosedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <InkConversationClosedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for InkConversationClosed {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<InkConversationClosedV1> for InkConversationClosed {
-    fn from(payload: InkConversationClosedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for InkConversationClosed {
-    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationClosed;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::InkConversationClosed(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<InkConversationClosed> for crate::events::Event {
-    fn from(event: InkConversationClosed) -> Self {
-        Self::InkConversationClosed(event)
-    }
-}
-
-impl crate::events::PayloadVersion<InkConversationClosed> for InkConversationClosedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: InkConversationClosed,
-    ) -> ::std::result::Result<Self, InkConversationClosed> {
-        let InkConversationClosed::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `ink.conversation.closed` (Conversations and messages), in each of its payload versions.
+    #[event_type = "ink.conversation.closed"]
+    pub enum InkConversationClosed {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkConversationClosedV1),
     }
 }
 
@@ -978,99 +471,13 @@ impl InkConversationOpenStatusChangedV1 {
     ],
 );
 
-/// Event type `ink.conversation.open_status_changed` (Conversations and messages), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum InkConversationOpenStatusChanged {
-    /// Payload version `v1`.
-    V1(InkConversationOpenStatusChangedV1),
-}
-
-impl InkConversationOpenStatusChanged {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "ink.conversation.open_status_changed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::InkConversationOpenStatusChangedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <InkConversationOpenStatusChangedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for InkConversationOpenStatusChanged {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<InkConversationOpenStatusChangedV1>
-for InkConversationOpenStatusChanged {
-    fn from(payload: InkConversationOpenStatusChangedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for InkConversationOpenStatusChanged {
-    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationOpenStatusChanged;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::InkConversationOpenStatusChanged(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<InkConversationOpenStatusChanged> for crate::events::Event {
-    fn from(event: InkConversationOpenStatusChanged) -> Self {
-        Self::InkConversationOpenStatusChanged(event)
-    }
-}
-
-impl crate::events::PayloadVersion<InkConversationOpenStatusChanged>
-for InkConversationOpenStatusChangedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: InkConversationOpenStatusChanged,
-    ) -> ::std::result::Result<Self, InkConversationOpenStatusChanged> {
-        let InkConversationOpenStatusChanged::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `ink.conversation.open_status_changed` (Conversations and messages), in each of its payload versions.
+    #[event_type = "ink.conversation.open_status_changed"]
+    pub enum InkConversationOpenStatusChanged {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkConversationOpenStatusChangedV1),
     }
 }
 
@@ -1144,97 +551,13 @@ impl InkConversationOpenedV1 {
     ],
 );
 
-/// Event type `ink.conversation.opened` (Conversations and messages), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum InkConversationOpened {
-    /// Payload version `v1`.
-    V1(InkConversationOpenedV1),
-}
-
-impl InkConversationOpened {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "ink.conversation.opened";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::InkConversationOpenedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <InkConversationOpenedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for InkConversationOpened {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<InkConversationOpenedV1> for InkConversationOpened {
-    fn from(payload: InkConversationOpenedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for InkConversationOpened {
-    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationOpened;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::InkConversationOpened(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<InkConversationOpened> for crate::events::Event {
-    fn from(event: InkConversationOpened) -> Self {
-        Self::InkConversationOpened(event)
-    }
-}
-
-impl crate::events::PayloadVersion<InkConversationOpened> for InkConversationOpenedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: InkConversationOpened,
-    ) -> ::std::result::Result<Self, InkConversationOpened> {
-        let InkConversationOpened::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `ink.conversation.opened` (Conversations and messages), in each of its payload versions.
+    #[event_type = "ink.conversation.opened"]
+    pub enum InkConversationOpened {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkConversationOpenedV1),
     }
 }
 
@@ -1321,99 +644,13 @@ impl InkConversationPriorityChangedV1 {
     ],
 );
 
-/// Event type `ink.conversation.priority.changed` (Conversations and messages), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum InkConversationPriorityChanged {
-    /// Payload version `v1`.
-    V1(InkConversationPriorityChangedV1),
-}
-
-impl InkConversationPriorityChanged {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "ink.conversation.priority.changed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::InkConversationPriorityChangedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <InkConversationPriorityChangedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for InkConversationPriorityChanged {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<InkConversationPriorityChangedV1>
-for InkConversationPriorityChanged {
-    fn from(payload: InkConversationPriorityChangedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for InkConversationPriorityChanged {
-    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationPriorityChanged;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::InkConversationPriorityChanged(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<InkConversationPriorityChanged> for crate::events::Event {
-    fn from(event: InkConversationPriorityChanged) -> Self {
-        Self::InkConversationPriorityChanged(event)
-    }
-}
-
-impl crate::events::PayloadVersion<InkConversationPriorityChanged>
-for InkConversationPriorityChangedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: InkConversationPriorityChanged,
-    ) -> ::std::result::Result<Self, InkConversationPriorityChanged> {
-        let InkConversationPriorityChanged::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `ink.conversation.priority.changed` (Conversations and messages), in each of its payload versions.
+    #[event_type = "ink.conversation.priority.changed"]
+    pub enum InkConversationPriorityChanged {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkConversationPriorityChangedV1),
     }
 }
 
@@ -1497,97 +734,13 @@ impl InkConversationSnoozedV1 {
     ],
 );
 
-/// Event type `ink.conversation.snoozed` (Conversations and messages), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum InkConversationSnoozed {
-    /// Payload version `v1`.
-    V1(InkConversationSnoozedV1),
-}
-
-impl InkConversationSnoozed {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "ink.conversation.snoozed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::InkConversationSnoozedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <InkConversationSnoozedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for InkConversationSnoozed {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<InkConversationSnoozedV1> for InkConversationSnoozed {
-    fn from(payload: InkConversationSnoozedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for InkConversationSnoozed {
-    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationSnoozed;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::InkConversationSnoozed(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<InkConversationSnoozed> for crate::events::Event {
-    fn from(event: InkConversationSnoozed) -> Self {
-        Self::InkConversationSnoozed(event)
-    }
-}
-
-impl crate::events::PayloadVersion<InkConversationSnoozed> for InkConversationSnoozedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: InkConversationSnoozed,
-    ) -> ::std::result::Result<Self, InkConversationSnoozed> {
-        let InkConversationSnoozed::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `ink.conversation.snoozed` (Conversations and messages), in each of its payload versions.
+    #[event_type = "ink.conversation.snoozed"]
+    pub enum InkConversationSnoozed {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkConversationSnoozedV1),
     }
 }
 
@@ -1645,99 +798,13 @@ impl InkConversationUnassignedFromBucketV1 {
     ],
 );
 
-/// Event type `ink.conversation.unassigned_from_bucket` (Conversations and messages), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum InkConversationUnassignedFromBucket {
-    /// Payload version `v1`.
-    V1(InkConversationUnassignedFromBucketV1),
-}
-
-impl InkConversationUnassignedFromBucket {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "ink.conversation.unassigned_from_bucket";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::InkConversationUnassignedFromBucketV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <InkConversationUnassignedFromBucketV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for InkConversationUnassignedFromBucket {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<InkConversationUnassignedFromBucketV1>
-for InkConversationUnassignedFromBucket {
-    fn from(payload: InkConversationUnassignedFromBucketV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for InkConversationUnassignedFromBucket {
-    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationUnassignedFromBucket;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::InkConversationUnassignedFromBucket(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<InkConversationUnassignedFromBucket> for crate::events::Event {
-    fn from(event: InkConversationUnassignedFromBucket) -> Self {
-        Self::InkConversationUnassignedFromBucket(event)
-    }
-}
-
-impl crate::events::PayloadVersion<InkConversationUnassignedFromBucket>
-for InkConversationUnassignedFromBucketV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: InkConversationUnassignedFromBucket,
-    ) -> ::std::result::Result<Self, InkConversationUnassignedFromBucket> {
-        let InkConversationUnassignedFromBucket::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `ink.conversation.unassigned_from_bucket` (Conversations and messages), in each of its payload versions.
+    #[event_type = "ink.conversation.unassigned_from_bucket"]
+    pub enum InkConversationUnassignedFromBucket {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkConversationUnassignedFromBucketV1),
     }
 }
 
@@ -1780,100 +847,13 @@ impl InkConversationUnassignedFromTimelineV1 {
     ],
 );
 
-/// Event type `ink.conversation.unassigned_from_timeline` (Conversations and messages), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum InkConversationUnassignedFromTimeline {
-    /// Payload version `v1`.
-    V1(InkConversationUnassignedFromTimelineV1),
-}
-
-impl InkConversationUnassignedFromTimeline {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "ink.conversation.unassigned_from_timeline";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::InkConversationUnassignedFromTimelineV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <InkConversationUnassignedFromTimelineV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for InkConversationUnassignedFromTimeline {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<InkConversationUnassignedFromTimelineV1>
-for InkConversationUnassignedFromTimeline {
-    fn from(payload: InkConversationUnassignedFromTimelineV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for InkConversationUnassignedFromTimeline {
-    const TYPE: crate::events::EventType = crate::events::EventType::InkConversationUnassignedFromTimeline;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::InkConversationUnassignedFromTimeline(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<InkConversationUnassignedFromTimeline>
-for crate::events::Event {
-    fn from(event: InkConversationUnassignedFromTimeline) -> Self {
-        Self::InkConversationUnassignedFromTimeline(event)
-    }
-}
-
-impl crate::events::PayloadVersion<InkConversationUnassignedFromTimeline>
-for InkConversationUnassignedFromTimelineV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: InkConversationUnassignedFromTimeline,
-    ) -> ::std::result::Result<Self, InkConversationUnassignedFromTimeline> {
-        let InkConversationUnassignedFromTimeline::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `ink.conversation.unassigned_from_timeline` (Conversations and messages), in each of its payload versions.
+    #[event_type = "ink.conversation.unassigned_from_timeline"]
+    pub enum InkConversationUnassignedFromTimeline {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkConversationUnassignedFromTimelineV1),
     }
 }
 
@@ -1928,95 +908,13 @@ impl InkLiveChatClosedV1 {
     ],
 );
 
-/// Event type `ink.live-chat.closed` (Conversations and messages), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum InkLiveChatClosed {
-    /// Payload version `v1`.
-    V1(InkLiveChatClosedV1),
-}
-
-impl InkLiveChatClosed {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "ink.live-chat.closed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::InkLiveChatClosedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <InkLiveChatClosedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for InkLiveChatClosed {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<InkLiveChatClosedV1> for InkLiveChatClosed {
-    fn from(payload: InkLiveChatClosedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for InkLiveChatClosed {
-    const TYPE: crate::events::EventType = crate::events::EventType::InkLiveChatClosed;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::InkLiveChatClosed(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<InkLiveChatClosed> for crate::events::Event {
-    fn from(event: InkLiveChatClosed) -> Self {
-        Self::InkLiveChatClosed(event)
-    }
-}
-
-impl crate::events::PayloadVersion<InkLiveChatClosed> for InkLiveChatClosedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: InkLiveChatClosed,
-    ) -> ::std::result::Result<Self, InkLiveChatClosed> {
-        let InkLiveChatClosed::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `ink.live-chat.closed` (Conversations and messages), in each of its payload versions.
+    #[event_type = "ink.live-chat.closed"]
+    pub enum InkLiveChatClosed {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkLiveChatClosedV1),
     }
 }
 
@@ -2049,95 +947,13 @@ impl InkLiveChatInitiatedV1 {
     ],
 );
 
-/// Event type `ink.live-chat.initiated` (Conversations and messages), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum InkLiveChatInitiated {
-    /// Payload version `v1`.
-    V1(InkLiveChatInitiatedV1),
-}
-
-impl InkLiveChatInitiated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "ink.live-chat.initiated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::InkLiveChatInitiatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <InkLiveChatInitiatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for InkLiveChatInitiated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<InkLiveChatInitiatedV1> for InkLiveChatInitiated {
-    fn from(payload: InkLiveChatInitiatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for InkLiveChatInitiated {
-    const TYPE: crate::events::EventType = crate::events::EventType::InkLiveChatInitiated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::InkLiveChatInitiated(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<InkLiveChatInitiated> for crate::events::Event {
-    fn from(event: InkLiveChatInitiated) -> Self {
-        Self::InkLiveChatInitiated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<InkLiveChatInitiated> for InkLiveChatInitiatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: InkLiveChatInitiated,
-    ) -> ::std::result::Result<Self, InkLiveChatInitiated> {
-        let InkLiveChatInitiated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `ink.live-chat.initiated` (Conversations and messages), in each of its payload versions.
+    #[event_type = "ink.live-chat.initiated"]
+    pub enum InkLiveChatInitiated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkLiveChatInitiatedV1),
     }
 }
 
@@ -2170,100 +986,13 @@ impl InkLiveChatMessagesOutboundMessageCreatedV1 {
     ],
 );
 
-/// Event type `ink.live-chat.messages.outbound-message-created` (Conversations and messages), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum InkLiveChatMessagesOutboundMessageCreated {
-    /// Payload version `v1`.
-    V1(InkLiveChatMessagesOutboundMessageCreatedV1),
-}
-
-impl InkLiveChatMessagesOutboundMessageCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "ink.live-chat.messages.outbound-message-created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::InkLiveChatMessagesOutboundMessageCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <InkLiveChatMessagesOutboundMessageCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for InkLiveChatMessagesOutboundMessageCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<InkLiveChatMessagesOutboundMessageCreatedV1>
-for InkLiveChatMessagesOutboundMessageCreated {
-    fn from(payload: InkLiveChatMessagesOutboundMessageCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for InkLiveChatMessagesOutboundMessageCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::InkLiveChatMessagesOutboundMessageCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::InkLiveChatMessagesOutboundMessageCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<InkLiveChatMessagesOutboundMessageCreated>
-for crate::events::Event {
-    fn from(event: InkLiveChatMessagesOutboundMessageCreated) -> Self {
-        Self::InkLiveChatMessagesOutboundMessageCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<InkLiveChatMessagesOutboundMessageCreated>
-for InkLiveChatMessagesOutboundMessageCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: InkLiveChatMessagesOutboundMessageCreated,
-    ) -> ::std::result::Result<Self, InkLiveChatMessagesOutboundMessageCreated> {
-        let InkLiveChatMessagesOutboundMessageCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `ink.live-chat.messages.outbound-message-created` (Conversations and messages), in each of its payload versions.
+    #[event_type = "ink.live-chat.messages.outbound-message-created"]
+    pub enum InkLiveChatMessagesOutboundMessageCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkLiveChatMessagesOutboundMessageCreatedV1),
     }
 }
 
@@ -2311,98 +1040,13 @@ impl InkMessageAttachmentSafeV1 {
     ],
 );
 
-/// Event type `ink.message_attachment.safe` (Conversations and messages), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum InkMessageAttachmentSafe {
-    /// Payload version `v1`.
-    V1(InkMessageAttachmentSafeV1),
-}
-
-impl InkMessageAttachmentSafe {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "ink.message_attachment.safe";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::InkMessageAttachmentSafeV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <InkMessageAttachmentSafeV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for InkMessageAttachmentSafe {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<InkMessageAttachmentSafeV1> for InkMessageAttachmentSafe {
-    fn from(payload: InkMessageAttachmentSafeV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for InkMessageAttachmentSafe {
-    const TYPE: crate::events::EventType = crate::events::EventType::InkMessageAttachmentSafe;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::InkMessageAttachmentSafe(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<InkMessageAttachmentSafe> for crate::events::Event {
-    fn from(event: InkMessageAttachmentSafe) -> Self {
-        Self::InkMessageAttachmentSafe(event)
-    }
-}
-
-impl crate::events::PayloadVersion<InkMessageAttachmentSafe>
-for InkMessageAttachmentSafeV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: InkMessageAttachmentSafe,
-    ) -> ::std::result::Result<Self, InkMessageAttachmentSafe> {
-        let InkMessageAttachmentSafe::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `ink.message_attachment.safe` (Conversations and messages), in each of its payload versions.
+    #[event_type = "ink.message_attachment.safe"]
+    pub enum InkMessageAttachmentSafe {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkMessageAttachmentSafeV1),
     }
 }
 
@@ -2450,98 +1094,13 @@ impl InkMessageAttachmentUnsafeV1 {
     ],
 );
 
-/// Event type `ink.message_attachment.unsafe` (Conversations and messages), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum InkMessageAttachmentUnsafe {
-    /// Payload version `v1`.
-    V1(InkMessageAttachmentUnsafeV1),
-}
-
-impl InkMessageAttachmentUnsafe {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "ink.message_attachment.unsafe";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::InkMessageAttachmentUnsafeV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <InkMessageAttachmentUnsafeV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for InkMessageAttachmentUnsafe {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<InkMessageAttachmentUnsafeV1> for InkMessageAttachmentUnsafe {
-    fn from(payload: InkMessageAttachmentUnsafeV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for InkMessageAttachmentUnsafe {
-    const TYPE: crate::events::EventType = crate::events::EventType::InkMessageAttachmentUnsafe;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::InkMessageAttachmentUnsafe(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<InkMessageAttachmentUnsafe> for crate::events::Event {
-    fn from(event: InkMessageAttachmentUnsafe) -> Self {
-        Self::InkMessageAttachmentUnsafe(event)
-    }
-}
-
-impl crate::events::PayloadVersion<InkMessageAttachmentUnsafe>
-for InkMessageAttachmentUnsafeV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: InkMessageAttachmentUnsafe,
-    ) -> ::std::result::Result<Self, InkMessageAttachmentUnsafe> {
-        let InkMessageAttachmentUnsafe::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `ink.message_attachment.unsafe` (Conversations and messages), in each of its payload versions.
+    #[event_type = "ink.message_attachment.unsafe"]
+    pub enum InkMessageAttachmentUnsafe {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkMessageAttachmentUnsafeV1),
     }
 }
 
@@ -2584,99 +1143,13 @@ impl InkMessagesInboundEmailMigrationV1 {
     ],
 );
 
-/// Event type `ink.messages.inbound-email-migration` (Conversations and messages), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum InkMessagesInboundEmailMigration {
-    /// Payload version `v1`.
-    V1(InkMessagesInboundEmailMigrationV1),
-}
-
-impl InkMessagesInboundEmailMigration {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "ink.messages.inbound-email-migration";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::InkMessagesInboundEmailMigrationV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <InkMessagesInboundEmailMigrationV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for InkMessagesInboundEmailMigration {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<InkMessagesInboundEmailMigrationV1>
-for InkMessagesInboundEmailMigration {
-    fn from(payload: InkMessagesInboundEmailMigrationV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for InkMessagesInboundEmailMigration {
-    const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesInboundEmailMigration;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::InkMessagesInboundEmailMigration(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<InkMessagesInboundEmailMigration> for crate::events::Event {
-    fn from(event: InkMessagesInboundEmailMigration) -> Self {
-        Self::InkMessagesInboundEmailMigration(event)
-    }
-}
-
-impl crate::events::PayloadVersion<InkMessagesInboundEmailMigration>
-for InkMessagesInboundEmailMigrationV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: InkMessagesInboundEmailMigration,
-    ) -> ::std::result::Result<Self, InkMessagesInboundEmailMigration> {
-        let InkMessagesInboundEmailMigration::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `ink.messages.inbound-email-migration` (Conversations and messages), in each of its payload versions.
+    #[event_type = "ink.messages.inbound-email-migration"]
+    pub enum InkMessagesInboundEmailMigration {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkMessagesInboundEmailMigrationV1),
     }
 }
 
@@ -2719,99 +1192,13 @@ impl InkMessagesInboundMessageCreatedV1 {
     ],
 );
 
-/// Event type `ink.messages.inbound-message-created` (Conversations and messages), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum InkMessagesInboundMessageCreated {
-    /// Payload version `v1`.
-    V1(InkMessagesInboundMessageCreatedV1),
-}
-
-impl InkMessagesInboundMessageCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "ink.messages.inbound-message-created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::InkMessagesInboundMessageCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <InkMessagesInboundMessageCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for InkMessagesInboundMessageCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<InkMessagesInboundMessageCreatedV1>
-for InkMessagesInboundMessageCreated {
-    fn from(payload: InkMessagesInboundMessageCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for InkMessagesInboundMessageCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesInboundMessageCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::InkMessagesInboundMessageCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<InkMessagesInboundMessageCreated> for crate::events::Event {
-    fn from(event: InkMessagesInboundMessageCreated) -> Self {
-        Self::InkMessagesInboundMessageCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<InkMessagesInboundMessageCreated>
-for InkMessagesInboundMessageCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: InkMessagesInboundMessageCreated,
-    ) -> ::std::result::Result<Self, InkMessagesInboundMessageCreated> {
-        let InkMessagesInboundMessageCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `ink.messages.inbound-message-created` (Conversations and messages), in each of its payload versions.
+    #[event_type = "ink.messages.inbound-message-created"]
+    pub enum InkMessagesInboundMessageCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkMessagesInboundMessageCreatedV1),
     }
 }
 
@@ -2859,99 +1246,13 @@ impl InkMessagesInboundMessageIngestedV1 {
     ],
 );
 
-/// Event type `ink.messages.inbound-message-ingested` (Conversations and messages), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum InkMessagesInboundMessageIngested {
-    /// Payload version `v1`.
-    V1(InkMessagesInboundMessageIngestedV1),
-}
-
-impl InkMessagesInboundMessageIngested {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "ink.messages.inbound-message-ingested";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::InkMessagesInboundMessageIngestedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <InkMessagesInboundMessageIngestedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for InkMessagesInboundMessageIngested {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<InkMessagesInboundMessageIngestedV1>
-for InkMessagesInboundMessageIngested {
-    fn from(payload: InkMessagesInboundMessageIngestedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for InkMessagesInboundMessageIngested {
-    const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesInboundMessageIngested;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::InkMessagesInboundMessageIngested(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<InkMessagesInboundMessageIngested> for crate::events::Event {
-    fn from(event: InkMessagesInboundMessageIngested) -> Self {
-        Self::InkMessagesInboundMessageIngested(event)
-    }
-}
-
-impl crate::events::PayloadVersion<InkMessagesInboundMessageIngested>
-for InkMessagesInboundMessageIngestedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: InkMessagesInboundMessageIngested,
-    ) -> ::std::result::Result<Self, InkMessagesInboundMessageIngested> {
-        let InkMessagesInboundMessageIngested::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `ink.messages.inbound-message-ingested` (Conversations and messages), in each of its payload versions.
+    #[event_type = "ink.messages.inbound-message-ingested"]
+    pub enum InkMessagesInboundMessageIngested {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkMessagesInboundMessageIngestedV1),
     }
 }
 
@@ -2994,99 +1295,13 @@ impl InkMessagesOutboundMessageCreatedV1 {
     ],
 );
 
-/// Event type `ink.messages.outbound-message-created` (Conversations and messages), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum InkMessagesOutboundMessageCreated {
-    /// Payload version `v1`.
-    V1(InkMessagesOutboundMessageCreatedV1),
-}
-
-impl InkMessagesOutboundMessageCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "ink.messages.outbound-message-created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::InkMessagesOutboundMessageCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <InkMessagesOutboundMessageCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for InkMessagesOutboundMessageCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<InkMessagesOutboundMessageCreatedV1>
-for InkMessagesOutboundMessageCreated {
-    fn from(payload: InkMessagesOutboundMessageCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for InkMessagesOutboundMessageCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesOutboundMessageCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::InkMessagesOutboundMessageCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<InkMessagesOutboundMessageCreated> for crate::events::Event {
-    fn from(event: InkMessagesOutboundMessageCreated) -> Self {
-        Self::InkMessagesOutboundMessageCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<InkMessagesOutboundMessageCreated>
-for InkMessagesOutboundMessageCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: InkMessagesOutboundMessageCreated,
-    ) -> ::std::result::Result<Self, InkMessagesOutboundMessageCreated> {
-        let InkMessagesOutboundMessageCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `ink.messages.outbound-message-created` (Conversations and messages), in each of its payload versions.
+    #[event_type = "ink.messages.outbound-message-created"]
+    pub enum InkMessagesOutboundMessageCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkMessagesOutboundMessageCreatedV1),
     }
 }
 
@@ -3129,99 +1344,13 @@ impl InkMessagesOutboundMessageFailedV1 {
     ],
 );
 
-/// Event type `ink.messages.outbound-message-failed` (Conversations and messages), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum InkMessagesOutboundMessageFailed {
-    /// Payload version `v1`.
-    V1(InkMessagesOutboundMessageFailedV1),
-}
-
-impl InkMessagesOutboundMessageFailed {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "ink.messages.outbound-message-failed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::InkMessagesOutboundMessageFailedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <InkMessagesOutboundMessageFailedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for InkMessagesOutboundMessageFailed {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<InkMessagesOutboundMessageFailedV1>
-for InkMessagesOutboundMessageFailed {
-    fn from(payload: InkMessagesOutboundMessageFailedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for InkMessagesOutboundMessageFailed {
-    const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesOutboundMessageFailed;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::InkMessagesOutboundMessageFailed(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<InkMessagesOutboundMessageFailed> for crate::events::Event {
-    fn from(event: InkMessagesOutboundMessageFailed) -> Self {
-        Self::InkMessagesOutboundMessageFailed(event)
-    }
-}
-
-impl crate::events::PayloadVersion<InkMessagesOutboundMessageFailed>
-for InkMessagesOutboundMessageFailedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: InkMessagesOutboundMessageFailed,
-    ) -> ::std::result::Result<Self, InkMessagesOutboundMessageFailed> {
-        let InkMessagesOutboundMessageFailed::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `ink.messages.outbound-message-failed` (Conversations and messages), in each of its payload versions.
+    #[event_type = "ink.messages.outbound-message-failed"]
+    pub enum InkMessagesOutboundMessageFailed {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkMessagesOutboundMessageFailedV1),
     }
 }
 
@@ -3264,99 +1393,13 @@ impl InkMessagesPhishingReportDismissedV1 {
     ],
 );
 
-/// Event type `ink.messages.phishing-report-dismissed` (Conversations and messages), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum InkMessagesPhishingReportDismissed {
-    /// Payload version `v1`.
-    V1(InkMessagesPhishingReportDismissedV1),
-}
-
-impl InkMessagesPhishingReportDismissed {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "ink.messages.phishing-report-dismissed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::InkMessagesPhishingReportDismissedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <InkMessagesPhishingReportDismissedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for InkMessagesPhishingReportDismissed {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<InkMessagesPhishingReportDismissedV1>
-for InkMessagesPhishingReportDismissed {
-    fn from(payload: InkMessagesPhishingReportDismissedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for InkMessagesPhishingReportDismissed {
-    const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesPhishingReportDismissed;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::InkMessagesPhishingReportDismissed(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<InkMessagesPhishingReportDismissed> for crate::events::Event {
-    fn from(event: InkMessagesPhishingReportDismissed) -> Self {
-        Self::InkMessagesPhishingReportDismissed(event)
-    }
-}
-
-impl crate::events::PayloadVersion<InkMessagesPhishingReportDismissed>
-for InkMessagesPhishingReportDismissedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: InkMessagesPhishingReportDismissed,
-    ) -> ::std::result::Result<Self, InkMessagesPhishingReportDismissed> {
-        let InkMessagesPhishingReportDismissed::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `ink.messages.phishing-report-dismissed` (Conversations and messages), in each of its payload versions.
+    #[event_type = "ink.messages.phishing-report-dismissed"]
+    pub enum InkMessagesPhishingReportDismissed {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkMessagesPhishingReportDismissedV1),
     }
 }
 
@@ -3399,99 +1442,13 @@ impl InkMessagesReportedPhishingV1 {
     ],
 );
 
-/// Event type `ink.messages.reported-phishing` (Conversations and messages), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum InkMessagesReportedPhishing {
-    /// Payload version `v1`.
-    V1(InkMessagesReportedPhishingV1),
-}
-
-impl InkMessagesReportedPhishing {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "ink.messages.reported-phishing";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::InkMessagesReportedPhishingV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <InkMessagesReportedPhishingV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for InkMessagesReportedPhishing {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<InkMessagesReportedPhishingV1>
-for InkMessagesReportedPhishing {
-    fn from(payload: InkMessagesReportedPhishingV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for InkMessagesReportedPhishing {
-    const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesReportedPhishing;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::InkMessagesReportedPhishing(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<InkMessagesReportedPhishing> for crate::events::Event {
-    fn from(event: InkMessagesReportedPhishing) -> Self {
-        Self::InkMessagesReportedPhishing(event)
-    }
-}
-
-impl crate::events::PayloadVersion<InkMessagesReportedPhishing>
-for InkMessagesReportedPhishingV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: InkMessagesReportedPhishing,
-    ) -> ::std::result::Result<Self, InkMessagesReportedPhishing> {
-        let InkMessagesReportedPhishing::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `ink.messages.reported-phishing` (Conversations and messages), in each of its payload versions.
+    #[event_type = "ink.messages.reported-phishing"]
+    pub enum InkMessagesReportedPhishing {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkMessagesReportedPhishingV1),
     }
 }
 
@@ -3534,98 +1491,13 @@ impl InkMessagesReportedSpamV1 {
     ],
 );
 
-/// Event type `ink.messages.reported-spam` (Conversations and messages), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum InkMessagesReportedSpam {
-    /// Payload version `v1`.
-    V1(InkMessagesReportedSpamV1),
-}
-
-impl InkMessagesReportedSpam {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "ink.messages.reported-spam";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::InkMessagesReportedSpamV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <InkMessagesReportedSpamV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for InkMessagesReportedSpam {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<InkMessagesReportedSpamV1> for InkMessagesReportedSpam {
-    fn from(payload: InkMessagesReportedSpamV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for InkMessagesReportedSpam {
-    const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesReportedSpam;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::InkMessagesReportedSpam(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<InkMessagesReportedSpam> for crate::events::Event {
-    fn from(event: InkMessagesReportedSpam) -> Self {
-        Self::InkMessagesReportedSpam(event)
-    }
-}
-
-impl crate::events::PayloadVersion<InkMessagesReportedSpam>
-for InkMessagesReportedSpamV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: InkMessagesReportedSpam,
-    ) -> ::std::result::Result<Self, InkMessagesReportedSpam> {
-        let InkMessagesReportedSpam::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `ink.messages.reported-spam` (Conversations and messages), in each of its payload versions.
+    #[event_type = "ink.messages.reported-spam"]
+    pub enum InkMessagesReportedSpam {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkMessagesReportedSpamV1),
     }
 }
 
@@ -3668,98 +1540,12 @@ impl InkMessagesSpamReportDismissedV1 {
     ],
 );
 
-/// Event type `ink.messages.spam-report-dismissed` (Conversations and messages), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum InkMessagesSpamReportDismissed {
-    /// Payload version `v1`.
-    V1(InkMessagesSpamReportDismissedV1),
-}
-
-impl InkMessagesSpamReportDismissed {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "ink.messages.spam-report-dismissed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::InkMessagesSpamReportDismissedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <InkMessagesSpamReportDismissedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for InkMessagesSpamReportDismissed {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<InkMessagesSpamReportDismissedV1>
-for InkMessagesSpamReportDismissed {
-    fn from(payload: InkMessagesSpamReportDismissedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for InkMessagesSpamReportDismissed {
-    const TYPE: crate::events::EventType = crate::events::EventType::InkMessagesSpamReportDismissed;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::InkMessagesSpamReportDismissed(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<InkMessagesSpamReportDismissed> for crate::events::Event {
-    fn from(event: InkMessagesSpamReportDismissed) -> Self {
-        Self::InkMessagesSpamReportDismissed(event)
-    }
-}
-
-impl crate::events::PayloadVersion<InkMessagesSpamReportDismissed>
-for InkMessagesSpamReportDismissedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: InkMessagesSpamReportDismissed,
-    ) -> ::std::result::Result<Self, InkMessagesSpamReportDismissed> {
-        let InkMessagesSpamReportDismissed::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `ink.messages.spam-report-dismissed` (Conversations and messages), in each of its payload versions.
+    #[event_type = "ink.messages.spam-report-dismissed"]
+    pub enum InkMessagesSpamReportDismissed {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkMessagesSpamReportDismissedV1),
     }
 }

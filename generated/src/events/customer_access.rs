@@ -37,99 +37,13 @@ impl CustomerAccessPartnerRolesCreatedV1 {
     ],
 );
 
-/// Event type `customer_access.partner_roles.created` (Customer access roles), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum CustomerAccessPartnerRolesCreated {
-    /// Payload version `v1`.
-    V1(CustomerAccessPartnerRolesCreatedV1),
-}
-
-impl CustomerAccessPartnerRolesCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "customer_access.partner_roles.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::CustomerAccessPartnerRolesCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <CustomerAccessPartnerRolesCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for CustomerAccessPartnerRolesCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<CustomerAccessPartnerRolesCreatedV1>
-for CustomerAccessPartnerRolesCreated {
-    fn from(payload: CustomerAccessPartnerRolesCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for CustomerAccessPartnerRolesCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessPartnerRolesCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::CustomerAccessPartnerRolesCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<CustomerAccessPartnerRolesCreated> for crate::events::Event {
-    fn from(event: CustomerAccessPartnerRolesCreated) -> Self {
-        Self::CustomerAccessPartnerRolesCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<CustomerAccessPartnerRolesCreated>
-for CustomerAccessPartnerRolesCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: CustomerAccessPartnerRolesCreated,
-    ) -> ::std::result::Result<Self, CustomerAccessPartnerRolesCreated> {
-        let CustomerAccessPartnerRolesCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `customer_access.partner_roles.created` (Customer access roles), in each of its payload versions.
+    #[event_type = "customer_access.partner_roles.created"]
+    pub enum CustomerAccessPartnerRolesCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CustomerAccessPartnerRolesCreatedV1),
     }
 }
 
@@ -205,99 +119,13 @@ impl CustomerAccessPartnerRolesUpdatedV1 {
     ],
 );
 
-/// Event type `customer_access.partner_roles.updated` (Customer access roles), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum CustomerAccessPartnerRolesUpdated {
-    /// Payload version `v1`.
-    V1(CustomerAccessPartnerRolesUpdatedV1),
-}
-
-impl CustomerAccessPartnerRolesUpdated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "customer_access.partner_roles.updated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::CustomerAccessPartnerRolesUpdatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <CustomerAccessPartnerRolesUpdatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for CustomerAccessPartnerRolesUpdated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<CustomerAccessPartnerRolesUpdatedV1>
-for CustomerAccessPartnerRolesUpdated {
-    fn from(payload: CustomerAccessPartnerRolesUpdatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for CustomerAccessPartnerRolesUpdated {
-    const TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessPartnerRolesUpdated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::CustomerAccessPartnerRolesUpdated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<CustomerAccessPartnerRolesUpdated> for crate::events::Event {
-    fn from(event: CustomerAccessPartnerRolesUpdated) -> Self {
-        Self::CustomerAccessPartnerRolesUpdated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<CustomerAccessPartnerRolesUpdated>
-for CustomerAccessPartnerRolesUpdatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: CustomerAccessPartnerRolesUpdated,
-    ) -> ::std::result::Result<Self, CustomerAccessPartnerRolesUpdated> {
-        let CustomerAccessPartnerRolesUpdated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `customer_access.partner_roles.updated` (Customer access roles), in each of its payload versions.
+    #[event_type = "customer_access.partner_roles.updated"]
+    pub enum CustomerAccessPartnerRolesUpdated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CustomerAccessPartnerRolesUpdatedV1),
     }
 }
 
@@ -335,100 +163,13 @@ impl CustomerAccessPartnerUserRolesCreatedV1 {
     ],
 );
 
-/// Event type `customer_access.partner_user_roles.created` (Customer access roles), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum CustomerAccessPartnerUserRolesCreated {
-    /// Payload version `v1`.
-    V1(CustomerAccessPartnerUserRolesCreatedV1),
-}
-
-impl CustomerAccessPartnerUserRolesCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "customer_access.partner_user_roles.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::CustomerAccessPartnerUserRolesCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <CustomerAccessPartnerUserRolesCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for CustomerAccessPartnerUserRolesCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<CustomerAccessPartnerUserRolesCreatedV1>
-for CustomerAccessPartnerUserRolesCreated {
-    fn from(payload: CustomerAccessPartnerUserRolesCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for CustomerAccessPartnerUserRolesCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessPartnerUserRolesCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::CustomerAccessPartnerUserRolesCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<CustomerAccessPartnerUserRolesCreated>
-for crate::events::Event {
-    fn from(event: CustomerAccessPartnerUserRolesCreated) -> Self {
-        Self::CustomerAccessPartnerUserRolesCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<CustomerAccessPartnerUserRolesCreated>
-for CustomerAccessPartnerUserRolesCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: CustomerAccessPartnerUserRolesCreated,
-    ) -> ::std::result::Result<Self, CustomerAccessPartnerUserRolesCreated> {
-        let CustomerAccessPartnerUserRolesCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `customer_access.partner_user_roles.created` (Customer access roles), in each of its payload versions.
+    #[event_type = "customer_access.partner_user_roles.created"]
+    pub enum CustomerAccessPartnerUserRolesCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CustomerAccessPartnerUserRolesCreatedV1),
     }
 }
 
@@ -504,100 +245,13 @@ impl CustomerAccessPartnerUserRolesUpdatedV1 {
     ],
 );
 
-/// Event type `customer_access.partner_user_roles.updated` (Customer access roles), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum CustomerAccessPartnerUserRolesUpdated {
-    /// Payload version `v1`.
-    V1(CustomerAccessPartnerUserRolesUpdatedV1),
-}
-
-impl CustomerAccessPartnerUserRolesUpdated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "customer_access.partner_user_roles.updated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::CustomerAccessPartnerUserRolesUpdatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <CustomerAccessPartnerUserRolesUpdatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for CustomerAccessPartnerUserRolesUpdated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<CustomerAccessPartnerUserRolesUpdatedV1>
-for CustomerAccessPartnerUserRolesUpdated {
-    fn from(payload: CustomerAccessPartnerUserRolesUpdatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for CustomerAccessPartnerUserRolesUpdated {
-    const TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessPartnerUserRolesUpdated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::CustomerAccessPartnerUserRolesUpdated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<CustomerAccessPartnerUserRolesUpdated>
-for crate::events::Event {
-    fn from(event: CustomerAccessPartnerUserRolesUpdated) -> Self {
-        Self::CustomerAccessPartnerUserRolesUpdated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<CustomerAccessPartnerUserRolesUpdated>
-for CustomerAccessPartnerUserRolesUpdatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: CustomerAccessPartnerUserRolesUpdated,
-    ) -> ::std::result::Result<Self, CustomerAccessPartnerUserRolesUpdated> {
-        let CustomerAccessPartnerUserRolesUpdated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `customer_access.partner_user_roles.updated` (Customer access roles), in each of its payload versions.
+    #[event_type = "customer_access.partner_user_roles.updated"]
+    pub enum CustomerAccessPartnerUserRolesUpdated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CustomerAccessPartnerUserRolesUpdatedV1),
     }
 }
 
@@ -640,99 +294,13 @@ impl CustomerAccessUserRolesCreatedV1 {
     ],
 );
 
-/// Event type `customer_access.user_roles.created` (Customer access roles), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum CustomerAccessUserRolesCreated {
-    /// Payload version `v1`.
-    V1(CustomerAccessUserRolesCreatedV1),
-}
-
-impl CustomerAccessUserRolesCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "customer_access.user_roles.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::CustomerAccessUserRolesCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <CustomerAccessUserRolesCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for CustomerAccessUserRolesCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<CustomerAccessUserRolesCreatedV1>
-for CustomerAccessUserRolesCreated {
-    fn from(payload: CustomerAccessUserRolesCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for CustomerAccessUserRolesCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessUserRolesCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::CustomerAccessUserRolesCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<CustomerAccessUserRolesCreated> for crate::events::Event {
-    fn from(event: CustomerAccessUserRolesCreated) -> Self {
-        Self::CustomerAccessUserRolesCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<CustomerAccessUserRolesCreated>
-for CustomerAccessUserRolesCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: CustomerAccessUserRolesCreated,
-    ) -> ::std::result::Result<Self, CustomerAccessUserRolesCreated> {
-        let CustomerAccessUserRolesCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `customer_access.user_roles.created` (Customer access roles), in each of its payload versions.
+    #[event_type = "customer_access.user_roles.created"]
+    pub enum CustomerAccessUserRolesCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CustomerAccessUserRolesCreatedV1),
     }
 }
 
@@ -808,99 +376,13 @@ impl CustomerAccessUserRolesUpdatedV1 {
     ],
 );
 
-/// Event type `customer_access.user_roles.updated` (Customer access roles), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum CustomerAccessUserRolesUpdated {
-    /// Payload version `v1`.
-    V1(CustomerAccessUserRolesUpdatedV1),
-}
-
-impl CustomerAccessUserRolesUpdated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "customer_access.user_roles.updated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::CustomerAccessUserRolesUpdatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <CustomerAccessUserRolesUpdatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for CustomerAccessUserRolesUpdated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<CustomerAccessUserRolesUpdatedV1>
-for CustomerAccessUserRolesUpdated {
-    fn from(payload: CustomerAccessUserRolesUpdatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for CustomerAccessUserRolesUpdated {
-    const TYPE: crate::events::EventType = crate::events::EventType::CustomerAccessUserRolesUpdated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::CustomerAccessUserRolesUpdated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<CustomerAccessUserRolesUpdated> for crate::events::Event {
-    fn from(event: CustomerAccessUserRolesUpdated) -> Self {
-        Self::CustomerAccessUserRolesUpdated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<CustomerAccessUserRolesUpdated>
-for CustomerAccessUserRolesUpdatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: CustomerAccessUserRolesUpdated,
-    ) -> ::std::result::Result<Self, CustomerAccessUserRolesUpdated> {
-        let CustomerAccessUserRolesUpdated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `customer_access.user_roles.updated` (Customer access roles), in each of its payload versions.
+    #[event_type = "customer_access.user_roles.updated"]
+    pub enum CustomerAccessUserRolesUpdated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CustomerAccessUserRolesUpdatedV1),
     }
 }
 
@@ -938,98 +420,12 @@ impl LoyaltyPointsUserRoleRemovalV1 {
     ],
 );
 
-/// Event type `loyalty-points.user-role-removal` (Customer access roles), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LoyaltyPointsUserRoleRemoval {
-    /// Payload version `v1`.
-    V1(LoyaltyPointsUserRoleRemovalV1),
-}
-
-impl LoyaltyPointsUserRoleRemoval {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "loyalty-points.user-role-removal";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LoyaltyPointsUserRoleRemovalV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LoyaltyPointsUserRoleRemovalV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LoyaltyPointsUserRoleRemoval {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LoyaltyPointsUserRoleRemovalV1>
-for LoyaltyPointsUserRoleRemoval {
-    fn from(payload: LoyaltyPointsUserRoleRemovalV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LoyaltyPointsUserRoleRemoval {
-    const TYPE: crate::events::EventType = crate::events::EventType::LoyaltyPointsUserRoleRemoval;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LoyaltyPointsUserRoleRemoval(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LoyaltyPointsUserRoleRemoval> for crate::events::Event {
-    fn from(event: LoyaltyPointsUserRoleRemoval) -> Self {
-        Self::LoyaltyPointsUserRoleRemoval(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LoyaltyPointsUserRoleRemoval>
-for LoyaltyPointsUserRoleRemovalV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LoyaltyPointsUserRoleRemoval,
-    ) -> ::std::result::Result<Self, LoyaltyPointsUserRoleRemoval> {
-        let LoyaltyPointsUserRoleRemoval::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `loyalty-points.user-role-removal` (Customer access roles), in each of its payload versions.
+    #[event_type = "loyalty-points.user-role-removal"]
+    pub enum LoyaltyPointsUserRoleRemoval {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LoyaltyPointsUserRoleRemovalV1),
     }
 }

@@ -42,99 +42,13 @@ impl DataImportImportProcessCancelledV1 {
     ],
 );
 
-/// Event type `data_import.import_process.cancelled` (Data import), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum DataImportImportProcessCancelled {
-    /// Payload version `v1`.
-    V1(DataImportImportProcessCancelledV1),
-}
-
-impl DataImportImportProcessCancelled {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "data_import.import_process.cancelled";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::DataImportImportProcessCancelledV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DataImportImportProcessCancelledV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for DataImportImportProcessCancelled {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<DataImportImportProcessCancelledV1>
-for DataImportImportProcessCancelled {
-    fn from(payload: DataImportImportProcessCancelledV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for DataImportImportProcessCancelled {
-    const TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessCancelled;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::DataImportImportProcessCancelled(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<DataImportImportProcessCancelled> for crate::events::Event {
-    fn from(event: DataImportImportProcessCancelled) -> Self {
-        Self::DataImportImportProcessCancelled(event)
-    }
-}
-
-impl crate::events::PayloadVersion<DataImportImportProcessCancelled>
-for DataImportImportProcessCancelledV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: DataImportImportProcessCancelled,
-    ) -> ::std::result::Result<Self, DataImportImportProcessCancelled> {
-        let DataImportImportProcessCancelled::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `data_import.import_process.cancelled` (Data import), in each of its payload versions.
+    #[event_type = "data_import.import_process.cancelled"]
+    pub enum DataImportImportProcessCancelled {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DataImportImportProcessCancelledV1),
     }
 }
 
@@ -177,99 +91,13 @@ impl DataImportImportProcessCompleteV1 {
     ],
 );
 
-/// Event type `data_import.import_process.complete` (Data import), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum DataImportImportProcessComplete {
-    /// Payload version `v1`.
-    V1(DataImportImportProcessCompleteV1),
-}
-
-impl DataImportImportProcessComplete {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "data_import.import_process.complete";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::DataImportImportProcessCompleteV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DataImportImportProcessCompleteV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for DataImportImportProcessComplete {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<DataImportImportProcessCompleteV1>
-for DataImportImportProcessComplete {
-    fn from(payload: DataImportImportProcessCompleteV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for DataImportImportProcessComplete {
-    const TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessComplete;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::DataImportImportProcessComplete(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<DataImportImportProcessComplete> for crate::events::Event {
-    fn from(event: DataImportImportProcessComplete) -> Self {
-        Self::DataImportImportProcessComplete(event)
-    }
-}
-
-impl crate::events::PayloadVersion<DataImportImportProcessComplete>
-for DataImportImportProcessCompleteV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: DataImportImportProcessComplete,
-    ) -> ::std::result::Result<Self, DataImportImportProcessComplete> {
-        let DataImportImportProcessComplete::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `data_import.import_process.complete` (Data import), in each of its payload versions.
+    #[event_type = "data_import.import_process.complete"]
+    pub enum DataImportImportProcessComplete {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DataImportImportProcessCompleteV1),
     }
 }
 
@@ -307,100 +135,13 @@ impl DataImportImportProcessDryRunCompleteV1 {
     ],
 );
 
-/// Event type `data_import.import_process.dry_run_complete` (Data import), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum DataImportImportProcessDryRunComplete {
-    /// Payload version `v1`.
-    V1(DataImportImportProcessDryRunCompleteV1),
-}
-
-impl DataImportImportProcessDryRunComplete {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "data_import.import_process.dry_run_complete";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::DataImportImportProcessDryRunCompleteV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DataImportImportProcessDryRunCompleteV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for DataImportImportProcessDryRunComplete {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<DataImportImportProcessDryRunCompleteV1>
-for DataImportImportProcessDryRunComplete {
-    fn from(payload: DataImportImportProcessDryRunCompleteV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for DataImportImportProcessDryRunComplete {
-    const TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessDryRunComplete;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::DataImportImportProcessDryRunComplete(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<DataImportImportProcessDryRunComplete>
-for crate::events::Event {
-    fn from(event: DataImportImportProcessDryRunComplete) -> Self {
-        Self::DataImportImportProcessDryRunComplete(event)
-    }
-}
-
-impl crate::events::PayloadVersion<DataImportImportProcessDryRunComplete>
-for DataImportImportProcessDryRunCompleteV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: DataImportImportProcessDryRunComplete,
-    ) -> ::std::result::Result<Self, DataImportImportProcessDryRunComplete> {
-        let DataImportImportProcessDryRunComplete::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `data_import.import_process.dry_run_complete` (Data import), in each of its payload versions.
+    #[event_type = "data_import.import_process.dry_run_complete"]
+    pub enum DataImportImportProcessDryRunComplete {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DataImportImportProcessDryRunCompleteV1),
     }
 }
 
@@ -448,99 +189,13 @@ impl DataImportImportProcessDryRunErrorV1 {
     ],
 );
 
-/// Event type `data_import.import_process.dry_run_error` (Data import), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum DataImportImportProcessDryRunError {
-    /// Payload version `v1`.
-    V1(DataImportImportProcessDryRunErrorV1),
-}
-
-impl DataImportImportProcessDryRunError {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "data_import.import_process.dry_run_error";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::DataImportImportProcessDryRunErrorV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DataImportImportProcessDryRunErrorV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for DataImportImportProcessDryRunError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<DataImportImportProcessDryRunErrorV1>
-for DataImportImportProcessDryRunError {
-    fn from(payload: DataImportImportProcessDryRunErrorV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for DataImportImportProcessDryRunError {
-    const TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessDryRunError;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::DataImportImportProcessDryRunError(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<DataImportImportProcessDryRunError> for crate::events::Event {
-    fn from(event: DataImportImportProcessDryRunError) -> Self {
-        Self::DataImportImportProcessDryRunError(event)
-    }
-}
-
-impl crate::events::PayloadVersion<DataImportImportProcessDryRunError>
-for DataImportImportProcessDryRunErrorV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: DataImportImportProcessDryRunError,
-    ) -> ::std::result::Result<Self, DataImportImportProcessDryRunError> {
-        let DataImportImportProcessDryRunError::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `data_import.import_process.dry_run_error` (Data import), in each of its payload versions.
+    #[event_type = "data_import.import_process.dry_run_error"]
+    pub enum DataImportImportProcessDryRunError {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DataImportImportProcessDryRunErrorV1),
     }
 }
 
@@ -588,99 +243,13 @@ impl DataImportImportProcessErrorV1 {
     ],
 );
 
-/// Event type `data_import.import_process.error` (Data import), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum DataImportImportProcessError {
-    /// Payload version `v1`.
-    V1(DataImportImportProcessErrorV1),
-}
-
-impl DataImportImportProcessError {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "data_import.import_process.error";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::DataImportImportProcessErrorV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DataImportImportProcessErrorV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for DataImportImportProcessError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<DataImportImportProcessErrorV1>
-for DataImportImportProcessError {
-    fn from(payload: DataImportImportProcessErrorV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for DataImportImportProcessError {
-    const TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessError;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::DataImportImportProcessError(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<DataImportImportProcessError> for crate::events::Event {
-    fn from(event: DataImportImportProcessError) -> Self {
-        Self::DataImportImportProcessError(event)
-    }
-}
-
-impl crate::events::PayloadVersion<DataImportImportProcessError>
-for DataImportImportProcessErrorV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: DataImportImportProcessError,
-    ) -> ::std::result::Result<Self, DataImportImportProcessError> {
-        let DataImportImportProcessError::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `data_import.import_process.error` (Data import), in each of its payload versions.
+    #[event_type = "data_import.import_process.error"]
+    pub enum DataImportImportProcessError {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DataImportImportProcessErrorV1),
     }
 }
 
@@ -731,100 +300,13 @@ impl DataImportImportProcessPostImportCompletedV1 {
     ],
 );
 
-/// Event type `data_import.import_process.post_import.completed` (Data import), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum DataImportImportProcessPostImportCompleted {
-    /// Payload version `v1`.
-    V1(DataImportImportProcessPostImportCompletedV1),
-}
-
-impl DataImportImportProcessPostImportCompleted {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "data_import.import_process.post_import.completed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::DataImportImportProcessPostImportCompletedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DataImportImportProcessPostImportCompletedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for DataImportImportProcessPostImportCompleted {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<DataImportImportProcessPostImportCompletedV1>
-for DataImportImportProcessPostImportCompleted {
-    fn from(payload: DataImportImportProcessPostImportCompletedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for DataImportImportProcessPostImportCompleted {
-    const TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessPostImportCompleted;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::DataImportImportProcessPostImportCompleted(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<DataImportImportProcessPostImportCompleted>
-for crate::events::Event {
-    fn from(event: DataImportImportProcessPostImportCompleted) -> Self {
-        Self::DataImportImportProcessPostImportCompleted(event)
-    }
-}
-
-impl crate::events::PayloadVersion<DataImportImportProcessPostImportCompleted>
-for DataImportImportProcessPostImportCompletedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: DataImportImportProcessPostImportCompleted,
-    ) -> ::std::result::Result<Self, DataImportImportProcessPostImportCompleted> {
-        let DataImportImportProcessPostImportCompleted::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `data_import.import_process.post_import.completed` (Data import), in each of its payload versions.
+    #[event_type = "data_import.import_process.post_import.completed"]
+    pub enum DataImportImportProcessPostImportCompleted {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DataImportImportProcessPostImportCompletedV1),
     }
 }
 
@@ -880,100 +362,13 @@ impl DataImportImportProcessPostImportErrorV1 {
     ],
 );
 
-/// Event type `data_import.import_process.post_import.error` (Data import), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum DataImportImportProcessPostImportError {
-    /// Payload version `v1`.
-    V1(DataImportImportProcessPostImportErrorV1),
-}
-
-impl DataImportImportProcessPostImportError {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "data_import.import_process.post_import.error";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::DataImportImportProcessPostImportErrorV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DataImportImportProcessPostImportErrorV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for DataImportImportProcessPostImportError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<DataImportImportProcessPostImportErrorV1>
-for DataImportImportProcessPostImportError {
-    fn from(payload: DataImportImportProcessPostImportErrorV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for DataImportImportProcessPostImportError {
-    const TYPE: crate::events::EventType = crate::events::EventType::DataImportImportProcessPostImportError;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::DataImportImportProcessPostImportError(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<DataImportImportProcessPostImportError>
-for crate::events::Event {
-    fn from(event: DataImportImportProcessPostImportError) -> Self {
-        Self::DataImportImportProcessPostImportError(event)
-    }
-}
-
-impl crate::events::PayloadVersion<DataImportImportProcessPostImportError>
-for DataImportImportProcessPostImportErrorV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: DataImportImportProcessPostImportError,
-    ) -> ::std::result::Result<Self, DataImportImportProcessPostImportError> {
-        let DataImportImportProcessPostImportError::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `data_import.import_process.post_import.error` (Data import), in each of its payload versions.
+    #[event_type = "data_import.import_process.post_import.error"]
+    pub enum DataImportImportProcessPostImportError {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DataImportImportProcessPostImportErrorV1),
     }
 }
 
@@ -1011,99 +406,13 @@ impl DataImportOrderProcessCancelledV1 {
     ],
 );
 
-/// Event type `data_import.order_process.cancelled` (Data import), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum DataImportOrderProcessCancelled {
-    /// Payload version `v1`.
-    V1(DataImportOrderProcessCancelledV1),
-}
-
-impl DataImportOrderProcessCancelled {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "data_import.order_process.cancelled";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::DataImportOrderProcessCancelledV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DataImportOrderProcessCancelledV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for DataImportOrderProcessCancelled {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<DataImportOrderProcessCancelledV1>
-for DataImportOrderProcessCancelled {
-    fn from(payload: DataImportOrderProcessCancelledV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for DataImportOrderProcessCancelled {
-    const TYPE: crate::events::EventType = crate::events::EventType::DataImportOrderProcessCancelled;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::DataImportOrderProcessCancelled(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<DataImportOrderProcessCancelled> for crate::events::Event {
-    fn from(event: DataImportOrderProcessCancelled) -> Self {
-        Self::DataImportOrderProcessCancelled(event)
-    }
-}
-
-impl crate::events::PayloadVersion<DataImportOrderProcessCancelled>
-for DataImportOrderProcessCancelledV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: DataImportOrderProcessCancelled,
-    ) -> ::std::result::Result<Self, DataImportOrderProcessCancelled> {
-        let DataImportOrderProcessCancelled::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `data_import.order_process.cancelled` (Data import), in each of its payload versions.
+    #[event_type = "data_import.order_process.cancelled"]
+    pub enum DataImportOrderProcessCancelled {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DataImportOrderProcessCancelledV1),
     }
 }
 
@@ -1141,99 +450,13 @@ impl DataImportOrderProcessCompleteV1 {
     ],
 );
 
-/// Event type `data_import.order_process.complete` (Data import), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum DataImportOrderProcessComplete {
-    /// Payload version `v1`.
-    V1(DataImportOrderProcessCompleteV1),
-}
-
-impl DataImportOrderProcessComplete {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "data_import.order_process.complete";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::DataImportOrderProcessCompleteV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DataImportOrderProcessCompleteV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for DataImportOrderProcessComplete {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<DataImportOrderProcessCompleteV1>
-for DataImportOrderProcessComplete {
-    fn from(payload: DataImportOrderProcessCompleteV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for DataImportOrderProcessComplete {
-    const TYPE: crate::events::EventType = crate::events::EventType::DataImportOrderProcessComplete;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::DataImportOrderProcessComplete(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<DataImportOrderProcessComplete> for crate::events::Event {
-    fn from(event: DataImportOrderProcessComplete) -> Self {
-        Self::DataImportOrderProcessComplete(event)
-    }
-}
-
-impl crate::events::PayloadVersion<DataImportOrderProcessComplete>
-for DataImportOrderProcessCompleteV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: DataImportOrderProcessComplete,
-    ) -> ::std::result::Result<Self, DataImportOrderProcessComplete> {
-        let DataImportOrderProcessComplete::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `data_import.order_process.complete` (Data import), in each of its payload versions.
+    #[event_type = "data_import.order_process.complete"]
+    pub enum DataImportOrderProcessComplete {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DataImportOrderProcessCompleteV1),
     }
 }
 
@@ -1276,99 +499,13 @@ impl DataImportOrderProcessErrorV1 {
     ],
 );
 
-/// Event type `data_import.order_process.error` (Data import), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum DataImportOrderProcessError {
-    /// Payload version `v1`.
-    V1(DataImportOrderProcessErrorV1),
-}
-
-impl DataImportOrderProcessError {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "data_import.order_process.error";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::DataImportOrderProcessErrorV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DataImportOrderProcessErrorV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for DataImportOrderProcessError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<DataImportOrderProcessErrorV1>
-for DataImportOrderProcessError {
-    fn from(payload: DataImportOrderProcessErrorV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for DataImportOrderProcessError {
-    const TYPE: crate::events::EventType = crate::events::EventType::DataImportOrderProcessError;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::DataImportOrderProcessError(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<DataImportOrderProcessError> for crate::events::Event {
-    fn from(event: DataImportOrderProcessError) -> Self {
-        Self::DataImportOrderProcessError(event)
-    }
-}
-
-impl crate::events::PayloadVersion<DataImportOrderProcessError>
-for DataImportOrderProcessErrorV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: DataImportOrderProcessError,
-    ) -> ::std::result::Result<Self, DataImportOrderProcessError> {
-        let DataImportOrderProcessError::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `data_import.order_process.error` (Data import), in each of its payload versions.
+    #[event_type = "data_import.order_process.error"]
+    pub enum DataImportOrderProcessError {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DataImportOrderProcessErrorV1),
     }
 }
 
@@ -1401,100 +538,13 @@ impl ExternalMessagingUploadedFileProcessedV1 {
     ],
 );
 
-/// Event type `external_messaging.uploaded_file.processed` (Data import), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ExternalMessagingUploadedFileProcessed {
-    /// Payload version `v1`.
-    V1(ExternalMessagingUploadedFileProcessedV1),
-}
-
-impl ExternalMessagingUploadedFileProcessed {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "external_messaging.uploaded_file.processed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ExternalMessagingUploadedFileProcessedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ExternalMessagingUploadedFileProcessedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ExternalMessagingUploadedFileProcessed {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ExternalMessagingUploadedFileProcessedV1>
-for ExternalMessagingUploadedFileProcessed {
-    fn from(payload: ExternalMessagingUploadedFileProcessedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ExternalMessagingUploadedFileProcessed {
-    const TYPE: crate::events::EventType = crate::events::EventType::ExternalMessagingUploadedFileProcessed;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ExternalMessagingUploadedFileProcessed(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ExternalMessagingUploadedFileProcessed>
-for crate::events::Event {
-    fn from(event: ExternalMessagingUploadedFileProcessed) -> Self {
-        Self::ExternalMessagingUploadedFileProcessed(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ExternalMessagingUploadedFileProcessed>
-for ExternalMessagingUploadedFileProcessedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ExternalMessagingUploadedFileProcessed,
-    ) -> ::std::result::Result<Self, ExternalMessagingUploadedFileProcessed> {
-        let ExternalMessagingUploadedFileProcessed::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `external_messaging.uploaded_file.processed` (Data import), in each of its payload versions.
+    #[event_type = "external_messaging.uploaded_file.processed"]
+    pub enum ExternalMessagingUploadedFileProcessed {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ExternalMessagingUploadedFileProcessedV1),
     }
 }
 
@@ -1527,100 +577,13 @@ impl ExternalMessagingUploadedFileProcessingFailedV1 {
     ],
 );
 
-/// Event type `external_messaging.uploaded_file.processing_failed` (Data import), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ExternalMessagingUploadedFileProcessingFailed {
-    /// Payload version `v1`.
-    V1(ExternalMessagingUploadedFileProcessingFailedV1),
-}
-
-impl ExternalMessagingUploadedFileProcessingFailed {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "external_messaging.uploaded_file.processing_failed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ExternalMessagingUploadedFileProcessingFailedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ExternalMessagingUploadedFileProcessingFailedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ExternalMessagingUploadedFileProcessingFailed {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ExternalMessagingUploadedFileProcessingFailedV1>
-for ExternalMessagingUploadedFileProcessingFailed {
-    fn from(payload: ExternalMessagingUploadedFileProcessingFailedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ExternalMessagingUploadedFileProcessingFailed {
-    const TYPE: crate::events::EventType = crate::events::EventType::ExternalMessagingUploadedFileProcessingFailed;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ExternalMessagingUploadedFileProcessingFailed(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ExternalMessagingUploadedFileProcessingFailed>
-for crate::events::Event {
-    fn from(event: ExternalMessagingUploadedFileProcessingFailed) -> Self {
-        Self::ExternalMessagingUploadedFileProcessingFailed(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ExternalMessagingUploadedFileProcessingFailed>
-for ExternalMessagingUploadedFileProcessingFailedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ExternalMessagingUploadedFileProcessingFailed,
-    ) -> ::std::result::Result<Self, ExternalMessagingUploadedFileProcessingFailed> {
-        let ExternalMessagingUploadedFileProcessingFailed::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `external_messaging.uploaded_file.processing_failed` (Data import), in each of its payload versions.
+    #[event_type = "external_messaging.uploaded_file.processing_failed"]
+    pub enum ExternalMessagingUploadedFileProcessingFailed {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ExternalMessagingUploadedFileProcessingFailedV1),
     }
 }
 
@@ -1653,99 +616,13 @@ impl ExternalMessagingUploadedFileSafeV1 {
     ],
 );
 
-/// Event type `external_messaging.uploaded_file.safe` (Data import), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ExternalMessagingUploadedFileSafe {
-    /// Payload version `v1`.
-    V1(ExternalMessagingUploadedFileSafeV1),
-}
-
-impl ExternalMessagingUploadedFileSafe {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "external_messaging.uploaded_file.safe";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ExternalMessagingUploadedFileSafeV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ExternalMessagingUploadedFileSafeV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ExternalMessagingUploadedFileSafe {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ExternalMessagingUploadedFileSafeV1>
-for ExternalMessagingUploadedFileSafe {
-    fn from(payload: ExternalMessagingUploadedFileSafeV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ExternalMessagingUploadedFileSafe {
-    const TYPE: crate::events::EventType = crate::events::EventType::ExternalMessagingUploadedFileSafe;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ExternalMessagingUploadedFileSafe(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ExternalMessagingUploadedFileSafe> for crate::events::Event {
-    fn from(event: ExternalMessagingUploadedFileSafe) -> Self {
-        Self::ExternalMessagingUploadedFileSafe(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ExternalMessagingUploadedFileSafe>
-for ExternalMessagingUploadedFileSafeV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ExternalMessagingUploadedFileSafe,
-    ) -> ::std::result::Result<Self, ExternalMessagingUploadedFileSafe> {
-        let ExternalMessagingUploadedFileSafe::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `external_messaging.uploaded_file.safe` (Data import), in each of its payload versions.
+    #[event_type = "external_messaging.uploaded_file.safe"]
+    pub enum ExternalMessagingUploadedFileSafe {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ExternalMessagingUploadedFileSafeV1),
     }
 }
 
@@ -1778,98 +655,12 @@ impl ExternalMessagingUploadedFileUnsafeV1 {
     ],
 );
 
-/// Event type `external_messaging.uploaded_file.unsafe` (Data import), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ExternalMessagingUploadedFileUnsafe {
-    /// Payload version `v1`.
-    V1(ExternalMessagingUploadedFileUnsafeV1),
-}
-
-impl ExternalMessagingUploadedFileUnsafe {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "external_messaging.uploaded_file.unsafe";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ExternalMessagingUploadedFileUnsafeV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ExternalMessagingUploadedFileUnsafeV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ExternalMessagingUploadedFileUnsafe {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ExternalMessagingUploadedFileUnsafeV1>
-for ExternalMessagingUploadedFileUnsafe {
-    fn from(payload: ExternalMessagingUploadedFileUnsafeV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ExternalMessagingUploadedFileUnsafe {
-    const TYPE: crate::events::EventType = crate::events::EventType::ExternalMessagingUploadedFileUnsafe;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ExternalMessagingUploadedFileUnsafe(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ExternalMessagingUploadedFileUnsafe> for crate::events::Event {
-    fn from(event: ExternalMessagingUploadedFileUnsafe) -> Self {
-        Self::ExternalMessagingUploadedFileUnsafe(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ExternalMessagingUploadedFileUnsafe>
-for ExternalMessagingUploadedFileUnsafeV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ExternalMessagingUploadedFileUnsafe,
-    ) -> ::std::result::Result<Self, ExternalMessagingUploadedFileUnsafe> {
-        let ExternalMessagingUploadedFileUnsafe::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `external_messaging.uploaded_file.unsafe` (Data import), in each of its payload versions.
+    #[event_type = "external_messaging.uploaded_file.unsafe"]
+    pub enum ExternalMessagingUploadedFileUnsafe {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ExternalMessagingUploadedFileUnsafeV1),
     }
 }

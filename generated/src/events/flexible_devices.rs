@@ -73,98 +73,13 @@ impl FlexDeviceDeauthenticatedV1 {
     ],
 );
 
-/// Event type `flex_device.deauthenticated` (Flexible devices), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum FlexDeviceDeauthenticated {
-    /// Payload version `v1`.
-    V1(FlexDeviceDeauthenticatedV1),
-}
-
-impl FlexDeviceDeauthenticated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "flex_device.deauthenticated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::FlexDeviceDeauthenticatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <FlexDeviceDeauthenticatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for FlexDeviceDeauthenticated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<FlexDeviceDeauthenticatedV1> for FlexDeviceDeauthenticated {
-    fn from(payload: FlexDeviceDeauthenticatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for FlexDeviceDeauthenticated {
-    const TYPE: crate::events::EventType = crate::events::EventType::FlexDeviceDeauthenticated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::FlexDeviceDeauthenticated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<FlexDeviceDeauthenticated> for crate::events::Event {
-    fn from(event: FlexDeviceDeauthenticated) -> Self {
-        Self::FlexDeviceDeauthenticated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<FlexDeviceDeauthenticated>
-for FlexDeviceDeauthenticatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: FlexDeviceDeauthenticated,
-    ) -> ::std::result::Result<Self, FlexDeviceDeauthenticated> {
-        let FlexDeviceDeauthenticated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `flex_device.deauthenticated` (Flexible devices), in each of its payload versions.
+    #[event_type = "flex_device.deauthenticated"]
+    pub enum FlexDeviceDeauthenticated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(FlexDeviceDeauthenticatedV1),
     }
 }
 
@@ -224,97 +139,13 @@ impl FlexDeviceDisconnectedV1 {
     ],
 );
 
-/// Event type `flex_device.disconnected` (Flexible devices), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum FlexDeviceDisconnected {
-    /// Payload version `v1`.
-    V1(FlexDeviceDisconnectedV1),
-}
-
-impl FlexDeviceDisconnected {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "flex_device.disconnected";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::FlexDeviceDisconnectedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <FlexDeviceDisconnectedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for FlexDeviceDisconnected {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<FlexDeviceDisconnectedV1> for FlexDeviceDisconnected {
-    fn from(payload: FlexDeviceDisconnectedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for FlexDeviceDisconnected {
-    const TYPE: crate::events::EventType = crate::events::EventType::FlexDeviceDisconnected;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::FlexDeviceDisconnected(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<FlexDeviceDisconnected> for crate::events::Event {
-    fn from(event: FlexDeviceDisconnected) -> Self {
-        Self::FlexDeviceDisconnected(event)
-    }
-}
-
-impl crate::events::PayloadVersion<FlexDeviceDisconnected> for FlexDeviceDisconnectedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: FlexDeviceDisconnected,
-    ) -> ::std::result::Result<Self, FlexDeviceDisconnected> {
-        let FlexDeviceDisconnected::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `flex_device.disconnected` (Flexible devices), in each of its payload versions.
+    #[event_type = "flex_device.disconnected"]
+    pub enum FlexDeviceDisconnected {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(FlexDeviceDisconnectedV1),
     }
 }
 
@@ -376,99 +207,13 @@ impl FlexDeviceOptimisationCreatedV1 {
     ],
 );
 
-/// Event type `flex_device.optimisation_created` (Flexible devices), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum FlexDeviceOptimisationCreated {
-    /// Payload version `v1`.
-    V1(FlexDeviceOptimisationCreatedV1),
-}
-
-impl FlexDeviceOptimisationCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "flex_device.optimisation_created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::FlexDeviceOptimisationCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <FlexDeviceOptimisationCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for FlexDeviceOptimisationCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<FlexDeviceOptimisationCreatedV1>
-for FlexDeviceOptimisationCreated {
-    fn from(payload: FlexDeviceOptimisationCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for FlexDeviceOptimisationCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::FlexDeviceOptimisationCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::FlexDeviceOptimisationCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<FlexDeviceOptimisationCreated> for crate::events::Event {
-    fn from(event: FlexDeviceOptimisationCreated) -> Self {
-        Self::FlexDeviceOptimisationCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<FlexDeviceOptimisationCreated>
-for FlexDeviceOptimisationCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: FlexDeviceOptimisationCreated,
-    ) -> ::std::result::Result<Self, FlexDeviceOptimisationCreated> {
-        let FlexDeviceOptimisationCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `flex_device.optimisation_created` (Flexible devices), in each of its payload versions.
+    #[event_type = "flex_device.optimisation_created"]
+    pub enum FlexDeviceOptimisationCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(FlexDeviceOptimisationCreatedV1),
     }
 }
 
@@ -542,94 +287,12 @@ impl FlexDeviceRegisteredV1 {
     ],
 );
 
-/// Event type `flex_device.registered` (Flexible devices), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum FlexDeviceRegistered {
-    /// Payload version `v1`.
-    V1(FlexDeviceRegisteredV1),
-}
-
-impl FlexDeviceRegistered {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "flex_device.registered";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::FlexDeviceRegisteredV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <FlexDeviceRegisteredV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for FlexDeviceRegistered {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<FlexDeviceRegisteredV1> for FlexDeviceRegistered {
-    fn from(payload: FlexDeviceRegisteredV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for FlexDeviceRegistered {
-    const TYPE: crate::events::EventType = crate::events::EventType::FlexDeviceRegistered;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::FlexDeviceRegistered(e) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<FlexDeviceRegistered> for crate::events::Event {
-    fn from(event: FlexDeviceRegistered) -> Self {
-        Self::FlexDeviceRegistered(event)
-    }
-}
-
-impl crate::events::PayloadVersion<FlexDeviceRegistered> for FlexDeviceRegisteredV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: FlexDeviceRegistered,
-    ) -> ::std::result::Result<Self, FlexDeviceRegistered> {
-        let FlexDeviceRegistered::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `flex_device.registered` (Flexible devices), in each of its payload versions.
+    #[event_type = "flex_device.registered"]
+    pub enum FlexDeviceRegistered {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(FlexDeviceRegisteredV1),
     }
 }

@@ -42,107 +42,13 @@ impl IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1 {
     ],
 );
 
-/// Event type `industry.electricity.change_of_energisation.unsolicited_message` (Industry (electricity and gas)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum IndustryElectricityChangeOfEnergisationUnsolicitedMessage {
-    /// Payload version `v1`.
-    V1(IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1),
-}
-
-impl IndustryElectricityChangeOfEnergisationUnsolicitedMessage {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "industry.electricity.change_of_energisation.unsolicited_message";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for IndustryElectricityChangeOfEnergisationUnsolicitedMessage {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1>
-for IndustryElectricityChangeOfEnergisationUnsolicitedMessage {
-    fn from(
-        payload: IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1,
-    ) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent
-for IndustryElectricityChangeOfEnergisationUnsolicitedMessage {
-    const TYPE: crate::events::EventType = crate::events::EventType::IndustryElectricityChangeOfEnergisationUnsolicitedMessage;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::IndustryElectricityChangeOfEnergisationUnsolicitedMessage(
-                e,
-            ) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<IndustryElectricityChangeOfEnergisationUnsolicitedMessage>
-for crate::events::Event {
-    fn from(event: IndustryElectricityChangeOfEnergisationUnsolicitedMessage) -> Self {
-        Self::IndustryElectricityChangeOfEnergisationUnsolicitedMessage(event)
-    }
-}
-
-impl crate::events::PayloadVersion<
-    IndustryElectricityChangeOfEnergisationUnsolicitedMessage,
-> for IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: IndustryElectricityChangeOfEnergisationUnsolicitedMessage,
-    ) -> ::std::result::Result<
-        Self,
-        IndustryElectricityChangeOfEnergisationUnsolicitedMessage,
-    > {
-        let IndustryElectricityChangeOfEnergisationUnsolicitedMessage::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `industry.electricity.change_of_energisation.unsolicited_message` (Industry (electricity and gas)), in each of its payload versions.
+    #[event_type = "industry.electricity.change_of_energisation.unsolicited_message"]
+    pub enum IndustryElectricityChangeOfEnergisationUnsolicitedMessage {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1),
     }
 }
 
@@ -185,103 +91,13 @@ impl IndustryElectricityChangeOfServiceMeterDeactivatedV1 {
     ],
 );
 
-/// Event type `industry.electricity.change_of_service.meter_deactivated` (Industry (electricity and gas)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum IndustryElectricityChangeOfServiceMeterDeactivated {
-    /// Payload version `v1`.
-    V1(IndustryElectricityChangeOfServiceMeterDeactivatedV1),
-}
-
-impl IndustryElectricityChangeOfServiceMeterDeactivated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "industry.electricity.change_of_service.meter_deactivated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::IndustryElectricityChangeOfServiceMeterDeactivatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <IndustryElectricityChangeOfServiceMeterDeactivatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for IndustryElectricityChangeOfServiceMeterDeactivated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<IndustryElectricityChangeOfServiceMeterDeactivatedV1>
-for IndustryElectricityChangeOfServiceMeterDeactivated {
-    fn from(payload: IndustryElectricityChangeOfServiceMeterDeactivatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for IndustryElectricityChangeOfServiceMeterDeactivated {
-    const TYPE: crate::events::EventType = crate::events::EventType::IndustryElectricityChangeOfServiceMeterDeactivated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::IndustryElectricityChangeOfServiceMeterDeactivated(
-                e,
-            ) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<IndustryElectricityChangeOfServiceMeterDeactivated>
-for crate::events::Event {
-    fn from(event: IndustryElectricityChangeOfServiceMeterDeactivated) -> Self {
-        Self::IndustryElectricityChangeOfServiceMeterDeactivated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<IndustryElectricityChangeOfServiceMeterDeactivated>
-for IndustryElectricityChangeOfServiceMeterDeactivatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: IndustryElectricityChangeOfServiceMeterDeactivated,
-    ) -> ::std::result::Result<
-        Self,
-        IndustryElectricityChangeOfServiceMeterDeactivated,
-    > {
-        let IndustryElectricityChangeOfServiceMeterDeactivated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `industry.electricity.change_of_service.meter_deactivated` (Industry (electricity and gas)), in each of its payload versions.
+    #[event_type = "industry.electricity.change_of_service.meter_deactivated"]
+    pub enum IndustryElectricityChangeOfServiceMeterDeactivated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(IndustryElectricityChangeOfServiceMeterDeactivatedV1),
     }
 }
 
@@ -314,100 +130,13 @@ impl IndustryElectricityChangeOfSupplyGainInitiatedV1 {
     ],
 );
 
-/// Event type `industry.electricity.change_of_supply.gain.initiated` (Industry (electricity and gas)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum IndustryElectricityChangeOfSupplyGainInitiated {
-    /// Payload version `v1`.
-    V1(IndustryElectricityChangeOfSupplyGainInitiatedV1),
-}
-
-impl IndustryElectricityChangeOfSupplyGainInitiated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "industry.electricity.change_of_supply.gain.initiated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::IndustryElectricityChangeOfSupplyGainInitiatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <IndustryElectricityChangeOfSupplyGainInitiatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for IndustryElectricityChangeOfSupplyGainInitiated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<IndustryElectricityChangeOfSupplyGainInitiatedV1>
-for IndustryElectricityChangeOfSupplyGainInitiated {
-    fn from(payload: IndustryElectricityChangeOfSupplyGainInitiatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for IndustryElectricityChangeOfSupplyGainInitiated {
-    const TYPE: crate::events::EventType = crate::events::EventType::IndustryElectricityChangeOfSupplyGainInitiated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::IndustryElectricityChangeOfSupplyGainInitiated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<IndustryElectricityChangeOfSupplyGainInitiated>
-for crate::events::Event {
-    fn from(event: IndustryElectricityChangeOfSupplyGainInitiated) -> Self {
-        Self::IndustryElectricityChangeOfSupplyGainInitiated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<IndustryElectricityChangeOfSupplyGainInitiated>
-for IndustryElectricityChangeOfSupplyGainInitiatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: IndustryElectricityChangeOfSupplyGainInitiated,
-    ) -> ::std::result::Result<Self, IndustryElectricityChangeOfSupplyGainInitiated> {
-        let IndustryElectricityChangeOfSupplyGainInitiated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `industry.electricity.change_of_supply.gain.initiated` (Industry (electricity and gas)), in each of its payload versions.
+    #[event_type = "industry.electricity.change_of_supply.gain.initiated"]
+    pub enum IndustryElectricityChangeOfSupplyGainInitiated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(IndustryElectricityChangeOfSupplyGainInitiatedV1),
     }
 }
 
@@ -455,100 +184,13 @@ impl IndustryElectricityChangeOfSupplyLossCompleteV1 {
     ],
 );
 
-/// Event type `industry.electricity.change_of_supply.loss.complete` (Industry (electricity and gas)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum IndustryElectricityChangeOfSupplyLossComplete {
-    /// Payload version `v1`.
-    V1(IndustryElectricityChangeOfSupplyLossCompleteV1),
-}
-
-impl IndustryElectricityChangeOfSupplyLossComplete {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "industry.electricity.change_of_supply.loss.complete";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::IndustryElectricityChangeOfSupplyLossCompleteV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <IndustryElectricityChangeOfSupplyLossCompleteV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for IndustryElectricityChangeOfSupplyLossComplete {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<IndustryElectricityChangeOfSupplyLossCompleteV1>
-for IndustryElectricityChangeOfSupplyLossComplete {
-    fn from(payload: IndustryElectricityChangeOfSupplyLossCompleteV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for IndustryElectricityChangeOfSupplyLossComplete {
-    const TYPE: crate::events::EventType = crate::events::EventType::IndustryElectricityChangeOfSupplyLossComplete;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::IndustryElectricityChangeOfSupplyLossComplete(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<IndustryElectricityChangeOfSupplyLossComplete>
-for crate::events::Event {
-    fn from(event: IndustryElectricityChangeOfSupplyLossComplete) -> Self {
-        Self::IndustryElectricityChangeOfSupplyLossComplete(event)
-    }
-}
-
-impl crate::events::PayloadVersion<IndustryElectricityChangeOfSupplyLossComplete>
-for IndustryElectricityChangeOfSupplyLossCompleteV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: IndustryElectricityChangeOfSupplyLossComplete,
-    ) -> ::std::result::Result<Self, IndustryElectricityChangeOfSupplyLossComplete> {
-        let IndustryElectricityChangeOfSupplyLossComplete::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `industry.electricity.change_of_supply.loss.complete` (Industry (electricity and gas)), in each of its payload versions.
+    #[event_type = "industry.electricity.change_of_supply.loss.complete"]
+    pub enum IndustryElectricityChangeOfSupplyLossComplete {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(IndustryElectricityChangeOfSupplyLossCompleteV1),
     }
 }
 
@@ -692,157 +334,17 @@ impl IndustryElectricityExportInstallationValidatedV2 {
     ],
 );
 
-/// Event type `industry.electricity.export_installation.validated` (Industry (electricity and gas)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum IndustryElectricityExportInstallationValidated {
-    /// Payload version `v1`.
-    V1(IndustryElectricityExportInstallationValidatedV1),
-    /// Payload version `v2`.
-    V2(IndustryElectricityExportInstallationValidatedV2),
-}
-
-impl IndustryElectricityExportInstallationValidated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "industry.electricity.export_installation.validated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1", "v2"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-            Self::V2(_) => "v2",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        match index {
-            0u8 => &crate::shapes::IndustryElectricityExportInstallationValidatedV1,
-            _ => &crate::shapes::IndustryElectricityExportInstallationValidatedV2,
-        }
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        match index {
-            0u8 => {
-                Self::V1(
-                    <IndustryElectricityExportInstallationValidatedV1 as ::energy_api_core::table::FromFields>::build(
-                        fields,
-                        ok,
-                    ),
-                )
-            }
-            _ => {
-                Self::V2(
-                    <IndustryElectricityExportInstallationValidatedV2 as ::energy_api_core::table::FromFields>::build(
-                        fields,
-                        ok,
-                    ),
-                )
-            }
-        }
-    }
-}
-
-impl ::serde::Serialize for IndustryElectricityExportInstallationValidated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<IndustryElectricityExportInstallationValidatedV1>
-for IndustryElectricityExportInstallationValidated {
-    fn from(payload: IndustryElectricityExportInstallationValidatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl ::std::convert::From<IndustryElectricityExportInstallationValidatedV2>
-for IndustryElectricityExportInstallationValidated {
-    fn from(payload: IndustryElectricityExportInstallationValidatedV2) -> Self {
-        Self::V2(payload)
-    }
-}
-
-impl crate::events::TypedEvent for IndustryElectricityExportInstallationValidated {
-    const TYPE: crate::events::EventType = crate::events::EventType::IndustryElectricityExportInstallationValidated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::IndustryElectricityExportInstallationValidated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<IndustryElectricityExportInstallationValidated>
-for crate::events::Event {
-    fn from(event: IndustryElectricityExportInstallationValidated) -> Self {
-        Self::IndustryElectricityExportInstallationValidated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<IndustryElectricityExportInstallationValidated>
-for IndustryElectricityExportInstallationValidatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: IndustryElectricityExportInstallationValidated,
-    ) -> ::std::result::Result<Self, IndustryElectricityExportInstallationValidated> {
-        match event {
-            IndustryElectricityExportInstallationValidated::V1(payload) => {
-                ::std::result::Result::Ok(payload)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-
-    fn view_of(
-        event: IndustryElectricityExportInstallationValidated,
-    ) -> ::std::result::Result<Self, IndustryElectricityExportInstallationValidated> {
-        match event {
-            IndustryElectricityExportInstallationValidated::V1(payload) => {
-                ::std::result::Result::Ok(payload)
-            }
-            IndustryElectricityExportInstallationValidated::V2(payload) => {
-                ::std::result::Result::Ok(payload.into())
-            }
-        }
-    }
-}
-
-impl crate::events::PayloadVersion<IndustryElectricityExportInstallationValidated>
-for IndustryElectricityExportInstallationValidatedV2 {
-    const VERSION: &'static str = "v2";
-
-    fn from_versions(
-        event: IndustryElectricityExportInstallationValidated,
-    ) -> ::std::result::Result<Self, IndustryElectricityExportInstallationValidated> {
-        match event {
-            IndustryElectricityExportInstallationValidated::V2(payload) => {
-                ::std::result::Result::Ok(payload)
-            }
-            other => ::std::result::Result::Err(other),
-        }
+super::routing::version_enum! {
+    /// Event type `industry.electricity.export_installation.validated` (Industry (electricity and gas)), in each of its payload versions.
+    #[event_type = "industry.electricity.export_installation.validated"]
+    pub enum IndustryElectricityExportInstallationValidated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        #[views(V2)]
+        V1(IndustryElectricityExportInstallationValidatedV1),
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(IndustryElectricityExportInstallationValidatedV2),
     }
 }
 
@@ -891,100 +393,13 @@ impl IndustryGasChangeOfSupplyGainInitiatedV1 {
     ],
 );
 
-/// Event type `industry.gas.change_of_supply.gain.initiated` (Industry (electricity and gas)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum IndustryGasChangeOfSupplyGainInitiated {
-    /// Payload version `v1`.
-    V1(IndustryGasChangeOfSupplyGainInitiatedV1),
-}
-
-impl IndustryGasChangeOfSupplyGainInitiated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "industry.gas.change_of_supply.gain.initiated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::IndustryGasChangeOfSupplyGainInitiatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <IndustryGasChangeOfSupplyGainInitiatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for IndustryGasChangeOfSupplyGainInitiated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<IndustryGasChangeOfSupplyGainInitiatedV1>
-for IndustryGasChangeOfSupplyGainInitiated {
-    fn from(payload: IndustryGasChangeOfSupplyGainInitiatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for IndustryGasChangeOfSupplyGainInitiated {
-    const TYPE: crate::events::EventType = crate::events::EventType::IndustryGasChangeOfSupplyGainInitiated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::IndustryGasChangeOfSupplyGainInitiated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<IndustryGasChangeOfSupplyGainInitiated>
-for crate::events::Event {
-    fn from(event: IndustryGasChangeOfSupplyGainInitiated) -> Self {
-        Self::IndustryGasChangeOfSupplyGainInitiated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<IndustryGasChangeOfSupplyGainInitiated>
-for IndustryGasChangeOfSupplyGainInitiatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: IndustryGasChangeOfSupplyGainInitiated,
-    ) -> ::std::result::Result<Self, IndustryGasChangeOfSupplyGainInitiated> {
-        let IndustryGasChangeOfSupplyGainInitiated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `industry.gas.change_of_supply.gain.initiated` (Industry (electricity and gas)), in each of its payload versions.
+    #[event_type = "industry.gas.change_of_supply.gain.initiated"]
+    pub enum IndustryGasChangeOfSupplyGainInitiated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(IndustryGasChangeOfSupplyGainInitiatedV1),
     }
 }
 
@@ -1032,99 +447,12 @@ impl IndustryGasChangeOfSupplyLossCompleteV1 {
     ],
 );
 
-/// Event type `industry.gas.change_of_supply.loss.complete` (Industry (electricity and gas)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum IndustryGasChangeOfSupplyLossComplete {
-    /// Payload version `v1`.
-    V1(IndustryGasChangeOfSupplyLossCompleteV1),
-}
-
-impl IndustryGasChangeOfSupplyLossComplete {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "industry.gas.change_of_supply.loss.complete";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::IndustryGasChangeOfSupplyLossCompleteV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <IndustryGasChangeOfSupplyLossCompleteV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for IndustryGasChangeOfSupplyLossComplete {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<IndustryGasChangeOfSupplyLossCompleteV1>
-for IndustryGasChangeOfSupplyLossComplete {
-    fn from(payload: IndustryGasChangeOfSupplyLossCompleteV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for IndustryGasChangeOfSupplyLossComplete {
-    const TYPE: crate::events::EventType = crate::events::EventType::IndustryGasChangeOfSupplyLossComplete;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::IndustryGasChangeOfSupplyLossComplete(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<IndustryGasChangeOfSupplyLossComplete>
-for crate::events::Event {
-    fn from(event: IndustryGasChangeOfSupplyLossComplete) -> Self {
-        Self::IndustryGasChangeOfSupplyLossComplete(event)
-    }
-}
-
-impl crate::events::PayloadVersion<IndustryGasChangeOfSupplyLossComplete>
-for IndustryGasChangeOfSupplyLossCompleteV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: IndustryGasChangeOfSupplyLossComplete,
-    ) -> ::std::result::Result<Self, IndustryGasChangeOfSupplyLossComplete> {
-        let IndustryGasChangeOfSupplyLossComplete::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `industry.gas.change_of_supply.loss.complete` (Industry (electricity and gas)), in each of its payload versions.
+    #[event_type = "industry.gas.change_of_supply.loss.complete"]
+    pub enum IndustryGasChangeOfSupplyLossComplete {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(IndustryGasChangeOfSupplyLossCompleteV1),
     }
 }

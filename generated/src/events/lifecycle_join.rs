@@ -54,100 +54,13 @@ impl LifecycleJoinSupplierActivationCompletedV1 {
     ],
 );
 
-/// Event type `lifecycle.join-supplier.activation.completed` (Lifecycle: joining a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierActivationCompleted {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierActivationCompletedV1),
-}
-
-impl LifecycleJoinSupplierActivationCompleted {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.activation.completed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleJoinSupplierActivationCompletedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleJoinSupplierActivationCompletedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierActivationCompleted {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierActivationCompletedV1>
-for LifecycleJoinSupplierActivationCompleted {
-    fn from(payload: LifecycleJoinSupplierActivationCompletedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LifecycleJoinSupplierActivationCompleted {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierActivationCompleted;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleJoinSupplierActivationCompleted(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierActivationCompleted>
-for crate::events::Event {
-    fn from(event: LifecycleJoinSupplierActivationCompleted) -> Self {
-        Self::LifecycleJoinSupplierActivationCompleted(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LifecycleJoinSupplierActivationCompleted>
-for LifecycleJoinSupplierActivationCompletedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LifecycleJoinSupplierActivationCompleted,
-    ) -> ::std::result::Result<Self, LifecycleJoinSupplierActivationCompleted> {
-        let LifecycleJoinSupplierActivationCompleted::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.join-supplier.activation.completed` (Lifecycle: joining a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.join-supplier.activation.completed"]
+    pub enum LifecycleJoinSupplierActivationCompleted {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierActivationCompletedV1),
     }
 }
 
@@ -204,100 +117,13 @@ impl LifecycleJoinSupplierActivationInitiatedV1 {
     ],
 );
 
-/// Event type `lifecycle.join-supplier.activation.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierActivationInitiated {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierActivationInitiatedV1),
-}
-
-impl LifecycleJoinSupplierActivationInitiated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.activation.initiated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleJoinSupplierActivationInitiatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleJoinSupplierActivationInitiatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierActivationInitiated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierActivationInitiatedV1>
-for LifecycleJoinSupplierActivationInitiated {
-    fn from(payload: LifecycleJoinSupplierActivationInitiatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LifecycleJoinSupplierActivationInitiated {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierActivationInitiated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleJoinSupplierActivationInitiated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierActivationInitiated>
-for crate::events::Event {
-    fn from(event: LifecycleJoinSupplierActivationInitiated) -> Self {
-        Self::LifecycleJoinSupplierActivationInitiated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LifecycleJoinSupplierActivationInitiated>
-for LifecycleJoinSupplierActivationInitiatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LifecycleJoinSupplierActivationInitiated,
-    ) -> ::std::result::Result<Self, LifecycleJoinSupplierActivationInitiated> {
-        let LifecycleJoinSupplierActivationInitiated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.join-supplier.activation.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.join-supplier.activation.initiated"]
+    pub enum LifecycleJoinSupplierActivationInitiated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierActivationInitiatedV1),
     }
 }
 
@@ -354,100 +180,13 @@ impl LifecycleJoinSupplierAgreementCreatedV1 {
     ],
 );
 
-/// Event type `lifecycle.join-supplier.agreement.created` (Lifecycle: joining a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierAgreementCreated {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierAgreementCreatedV1),
-}
-
-impl LifecycleJoinSupplierAgreementCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.agreement.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleJoinSupplierAgreementCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleJoinSupplierAgreementCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierAgreementCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierAgreementCreatedV1>
-for LifecycleJoinSupplierAgreementCreated {
-    fn from(payload: LifecycleJoinSupplierAgreementCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LifecycleJoinSupplierAgreementCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierAgreementCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleJoinSupplierAgreementCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierAgreementCreated>
-for crate::events::Event {
-    fn from(event: LifecycleJoinSupplierAgreementCreated) -> Self {
-        Self::LifecycleJoinSupplierAgreementCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LifecycleJoinSupplierAgreementCreated>
-for LifecycleJoinSupplierAgreementCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LifecycleJoinSupplierAgreementCreated,
-    ) -> ::std::result::Result<Self, LifecycleJoinSupplierAgreementCreated> {
-        let LifecycleJoinSupplierAgreementCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.join-supplier.agreement.created` (Lifecycle: joining a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.join-supplier.agreement.created"]
+    pub enum LifecycleJoinSupplierAgreementCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierAgreementCreatedV1),
     }
 }
 
@@ -492,107 +231,13 @@ impl LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1 {
     ],
 );
 
-/// Event type `lifecycle.join-supplier.await-post-activation-flow-step.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1),
-}
-
-impl LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.await-post-activation-flow-step.initiated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1>
-for LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated {
-    fn from(
-        payload: LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1,
-    ) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent
-for LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated(
-                e,
-            ) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated>
-for crate::events::Event {
-    fn from(event: LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated) -> Self {
-        Self::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<
-    LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated,
-> for LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated,
-    ) -> ::std::result::Result<
-        Self,
-        LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated,
-    > {
-        let LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.join-supplier.await-post-activation-flow-step.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.join-supplier.await-post-activation-flow-step.initiated"]
+    pub enum LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1),
     }
 }
 
@@ -637,107 +282,13 @@ impl LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1 {
     ],
 );
 
-/// Event type `lifecycle.join-supplier.await-pre-activation-flow-step.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1),
-}
-
-impl LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.await-pre-activation-flow-step.initiated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1>
-for LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated {
-    fn from(
-        payload: LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1,
-    ) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent
-for LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated(
-                e,
-            ) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated>
-for crate::events::Event {
-    fn from(event: LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated) -> Self {
-        Self::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<
-    LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated,
-> for LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated,
-    ) -> ::std::result::Result<
-        Self,
-        LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated,
-    > {
-        let LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.join-supplier.await-pre-activation-flow-step.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.join-supplier.await-pre-activation-flow-step.initiated"]
+    pub enum LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1),
     }
 }
 
@@ -782,105 +333,13 @@ impl LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1 {
     ],
 );
 
-/// Event type `lifecycle.join-supplier.await-pre-discovery-flow-step.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1),
-}
-
-impl LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.await-pre-discovery-flow-step.initiated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1>
-for LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated {
-    fn from(payload: LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent
-for LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated(
-                e,
-            ) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated>
-for crate::events::Event {
-    fn from(event: LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated) -> Self {
-        Self::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<
-    LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated,
-> for LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated,
-    ) -> ::std::result::Result<
-        Self,
-        LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated,
-    > {
-        let LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.join-supplier.await-pre-discovery-flow-step.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.join-supplier.await-pre-discovery-flow-step.initiated"]
+    pub enum LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1),
     }
 }
 
@@ -932,100 +391,13 @@ impl LifecycleJoinSupplierCancellationRequestedV1 {
     ],
 );
 
-/// Event type `lifecycle.join-supplier.cancellation-requested` (Lifecycle: joining a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierCancellationRequested {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierCancellationRequestedV1),
-}
-
-impl LifecycleJoinSupplierCancellationRequested {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.cancellation-requested";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleJoinSupplierCancellationRequestedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleJoinSupplierCancellationRequestedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierCancellationRequested {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierCancellationRequestedV1>
-for LifecycleJoinSupplierCancellationRequested {
-    fn from(payload: LifecycleJoinSupplierCancellationRequestedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LifecycleJoinSupplierCancellationRequested {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierCancellationRequested;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleJoinSupplierCancellationRequested(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierCancellationRequested>
-for crate::events::Event {
-    fn from(event: LifecycleJoinSupplierCancellationRequested) -> Self {
-        Self::LifecycleJoinSupplierCancellationRequested(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LifecycleJoinSupplierCancellationRequested>
-for LifecycleJoinSupplierCancellationRequestedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LifecycleJoinSupplierCancellationRequested,
-    ) -> ::std::result::Result<Self, LifecycleJoinSupplierCancellationRequested> {
-        let LifecycleJoinSupplierCancellationRequested::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.join-supplier.cancellation-requested` (Lifecycle: joining a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.join-supplier.cancellation-requested"]
+    pub enum LifecycleJoinSupplierCancellationRequested {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierCancellationRequestedV1),
     }
 }
 
@@ -1077,99 +449,13 @@ impl LifecycleJoinSupplierCancelledV1 {
     ],
 );
 
-/// Event type `lifecycle.join-supplier.cancelled` (Lifecycle: joining a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierCancelled {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierCancelledV1),
-}
-
-impl LifecycleJoinSupplierCancelled {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.cancelled";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleJoinSupplierCancelledV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleJoinSupplierCancelledV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierCancelled {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierCancelledV1>
-for LifecycleJoinSupplierCancelled {
-    fn from(payload: LifecycleJoinSupplierCancelledV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LifecycleJoinSupplierCancelled {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierCancelled;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleJoinSupplierCancelled(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierCancelled> for crate::events::Event {
-    fn from(event: LifecycleJoinSupplierCancelled) -> Self {
-        Self::LifecycleJoinSupplierCancelled(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LifecycleJoinSupplierCancelled>
-for LifecycleJoinSupplierCancelledV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LifecycleJoinSupplierCancelled,
-    ) -> ::std::result::Result<Self, LifecycleJoinSupplierCancelled> {
-        let LifecycleJoinSupplierCancelled::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.join-supplier.cancelled` (Lifecycle: joining a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.join-supplier.cancelled"]
+    pub enum LifecycleJoinSupplierCancelled {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierCancelledV1),
     }
 }
 
@@ -1221,99 +507,13 @@ impl LifecycleJoinSupplierCompletedV1 {
     ],
 );
 
-/// Event type `lifecycle.join-supplier.completed` (Lifecycle: joining a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierCompleted {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierCompletedV1),
-}
-
-impl LifecycleJoinSupplierCompleted {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.completed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleJoinSupplierCompletedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleJoinSupplierCompletedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierCompleted {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierCompletedV1>
-for LifecycleJoinSupplierCompleted {
-    fn from(payload: LifecycleJoinSupplierCompletedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LifecycleJoinSupplierCompleted {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierCompleted;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleJoinSupplierCompleted(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierCompleted> for crate::events::Event {
-    fn from(event: LifecycleJoinSupplierCompleted) -> Self {
-        Self::LifecycleJoinSupplierCompleted(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LifecycleJoinSupplierCompleted>
-for LifecycleJoinSupplierCompletedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LifecycleJoinSupplierCompleted,
-    ) -> ::std::result::Result<Self, LifecycleJoinSupplierCompleted> {
-        let LifecycleJoinSupplierCompleted::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.join-supplier.completed` (Lifecycle: joining a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.join-supplier.completed"]
+    pub enum LifecycleJoinSupplierCompleted {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierCompletedV1),
     }
 }
 
@@ -1370,99 +570,13 @@ impl LifecycleJoinSupplierRequestedV1 {
     ],
 );
 
-/// Event type `lifecycle.join-supplier.requested` (Lifecycle: joining a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierRequested {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierRequestedV1),
-}
-
-impl LifecycleJoinSupplierRequested {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.requested";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleJoinSupplierRequestedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleJoinSupplierRequestedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierRequested {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierRequestedV1>
-for LifecycleJoinSupplierRequested {
-    fn from(payload: LifecycleJoinSupplierRequestedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LifecycleJoinSupplierRequested {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierRequested;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleJoinSupplierRequested(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierRequested> for crate::events::Event {
-    fn from(event: LifecycleJoinSupplierRequested) -> Self {
-        Self::LifecycleJoinSupplierRequested(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LifecycleJoinSupplierRequested>
-for LifecycleJoinSupplierRequestedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LifecycleJoinSupplierRequested,
-    ) -> ::std::result::Result<Self, LifecycleJoinSupplierRequested> {
-        let LifecycleJoinSupplierRequested::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.join-supplier.requested` (Lifecycle: joining a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.join-supplier.requested"]
+    pub enum LifecycleJoinSupplierRequested {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierRequestedV1),
     }
 }
 
@@ -1514,100 +628,13 @@ impl LifecycleJoinSupplierReversalRequestedV1 {
     ],
 );
 
-/// Event type `lifecycle.join-supplier.reversal-requested` (Lifecycle: joining a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierReversalRequested {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierReversalRequestedV1),
-}
-
-impl LifecycleJoinSupplierReversalRequested {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.reversal-requested";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleJoinSupplierReversalRequestedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleJoinSupplierReversalRequestedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierReversalRequested {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierReversalRequestedV1>
-for LifecycleJoinSupplierReversalRequested {
-    fn from(payload: LifecycleJoinSupplierReversalRequestedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LifecycleJoinSupplierReversalRequested {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierReversalRequested;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleJoinSupplierReversalRequested(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierReversalRequested>
-for crate::events::Event {
-    fn from(event: LifecycleJoinSupplierReversalRequested) -> Self {
-        Self::LifecycleJoinSupplierReversalRequested(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LifecycleJoinSupplierReversalRequested>
-for LifecycleJoinSupplierReversalRequestedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LifecycleJoinSupplierReversalRequested,
-    ) -> ::std::result::Result<Self, LifecycleJoinSupplierReversalRequested> {
-        let LifecycleJoinSupplierReversalRequested::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.join-supplier.reversal-requested` (Lifecycle: joining a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.join-supplier.reversal-requested"]
+    pub enum LifecycleJoinSupplierReversalRequested {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierReversalRequestedV1),
     }
 }
 
@@ -1659,99 +686,13 @@ impl LifecycleJoinSupplierReversedV1 {
     ],
 );
 
-/// Event type `lifecycle.join-supplier.reversed` (Lifecycle: joining a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierReversed {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierReversedV1),
-}
-
-impl LifecycleJoinSupplierReversed {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.reversed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleJoinSupplierReversedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleJoinSupplierReversedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierReversed {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierReversedV1>
-for LifecycleJoinSupplierReversed {
-    fn from(payload: LifecycleJoinSupplierReversedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LifecycleJoinSupplierReversed {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierReversed;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleJoinSupplierReversed(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierReversed> for crate::events::Event {
-    fn from(event: LifecycleJoinSupplierReversed) -> Self {
-        Self::LifecycleJoinSupplierReversed(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LifecycleJoinSupplierReversed>
-for LifecycleJoinSupplierReversedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LifecycleJoinSupplierReversed,
-    ) -> ::std::result::Result<Self, LifecycleJoinSupplierReversed> {
-        let LifecycleJoinSupplierReversed::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.join-supplier.reversed` (Lifecycle: joining a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.join-supplier.reversed"]
+    pub enum LifecycleJoinSupplierReversed {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierReversedV1),
     }
 }
 
@@ -1806,100 +747,13 @@ impl LifecycleJoinSupplierSupplyPeriodCreatedV1 {
     ],
 );
 
-/// Event type `lifecycle.join-supplier.supply-period.created` (Lifecycle: joining a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierSupplyPeriodCreated {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierSupplyPeriodCreatedV1),
-}
-
-impl LifecycleJoinSupplierSupplyPeriodCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.supply-period.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleJoinSupplierSupplyPeriodCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleJoinSupplierSupplyPeriodCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierSupplyPeriodCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierSupplyPeriodCreatedV1>
-for LifecycleJoinSupplierSupplyPeriodCreated {
-    fn from(payload: LifecycleJoinSupplierSupplyPeriodCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LifecycleJoinSupplierSupplyPeriodCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierSupplyPeriodCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleJoinSupplierSupplyPeriodCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierSupplyPeriodCreated>
-for crate::events::Event {
-    fn from(event: LifecycleJoinSupplierSupplyPeriodCreated) -> Self {
-        Self::LifecycleJoinSupplierSupplyPeriodCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LifecycleJoinSupplierSupplyPeriodCreated>
-for LifecycleJoinSupplierSupplyPeriodCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LifecycleJoinSupplierSupplyPeriodCreated,
-    ) -> ::std::result::Result<Self, LifecycleJoinSupplierSupplyPeriodCreated> {
-        let LifecycleJoinSupplierSupplyPeriodCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.join-supplier.supply-period.created` (Lifecycle: joining a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.join-supplier.supply-period.created"]
+    pub enum LifecycleJoinSupplierSupplyPeriodCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierSupplyPeriodCreatedV1),
     }
 }
 
@@ -1949,116 +803,13 @@ impl LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated
     ],
 );
 
-/// Event type `lifecycle.join-supplier.supply-point-journey-await-post-activation-flow-step.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1),
-}
-
-impl LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.supply-point-journey-await-post-activation-flow-step.initiated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize
-for LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<
-    LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1,
-> for LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated {
-    fn from(
-        payload: LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1,
-    ) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent
-for LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated(
-                e,
-            ) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<
-    LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated,
-> for crate::events::Event {
-    fn from(
-        event: LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated,
-    ) -> Self {
-        Self::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated(
-            event,
-        )
-    }
-}
-
-impl crate::events::PayloadVersion<
-    LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated,
-> for LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated,
-    ) -> ::std::result::Result<
-        Self,
-        LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated,
-    > {
-        let LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::V1(
-            payload,
-        ) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.join-supplier.supply-point-journey-await-post-activation-flow-step.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.join-supplier.supply-point-journey-await-post-activation-flow-step.initiated"]
+    pub enum LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1),
     }
 }
 
@@ -2108,116 +859,13 @@ impl LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV
     ],
 );
 
-/// Event type `lifecycle.join-supplier.supply-point-journey-await-pre-activation-flow-step.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1),
-}
-
-impl LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.join-supplier.supply-point-journey-await-pre-activation-flow-step.initiated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize
-for LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<
-    LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1,
-> for LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated {
-    fn from(
-        payload: LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1,
-    ) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent
-for LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated(
-                e,
-            ) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<
-    LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated,
-> for crate::events::Event {
-    fn from(
-        event: LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated,
-    ) -> Self {
-        Self::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated(
-            event,
-        )
-    }
-}
-
-impl crate::events::PayloadVersion<
-    LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated,
-> for LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated,
-    ) -> ::std::result::Result<
-        Self,
-        LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated,
-    > {
-        let LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::V1(
-            payload,
-        ) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.join-supplier.supply-point-journey-await-pre-activation-flow-step.initiated` (Lifecycle: joining a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.join-supplier.supply-point-journey-await-pre-activation-flow-step.initiated"]
+    pub enum LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1),
     }
 }
 
@@ -2262,107 +910,13 @@ impl LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2 {
     ],
 );
 
-/// Event type `lifecycle.join_supplier._ensure_payment_instructions.step_completed` (Lifecycle: joining a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted {
-    /// Payload version `v2`.
-    V2(LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2),
-}
-
-impl LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.join_supplier._ensure_payment_instructions.step_completed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v2"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V2(_) => "v2",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V2(
-            <LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2>
-for LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted {
-    fn from(
-        payload: LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2,
-    ) -> Self {
-        Self::V2(payload)
-    }
-}
-
-impl crate::events::TypedEvent
-for LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted(
-                e,
-            ) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted>
-for crate::events::Event {
-    fn from(event: LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted) -> Self {
-        Self::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted(event)
-    }
-}
-
-impl crate::events::PayloadVersion<
-    LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted,
-> for LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2 {
-    const VERSION: &'static str = "v2";
-
-    fn from_versions(
-        event: LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted,
-    ) -> ::std::result::Result<
-        Self,
-        LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted,
-    > {
-        let LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::V2(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.join_supplier._ensure_payment_instructions.step_completed` (Lifecycle: joining a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.join_supplier._ensure_payment_instructions.step_completed"]
+    pub enum LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted {
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2),
     }
 }
 
@@ -2407,107 +961,13 @@ impl LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2 {
     ],
 );
 
-/// Event type `lifecycle.join_supplier._ensure_payment_instructions.step_initiated` (Lifecycle: joining a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated {
-    /// Payload version `v2`.
-    V2(LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2),
-}
-
-impl LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.join_supplier._ensure_payment_instructions.step_initiated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v2"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V2(_) => "v2",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V2(
-            <LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2>
-for LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated {
-    fn from(
-        payload: LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2,
-    ) -> Self {
-        Self::V2(payload)
-    }
-}
-
-impl crate::events::TypedEvent
-for LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated(
-                e,
-            ) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated>
-for crate::events::Event {
-    fn from(event: LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated) -> Self {
-        Self::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<
-    LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated,
-> for LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2 {
-    const VERSION: &'static str = "v2";
-
-    fn from_versions(
-        event: LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated,
-    ) -> ::std::result::Result<
-        Self,
-        LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated,
-    > {
-        let LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::V2(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.join_supplier._ensure_payment_instructions.step_initiated` (Lifecycle: joining a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.join_supplier._ensure_payment_instructions.step_initiated"]
+    pub enum LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated {
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2),
     }
 }
 
@@ -2540,100 +1000,13 @@ impl LifecycleJoinSupplierSecurityDepositsCreatedV1 {
     ],
 );
 
-/// Event type `lifecycle.join_supplier.security_deposits.created` (Lifecycle: joining a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierSecurityDepositsCreated {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierSecurityDepositsCreatedV1),
-}
-
-impl LifecycleJoinSupplierSecurityDepositsCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.join_supplier.security_deposits.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleJoinSupplierSecurityDepositsCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleJoinSupplierSecurityDepositsCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierSecurityDepositsCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierSecurityDepositsCreatedV1>
-for LifecycleJoinSupplierSecurityDepositsCreated {
-    fn from(payload: LifecycleJoinSupplierSecurityDepositsCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LifecycleJoinSupplierSecurityDepositsCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierSecurityDepositsCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleJoinSupplierSecurityDepositsCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierSecurityDepositsCreated>
-for crate::events::Event {
-    fn from(event: LifecycleJoinSupplierSecurityDepositsCreated) -> Self {
-        Self::LifecycleJoinSupplierSecurityDepositsCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LifecycleJoinSupplierSecurityDepositsCreated>
-for LifecycleJoinSupplierSecurityDepositsCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LifecycleJoinSupplierSecurityDepositsCreated,
-    ) -> ::std::result::Result<Self, LifecycleJoinSupplierSecurityDepositsCreated> {
-        let LifecycleJoinSupplierSecurityDepositsCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.join_supplier.security_deposits.created` (Lifecycle: joining a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.join_supplier.security_deposits.created"]
+    pub enum LifecycleJoinSupplierSecurityDepositsCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierSecurityDepositsCreatedV1),
     }
 }
 
@@ -2673,99 +1046,12 @@ impl LifecycleJoinSupplierTermsAndConditionsAcceptedV2 {
     ],
 );
 
-/// Event type `lifecycle.join_supplier.terms-and-conditions.accepted` (Lifecycle: joining a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierTermsAndConditionsAccepted {
-    /// Payload version `v2`.
-    V2(LifecycleJoinSupplierTermsAndConditionsAcceptedV2),
-}
-
-impl LifecycleJoinSupplierTermsAndConditionsAccepted {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.join_supplier.terms-and-conditions.accepted";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v2"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V2(_) => "v2",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleJoinSupplierTermsAndConditionsAcceptedV2
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V2(
-            <LifecycleJoinSupplierTermsAndConditionsAcceptedV2 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierTermsAndConditionsAccepted {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierTermsAndConditionsAcceptedV2>
-for LifecycleJoinSupplierTermsAndConditionsAccepted {
-    fn from(payload: LifecycleJoinSupplierTermsAndConditionsAcceptedV2) -> Self {
-        Self::V2(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LifecycleJoinSupplierTermsAndConditionsAccepted {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleJoinSupplierTermsAndConditionsAccepted;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleJoinSupplierTermsAndConditionsAccepted(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleJoinSupplierTermsAndConditionsAccepted>
-for crate::events::Event {
-    fn from(event: LifecycleJoinSupplierTermsAndConditionsAccepted) -> Self {
-        Self::LifecycleJoinSupplierTermsAndConditionsAccepted(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LifecycleJoinSupplierTermsAndConditionsAccepted>
-for LifecycleJoinSupplierTermsAndConditionsAcceptedV2 {
-    const VERSION: &'static str = "v2";
-
-    fn from_versions(
-        event: LifecycleJoinSupplierTermsAndConditionsAccepted,
-    ) -> ::std::result::Result<Self, LifecycleJoinSupplierTermsAndConditionsAccepted> {
-        let LifecycleJoinSupplierTermsAndConditionsAccepted::V2(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.join_supplier.terms-and-conditions.accepted` (Lifecycle: joining a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.join_supplier.terms-and-conditions.accepted"]
+    pub enum LifecycleJoinSupplierTermsAndConditionsAccepted {
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(LifecycleJoinSupplierTermsAndConditionsAcceptedV2),
     }
 }

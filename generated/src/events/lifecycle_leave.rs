@@ -42,110 +42,13 @@ impl LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1 {
     ],
 );
 
-/// Event type `lifecycle.leave-supplier.await-post-deactivation-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated {
-    /// Payload version `v1`.
-    V1(LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1),
-}
-
-impl LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.leave-supplier.await-post-deactivation-flow-step.initiated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize
-for LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1>
-for LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated {
-    fn from(
-        payload: LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1,
-    ) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent
-for LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated(
-                e,
-            ) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated>
-for crate::events::Event {
-    fn from(
-        event: LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated,
-    ) -> Self {
-        Self::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<
-    LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated,
-> for LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated,
-    ) -> ::std::result::Result<
-        Self,
-        LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated,
-    > {
-        let LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.leave-supplier.await-post-deactivation-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.leave-supplier.await-post-deactivation-flow-step.initiated"]
+    pub enum LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1),
     }
 }
 
@@ -188,107 +91,13 @@ impl LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1 {
     ],
 );
 
-/// Event type `lifecycle.leave-supplier.await-post-termination-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated {
-    /// Payload version `v1`.
-    V1(LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1),
-}
-
-impl LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.leave-supplier.await-post-termination-flow-step.initiated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1>
-for LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated {
-    fn from(
-        payload: LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1,
-    ) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent
-for LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated(
-                e,
-            ) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated>
-for crate::events::Event {
-    fn from(event: LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated) -> Self {
-        Self::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<
-    LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated,
-> for LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated,
-    ) -> ::std::result::Result<
-        Self,
-        LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated,
-    > {
-        let LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.leave-supplier.await-post-termination-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.leave-supplier.await-post-termination-flow-step.initiated"]
+    pub enum LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1),
     }
 }
 
@@ -331,107 +140,13 @@ impl LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 {
     ],
 );
 
-/// Event type `lifecycle.leave-supplier.await-pre-termination-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated {
-    /// Payload version `v1`.
-    V1(LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1),
-}
-
-impl LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.leave-supplier.await-pre-termination-flow-step.initiated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1>
-for LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated {
-    fn from(
-        payload: LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1,
-    ) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent
-for LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated(
-                e,
-            ) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated>
-for crate::events::Event {
-    fn from(event: LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated) -> Self {
-        Self::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<
-    LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated,
-> for LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated,
-    ) -> ::std::result::Result<
-        Self,
-        LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated,
-    > {
-        let LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.leave-supplier.await-pre-termination-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.leave-supplier.await-pre-termination-flow-step.initiated"]
+    pub enum LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1),
     }
 }
 
@@ -483,100 +198,13 @@ impl LifecycleLeaveSupplierCancellationRequestedV2 {
     ],
 );
 
-/// Event type `lifecycle.leave-supplier.cancellation-requested` (Lifecycle: leaving a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleLeaveSupplierCancellationRequested {
-    /// Payload version `v2`.
-    V2(LifecycleLeaveSupplierCancellationRequestedV2),
-}
-
-impl LifecycleLeaveSupplierCancellationRequested {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.leave-supplier.cancellation-requested";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v2"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V2(_) => "v2",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleLeaveSupplierCancellationRequestedV2
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V2(
-            <LifecycleLeaveSupplierCancellationRequestedV2 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LifecycleLeaveSupplierCancellationRequested {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleLeaveSupplierCancellationRequestedV2>
-for LifecycleLeaveSupplierCancellationRequested {
-    fn from(payload: LifecycleLeaveSupplierCancellationRequestedV2) -> Self {
-        Self::V2(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LifecycleLeaveSupplierCancellationRequested {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierCancellationRequested;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleLeaveSupplierCancellationRequested(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleLeaveSupplierCancellationRequested>
-for crate::events::Event {
-    fn from(event: LifecycleLeaveSupplierCancellationRequested) -> Self {
-        Self::LifecycleLeaveSupplierCancellationRequested(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LifecycleLeaveSupplierCancellationRequested>
-for LifecycleLeaveSupplierCancellationRequestedV2 {
-    const VERSION: &'static str = "v2";
-
-    fn from_versions(
-        event: LifecycleLeaveSupplierCancellationRequested,
-    ) -> ::std::result::Result<Self, LifecycleLeaveSupplierCancellationRequested> {
-        let LifecycleLeaveSupplierCancellationRequested::V2(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.leave-supplier.cancellation-requested` (Lifecycle: leaving a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.leave-supplier.cancellation-requested"]
+    pub enum LifecycleLeaveSupplierCancellationRequested {
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(LifecycleLeaveSupplierCancellationRequestedV2),
     }
 }
 
@@ -628,99 +256,13 @@ impl LifecycleLeaveSupplierCancelledV2 {
     ],
 );
 
-/// Event type `lifecycle.leave-supplier.cancelled` (Lifecycle: leaving a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleLeaveSupplierCancelled {
-    /// Payload version `v2`.
-    V2(LifecycleLeaveSupplierCancelledV2),
-}
-
-impl LifecycleLeaveSupplierCancelled {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.leave-supplier.cancelled";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v2"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V2(_) => "v2",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleLeaveSupplierCancelledV2
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V2(
-            <LifecycleLeaveSupplierCancelledV2 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LifecycleLeaveSupplierCancelled {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleLeaveSupplierCancelledV2>
-for LifecycleLeaveSupplierCancelled {
-    fn from(payload: LifecycleLeaveSupplierCancelledV2) -> Self {
-        Self::V2(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LifecycleLeaveSupplierCancelled {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierCancelled;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleLeaveSupplierCancelled(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleLeaveSupplierCancelled> for crate::events::Event {
-    fn from(event: LifecycleLeaveSupplierCancelled) -> Self {
-        Self::LifecycleLeaveSupplierCancelled(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LifecycleLeaveSupplierCancelled>
-for LifecycleLeaveSupplierCancelledV2 {
-    const VERSION: &'static str = "v2";
-
-    fn from_versions(
-        event: LifecycleLeaveSupplierCancelled,
-    ) -> ::std::result::Result<Self, LifecycleLeaveSupplierCancelled> {
-        let LifecycleLeaveSupplierCancelled::V2(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.leave-supplier.cancelled` (Lifecycle: leaving a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.leave-supplier.cancelled"]
+    pub enum LifecycleLeaveSupplierCancelled {
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(LifecycleLeaveSupplierCancelledV2),
     }
 }
 
@@ -777,99 +319,13 @@ impl LifecycleLeaveSupplierCompletedV3 {
     ],
 );
 
-/// Event type `lifecycle.leave-supplier.completed` (Lifecycle: leaving a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleLeaveSupplierCompleted {
-    /// Payload version `v3`.
-    V3(LifecycleLeaveSupplierCompletedV3),
-}
-
-impl LifecycleLeaveSupplierCompleted {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.leave-supplier.completed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v3"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V3(_) => "v3",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleLeaveSupplierCompletedV3
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V3(
-            <LifecycleLeaveSupplierCompletedV3 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LifecycleLeaveSupplierCompleted {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V3(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleLeaveSupplierCompletedV3>
-for LifecycleLeaveSupplierCompleted {
-    fn from(payload: LifecycleLeaveSupplierCompletedV3) -> Self {
-        Self::V3(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LifecycleLeaveSupplierCompleted {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierCompleted;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleLeaveSupplierCompleted(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleLeaveSupplierCompleted> for crate::events::Event {
-    fn from(event: LifecycleLeaveSupplierCompleted) -> Self {
-        Self::LifecycleLeaveSupplierCompleted(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LifecycleLeaveSupplierCompleted>
-for LifecycleLeaveSupplierCompletedV3 {
-    const VERSION: &'static str = "v3";
-
-    fn from_versions(
-        event: LifecycleLeaveSupplierCompleted,
-    ) -> ::std::result::Result<Self, LifecycleLeaveSupplierCompleted> {
-        let LifecycleLeaveSupplierCompleted::V3(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.leave-supplier.completed` (Lifecycle: leaving a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.leave-supplier.completed"]
+    pub enum LifecycleLeaveSupplierCompleted {
+        /// Payload version `v3`.
+        #[version = "v3"]
+        V3(LifecycleLeaveSupplierCompletedV3),
     }
 }
 
@@ -1052,156 +508,17 @@ impl LifecycleLeaveSupplierRequestedV3 {
     ],
 );
 
-/// Event type `lifecycle.leave-supplier.requested` (Lifecycle: leaving a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleLeaveSupplierRequested {
-    /// Payload version `v2`.
-    V2(LifecycleLeaveSupplierRequestedV2),
-    /// Payload version `v3`.
-    V3(LifecycleLeaveSupplierRequestedV3),
-}
-
-impl LifecycleLeaveSupplierRequested {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.leave-supplier.requested";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v2", "v3"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V2(_) => "v2",
-            Self::V3(_) => "v3",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        match index {
-            0u8 => &crate::shapes::LifecycleLeaveSupplierRequestedV2,
-            _ => &crate::shapes::LifecycleLeaveSupplierRequestedV3,
-        }
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        match index {
-            0u8 => {
-                Self::V2(
-                    <LifecycleLeaveSupplierRequestedV2 as ::energy_api_core::table::FromFields>::build(
-                        fields,
-                        ok,
-                    ),
-                )
-            }
-            _ => {
-                Self::V3(
-                    <LifecycleLeaveSupplierRequestedV3 as ::energy_api_core::table::FromFields>::build(
-                        fields,
-                        ok,
-                    ),
-                )
-            }
-        }
-    }
-}
-
-impl ::serde::Serialize for LifecycleLeaveSupplierRequested {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V2(payload) => payload.serialize(serializer),
-            Self::V3(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleLeaveSupplierRequestedV2>
-for LifecycleLeaveSupplierRequested {
-    fn from(payload: LifecycleLeaveSupplierRequestedV2) -> Self {
-        Self::V2(payload)
-    }
-}
-
-impl ::std::convert::From<LifecycleLeaveSupplierRequestedV3>
-for LifecycleLeaveSupplierRequested {
-    fn from(payload: LifecycleLeaveSupplierRequestedV3) -> Self {
-        Self::V3(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LifecycleLeaveSupplierRequested {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierRequested;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleLeaveSupplierRequested(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleLeaveSupplierRequested> for crate::events::Event {
-    fn from(event: LifecycleLeaveSupplierRequested) -> Self {
-        Self::LifecycleLeaveSupplierRequested(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LifecycleLeaveSupplierRequested>
-for LifecycleLeaveSupplierRequestedV2 {
-    const VERSION: &'static str = "v2";
-
-    fn from_versions(
-        event: LifecycleLeaveSupplierRequested,
-    ) -> ::std::result::Result<Self, LifecycleLeaveSupplierRequested> {
-        match event {
-            LifecycleLeaveSupplierRequested::V2(payload) => {
-                ::std::result::Result::Ok(payload)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-
-    fn view_of(
-        event: LifecycleLeaveSupplierRequested,
-    ) -> ::std::result::Result<Self, LifecycleLeaveSupplierRequested> {
-        match event {
-            LifecycleLeaveSupplierRequested::V2(payload) => {
-                ::std::result::Result::Ok(payload)
-            }
-            LifecycleLeaveSupplierRequested::V3(payload) => {
-                ::std::result::Result::Ok(payload.into())
-            }
-        }
-    }
-}
-
-impl crate::events::PayloadVersion<LifecycleLeaveSupplierRequested>
-for LifecycleLeaveSupplierRequestedV3 {
-    const VERSION: &'static str = "v3";
-
-    fn from_versions(
-        event: LifecycleLeaveSupplierRequested,
-    ) -> ::std::result::Result<Self, LifecycleLeaveSupplierRequested> {
-        match event {
-            LifecycleLeaveSupplierRequested::V3(payload) => {
-                ::std::result::Result::Ok(payload)
-            }
-            other => ::std::result::Result::Err(other),
-        }
+super::routing::version_enum! {
+    /// Event type `lifecycle.leave-supplier.requested` (Lifecycle: leaving a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.leave-supplier.requested"]
+    pub enum LifecycleLeaveSupplierRequested {
+        /// Payload version `v2`.
+        #[version = "v2"]
+        #[views(V3)]
+        V2(LifecycleLeaveSupplierRequestedV2),
+        /// Payload version `v3`.
+        #[version = "v3"]
+        V3(LifecycleLeaveSupplierRequestedV3),
     }
 }
 
@@ -1272,100 +589,13 @@ impl LifecycleLeaveSupplierReversalRequestedV2 {
     ],
 );
 
-/// Event type `lifecycle.leave-supplier.reversal-requested` (Lifecycle: leaving a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleLeaveSupplierReversalRequested {
-    /// Payload version `v2`.
-    V2(LifecycleLeaveSupplierReversalRequestedV2),
-}
-
-impl LifecycleLeaveSupplierReversalRequested {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.leave-supplier.reversal-requested";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v2"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V2(_) => "v2",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleLeaveSupplierReversalRequestedV2
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V2(
-            <LifecycleLeaveSupplierReversalRequestedV2 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LifecycleLeaveSupplierReversalRequested {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleLeaveSupplierReversalRequestedV2>
-for LifecycleLeaveSupplierReversalRequested {
-    fn from(payload: LifecycleLeaveSupplierReversalRequestedV2) -> Self {
-        Self::V2(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LifecycleLeaveSupplierReversalRequested {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierReversalRequested;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleLeaveSupplierReversalRequested(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleLeaveSupplierReversalRequested>
-for crate::events::Event {
-    fn from(event: LifecycleLeaveSupplierReversalRequested) -> Self {
-        Self::LifecycleLeaveSupplierReversalRequested(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LifecycleLeaveSupplierReversalRequested>
-for LifecycleLeaveSupplierReversalRequestedV2 {
-    const VERSION: &'static str = "v2";
-
-    fn from_versions(
-        event: LifecycleLeaveSupplierReversalRequested,
-    ) -> ::std::result::Result<Self, LifecycleLeaveSupplierReversalRequested> {
-        let LifecycleLeaveSupplierReversalRequested::V2(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.leave-supplier.reversal-requested` (Lifecycle: leaving a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.leave-supplier.reversal-requested"]
+    pub enum LifecycleLeaveSupplierReversalRequested {
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(LifecycleLeaveSupplierReversalRequestedV2),
     }
 }
 
@@ -1413,116 +643,13 @@ impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiat
     ],
 );
 
-/// Event type `lifecycle.leave-supplier.supply-point-journey-await-post-termination-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated {
-    /// Payload version `v1`.
-    V1(LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1),
-}
-
-impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.leave-supplier.supply-point-journey-await-post-termination-flow-step.initiated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize
-for LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<
-    LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1,
-> for LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated {
-    fn from(
-        payload: LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1,
-    ) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent
-for LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated(
-                e,
-            ) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<
-    LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated,
-> for crate::events::Event {
-    fn from(
-        event: LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated,
-    ) -> Self {
-        Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated(
-            event,
-        )
-    }
-}
-
-impl crate::events::PayloadVersion<
-    LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated,
-> for LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated,
-    ) -> ::std::result::Result<
-        Self,
-        LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated,
-    > {
-        let LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::V1(
-            payload,
-        ) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.leave-supplier.supply-point-journey-await-post-termination-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.leave-supplier.supply-point-journey-await-post-termination-flow-step.initiated"]
+    pub enum LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1),
     }
 }
 
@@ -1570,120 +697,15 @@ impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowSte
     ],
 );
 
-/// Event type `lifecycle.leave-supplier.supply-point-journey-await-pre-agreement-termination-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated {
-    /// Payload version `v1`.
-    V1(
-        LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1,
-    ),
-}
-
-impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.leave-supplier.supply-point-journey-await-pre-agreement-termination-flow-step.initiated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize
-for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<
-    LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1,
->
-for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated {
-    fn from(
-        payload: LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1,
-    ) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent
-for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated(
-                e,
-            ) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<
-    LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated,
-> for crate::events::Event {
-    fn from(
-        event: LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated,
-    ) -> Self {
-        Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated(
-            event,
-        )
-    }
-}
-
-impl crate::events::PayloadVersion<
-    LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated,
->
-for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated,
-    ) -> ::std::result::Result<
-        Self,
-        LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated,
-    > {
-        let LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::V1(
-            payload,
-        ) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.leave-supplier.supply-point-journey-await-pre-agreement-termination-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.leave-supplier.supply-point-journey-await-pre-agreement-termination-flow-step.initiated"]
+    pub enum LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(
+            LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1,
+        ),
     }
 }
 
@@ -1731,116 +753,13 @@ impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiate
     ],
 );
 
-/// Event type `lifecycle.leave-supplier.supply-point-journey-await-pre-termination-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated {
-    /// Payload version `v1`.
-    V1(LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1),
-}
-
-impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.leave-supplier.supply-point-journey-await-pre-termination-flow-step.initiated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize
-for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<
-    LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1,
-> for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated {
-    fn from(
-        payload: LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1,
-    ) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent
-for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated(
-                e,
-            ) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<
-    LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated,
-> for crate::events::Event {
-    fn from(
-        event: LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated,
-    ) -> Self {
-        Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated(
-            event,
-        )
-    }
-}
-
-impl crate::events::PayloadVersion<
-    LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated,
-> for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated,
-    ) -> ::std::result::Result<
-        Self,
-        LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated,
-    > {
-        let LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::V1(
-            payload,
-        ) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.leave-supplier.supply-point-journey-await-pre-termination-flow-step.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.leave-supplier.supply-point-journey-await-pre-termination-flow-step.initiated"]
+    pub enum LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1),
     }
 }
 
@@ -1895,100 +814,13 @@ impl LifecycleLeaveSupplierTerminationConfirmedV2 {
     ],
 );
 
-/// Event type `lifecycle.leave-supplier.termination.confirmed` (Lifecycle: leaving a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleLeaveSupplierTerminationConfirmed {
-    /// Payload version `v2`.
-    V2(LifecycleLeaveSupplierTerminationConfirmedV2),
-}
-
-impl LifecycleLeaveSupplierTerminationConfirmed {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.leave-supplier.termination.confirmed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v2"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V2(_) => "v2",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleLeaveSupplierTerminationConfirmedV2
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V2(
-            <LifecycleLeaveSupplierTerminationConfirmedV2 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LifecycleLeaveSupplierTerminationConfirmed {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleLeaveSupplierTerminationConfirmedV2>
-for LifecycleLeaveSupplierTerminationConfirmed {
-    fn from(payload: LifecycleLeaveSupplierTerminationConfirmedV2) -> Self {
-        Self::V2(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LifecycleLeaveSupplierTerminationConfirmed {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierTerminationConfirmed;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleLeaveSupplierTerminationConfirmed(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleLeaveSupplierTerminationConfirmed>
-for crate::events::Event {
-    fn from(event: LifecycleLeaveSupplierTerminationConfirmed) -> Self {
-        Self::LifecycleLeaveSupplierTerminationConfirmed(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LifecycleLeaveSupplierTerminationConfirmed>
-for LifecycleLeaveSupplierTerminationConfirmedV2 {
-    const VERSION: &'static str = "v2";
-
-    fn from_versions(
-        event: LifecycleLeaveSupplierTerminationConfirmed,
-    ) -> ::std::result::Result<Self, LifecycleLeaveSupplierTerminationConfirmed> {
-        let LifecycleLeaveSupplierTerminationConfirmed::V2(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.leave-supplier.termination.confirmed` (Lifecycle: leaving a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.leave-supplier.termination.confirmed"]
+    pub enum LifecycleLeaveSupplierTerminationConfirmed {
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(LifecycleLeaveSupplierTerminationConfirmedV2),
     }
 }
 
@@ -2038,100 +870,13 @@ impl LifecycleLeaveSupplierTerminationInitiatedV1 {
     ],
 );
 
-/// Event type `lifecycle.leave-supplier.termination.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleLeaveSupplierTerminationInitiated {
-    /// Payload version `v1`.
-    V1(LifecycleLeaveSupplierTerminationInitiatedV1),
-}
-
-impl LifecycleLeaveSupplierTerminationInitiated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.leave-supplier.termination.initiated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleLeaveSupplierTerminationInitiatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleLeaveSupplierTerminationInitiatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LifecycleLeaveSupplierTerminationInitiated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleLeaveSupplierTerminationInitiatedV1>
-for LifecycleLeaveSupplierTerminationInitiated {
-    fn from(payload: LifecycleLeaveSupplierTerminationInitiatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LifecycleLeaveSupplierTerminationInitiated {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierTerminationInitiated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleLeaveSupplierTerminationInitiated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleLeaveSupplierTerminationInitiated>
-for crate::events::Event {
-    fn from(event: LifecycleLeaveSupplierTerminationInitiated) -> Self {
-        Self::LifecycleLeaveSupplierTerminationInitiated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LifecycleLeaveSupplierTerminationInitiated>
-for LifecycleLeaveSupplierTerminationInitiatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LifecycleLeaveSupplierTerminationInitiated,
-    ) -> ::std::result::Result<Self, LifecycleLeaveSupplierTerminationInitiated> {
-        let LifecycleLeaveSupplierTerminationInitiated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.leave-supplier.termination.initiated` (Lifecycle: leaving a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.leave-supplier.termination.initiated"]
+    pub enum LifecycleLeaveSupplierTerminationInitiated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleLeaveSupplierTerminationInitiatedV1),
     }
 }
 
@@ -2314,156 +1059,17 @@ impl LifecycleLeaveSupplierUpdatedV3 {
     ],
 );
 
-/// Event type `lifecycle.leave-supplier.updated` (Lifecycle: leaving a supplier), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleLeaveSupplierUpdated {
-    /// Payload version `v2`.
-    V2(LifecycleLeaveSupplierUpdatedV2),
-    /// Payload version `v3`.
-    V3(LifecycleLeaveSupplierUpdatedV3),
-}
-
-impl LifecycleLeaveSupplierUpdated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.leave-supplier.updated";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v2", "v3"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V2(_) => "v2",
-            Self::V3(_) => "v3",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        match index {
-            0u8 => &crate::shapes::LifecycleLeaveSupplierUpdatedV2,
-            _ => &crate::shapes::LifecycleLeaveSupplierUpdatedV3,
-        }
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        match index {
-            0u8 => {
-                Self::V2(
-                    <LifecycleLeaveSupplierUpdatedV2 as ::energy_api_core::table::FromFields>::build(
-                        fields,
-                        ok,
-                    ),
-                )
-            }
-            _ => {
-                Self::V3(
-                    <LifecycleLeaveSupplierUpdatedV3 as ::energy_api_core::table::FromFields>::build(
-                        fields,
-                        ok,
-                    ),
-                )
-            }
-        }
-    }
-}
-
-impl ::serde::Serialize for LifecycleLeaveSupplierUpdated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V2(payload) => payload.serialize(serializer),
-            Self::V3(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleLeaveSupplierUpdatedV2>
-for LifecycleLeaveSupplierUpdated {
-    fn from(payload: LifecycleLeaveSupplierUpdatedV2) -> Self {
-        Self::V2(payload)
-    }
-}
-
-impl ::std::convert::From<LifecycleLeaveSupplierUpdatedV3>
-for LifecycleLeaveSupplierUpdated {
-    fn from(payload: LifecycleLeaveSupplierUpdatedV3) -> Self {
-        Self::V3(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LifecycleLeaveSupplierUpdated {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleLeaveSupplierUpdated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleLeaveSupplierUpdated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleLeaveSupplierUpdated> for crate::events::Event {
-    fn from(event: LifecycleLeaveSupplierUpdated) -> Self {
-        Self::LifecycleLeaveSupplierUpdated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LifecycleLeaveSupplierUpdated>
-for LifecycleLeaveSupplierUpdatedV2 {
-    const VERSION: &'static str = "v2";
-
-    fn from_versions(
-        event: LifecycleLeaveSupplierUpdated,
-    ) -> ::std::result::Result<Self, LifecycleLeaveSupplierUpdated> {
-        match event {
-            LifecycleLeaveSupplierUpdated::V2(payload) => {
-                ::std::result::Result::Ok(payload)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-
-    fn view_of(
-        event: LifecycleLeaveSupplierUpdated,
-    ) -> ::std::result::Result<Self, LifecycleLeaveSupplierUpdated> {
-        match event {
-            LifecycleLeaveSupplierUpdated::V2(payload) => {
-                ::std::result::Result::Ok(payload)
-            }
-            LifecycleLeaveSupplierUpdated::V3(payload) => {
-                ::std::result::Result::Ok(payload.into())
-            }
-        }
-    }
-}
-
-impl crate::events::PayloadVersion<LifecycleLeaveSupplierUpdated>
-for LifecycleLeaveSupplierUpdatedV3 {
-    const VERSION: &'static str = "v3";
-
-    fn from_versions(
-        event: LifecycleLeaveSupplierUpdated,
-    ) -> ::std::result::Result<Self, LifecycleLeaveSupplierUpdated> {
-        match event {
-            LifecycleLeaveSupplierUpdated::V3(payload) => {
-                ::std::result::Result::Ok(payload)
-            }
-            other => ::std::result::Result::Err(other),
-        }
+super::routing::version_enum! {
+    /// Event type `lifecycle.leave-supplier.updated` (Lifecycle: leaving a supplier), in each of its payload versions.
+    #[event_type = "lifecycle.leave-supplier.updated"]
+    pub enum LifecycleLeaveSupplierUpdated {
+        /// Payload version `v2`.
+        #[version = "v2"]
+        #[views(V3)]
+        V2(LifecycleLeaveSupplierUpdatedV2),
+        /// Payload version `v3`.
+        #[version = "v3"]
+        V3(LifecycleLeaveSupplierUpdatedV3),
     }
 }
 

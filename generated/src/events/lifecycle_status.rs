@@ -54,104 +54,13 @@ impl LifecycleEnrollmentLoyaltyPointsQualificationReversedV1 {
     ],
 );
 
-/// Event type `lifecycle.enrollment.loyalty-points-qualification-reversed` (Lifecycle: status and enrolment), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleEnrollmentLoyaltyPointsQualificationReversed {
-    /// Payload version `v1`.
-    V1(LifecycleEnrollmentLoyaltyPointsQualificationReversedV1),
-}
-
-impl LifecycleEnrollmentLoyaltyPointsQualificationReversed {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.enrollment.loyalty-points-qualification-reversed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleEnrollmentLoyaltyPointsQualificationReversedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleEnrollmentLoyaltyPointsQualificationReversedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LifecycleEnrollmentLoyaltyPointsQualificationReversed {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleEnrollmentLoyaltyPointsQualificationReversedV1>
-for LifecycleEnrollmentLoyaltyPointsQualificationReversed {
-    fn from(payload: LifecycleEnrollmentLoyaltyPointsQualificationReversedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent
-for LifecycleEnrollmentLoyaltyPointsQualificationReversed {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleEnrollmentLoyaltyPointsQualificationReversed;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleEnrollmentLoyaltyPointsQualificationReversed(
-                e,
-            ) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleEnrollmentLoyaltyPointsQualificationReversed>
-for crate::events::Event {
-    fn from(event: LifecycleEnrollmentLoyaltyPointsQualificationReversed) -> Self {
-        Self::LifecycleEnrollmentLoyaltyPointsQualificationReversed(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LifecycleEnrollmentLoyaltyPointsQualificationReversed>
-for LifecycleEnrollmentLoyaltyPointsQualificationReversedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LifecycleEnrollmentLoyaltyPointsQualificationReversed,
-    ) -> ::std::result::Result<
-        Self,
-        LifecycleEnrollmentLoyaltyPointsQualificationReversed,
-    > {
-        let LifecycleEnrollmentLoyaltyPointsQualificationReversed::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.enrollment.loyalty-points-qualification-reversed` (Lifecycle: status and enrolment), in each of its payload versions.
+    #[event_type = "lifecycle.enrollment.loyalty-points-qualification-reversed"]
+    pub enum LifecycleEnrollmentLoyaltyPointsQualificationReversed {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleEnrollmentLoyaltyPointsQualificationReversedV1),
     }
 }
 
@@ -210,113 +119,13 @@ impl LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2 {
     ],
 );
 
-/// Event type `lifecycle.enrollment.supply-status-qualifies-account-for-loyalty-point` (Lifecycle: status and enrolment), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint {
-    /// Payload version `v2`.
-    V2(LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2),
-}
-
-impl LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.enrollment.supply-status-qualifies-account-for-loyalty-point";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v2"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V2(_) => "v2",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V2(
-            <LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize
-for LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<
-    LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2,
-> for LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint {
-    fn from(
-        payload: LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2,
-    ) -> Self {
-        Self::V2(payload)
-    }
-}
-
-impl crate::events::TypedEvent
-for LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint(
-                e,
-            ) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint>
-for crate::events::Event {
-    fn from(
-        event: LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint,
-    ) -> Self {
-        Self::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint(event)
-    }
-}
-
-impl crate::events::PayloadVersion<
-    LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint,
-> for LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2 {
-    const VERSION: &'static str = "v2";
-
-    fn from_versions(
-        event: LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint,
-    ) -> ::std::result::Result<
-        Self,
-        LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint,
-    > {
-        let LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::V2(
-            payload,
-        ) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.enrollment.supply-status-qualifies-account-for-loyalty-point` (Lifecycle: status and enrolment), in each of its payload versions.
+    #[event_type = "lifecycle.enrollment.supply-status-qualifies-account-for-loyalty-point"]
+    pub enum LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint {
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2),
     }
 }
 
@@ -364,97 +173,13 @@ impl LifecycleStatusChangedV1 {
     ],
 );
 
-/// Event type `lifecycle.status-changed` (Lifecycle: status and enrolment), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleStatusChanged {
-    /// Payload version `v1`.
-    V1(LifecycleStatusChangedV1),
-}
-
-impl LifecycleStatusChanged {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.status-changed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleStatusChangedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleStatusChangedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LifecycleStatusChanged {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleStatusChangedV1> for LifecycleStatusChanged {
-    fn from(payload: LifecycleStatusChangedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LifecycleStatusChanged {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleStatusChanged;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleStatusChanged(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleStatusChanged> for crate::events::Event {
-    fn from(event: LifecycleStatusChanged) -> Self {
-        Self::LifecycleStatusChanged(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LifecycleStatusChanged> for LifecycleStatusChangedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: LifecycleStatusChanged,
-    ) -> ::std::result::Result<Self, LifecycleStatusChanged> {
-        let LifecycleStatusChanged::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.status-changed` (Lifecycle: status and enrolment), in each of its payload versions.
+    #[event_type = "lifecycle.status-changed"]
+    pub enum LifecycleStatusChanged {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleStatusChangedV1),
     }
 }
 
@@ -499,97 +224,12 @@ impl LifecycleSupportSiteSaleV1_0_0 {
     ],
 );
 
-/// Event type `lifecycle.support-site.sale` (Lifecycle: status and enrolment), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum LifecycleSupportSiteSale {
-    /// Payload version `1.0.0`.
-    V1_0_0(LifecycleSupportSiteSaleV1_0_0),
-}
-
-impl LifecycleSupportSiteSale {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "lifecycle.support-site.sale";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["1.0.0"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1_0_0(_) => "1.0.0",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::LifecycleSupportSiteSaleV1_0_0
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1_0_0(
-            <LifecycleSupportSiteSaleV1_0_0 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for LifecycleSupportSiteSale {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1_0_0(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleSupportSiteSaleV1_0_0> for LifecycleSupportSiteSale {
-    fn from(payload: LifecycleSupportSiteSaleV1_0_0) -> Self {
-        Self::V1_0_0(payload)
-    }
-}
-
-impl crate::events::TypedEvent for LifecycleSupportSiteSale {
-    const TYPE: crate::events::EventType = crate::events::EventType::LifecycleSupportSiteSale;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::LifecycleSupportSiteSale(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<LifecycleSupportSiteSale> for crate::events::Event {
-    fn from(event: LifecycleSupportSiteSale) -> Self {
-        Self::LifecycleSupportSiteSale(event)
-    }
-}
-
-impl crate::events::PayloadVersion<LifecycleSupportSiteSale>
-for LifecycleSupportSiteSaleV1_0_0 {
-    const VERSION: &'static str = "1.0.0";
-
-    fn from_versions(
-        event: LifecycleSupportSiteSale,
-    ) -> ::std::result::Result<Self, LifecycleSupportSiteSale> {
-        let LifecycleSupportSiteSale::V1_0_0(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `lifecycle.support-site.sale` (Lifecycle: status and enrolment), in each of its payload versions.
+    #[event_type = "lifecycle.support-site.sale"]
+    pub enum LifecycleSupportSiteSale {
+        /// Payload version `1.0.0`.
+        #[version = "1.0.0"]
+        V1_0_0(LifecycleSupportSiteSaleV1_0_0),
     }
 }

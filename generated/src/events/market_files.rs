@@ -30,100 +30,13 @@ impl ElectricityFlowFileCancellationInvoiceProcessedV1 {
     ],
 );
 
-/// Event type `electricity-flow-file.cancellation-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ElectricityFlowFileCancellationInvoiceProcessed {
-    /// Payload version `v1`.
-    V1(ElectricityFlowFileCancellationInvoiceProcessedV1),
-}
-
-impl ElectricityFlowFileCancellationInvoiceProcessed {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "electricity-flow-file.cancellation-invoice.processed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ElectricityFlowFileCancellationInvoiceProcessedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ElectricityFlowFileCancellationInvoiceProcessedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ElectricityFlowFileCancellationInvoiceProcessed {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ElectricityFlowFileCancellationInvoiceProcessedV1>
-for ElectricityFlowFileCancellationInvoiceProcessed {
-    fn from(payload: ElectricityFlowFileCancellationInvoiceProcessedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ElectricityFlowFileCancellationInvoiceProcessed {
-    const TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileCancellationInvoiceProcessed;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ElectricityFlowFileCancellationInvoiceProcessed(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ElectricityFlowFileCancellationInvoiceProcessed>
-for crate::events::Event {
-    fn from(event: ElectricityFlowFileCancellationInvoiceProcessed) -> Self {
-        Self::ElectricityFlowFileCancellationInvoiceProcessed(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ElectricityFlowFileCancellationInvoiceProcessed>
-for ElectricityFlowFileCancellationInvoiceProcessedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ElectricityFlowFileCancellationInvoiceProcessed,
-    ) -> ::std::result::Result<Self, ElectricityFlowFileCancellationInvoiceProcessed> {
-        let ElectricityFlowFileCancellationInvoiceProcessed::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `electricity-flow-file.cancellation-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
+    #[event_type = "electricity-flow-file.cancellation-invoice.processed"]
+    pub enum ElectricityFlowFileCancellationInvoiceProcessed {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ElectricityFlowFileCancellationInvoiceProcessedV1),
     }
 }
 
@@ -154,100 +67,13 @@ impl ElectricityFlowFileComplementaryInvoiceProcessedV1 {
     ],
 );
 
-/// Event type `electricity-flow-file.complementary-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ElectricityFlowFileComplementaryInvoiceProcessed {
-    /// Payload version `v1`.
-    V1(ElectricityFlowFileComplementaryInvoiceProcessedV1),
-}
-
-impl ElectricityFlowFileComplementaryInvoiceProcessed {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "electricity-flow-file.complementary-invoice.processed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ElectricityFlowFileComplementaryInvoiceProcessedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ElectricityFlowFileComplementaryInvoiceProcessedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ElectricityFlowFileComplementaryInvoiceProcessed {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ElectricityFlowFileComplementaryInvoiceProcessedV1>
-for ElectricityFlowFileComplementaryInvoiceProcessed {
-    fn from(payload: ElectricityFlowFileComplementaryInvoiceProcessedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ElectricityFlowFileComplementaryInvoiceProcessed {
-    const TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileComplementaryInvoiceProcessed;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ElectricityFlowFileComplementaryInvoiceProcessed(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ElectricityFlowFileComplementaryInvoiceProcessed>
-for crate::events::Event {
-    fn from(event: ElectricityFlowFileComplementaryInvoiceProcessed) -> Self {
-        Self::ElectricityFlowFileComplementaryInvoiceProcessed(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ElectricityFlowFileComplementaryInvoiceProcessed>
-for ElectricityFlowFileComplementaryInvoiceProcessedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ElectricityFlowFileComplementaryInvoiceProcessed,
-    ) -> ::std::result::Result<Self, ElectricityFlowFileComplementaryInvoiceProcessed> {
-        let ElectricityFlowFileComplementaryInvoiceProcessed::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `electricity-flow-file.complementary-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
+    #[event_type = "electricity-flow-file.complementary-invoice.processed"]
+    pub enum ElectricityFlowFileComplementaryInvoiceProcessed {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ElectricityFlowFileComplementaryInvoiceProcessedV1),
     }
 }
 
@@ -278,100 +104,13 @@ impl ElectricityFlowFileRectificationInvoiceProcessedV1 {
     ],
 );
 
-/// Event type `electricity-flow-file.rectification-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ElectricityFlowFileRectificationInvoiceProcessed {
-    /// Payload version `v1`.
-    V1(ElectricityFlowFileRectificationInvoiceProcessedV1),
-}
-
-impl ElectricityFlowFileRectificationInvoiceProcessed {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "electricity-flow-file.rectification-invoice.processed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ElectricityFlowFileRectificationInvoiceProcessedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ElectricityFlowFileRectificationInvoiceProcessedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ElectricityFlowFileRectificationInvoiceProcessed {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ElectricityFlowFileRectificationInvoiceProcessedV1>
-for ElectricityFlowFileRectificationInvoiceProcessed {
-    fn from(payload: ElectricityFlowFileRectificationInvoiceProcessedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ElectricityFlowFileRectificationInvoiceProcessed {
-    const TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileRectificationInvoiceProcessed;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ElectricityFlowFileRectificationInvoiceProcessed(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ElectricityFlowFileRectificationInvoiceProcessed>
-for crate::events::Event {
-    fn from(event: ElectricityFlowFileRectificationInvoiceProcessed) -> Self {
-        Self::ElectricityFlowFileRectificationInvoiceProcessed(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ElectricityFlowFileRectificationInvoiceProcessed>
-for ElectricityFlowFileRectificationInvoiceProcessedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ElectricityFlowFileRectificationInvoiceProcessed,
-    ) -> ::std::result::Result<Self, ElectricityFlowFileRectificationInvoiceProcessed> {
-        let ElectricityFlowFileRectificationInvoiceProcessed::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `electricity-flow-file.rectification-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
+    #[event_type = "electricity-flow-file.rectification-invoice.processed"]
+    pub enum ElectricityFlowFileRectificationInvoiceProcessed {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ElectricityFlowFileRectificationInvoiceProcessedV1),
     }
 }
 
@@ -402,100 +141,13 @@ impl ElectricityFlowFileRegularizerInvoiceProcessedV1 {
     ],
 );
 
-/// Event type `electricity-flow-file.regularizer-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ElectricityFlowFileRegularizerInvoiceProcessed {
-    /// Payload version `v1`.
-    V1(ElectricityFlowFileRegularizerInvoiceProcessedV1),
-}
-
-impl ElectricityFlowFileRegularizerInvoiceProcessed {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "electricity-flow-file.regularizer-invoice.processed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ElectricityFlowFileRegularizerInvoiceProcessedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ElectricityFlowFileRegularizerInvoiceProcessedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ElectricityFlowFileRegularizerInvoiceProcessed {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ElectricityFlowFileRegularizerInvoiceProcessedV1>
-for ElectricityFlowFileRegularizerInvoiceProcessed {
-    fn from(payload: ElectricityFlowFileRegularizerInvoiceProcessedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ElectricityFlowFileRegularizerInvoiceProcessed {
-    const TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileRegularizerInvoiceProcessed;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ElectricityFlowFileRegularizerInvoiceProcessed(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ElectricityFlowFileRegularizerInvoiceProcessed>
-for crate::events::Event {
-    fn from(event: ElectricityFlowFileRegularizerInvoiceProcessed) -> Self {
-        Self::ElectricityFlowFileRegularizerInvoiceProcessed(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ElectricityFlowFileRegularizerInvoiceProcessed>
-for ElectricityFlowFileRegularizerInvoiceProcessedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ElectricityFlowFileRegularizerInvoiceProcessed,
-    ) -> ::std::result::Result<Self, ElectricityFlowFileRegularizerInvoiceProcessed> {
-        let ElectricityFlowFileRegularizerInvoiceProcessed::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `electricity-flow-file.regularizer-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
+    #[event_type = "electricity-flow-file.regularizer-invoice.processed"]
+    pub enum ElectricityFlowFileRegularizerInvoiceProcessed {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ElectricityFlowFileRegularizerInvoiceProcessedV1),
     }
 }
 
@@ -526,103 +178,13 @@ impl ElectricityFlowFileBillableConceptsInvoiceProcessedV1 {
     ],
 );
 
-/// Event type `electricity_flow_file.billable_concepts_invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ElectricityFlowFileBillableConceptsInvoiceProcessed {
-    /// Payload version `v1`.
-    V1(ElectricityFlowFileBillableConceptsInvoiceProcessedV1),
-}
-
-impl ElectricityFlowFileBillableConceptsInvoiceProcessed {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "electricity_flow_file.billable_concepts_invoice.processed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ElectricityFlowFileBillableConceptsInvoiceProcessedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ElectricityFlowFileBillableConceptsInvoiceProcessedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ElectricityFlowFileBillableConceptsInvoiceProcessed {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ElectricityFlowFileBillableConceptsInvoiceProcessedV1>
-for ElectricityFlowFileBillableConceptsInvoiceProcessed {
-    fn from(payload: ElectricityFlowFileBillableConceptsInvoiceProcessedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ElectricityFlowFileBillableConceptsInvoiceProcessed {
-    const TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileBillableConceptsInvoiceProcessed;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ElectricityFlowFileBillableConceptsInvoiceProcessed(
-                e,
-            ) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ElectricityFlowFileBillableConceptsInvoiceProcessed>
-for crate::events::Event {
-    fn from(event: ElectricityFlowFileBillableConceptsInvoiceProcessed) -> Self {
-        Self::ElectricityFlowFileBillableConceptsInvoiceProcessed(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ElectricityFlowFileBillableConceptsInvoiceProcessed>
-for ElectricityFlowFileBillableConceptsInvoiceProcessedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ElectricityFlowFileBillableConceptsInvoiceProcessed,
-    ) -> ::std::result::Result<
-        Self,
-        ElectricityFlowFileBillableConceptsInvoiceProcessed,
-    > {
-        let ElectricityFlowFileBillableConceptsInvoiceProcessed::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `electricity_flow_file.billable_concepts_invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
+    #[event_type = "electricity_flow_file.billable_concepts_invoice.processed"]
+    pub enum ElectricityFlowFileBillableConceptsInvoiceProcessed {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ElectricityFlowFileBillableConceptsInvoiceProcessedV1),
     }
 }
 
@@ -653,100 +215,13 @@ impl ElectricityFlowFileRegularInvoiceProcessedV1 {
     ],
 );
 
-/// Event type `electricity_flow_file.regular_invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ElectricityFlowFileRegularInvoiceProcessed {
-    /// Payload version `v1`.
-    V1(ElectricityFlowFileRegularInvoiceProcessedV1),
-}
-
-impl ElectricityFlowFileRegularInvoiceProcessed {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "electricity_flow_file.regular_invoice.processed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::ElectricityFlowFileRegularInvoiceProcessedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ElectricityFlowFileRegularInvoiceProcessedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for ElectricityFlowFileRegularInvoiceProcessed {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<ElectricityFlowFileRegularInvoiceProcessedV1>
-for ElectricityFlowFileRegularInvoiceProcessed {
-    fn from(payload: ElectricityFlowFileRegularInvoiceProcessedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for ElectricityFlowFileRegularInvoiceProcessed {
-    const TYPE: crate::events::EventType = crate::events::EventType::ElectricityFlowFileRegularInvoiceProcessed;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::ElectricityFlowFileRegularInvoiceProcessed(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<ElectricityFlowFileRegularInvoiceProcessed>
-for crate::events::Event {
-    fn from(event: ElectricityFlowFileRegularInvoiceProcessed) -> Self {
-        Self::ElectricityFlowFileRegularInvoiceProcessed(event)
-    }
-}
-
-impl crate::events::PayloadVersion<ElectricityFlowFileRegularInvoiceProcessed>
-for ElectricityFlowFileRegularInvoiceProcessedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: ElectricityFlowFileRegularInvoiceProcessed,
-    ) -> ::std::result::Result<Self, ElectricityFlowFileRegularInvoiceProcessed> {
-        let ElectricityFlowFileRegularInvoiceProcessed::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `electricity_flow_file.regular_invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
+    #[event_type = "electricity_flow_file.regular_invoice.processed"]
+    pub enum ElectricityFlowFileRegularInvoiceProcessed {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ElectricityFlowFileRegularInvoiceProcessedV1),
     }
 }
 
@@ -794,99 +269,13 @@ impl EspSupplyPointsEnrichmentDataSentV1 {
     ],
 );
 
-/// Event type `esp-supply-points.enrichment-data.sent` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum EspSupplyPointsEnrichmentDataSent {
-    /// Payload version `v1`.
-    V1(EspSupplyPointsEnrichmentDataSentV1),
-}
-
-impl EspSupplyPointsEnrichmentDataSent {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "esp-supply-points.enrichment-data.sent";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::EspSupplyPointsEnrichmentDataSentV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <EspSupplyPointsEnrichmentDataSentV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for EspSupplyPointsEnrichmentDataSent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<EspSupplyPointsEnrichmentDataSentV1>
-for EspSupplyPointsEnrichmentDataSent {
-    fn from(payload: EspSupplyPointsEnrichmentDataSentV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for EspSupplyPointsEnrichmentDataSent {
-    const TYPE: crate::events::EventType = crate::events::EventType::EspSupplyPointsEnrichmentDataSent;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::EspSupplyPointsEnrichmentDataSent(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<EspSupplyPointsEnrichmentDataSent> for crate::events::Event {
-    fn from(event: EspSupplyPointsEnrichmentDataSent) -> Self {
-        Self::EspSupplyPointsEnrichmentDataSent(event)
-    }
-}
-
-impl crate::events::PayloadVersion<EspSupplyPointsEnrichmentDataSent>
-for EspSupplyPointsEnrichmentDataSentV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: EspSupplyPointsEnrichmentDataSent,
-    ) -> ::std::result::Result<Self, EspSupplyPointsEnrichmentDataSent> {
-        let EspSupplyPointsEnrichmentDataSent::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `esp-supply-points.enrichment-data.sent` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
+    #[event_type = "esp-supply-points.enrichment-data.sent"]
+    pub enum EspSupplyPointsEnrichmentDataSent {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(EspSupplyPointsEnrichmentDataSentV1),
     }
 }
 
@@ -939,99 +328,13 @@ impl EspSupplyPointsAtrSnapshotSentV1 {
     ],
 );
 
-/// Event type `esp_supply_points.atr_snapshot.sent` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum EspSupplyPointsAtrSnapshotSent {
-    /// Payload version `v1`.
-    V1(EspSupplyPointsAtrSnapshotSentV1),
-}
-
-impl EspSupplyPointsAtrSnapshotSent {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "esp_supply_points.atr_snapshot.sent";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::EspSupplyPointsAtrSnapshotSentV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <EspSupplyPointsAtrSnapshotSentV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for EspSupplyPointsAtrSnapshotSent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<EspSupplyPointsAtrSnapshotSentV1>
-for EspSupplyPointsAtrSnapshotSent {
-    fn from(payload: EspSupplyPointsAtrSnapshotSentV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for EspSupplyPointsAtrSnapshotSent {
-    const TYPE: crate::events::EventType = crate::events::EventType::EspSupplyPointsAtrSnapshotSent;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::EspSupplyPointsAtrSnapshotSent(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<EspSupplyPointsAtrSnapshotSent> for crate::events::Event {
-    fn from(event: EspSupplyPointsAtrSnapshotSent) -> Self {
-        Self::EspSupplyPointsAtrSnapshotSent(event)
-    }
-}
-
-impl crate::events::PayloadVersion<EspSupplyPointsAtrSnapshotSent>
-for EspSupplyPointsAtrSnapshotSentV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: EspSupplyPointsAtrSnapshotSent,
-    ) -> ::std::result::Result<Self, EspSupplyPointsAtrSnapshotSent> {
-        let EspSupplyPointsAtrSnapshotSent::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `esp_supply_points.atr_snapshot.sent` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
+    #[event_type = "esp_supply_points.atr_snapshot.sent"]
+    pub enum EspSupplyPointsAtrSnapshotSent {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(EspSupplyPointsAtrSnapshotSentV1),
     }
 }
 
@@ -1069,107 +372,13 @@ impl GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1 {
     ],
 );
 
-/// Event type `gas-bill-flow-details.annulment-with-substituent-invoice.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated {
-    /// Payload version `v1`.
-    V1(GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1),
-}
-
-impl GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "gas-bill-flow-details.annulment-with-substituent-invoice.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1>
-for GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated {
-    fn from(
-        payload: GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1,
-    ) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent
-for GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated(
-                e,
-            ) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated>
-for crate::events::Event {
-    fn from(event: GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated) -> Self {
-        Self::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<
-    GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated,
-> for GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated,
-    ) -> ::std::result::Result<
-        Self,
-        GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated,
-    > {
-        let GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `gas-bill-flow-details.annulment-with-substituent-invoice.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
+    #[event_type = "gas-bill-flow-details.annulment-with-substituent-invoice.created"]
+    pub enum GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1),
     }
 }
 
@@ -1207,100 +416,13 @@ impl GasBillFlowDetailsCancellationInvoiceCreatedV1 {
     ],
 );
 
-/// Event type `gas-bill-flow-details.cancellation-invoice.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum GasBillFlowDetailsCancellationInvoiceCreated {
-    /// Payload version `v1`.
-    V1(GasBillFlowDetailsCancellationInvoiceCreatedV1),
-}
-
-impl GasBillFlowDetailsCancellationInvoiceCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "gas-bill-flow-details.cancellation-invoice.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::GasBillFlowDetailsCancellationInvoiceCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <GasBillFlowDetailsCancellationInvoiceCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for GasBillFlowDetailsCancellationInvoiceCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<GasBillFlowDetailsCancellationInvoiceCreatedV1>
-for GasBillFlowDetailsCancellationInvoiceCreated {
-    fn from(payload: GasBillFlowDetailsCancellationInvoiceCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for GasBillFlowDetailsCancellationInvoiceCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::GasBillFlowDetailsCancellationInvoiceCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::GasBillFlowDetailsCancellationInvoiceCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<GasBillFlowDetailsCancellationInvoiceCreated>
-for crate::events::Event {
-    fn from(event: GasBillFlowDetailsCancellationInvoiceCreated) -> Self {
-        Self::GasBillFlowDetailsCancellationInvoiceCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<GasBillFlowDetailsCancellationInvoiceCreated>
-for GasBillFlowDetailsCancellationInvoiceCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: GasBillFlowDetailsCancellationInvoiceCreated,
-    ) -> ::std::result::Result<Self, GasBillFlowDetailsCancellationInvoiceCreated> {
-        let GasBillFlowDetailsCancellationInvoiceCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `gas-bill-flow-details.cancellation-invoice.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
+    #[event_type = "gas-bill-flow-details.cancellation-invoice.created"]
+    pub enum GasBillFlowDetailsCancellationInvoiceCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(GasBillFlowDetailsCancellationInvoiceCreatedV1),
     }
 }
 
@@ -1338,100 +460,13 @@ impl GasBillFlowDetailsComplementaryInvoiceCreatedV1 {
     ],
 );
 
-/// Event type `gas-bill-flow-details.complementary-invoice.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum GasBillFlowDetailsComplementaryInvoiceCreated {
-    /// Payload version `v1`.
-    V1(GasBillFlowDetailsComplementaryInvoiceCreatedV1),
-}
-
-impl GasBillFlowDetailsComplementaryInvoiceCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "gas-bill-flow-details.complementary-invoice.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::GasBillFlowDetailsComplementaryInvoiceCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <GasBillFlowDetailsComplementaryInvoiceCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for GasBillFlowDetailsComplementaryInvoiceCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<GasBillFlowDetailsComplementaryInvoiceCreatedV1>
-for GasBillFlowDetailsComplementaryInvoiceCreated {
-    fn from(payload: GasBillFlowDetailsComplementaryInvoiceCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for GasBillFlowDetailsComplementaryInvoiceCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::GasBillFlowDetailsComplementaryInvoiceCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::GasBillFlowDetailsComplementaryInvoiceCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<GasBillFlowDetailsComplementaryInvoiceCreated>
-for crate::events::Event {
-    fn from(event: GasBillFlowDetailsComplementaryInvoiceCreated) -> Self {
-        Self::GasBillFlowDetailsComplementaryInvoiceCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<GasBillFlowDetailsComplementaryInvoiceCreated>
-for GasBillFlowDetailsComplementaryInvoiceCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: GasBillFlowDetailsComplementaryInvoiceCreated,
-    ) -> ::std::result::Result<Self, GasBillFlowDetailsComplementaryInvoiceCreated> {
-        let GasBillFlowDetailsComplementaryInvoiceCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `gas-bill-flow-details.complementary-invoice.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
+    #[event_type = "gas-bill-flow-details.complementary-invoice.created"]
+    pub enum GasBillFlowDetailsComplementaryInvoiceCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(GasBillFlowDetailsComplementaryInvoiceCreatedV1),
     }
 }
 
@@ -1469,100 +504,13 @@ impl GasBillFlowDetailsRectificationInvoiceCreatedV1 {
     ],
 );
 
-/// Event type `gas-bill-flow-details.rectification-invoice.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum GasBillFlowDetailsRectificationInvoiceCreated {
-    /// Payload version `v1`.
-    V1(GasBillFlowDetailsRectificationInvoiceCreatedV1),
-}
-
-impl GasBillFlowDetailsRectificationInvoiceCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "gas-bill-flow-details.rectification-invoice.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::GasBillFlowDetailsRectificationInvoiceCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <GasBillFlowDetailsRectificationInvoiceCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for GasBillFlowDetailsRectificationInvoiceCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<GasBillFlowDetailsRectificationInvoiceCreatedV1>
-for GasBillFlowDetailsRectificationInvoiceCreated {
-    fn from(payload: GasBillFlowDetailsRectificationInvoiceCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for GasBillFlowDetailsRectificationInvoiceCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::GasBillFlowDetailsRectificationInvoiceCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::GasBillFlowDetailsRectificationInvoiceCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<GasBillFlowDetailsRectificationInvoiceCreated>
-for crate::events::Event {
-    fn from(event: GasBillFlowDetailsRectificationInvoiceCreated) -> Self {
-        Self::GasBillFlowDetailsRectificationInvoiceCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<GasBillFlowDetailsRectificationInvoiceCreated>
-for GasBillFlowDetailsRectificationInvoiceCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: GasBillFlowDetailsRectificationInvoiceCreated,
-    ) -> ::std::result::Result<Self, GasBillFlowDetailsRectificationInvoiceCreated> {
-        let GasBillFlowDetailsRectificationInvoiceCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `gas-bill-flow-details.rectification-invoice.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
+    #[event_type = "gas-bill-flow-details.rectification-invoice.created"]
+    pub enum GasBillFlowDetailsRectificationInvoiceCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(GasBillFlowDetailsRectificationInvoiceCreatedV1),
     }
 }
 
@@ -1600,100 +548,13 @@ impl GasBillFlowDetailsRegularInvoiceCreatedV1 {
     ],
 );
 
-/// Event type `gas-bill-flow-details.regular-invoice.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum GasBillFlowDetailsRegularInvoiceCreated {
-    /// Payload version `v1`.
-    V1(GasBillFlowDetailsRegularInvoiceCreatedV1),
-}
-
-impl GasBillFlowDetailsRegularInvoiceCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "gas-bill-flow-details.regular-invoice.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::GasBillFlowDetailsRegularInvoiceCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <GasBillFlowDetailsRegularInvoiceCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for GasBillFlowDetailsRegularInvoiceCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<GasBillFlowDetailsRegularInvoiceCreatedV1>
-for GasBillFlowDetailsRegularInvoiceCreated {
-    fn from(payload: GasBillFlowDetailsRegularInvoiceCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for GasBillFlowDetailsRegularInvoiceCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::GasBillFlowDetailsRegularInvoiceCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::GasBillFlowDetailsRegularInvoiceCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<GasBillFlowDetailsRegularInvoiceCreated>
-for crate::events::Event {
-    fn from(event: GasBillFlowDetailsRegularInvoiceCreated) -> Self {
-        Self::GasBillFlowDetailsRegularInvoiceCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<GasBillFlowDetailsRegularInvoiceCreated>
-for GasBillFlowDetailsRegularInvoiceCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: GasBillFlowDetailsRegularInvoiceCreated,
-    ) -> ::std::result::Result<Self, GasBillFlowDetailsRegularInvoiceCreated> {
-        let GasBillFlowDetailsRegularInvoiceCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `gas-bill-flow-details.regular-invoice.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
+    #[event_type = "gas-bill-flow-details.regular-invoice.created"]
+    pub enum GasBillFlowDetailsRegularInvoiceCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(GasBillFlowDetailsRegularInvoiceCreatedV1),
     }
 }
 
@@ -1731,100 +592,13 @@ impl GasFlowFileB7033ComplementaryInvoiceProcessedV1 {
     ],
 );
 
-/// Event type `gas-flow-file.b7033-complementary-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum GasFlowFileB7033ComplementaryInvoiceProcessed {
-    /// Payload version `v1`.
-    V1(GasFlowFileB7033ComplementaryInvoiceProcessedV1),
-}
-
-impl GasFlowFileB7033ComplementaryInvoiceProcessed {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "gas-flow-file.b7033-complementary-invoice.processed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::GasFlowFileB7033ComplementaryInvoiceProcessedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <GasFlowFileB7033ComplementaryInvoiceProcessedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for GasFlowFileB7033ComplementaryInvoiceProcessed {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<GasFlowFileB7033ComplementaryInvoiceProcessedV1>
-for GasFlowFileB7033ComplementaryInvoiceProcessed {
-    fn from(payload: GasFlowFileB7033ComplementaryInvoiceProcessedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for GasFlowFileB7033ComplementaryInvoiceProcessed {
-    const TYPE: crate::events::EventType = crate::events::EventType::GasFlowFileB7033ComplementaryInvoiceProcessed;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::GasFlowFileB7033ComplementaryInvoiceProcessed(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<GasFlowFileB7033ComplementaryInvoiceProcessed>
-for crate::events::Event {
-    fn from(event: GasFlowFileB7033ComplementaryInvoiceProcessed) -> Self {
-        Self::GasFlowFileB7033ComplementaryInvoiceProcessed(event)
-    }
-}
-
-impl crate::events::PayloadVersion<GasFlowFileB7033ComplementaryInvoiceProcessed>
-for GasFlowFileB7033ComplementaryInvoiceProcessedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: GasFlowFileB7033ComplementaryInvoiceProcessed,
-    ) -> ::std::result::Result<Self, GasFlowFileB7033ComplementaryInvoiceProcessed> {
-        let GasFlowFileB7033ComplementaryInvoiceProcessed::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `gas-flow-file.b7033-complementary-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
+    #[event_type = "gas-flow-file.b7033-complementary-invoice.processed"]
+    pub enum GasFlowFileB7033ComplementaryInvoiceProcessed {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(GasFlowFileB7033ComplementaryInvoiceProcessedV1),
     }
 }
 
@@ -1862,100 +636,13 @@ impl GasFlowFileB7033RegularInvoiceProcessedV1 {
     ],
 );
 
-/// Event type `gas-flow-file.b7033-regular-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum GasFlowFileB7033RegularInvoiceProcessed {
-    /// Payload version `v1`.
-    V1(GasFlowFileB7033RegularInvoiceProcessedV1),
-}
-
-impl GasFlowFileB7033RegularInvoiceProcessed {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "gas-flow-file.b7033-regular-invoice.processed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::GasFlowFileB7033RegularInvoiceProcessedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <GasFlowFileB7033RegularInvoiceProcessedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for GasFlowFileB7033RegularInvoiceProcessed {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<GasFlowFileB7033RegularInvoiceProcessedV1>
-for GasFlowFileB7033RegularInvoiceProcessed {
-    fn from(payload: GasFlowFileB7033RegularInvoiceProcessedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for GasFlowFileB7033RegularInvoiceProcessed {
-    const TYPE: crate::events::EventType = crate::events::EventType::GasFlowFileB7033RegularInvoiceProcessed;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::GasFlowFileB7033RegularInvoiceProcessed(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<GasFlowFileB7033RegularInvoiceProcessed>
-for crate::events::Event {
-    fn from(event: GasFlowFileB7033RegularInvoiceProcessed) -> Self {
-        Self::GasFlowFileB7033RegularInvoiceProcessed(event)
-    }
-}
-
-impl crate::events::PayloadVersion<GasFlowFileB7033RegularInvoiceProcessed>
-for GasFlowFileB7033RegularInvoiceProcessedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: GasFlowFileB7033RegularInvoiceProcessed,
-    ) -> ::std::result::Result<Self, GasFlowFileB7033RegularInvoiceProcessed> {
-        let GasFlowFileB7033RegularInvoiceProcessed::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `gas-flow-file.b7033-regular-invoice.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
+    #[event_type = "gas-flow-file.b7033-regular-invoice.processed"]
+    pub enum GasFlowFileB7033RegularInvoiceProcessed {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(GasFlowFileB7033RegularInvoiceProcessedV1),
     }
 }
 
@@ -2047,100 +734,13 @@ impl GasSupplyPointInspectionResultsReceivedV1 {
     ],
 );
 
-/// Event type `gas-supply-point.inspection-results.received` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum GasSupplyPointInspectionResultsReceived {
-    /// Payload version `v1`.
-    V1(GasSupplyPointInspectionResultsReceivedV1),
-}
-
-impl GasSupplyPointInspectionResultsReceived {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "gas-supply-point.inspection-results.received";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::GasSupplyPointInspectionResultsReceivedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <GasSupplyPointInspectionResultsReceivedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for GasSupplyPointInspectionResultsReceived {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<GasSupplyPointInspectionResultsReceivedV1>
-for GasSupplyPointInspectionResultsReceived {
-    fn from(payload: GasSupplyPointInspectionResultsReceivedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for GasSupplyPointInspectionResultsReceived {
-    const TYPE: crate::events::EventType = crate::events::EventType::GasSupplyPointInspectionResultsReceived;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::GasSupplyPointInspectionResultsReceived(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<GasSupplyPointInspectionResultsReceived>
-for crate::events::Event {
-    fn from(event: GasSupplyPointInspectionResultsReceived) -> Self {
-        Self::GasSupplyPointInspectionResultsReceived(event)
-    }
-}
-
-impl crate::events::PayloadVersion<GasSupplyPointInspectionResultsReceived>
-for GasSupplyPointInspectionResultsReceivedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: GasSupplyPointInspectionResultsReceived,
-    ) -> ::std::result::Result<Self, GasSupplyPointInspectionResultsReceived> {
-        let GasSupplyPointInspectionResultsReceived::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `gas-supply-point.inspection-results.received` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
+    #[event_type = "gas-supply-point.inspection-results.received"]
+    pub enum GasSupplyPointInspectionResultsReceived {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(GasSupplyPointInspectionResultsReceivedV1),
     }
 }
 
@@ -2198,99 +798,13 @@ impl MarketsEspBillFlowFileProcessedV1 {
     ],
 );
 
-/// Event type `markets.esp.bill-flow-file.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum MarketsEspBillFlowFileProcessed {
-    /// Payload version `v1`.
-    V1(MarketsEspBillFlowFileProcessedV1),
-}
-
-impl MarketsEspBillFlowFileProcessed {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "markets.esp.bill-flow-file.processed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::MarketsEspBillFlowFileProcessedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <MarketsEspBillFlowFileProcessedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for MarketsEspBillFlowFileProcessed {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<MarketsEspBillFlowFileProcessedV1>
-for MarketsEspBillFlowFileProcessed {
-    fn from(payload: MarketsEspBillFlowFileProcessedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for MarketsEspBillFlowFileProcessed {
-    const TYPE: crate::events::EventType = crate::events::EventType::MarketsEspBillFlowFileProcessed;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::MarketsEspBillFlowFileProcessed(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<MarketsEspBillFlowFileProcessed> for crate::events::Event {
-    fn from(event: MarketsEspBillFlowFileProcessed) -> Self {
-        Self::MarketsEspBillFlowFileProcessed(event)
-    }
-}
-
-impl crate::events::PayloadVersion<MarketsEspBillFlowFileProcessed>
-for MarketsEspBillFlowFileProcessedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: MarketsEspBillFlowFileProcessed,
-    ) -> ::std::result::Result<Self, MarketsEspBillFlowFileProcessed> {
-        let MarketsEspBillFlowFileProcessed::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `markets.esp.bill-flow-file.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
+    #[event_type = "markets.esp.bill-flow-file.processed"]
+    pub enum MarketsEspBillFlowFileProcessed {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MarketsEspBillFlowFileProcessedV1),
     }
 }
 
@@ -2338,99 +852,13 @@ impl MarketsEspFlowFileProcessedV1 {
     ],
 );
 
-/// Event type `markets.esp.flow-file.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum MarketsEspFlowFileProcessed {
-    /// Payload version `v1`.
-    V1(MarketsEspFlowFileProcessedV1),
-}
-
-impl MarketsEspFlowFileProcessed {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "markets.esp.flow-file.processed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::MarketsEspFlowFileProcessedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <MarketsEspFlowFileProcessedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for MarketsEspFlowFileProcessed {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<MarketsEspFlowFileProcessedV1>
-for MarketsEspFlowFileProcessed {
-    fn from(payload: MarketsEspFlowFileProcessedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for MarketsEspFlowFileProcessed {
-    const TYPE: crate::events::EventType = crate::events::EventType::MarketsEspFlowFileProcessed;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::MarketsEspFlowFileProcessed(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<MarketsEspFlowFileProcessed> for crate::events::Event {
-    fn from(event: MarketsEspFlowFileProcessed) -> Self {
-        Self::MarketsEspFlowFileProcessed(event)
-    }
-}
-
-impl crate::events::PayloadVersion<MarketsEspFlowFileProcessed>
-for MarketsEspFlowFileProcessedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: MarketsEspFlowFileProcessed,
-    ) -> ::std::result::Result<Self, MarketsEspFlowFileProcessed> {
-        let MarketsEspFlowFileProcessed::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `markets.esp.flow-file.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
+    #[event_type = "markets.esp.flow-file.processed"]
+    pub enum MarketsEspFlowFileProcessed {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MarketsEspFlowFileProcessedV1),
     }
 }
 
@@ -2474,105 +902,13 @@ impl MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1 {
     ],
 );
 
-/// Event type `markets.esp_industry_gasbillflowdetails.inspection.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum MarketsEspIndustryGasbillflowdetailsInspectionProcessed {
-    /// Payload version `v1`.
-    V1(MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1),
-}
-
-impl MarketsEspIndustryGasbillflowdetailsInspectionProcessed {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "markets.esp_industry_gasbillflowdetails.inspection.processed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for MarketsEspIndustryGasbillflowdetailsInspectionProcessed {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1>
-for MarketsEspIndustryGasbillflowdetailsInspectionProcessed {
-    fn from(payload: MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent
-for MarketsEspIndustryGasbillflowdetailsInspectionProcessed {
-    const TYPE: crate::events::EventType = crate::events::EventType::MarketsEspIndustryGasbillflowdetailsInspectionProcessed;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::MarketsEspIndustryGasbillflowdetailsInspectionProcessed(
-                e,
-            ) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<MarketsEspIndustryGasbillflowdetailsInspectionProcessed>
-for crate::events::Event {
-    fn from(event: MarketsEspIndustryGasbillflowdetailsInspectionProcessed) -> Self {
-        Self::MarketsEspIndustryGasbillflowdetailsInspectionProcessed(event)
-    }
-}
-
-impl crate::events::PayloadVersion<
-    MarketsEspIndustryGasbillflowdetailsInspectionProcessed,
-> for MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: MarketsEspIndustryGasbillflowdetailsInspectionProcessed,
-    ) -> ::std::result::Result<
-        Self,
-        MarketsEspIndustryGasbillflowdetailsInspectionProcessed,
-    > {
-        let MarketsEspIndustryGasbillflowdetailsInspectionProcessed::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `markets.esp_industry_gasbillflowdetails.inspection.processed` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
+    #[event_type = "markets.esp_industry_gasbillflowdetails.inspection.processed"]
+    pub enum MarketsEspIndustryGasbillflowdetailsInspectionProcessed {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1),
     }
 }
 
@@ -2610,99 +946,13 @@ impl MarketsGasSupplyPointCreatedV1 {
     ],
 );
 
-/// Event type `markets.gas-supply-point.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum MarketsGasSupplyPointCreated {
-    /// Payload version `v1`.
-    V1(MarketsGasSupplyPointCreatedV1),
-}
-
-impl MarketsGasSupplyPointCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "markets.gas-supply-point.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::MarketsGasSupplyPointCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <MarketsGasSupplyPointCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for MarketsGasSupplyPointCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<MarketsGasSupplyPointCreatedV1>
-for MarketsGasSupplyPointCreated {
-    fn from(payload: MarketsGasSupplyPointCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for MarketsGasSupplyPointCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::MarketsGasSupplyPointCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::MarketsGasSupplyPointCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<MarketsGasSupplyPointCreated> for crate::events::Event {
-    fn from(event: MarketsGasSupplyPointCreated) -> Self {
-        Self::MarketsGasSupplyPointCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<MarketsGasSupplyPointCreated>
-for MarketsGasSupplyPointCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: MarketsGasSupplyPointCreated,
-    ) -> ::std::result::Result<Self, MarketsGasSupplyPointCreated> {
-        let MarketsGasSupplyPointCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `markets.gas-supply-point.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
+    #[event_type = "markets.gas-supply-point.created"]
+    pub enum MarketsGasSupplyPointCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MarketsGasSupplyPointCreatedV1),
     }
 }
 
@@ -2755,98 +1005,12 @@ impl MarketsNetworkOperatorCreatedV1 {
     ],
 );
 
-/// Event type `markets.network-operator.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum MarketsNetworkOperatorCreated {
-    /// Payload version `v1`.
-    V1(MarketsNetworkOperatorCreatedV1),
-}
-
-impl MarketsNetworkOperatorCreated {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "markets.network-operator.created";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::MarketsNetworkOperatorCreatedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <MarketsNetworkOperatorCreatedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for MarketsNetworkOperatorCreated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<MarketsNetworkOperatorCreatedV1>
-for MarketsNetworkOperatorCreated {
-    fn from(payload: MarketsNetworkOperatorCreatedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for MarketsNetworkOperatorCreated {
-    const TYPE: crate::events::EventType = crate::events::EventType::MarketsNetworkOperatorCreated;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::MarketsNetworkOperatorCreated(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<MarketsNetworkOperatorCreated> for crate::events::Event {
-    fn from(event: MarketsNetworkOperatorCreated) -> Self {
-        Self::MarketsNetworkOperatorCreated(event)
-    }
-}
-
-impl crate::events::PayloadVersion<MarketsNetworkOperatorCreated>
-for MarketsNetworkOperatorCreatedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: MarketsNetworkOperatorCreated,
-    ) -> ::std::result::Result<Self, MarketsNetworkOperatorCreated> {
-        let MarketsNetworkOperatorCreated::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `markets.network-operator.created` (Market files (electricity, gas, Spanish market)), in each of its payload versions.
+    #[event_type = "markets.network-operator.created"]
+    pub enum MarketsNetworkOperatorCreated {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MarketsNetworkOperatorCreatedV1),
     }
 }

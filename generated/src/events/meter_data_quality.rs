@@ -164,156 +164,17 @@ impl MeterDataQualityResolutionCancelledV2 {
     ],
 );
 
-/// Event type `meter_data_quality.resolution_cancelled` (Meter data quality), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum MeterDataQualityResolutionCancelled {
-    /// Payload version `v1`.
-    V1(MeterDataQualityResolutionCancelledV1),
-    /// Payload version `v2`.
-    V2(MeterDataQualityResolutionCancelledV2),
-}
-
-impl MeterDataQualityResolutionCancelled {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "meter_data_quality.resolution_cancelled";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1", "v2"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-            Self::V2(_) => "v2",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        match index {
-            0u8 => &crate::shapes::MeterDataQualityResolutionCancelledV1,
-            _ => &crate::shapes::MeterDataQualityResolutionCancelledV2,
-        }
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        match index {
-            0u8 => {
-                Self::V1(
-                    <MeterDataQualityResolutionCancelledV1 as ::energy_api_core::table::FromFields>::build(
-                        fields,
-                        ok,
-                    ),
-                )
-            }
-            _ => {
-                Self::V2(
-                    <MeterDataQualityResolutionCancelledV2 as ::energy_api_core::table::FromFields>::build(
-                        fields,
-                        ok,
-                    ),
-                )
-            }
-        }
-    }
-}
-
-impl ::serde::Serialize for MeterDataQualityResolutionCancelled {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterDataQualityResolutionCancelledV1>
-for MeterDataQualityResolutionCancelled {
-    fn from(payload: MeterDataQualityResolutionCancelledV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl ::std::convert::From<MeterDataQualityResolutionCancelledV2>
-for MeterDataQualityResolutionCancelled {
-    fn from(payload: MeterDataQualityResolutionCancelledV2) -> Self {
-        Self::V2(payload)
-    }
-}
-
-impl crate::events::TypedEvent for MeterDataQualityResolutionCancelled {
-    const TYPE: crate::events::EventType = crate::events::EventType::MeterDataQualityResolutionCancelled;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::MeterDataQualityResolutionCancelled(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterDataQualityResolutionCancelled> for crate::events::Event {
-    fn from(event: MeterDataQualityResolutionCancelled) -> Self {
-        Self::MeterDataQualityResolutionCancelled(event)
-    }
-}
-
-impl crate::events::PayloadVersion<MeterDataQualityResolutionCancelled>
-for MeterDataQualityResolutionCancelledV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: MeterDataQualityResolutionCancelled,
-    ) -> ::std::result::Result<Self, MeterDataQualityResolutionCancelled> {
-        match event {
-            MeterDataQualityResolutionCancelled::V1(payload) => {
-                ::std::result::Result::Ok(payload)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-
-    fn view_of(
-        event: MeterDataQualityResolutionCancelled,
-    ) -> ::std::result::Result<Self, MeterDataQualityResolutionCancelled> {
-        match event {
-            MeterDataQualityResolutionCancelled::V1(payload) => {
-                ::std::result::Result::Ok(payload)
-            }
-            MeterDataQualityResolutionCancelled::V2(payload) => {
-                ::std::result::Result::Ok(payload.into())
-            }
-        }
-    }
-}
-
-impl crate::events::PayloadVersion<MeterDataQualityResolutionCancelled>
-for MeterDataQualityResolutionCancelledV2 {
-    const VERSION: &'static str = "v2";
-
-    fn from_versions(
-        event: MeterDataQualityResolutionCancelled,
-    ) -> ::std::result::Result<Self, MeterDataQualityResolutionCancelled> {
-        match event {
-            MeterDataQualityResolutionCancelled::V2(payload) => {
-                ::std::result::Result::Ok(payload)
-            }
-            other => ::std::result::Result::Err(other),
-        }
+super::routing::version_enum! {
+    /// Event type `meter_data_quality.resolution_cancelled` (Meter data quality), in each of its payload versions.
+    #[event_type = "meter_data_quality.resolution_cancelled"]
+    pub enum MeterDataQualityResolutionCancelled {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        #[views(V2)]
+        V1(MeterDataQualityResolutionCancelledV1),
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(MeterDataQualityResolutionCancelledV2),
     }
 }
 
@@ -413,98 +274,12 @@ impl MeterDataQualityResolutionRequestedV1 {
     ],
 );
 
-/// Event type `meter_data_quality.resolution_requested` (Meter data quality), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum MeterDataQualityResolutionRequested {
-    /// Payload version `v1`.
-    V1(MeterDataQualityResolutionRequestedV1),
-}
-
-impl MeterDataQualityResolutionRequested {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "meter_data_quality.resolution_requested";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::MeterDataQualityResolutionRequestedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <MeterDataQualityResolutionRequestedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for MeterDataQualityResolutionRequested {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterDataQualityResolutionRequestedV1>
-for MeterDataQualityResolutionRequested {
-    fn from(payload: MeterDataQualityResolutionRequestedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for MeterDataQualityResolutionRequested {
-    const TYPE: crate::events::EventType = crate::events::EventType::MeterDataQualityResolutionRequested;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::MeterDataQualityResolutionRequested(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterDataQualityResolutionRequested> for crate::events::Event {
-    fn from(event: MeterDataQualityResolutionRequested) -> Self {
-        Self::MeterDataQualityResolutionRequested(event)
-    }
-}
-
-impl crate::events::PayloadVersion<MeterDataQualityResolutionRequested>
-for MeterDataQualityResolutionRequestedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: MeterDataQualityResolutionRequested,
-    ) -> ::std::result::Result<Self, MeterDataQualityResolutionRequested> {
-        let MeterDataQualityResolutionRequested::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `meter_data_quality.resolution_requested` (Meter data quality), in each of its payload versions.
+    #[event_type = "meter_data_quality.resolution_requested"]
+    pub enum MeterDataQualityResolutionRequested {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterDataQualityResolutionRequestedV1),
     }
 }

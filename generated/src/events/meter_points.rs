@@ -62,100 +62,13 @@ impl MeterpointElecCosGainRegistrationRequestedV1 {
     ],
 );
 
-/// Event type `meterpoint.elec.cos_gain.registration.requested` (Meter points (gas and electricity)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum MeterpointElecCosGainRegistrationRequested {
-    /// Payload version `v1`.
-    V1(MeterpointElecCosGainRegistrationRequestedV1),
-}
-
-impl MeterpointElecCosGainRegistrationRequested {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "meterpoint.elec.cos_gain.registration.requested";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::MeterpointElecCosGainRegistrationRequestedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <MeterpointElecCosGainRegistrationRequestedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for MeterpointElecCosGainRegistrationRequested {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointElecCosGainRegistrationRequestedV1>
-for MeterpointElecCosGainRegistrationRequested {
-    fn from(payload: MeterpointElecCosGainRegistrationRequestedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for MeterpointElecCosGainRegistrationRequested {
-    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointElecCosGainRegistrationRequested;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::MeterpointElecCosGainRegistrationRequested(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointElecCosGainRegistrationRequested>
-for crate::events::Event {
-    fn from(event: MeterpointElecCosGainRegistrationRequested) -> Self {
-        Self::MeterpointElecCosGainRegistrationRequested(event)
-    }
-}
-
-impl crate::events::PayloadVersion<MeterpointElecCosGainRegistrationRequested>
-for MeterpointElecCosGainRegistrationRequestedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: MeterpointElecCosGainRegistrationRequested,
-    ) -> ::std::result::Result<Self, MeterpointElecCosGainRegistrationRequested> {
-        let MeterpointElecCosGainRegistrationRequested::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `meterpoint.elec.cos_gain.registration.requested` (Meter points (gas and electricity)), in each of its payload versions.
+    #[event_type = "meterpoint.elec.cos_gain.registration.requested"]
+    pub enum MeterpointElecCosGainRegistrationRequested {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointElecCosGainRegistrationRequestedV1),
     }
 }
 
@@ -213,98 +126,13 @@ impl MeterpointGasApiBackfillV1 {
     ],
 );
 
-/// Event type `meterpoint.gas.api_backfill` (Meter points (gas and electricity)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum MeterpointGasApiBackfill {
-    /// Payload version `v1`.
-    V1(MeterpointGasApiBackfillV1),
-}
-
-impl MeterpointGasApiBackfill {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "meterpoint.gas.api_backfill";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::MeterpointGasApiBackfillV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <MeterpointGasApiBackfillV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for MeterpointGasApiBackfill {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointGasApiBackfillV1> for MeterpointGasApiBackfill {
-    fn from(payload: MeterpointGasApiBackfillV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for MeterpointGasApiBackfill {
-    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasApiBackfill;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::MeterpointGasApiBackfill(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointGasApiBackfill> for crate::events::Event {
-    fn from(event: MeterpointGasApiBackfill) -> Self {
-        Self::MeterpointGasApiBackfill(event)
-    }
-}
-
-impl crate::events::PayloadVersion<MeterpointGasApiBackfill>
-for MeterpointGasApiBackfillV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: MeterpointGasApiBackfill,
-    ) -> ::std::result::Result<Self, MeterpointGasApiBackfill> {
-        let MeterpointGasApiBackfill::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `meterpoint.gas.api_backfill` (Meter points (gas and electricity)), in each of its payload versions.
+    #[event_type = "meterpoint.gas.api_backfill"]
+    pub enum MeterpointGasApiBackfill {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasApiBackfillV1),
     }
 }
 
@@ -397,99 +225,13 @@ impl MeterpointGasAppointMamRequestedV1 {
     ],
 );
 
-/// Event type `meterpoint.gas.appoint_mam.requested` (Meter points (gas and electricity)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum MeterpointGasAppointMamRequested {
-    /// Payload version `v1`.
-    V1(MeterpointGasAppointMamRequestedV1),
-}
-
-impl MeterpointGasAppointMamRequested {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "meterpoint.gas.appoint_mam.requested";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::MeterpointGasAppointMamRequestedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <MeterpointGasAppointMamRequestedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for MeterpointGasAppointMamRequested {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointGasAppointMamRequestedV1>
-for MeterpointGasAppointMamRequested {
-    fn from(payload: MeterpointGasAppointMamRequestedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for MeterpointGasAppointMamRequested {
-    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasAppointMamRequested;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::MeterpointGasAppointMamRequested(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointGasAppointMamRequested> for crate::events::Event {
-    fn from(event: MeterpointGasAppointMamRequested) -> Self {
-        Self::MeterpointGasAppointMamRequested(event)
-    }
-}
-
-impl crate::events::PayloadVersion<MeterpointGasAppointMamRequested>
-for MeterpointGasAppointMamRequestedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: MeterpointGasAppointMamRequested,
-    ) -> ::std::result::Result<Self, MeterpointGasAppointMamRequested> {
-        let MeterpointGasAppointMamRequested::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `meterpoint.gas.appoint_mam.requested` (Meter points (gas and electricity)), in each of its payload versions.
+    #[event_type = "meterpoint.gas.appoint_mam.requested"]
+    pub enum MeterpointGasAppointMamRequested {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasAppointMamRequestedV1),
     }
 }
 
@@ -628,97 +370,13 @@ impl MeterpointGasBackfillV1 {
     ],
 );
 
-/// Event type `meterpoint.gas.backfill` (Meter points (gas and electricity)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum MeterpointGasBackfill {
-    /// Payload version `v1`.
-    V1(MeterpointGasBackfillV1),
-}
-
-impl MeterpointGasBackfill {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "meterpoint.gas.backfill";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::MeterpointGasBackfillV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <MeterpointGasBackfillV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for MeterpointGasBackfill {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointGasBackfillV1> for MeterpointGasBackfill {
-    fn from(payload: MeterpointGasBackfillV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for MeterpointGasBackfill {
-    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasBackfill;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::MeterpointGasBackfill(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointGasBackfill> for crate::events::Event {
-    fn from(event: MeterpointGasBackfill) -> Self {
-        Self::MeterpointGasBackfill(event)
-    }
-}
-
-impl crate::events::PayloadVersion<MeterpointGasBackfill> for MeterpointGasBackfillV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: MeterpointGasBackfill,
-    ) -> ::std::result::Result<Self, MeterpointGasBackfill> {
-        let MeterpointGasBackfill::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `meterpoint.gas.backfill` (Meter points (gas and electricity)), in each of its payload versions.
+    #[event_type = "meterpoint.gas.backfill"]
+    pub enum MeterpointGasBackfill {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasBackfillV1),
     }
 }
 
@@ -756,100 +414,13 @@ impl MeterpointGasChangeOfCohortRequestedV1 {
     ],
 );
 
-/// Event type `meterpoint.gas.change_of_cohort.requested` (Meter points (gas and electricity)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum MeterpointGasChangeOfCohortRequested {
-    /// Payload version `v1`.
-    V1(MeterpointGasChangeOfCohortRequestedV1),
-}
-
-impl MeterpointGasChangeOfCohortRequested {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "meterpoint.gas.change_of_cohort.requested";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::MeterpointGasChangeOfCohortRequestedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <MeterpointGasChangeOfCohortRequestedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for MeterpointGasChangeOfCohortRequested {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointGasChangeOfCohortRequestedV1>
-for MeterpointGasChangeOfCohortRequested {
-    fn from(payload: MeterpointGasChangeOfCohortRequestedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for MeterpointGasChangeOfCohortRequested {
-    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasChangeOfCohortRequested;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::MeterpointGasChangeOfCohortRequested(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointGasChangeOfCohortRequested>
-for crate::events::Event {
-    fn from(event: MeterpointGasChangeOfCohortRequested) -> Self {
-        Self::MeterpointGasChangeOfCohortRequested(event)
-    }
-}
-
-impl crate::events::PayloadVersion<MeterpointGasChangeOfCohortRequested>
-for MeterpointGasChangeOfCohortRequestedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: MeterpointGasChangeOfCohortRequested,
-    ) -> ::std::result::Result<Self, MeterpointGasChangeOfCohortRequested> {
-        let MeterpointGasChangeOfCohortRequested::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `meterpoint.gas.change_of_cohort.requested` (Meter points (gas and electricity)), in each of its payload versions.
+    #[event_type = "meterpoint.gas.change_of_cohort.requested"]
+    pub enum MeterpointGasChangeOfCohortRequested {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasChangeOfCohortRequestedV1),
     }
 }
 
@@ -952,99 +523,13 @@ impl MeterpointGasChangeOfMamRequestedV1 {
     ],
 );
 
-/// Event type `meterpoint.gas.change_of_mam.requested` (Meter points (gas and electricity)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum MeterpointGasChangeOfMamRequested {
-    /// Payload version `v1`.
-    V1(MeterpointGasChangeOfMamRequestedV1),
-}
-
-impl MeterpointGasChangeOfMamRequested {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "meterpoint.gas.change_of_mam.requested";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::MeterpointGasChangeOfMamRequestedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <MeterpointGasChangeOfMamRequestedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for MeterpointGasChangeOfMamRequested {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointGasChangeOfMamRequestedV1>
-for MeterpointGasChangeOfMamRequested {
-    fn from(payload: MeterpointGasChangeOfMamRequestedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for MeterpointGasChangeOfMamRequested {
-    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasChangeOfMamRequested;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::MeterpointGasChangeOfMamRequested(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointGasChangeOfMamRequested> for crate::events::Event {
-    fn from(event: MeterpointGasChangeOfMamRequested) -> Self {
-        Self::MeterpointGasChangeOfMamRequested(event)
-    }
-}
-
-impl crate::events::PayloadVersion<MeterpointGasChangeOfMamRequested>
-for MeterpointGasChangeOfMamRequestedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: MeterpointGasChangeOfMamRequested,
-    ) -> ::std::result::Result<Self, MeterpointGasChangeOfMamRequested> {
-        let MeterpointGasChangeOfMamRequested::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `meterpoint.gas.change_of_mam.requested` (Meter points (gas and electricity)), in each of its payload versions.
+    #[event_type = "meterpoint.gas.change_of_mam.requested"]
+    pub enum MeterpointGasChangeOfMamRequested {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasChangeOfMamRequestedV1),
     }
 }
 
@@ -1233,99 +718,13 @@ impl MeterpointGasCosGainMtdReceivedV1 {
     ],
 );
 
-/// Event type `meterpoint.gas.cos_gain.mtd_received` (Meter points (gas and electricity)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum MeterpointGasCosGainMtdReceived {
-    /// Payload version `v1`.
-    V1(MeterpointGasCosGainMtdReceivedV1),
-}
-
-impl MeterpointGasCosGainMtdReceived {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "meterpoint.gas.cos_gain.mtd_received";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::MeterpointGasCosGainMtdReceivedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <MeterpointGasCosGainMtdReceivedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for MeterpointGasCosGainMtdReceived {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointGasCosGainMtdReceivedV1>
-for MeterpointGasCosGainMtdReceived {
-    fn from(payload: MeterpointGasCosGainMtdReceivedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for MeterpointGasCosGainMtdReceived {
-    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasCosGainMtdReceived;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::MeterpointGasCosGainMtdReceived(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointGasCosGainMtdReceived> for crate::events::Event {
-    fn from(event: MeterpointGasCosGainMtdReceived) -> Self {
-        Self::MeterpointGasCosGainMtdReceived(event)
-    }
-}
-
-impl crate::events::PayloadVersion<MeterpointGasCosGainMtdReceived>
-for MeterpointGasCosGainMtdReceivedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: MeterpointGasCosGainMtdReceived,
-    ) -> ::std::result::Result<Self, MeterpointGasCosGainMtdReceived> {
-        let MeterpointGasCosGainMtdReceived::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `meterpoint.gas.cos_gain.mtd_received` (Meter points (gas and electricity)), in each of its payload versions.
+    #[event_type = "meterpoint.gas.cos_gain.mtd_received"]
+    pub enum MeterpointGasCosGainMtdReceived {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasCosGainMtdReceivedV1),
     }
 }
 
@@ -1373,100 +772,13 @@ impl MeterpointGasCosGainRegistrationConfirmedV1 {
     ],
 );
 
-/// Event type `meterpoint.gas.cos_gain.registration.confirmed` (Meter points (gas and electricity)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum MeterpointGasCosGainRegistrationConfirmed {
-    /// Payload version `v1`.
-    V1(MeterpointGasCosGainRegistrationConfirmedV1),
-}
-
-impl MeterpointGasCosGainRegistrationConfirmed {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "meterpoint.gas.cos_gain.registration.confirmed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::MeterpointGasCosGainRegistrationConfirmedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <MeterpointGasCosGainRegistrationConfirmedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for MeterpointGasCosGainRegistrationConfirmed {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointGasCosGainRegistrationConfirmedV1>
-for MeterpointGasCosGainRegistrationConfirmed {
-    fn from(payload: MeterpointGasCosGainRegistrationConfirmedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for MeterpointGasCosGainRegistrationConfirmed {
-    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasCosGainRegistrationConfirmed;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::MeterpointGasCosGainRegistrationConfirmed(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointGasCosGainRegistrationConfirmed>
-for crate::events::Event {
-    fn from(event: MeterpointGasCosGainRegistrationConfirmed) -> Self {
-        Self::MeterpointGasCosGainRegistrationConfirmed(event)
-    }
-}
-
-impl crate::events::PayloadVersion<MeterpointGasCosGainRegistrationConfirmed>
-for MeterpointGasCosGainRegistrationConfirmedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: MeterpointGasCosGainRegistrationConfirmed,
-    ) -> ::std::result::Result<Self, MeterpointGasCosGainRegistrationConfirmed> {
-        let MeterpointGasCosGainRegistrationConfirmed::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `meterpoint.gas.cos_gain.registration.confirmed` (Meter points (gas and electricity)), in each of its payload versions.
+    #[event_type = "meterpoint.gas.cos_gain.registration.confirmed"]
+    pub enum MeterpointGasCosGainRegistrationConfirmed {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasCosGainRegistrationConfirmedV1),
     }
 }
 
@@ -1514,100 +826,13 @@ impl MeterpointGasCosGainRegistrationRequestedV1 {
     ],
 );
 
-/// Event type `meterpoint.gas.cos_gain.registration.requested` (Meter points (gas and electricity)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum MeterpointGasCosGainRegistrationRequested {
-    /// Payload version `v1`.
-    V1(MeterpointGasCosGainRegistrationRequestedV1),
-}
-
-impl MeterpointGasCosGainRegistrationRequested {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "meterpoint.gas.cos_gain.registration.requested";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::MeterpointGasCosGainRegistrationRequestedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <MeterpointGasCosGainRegistrationRequestedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for MeterpointGasCosGainRegistrationRequested {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointGasCosGainRegistrationRequestedV1>
-for MeterpointGasCosGainRegistrationRequested {
-    fn from(payload: MeterpointGasCosGainRegistrationRequestedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for MeterpointGasCosGainRegistrationRequested {
-    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasCosGainRegistrationRequested;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::MeterpointGasCosGainRegistrationRequested(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointGasCosGainRegistrationRequested>
-for crate::events::Event {
-    fn from(event: MeterpointGasCosGainRegistrationRequested) -> Self {
-        Self::MeterpointGasCosGainRegistrationRequested(event)
-    }
-}
-
-impl crate::events::PayloadVersion<MeterpointGasCosGainRegistrationRequested>
-for MeterpointGasCosGainRegistrationRequestedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: MeterpointGasCosGainRegistrationRequested,
-    ) -> ::std::result::Result<Self, MeterpointGasCosGainRegistrationRequested> {
-        let MeterpointGasCosGainRegistrationRequested::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `meterpoint.gas.cos_gain.registration.requested` (Meter points (gas and electricity)), in each of its payload versions.
+    #[event_type = "meterpoint.gas.cos_gain.registration.requested"]
+    pub enum MeterpointGasCosGainRegistrationRequested {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasCosGainRegistrationRequestedV1),
     }
 }
 
@@ -1688,99 +913,13 @@ impl MeterpointGasCosLossConfirmedV1 {
     ],
 );
 
-/// Event type `meterpoint.gas.cos_loss.confirmed` (Meter points (gas and electricity)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum MeterpointGasCosLossConfirmed {
-    /// Payload version `v1`.
-    V1(MeterpointGasCosLossConfirmedV1),
-}
-
-impl MeterpointGasCosLossConfirmed {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "meterpoint.gas.cos_loss.confirmed";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::MeterpointGasCosLossConfirmedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <MeterpointGasCosLossConfirmedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for MeterpointGasCosLossConfirmed {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointGasCosLossConfirmedV1>
-for MeterpointGasCosLossConfirmed {
-    fn from(payload: MeterpointGasCosLossConfirmedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for MeterpointGasCosLossConfirmed {
-    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasCosLossConfirmed;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::MeterpointGasCosLossConfirmed(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointGasCosLossConfirmed> for crate::events::Event {
-    fn from(event: MeterpointGasCosLossConfirmed) -> Self {
-        Self::MeterpointGasCosLossConfirmed(event)
-    }
-}
-
-impl crate::events::PayloadVersion<MeterpointGasCosLossConfirmed>
-for MeterpointGasCosLossConfirmedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: MeterpointGasCosLossConfirmed,
-    ) -> ::std::result::Result<Self, MeterpointGasCosLossConfirmed> {
-        let MeterpointGasCosLossConfirmed::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `meterpoint.gas.cos_loss.confirmed` (Meter points (gas and electricity)), in each of its payload versions.
+    #[event_type = "meterpoint.gas.cos_loss.confirmed"]
+    pub enum MeterpointGasCosLossConfirmed {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasCosLossConfirmedV1),
     }
 }
 
@@ -1838,99 +977,13 @@ impl MeterpointGasDeappointMamRequestedV1 {
     ],
 );
 
-/// Event type `meterpoint.gas.deappoint_mam.requested` (Meter points (gas and electricity)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum MeterpointGasDeappointMamRequested {
-    /// Payload version `v1`.
-    V1(MeterpointGasDeappointMamRequestedV1),
-}
-
-impl MeterpointGasDeappointMamRequested {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "meterpoint.gas.deappoint_mam.requested";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::MeterpointGasDeappointMamRequestedV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <MeterpointGasDeappointMamRequestedV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for MeterpointGasDeappointMamRequested {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointGasDeappointMamRequestedV1>
-for MeterpointGasDeappointMamRequested {
-    fn from(payload: MeterpointGasDeappointMamRequestedV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for MeterpointGasDeappointMamRequested {
-    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDeappointMamRequested;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::MeterpointGasDeappointMamRequested(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointGasDeappointMamRequested> for crate::events::Event {
-    fn from(event: MeterpointGasDeappointMamRequested) -> Self {
-        Self::MeterpointGasDeappointMamRequested(event)
-    }
-}
-
-impl crate::events::PayloadVersion<MeterpointGasDeappointMamRequested>
-for MeterpointGasDeappointMamRequestedV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: MeterpointGasDeappointMamRequested,
-    ) -> ::std::result::Result<Self, MeterpointGasDeappointMamRequested> {
-        let MeterpointGasDeappointMamRequested::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `meterpoint.gas.deappoint_mam.requested` (Meter points (gas and electricity)), in each of its payload versions.
+    #[event_type = "meterpoint.gas.deappoint_mam.requested"]
+    pub enum MeterpointGasDeappointMamRequested {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasDeappointMamRequestedV1),
     }
 }
 
@@ -1939,100 +992,13 @@ for MeterpointGasDeappointMamRequestedV1 {
 /// The payload is the shared type `DisputedClosingReading`.
 pub type MeterpointGasDisputedClosingReadingAcceptedByUsV1 = crate::types::DisputedClosingReading;
 
-/// Event type `meterpoint.gas.disputed_closing_reading.accepted.by_us` (Meter points (gas and electricity)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum MeterpointGasDisputedClosingReadingAcceptedByUs {
-    /// Payload version `v1`.
-    V1(MeterpointGasDisputedClosingReadingAcceptedByUsV1),
-}
-
-impl MeterpointGasDisputedClosingReadingAcceptedByUs {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "meterpoint.gas.disputed_closing_reading.accepted.by_us";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::DisputedClosingReading
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <MeterpointGasDisputedClosingReadingAcceptedByUsV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for MeterpointGasDisputedClosingReadingAcceptedByUs {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointGasDisputedClosingReadingAcceptedByUsV1>
-for MeterpointGasDisputedClosingReadingAcceptedByUs {
-    fn from(payload: MeterpointGasDisputedClosingReadingAcceptedByUsV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for MeterpointGasDisputedClosingReadingAcceptedByUs {
-    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDisputedClosingReadingAcceptedByUs;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::MeterpointGasDisputedClosingReadingAcceptedByUs(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointGasDisputedClosingReadingAcceptedByUs>
-for crate::events::Event {
-    fn from(event: MeterpointGasDisputedClosingReadingAcceptedByUs) -> Self {
-        Self::MeterpointGasDisputedClosingReadingAcceptedByUs(event)
-    }
-}
-
-impl crate::events::PayloadVersion<MeterpointGasDisputedClosingReadingAcceptedByUs>
-for crate::types::DisputedClosingReading {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: MeterpointGasDisputedClosingReadingAcceptedByUs,
-    ) -> ::std::result::Result<Self, MeterpointGasDisputedClosingReadingAcceptedByUs> {
-        let MeterpointGasDisputedClosingReadingAcceptedByUs::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `meterpoint.gas.disputed_closing_reading.accepted.by_us` (Meter points (gas and electricity)), in each of its payload versions.
+    #[event_type = "meterpoint.gas.disputed_closing_reading.accepted.by_us"]
+    pub enum MeterpointGasDisputedClosingReadingAcceptedByUs {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasDisputedClosingReadingAcceptedByUsV1),
     }
 }
 
@@ -2041,107 +1007,13 @@ for crate::types::DisputedClosingReading {
 /// The payload is the shared type `DisputedClosingReading`.
 pub type MeterpointGasDisputedClosingReadingAcceptedOtherSupplierV1 = crate::types::DisputedClosingReading;
 
-/// Event type `meterpoint.gas.disputed_closing_reading.accepted.other_supplier` (Meter points (gas and electricity)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum MeterpointGasDisputedClosingReadingAcceptedOtherSupplier {
-    /// Payload version `v1`.
-    V1(MeterpointGasDisputedClosingReadingAcceptedOtherSupplierV1),
-}
-
-impl MeterpointGasDisputedClosingReadingAcceptedOtherSupplier {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "meterpoint.gas.disputed_closing_reading.accepted.other_supplier";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::DisputedClosingReading
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <MeterpointGasDisputedClosingReadingAcceptedOtherSupplierV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for MeterpointGasDisputedClosingReadingAcceptedOtherSupplier {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointGasDisputedClosingReadingAcceptedOtherSupplierV1>
-for MeterpointGasDisputedClosingReadingAcceptedOtherSupplier {
-    fn from(
-        payload: MeterpointGasDisputedClosingReadingAcceptedOtherSupplierV1,
-    ) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent
-for MeterpointGasDisputedClosingReadingAcceptedOtherSupplier {
-    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier(
-                e,
-            ) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointGasDisputedClosingReadingAcceptedOtherSupplier>
-for crate::events::Event {
-    fn from(event: MeterpointGasDisputedClosingReadingAcceptedOtherSupplier) -> Self {
-        Self::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier(event)
-    }
-}
-
-impl crate::events::PayloadVersion<
-    MeterpointGasDisputedClosingReadingAcceptedOtherSupplier,
-> for crate::types::DisputedClosingReading {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: MeterpointGasDisputedClosingReadingAcceptedOtherSupplier,
-    ) -> ::std::result::Result<
-        Self,
-        MeterpointGasDisputedClosingReadingAcceptedOtherSupplier,
-    > {
-        let MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `meterpoint.gas.disputed_closing_reading.accepted.other_supplier` (Meter points (gas and electricity)), in each of its payload versions.
+    #[event_type = "meterpoint.gas.disputed_closing_reading.accepted.other_supplier"]
+    pub enum MeterpointGasDisputedClosingReadingAcceptedOtherSupplier {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasDisputedClosingReadingAcceptedOtherSupplierV1),
     }
 }
 
@@ -2150,107 +1022,13 @@ impl crate::events::PayloadVersion<
 /// The payload is the shared type `DisputedClosingReading`.
 pub type MeterpointGasDisputedClosingReadingAlternativeProposedByUsV1 = crate::types::DisputedClosingReading;
 
-/// Event type `meterpoint.gas.disputed_closing_reading.alternative_proposed.by_us` (Meter points (gas and electricity)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum MeterpointGasDisputedClosingReadingAlternativeProposedByUs {
-    /// Payload version `v1`.
-    V1(MeterpointGasDisputedClosingReadingAlternativeProposedByUsV1),
-}
-
-impl MeterpointGasDisputedClosingReadingAlternativeProposedByUs {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "meterpoint.gas.disputed_closing_reading.alternative_proposed.by_us";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::DisputedClosingReading
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <MeterpointGasDisputedClosingReadingAlternativeProposedByUsV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for MeterpointGasDisputedClosingReadingAlternativeProposedByUs {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointGasDisputedClosingReadingAlternativeProposedByUsV1>
-for MeterpointGasDisputedClosingReadingAlternativeProposedByUs {
-    fn from(
-        payload: MeterpointGasDisputedClosingReadingAlternativeProposedByUsV1,
-    ) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent
-for MeterpointGasDisputedClosingReadingAlternativeProposedByUs {
-    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDisputedClosingReadingAlternativeProposedByUs;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::MeterpointGasDisputedClosingReadingAlternativeProposedByUs(
-                e,
-            ) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointGasDisputedClosingReadingAlternativeProposedByUs>
-for crate::events::Event {
-    fn from(event: MeterpointGasDisputedClosingReadingAlternativeProposedByUs) -> Self {
-        Self::MeterpointGasDisputedClosingReadingAlternativeProposedByUs(event)
-    }
-}
-
-impl crate::events::PayloadVersion<
-    MeterpointGasDisputedClosingReadingAlternativeProposedByUs,
-> for crate::types::DisputedClosingReading {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: MeterpointGasDisputedClosingReadingAlternativeProposedByUs,
-    ) -> ::std::result::Result<
-        Self,
-        MeterpointGasDisputedClosingReadingAlternativeProposedByUs,
-    > {
-        let MeterpointGasDisputedClosingReadingAlternativeProposedByUs::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `meterpoint.gas.disputed_closing_reading.alternative_proposed.by_us` (Meter points (gas and electricity)), in each of its payload versions.
+    #[event_type = "meterpoint.gas.disputed_closing_reading.alternative_proposed.by_us"]
+    pub enum MeterpointGasDisputedClosingReadingAlternativeProposedByUs {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasDisputedClosingReadingAlternativeProposedByUsV1),
     }
 }
 
@@ -2259,114 +1037,13 @@ impl crate::events::PayloadVersion<
 /// The payload is the shared type `DisputedClosingReading`.
 pub type MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplierV1 = crate::types::DisputedClosingReading;
 
-/// Event type `meterpoint.gas.disputed_closing_reading.alternative_proposed.other_supplier` (Meter points (gas and electricity)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier {
-    /// Payload version `v1`.
-    V1(MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplierV1),
-}
-
-impl MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "meterpoint.gas.disputed_closing_reading.alternative_proposed.other_supplier";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::DisputedClosingReading
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplierV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize
-for MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<
-    MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplierV1,
-> for MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier {
-    fn from(
-        payload: MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplierV1,
-    ) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent
-for MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier {
-    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier(
-                e,
-            ) => ::std::result::Result::Ok(e),
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<
-    MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier,
-> for crate::events::Event {
-    fn from(
-        event: MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier,
-    ) -> Self {
-        Self::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier(event)
-    }
-}
-
-impl crate::events::PayloadVersion<
-    MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier,
-> for crate::types::DisputedClosingReading {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier,
-    ) -> ::std::result::Result<
-        Self,
-        MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier,
-    > {
-        let MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::V1(
-            payload,
-        ) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `meterpoint.gas.disputed_closing_reading.alternative_proposed.other_supplier` (Meter points (gas and electricity)), in each of its payload versions.
+    #[event_type = "meterpoint.gas.disputed_closing_reading.alternative_proposed.other_supplier"]
+    pub enum MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplierV1),
     }
 }
 
@@ -2406,99 +1083,12 @@ impl MeterpointGasDisputedClosingReadingQueriedByUsV1 {
     keep_unlisted_in additional_fields,
 );
 
-/// Event type `meterpoint.gas.disputed_closing_reading.queried.by_us` (Meter points (gas and electricity)), in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum MeterpointGasDisputedClosingReadingQueriedByUs {
-    /// Payload version `v1`.
-    V1(MeterpointGasDisputedClosingReadingQueriedByUsV1),
-}
-
-impl MeterpointGasDisputedClosingReadingQueriedByUs {
-    /// The event type.
-    pub const EVENT_TYPE: &'static str = "meterpoint.gas.disputed_closing_reading.queried.by_us";
-
-    /// The payload versions, oldest first.
-    pub const VERSIONS: &'static [&'static str] = &["v1"];
-
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
-    }
-
-    /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-    pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-        let _ = index;
-        &crate::shapes::MeterpointGasDisputedClosingReadingQueriedByUsV1
-    }
-
-    /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-    /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'_>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <MeterpointGasDisputedClosingReadingQueriedByUsV1 as ::energy_api_core::table::FromFields>::build(
-                fields,
-                ok,
-            ),
-        )
-    }
-}
-
-impl ::serde::Serialize for MeterpointGasDisputedClosingReadingQueriedByUs {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointGasDisputedClosingReadingQueriedByUsV1>
-for MeterpointGasDisputedClosingReadingQueriedByUs {
-    fn from(payload: MeterpointGasDisputedClosingReadingQueriedByUsV1) -> Self {
-        Self::V1(payload)
-    }
-}
-
-impl crate::events::TypedEvent for MeterpointGasDisputedClosingReadingQueriedByUs {
-    const TYPE: crate::events::EventType = crate::events::EventType::MeterpointGasDisputedClosingReadingQueriedByUs;
-
-    fn from_event(
-        event: crate::events::Event,
-    ) -> ::std::result::Result<Self, crate::events::Event> {
-        match event {
-            crate::events::Event::MeterpointGasDisputedClosingReadingQueriedByUs(e) => {
-                ::std::result::Result::Ok(e)
-            }
-            other => ::std::result::Result::Err(other),
-        }
-    }
-}
-
-impl ::std::convert::From<MeterpointGasDisputedClosingReadingQueriedByUs>
-for crate::events::Event {
-    fn from(event: MeterpointGasDisputedClosingReadingQueriedByUs) -> Self {
-        Self::MeterpointGasDisputedClosingReadingQueriedByUs(event)
-    }
-}
-
-impl crate::events::PayloadVersion<MeterpointGasDisputedClosingReadingQueriedByUs>
-for MeterpointGasDisputedClosingReadingQueriedByUsV1 {
-    const VERSION: &'static str = "v1";
-
-    fn from_versions(
-        event: MeterpointGasDisputedClosingReadingQueriedByUs,
-    ) -> ::std::result::Result<Self, MeterpointGasDisputedClosingReadingQueriedByUs> {
-        let MeterpointGasDisputedClosingReadingQueriedByUs::V1(payload) = event;
-        ::std::result::Result::Ok(payload)
+super::routing::version_enum! {
+    /// Event type `meterpoint.gas.disputed_closing_reading.queried.by_us` (Meter points (gas and electricity)), in each of its payload versions.
+    #[event_type = "meterpoint.gas.disputed_closing_reading.queried.by_us"]
+    pub enum MeterpointGasDisputedClosingReadingQueriedByUs {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasDisputedClosingReadingQueriedByUsV1),
     }
 }

@@ -36,6 +36,7 @@ pub use decode::{
 };
 mod routing;
 pub use routing::{PayloadVersion, TypedEvent};
+use ::energy_api_core::catalogue::{EventRow, PayloadRow};
 /// Section "Account users" (cargo feature `account-users`).
 #[cfg(feature = "account-users")]
 pub mod account_users;
@@ -1948,2820 +1949,22 @@ impl EventType {
 
     /// The event type as it appears on the bus.
     pub const fn as_str(self) -> &'static str {
-        match self {
-            #[cfg(feature = "accounts")]
-            Self::AccountCommunicationsPreferencesUpdated => {
-                "account.communications_preferences_updated"
-            }
-
-            #[cfg(feature = "accounts")]
-            Self::AccountCreated => "account.created",
-            #[cfg(feature = "accounts")]
-            Self::AccountOccupied => "account.occupied",
-            #[cfg(feature = "accounts")]
-            Self::AccountReactivated => "account.reactivated",
-            #[cfg(feature = "accounts")]
-            Self::AccountSmartMeterReadPermissionChanged => {
-                "account.smart-meter-read-permission-changed"
-            }
-
-            #[cfg(feature = "accounts")]
-            Self::AccountUpdated => "account.updated",
-            #[cfg(feature = "accounts")]
-            Self::AccountMetadataCreated => "account_metadata.created",
-            #[cfg(feature = "accounts")]
-            Self::AccountMetadataRemoved => "account_metadata.removed",
-            #[cfg(feature = "accounts")]
-            Self::AccountMetadataUpdated => "account_metadata.updated",
-            #[cfg(feature = "accounts")]
-            Self::AccountPropertyEffectivePeriodMetadataCreated => {
-                "account_property_effective_period_metadata.created"
-            }
-
-            #[cfg(feature = "accounts")]
-            Self::AccountPropertyEffectivePeriodMetadataRemoved => {
-                "account_property_effective_period_metadata.removed"
-            }
-
-            #[cfg(feature = "accounts")]
-            Self::AccountPropertyEffectivePeriodMetadataUpdated => {
-                "account_property_effective_period_metadata.updated"
-            }
-
-            #[cfg(feature = "account-users")]
-            Self::AccountUserCreated => "account_user.created",
-            #[cfg(feature = "account-users")]
-            Self::AccountUserPasswordChanged => "account_user.password_changed",
-            #[cfg(feature = "account-users")]
-            Self::AccountUserPasswordResetRequested => {
-                "account_user.password_reset_requested"
-            }
-
-            #[cfg(feature = "account-users")]
-            Self::AccountUserPsrRecordsUpdated => "account_user.psr_records_updated",
-            #[cfg(feature = "account-users")]
-            Self::AccountUserRemoved => "account_user.removed",
-            #[cfg(feature = "account-users")]
-            Self::AccountUserUpdated => "account_user.updated",
-            #[cfg(feature = "account-users")]
-            Self::AccountUserVerificationCompleted => {
-                "account_user.verification_completed"
-            }
-
-            #[cfg(feature = "account-users")]
-            Self::AccountUserVerificationStarted => "account_user.verification_started",
-            #[cfg(feature = "account-users")]
-            Self::AccountUserMetadataCreated => "account_user_metadata.created",
-            #[cfg(feature = "account-users")]
-            Self::AccountUserMetadataRemoved => "account_user_metadata.removed",
-            #[cfg(feature = "account-users")]
-            Self::AccountUserMetadataUpdated => "account_user_metadata.updated",
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::ActualIntervalsReceived => "actual.intervals.received",
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::AffiliatesAffiliateAccountContractCreated => {
-                "affiliates.affiliate-account-contract-created"
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::AgreementCreated => "agreement.created",
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::AgreementRevoked => "agreement.revoked",
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::AgreementRolloverCompleted => "agreement.rollover.completed",
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::AgreementTerminated => "agreement.terminated",
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::AgreementUpdated => "agreement.updated",
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::ApprovalsApprovalApproved => "approvals.approval.approved",
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::ApprovalsApprovalCreated => "approvals.approval.created",
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::ApprovalsApprovalRejected => "approvals.approval.rejected",
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::ApprovalsApprovalRequestApproved => {
-                "approvals.approval_request.approved"
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::ApprovalsApprovalRequestAssigned => {
-                "approvals.approval_request.assigned"
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::ApprovalsApprovalRequestRejected => {
-                "approvals.approval_request.rejected"
-            }
-
-            #[cfg(feature = "authentication-server")]
-            Self::AuthServerAccessTokenIssued => "auth-server.access-token.issued",
-            #[cfg(feature = "authentication-server")]
-            Self::AuthServerAccountUserGenerateMfaChallengeError => {
-                "auth_server.account_user.generate_mfa_challenge_error"
-            }
-
-            #[cfg(feature = "authentication-server")]
-            Self::AuthServerAccountUserLoggedIn => "auth_server.account_user.logged_in",
-            #[cfg(feature = "authentication-server")]
-            Self::AuthServerAccountUserLoginDenied => {
-                "auth_server.account_user.login_denied"
-            }
-
-            #[cfg(feature = "authentication-server")]
-            Self::AuthServerAccountUserLoginFailed => {
-                "auth_server.account_user.login_failed"
-            }
-
-            #[cfg(feature = "authentication-server")]
-            Self::AuthServerAccountUserLoginStepCompleted => {
-                "auth_server.account_user.login_step_completed"
-            }
-
-            #[cfg(feature = "billing")]
-            Self::BillingBillingDocumentHeld => "billing.billing_document.held",
-            #[cfg(feature = "billing")]
-            Self::BillingBillingDocumentIssued => "billing.billing_document.issued",
-            #[cfg(feature = "billing")]
-            Self::BillingBillingDocumentRepresentationDispatched => {
-                "billing.billing_document_representation.dispatched"
-            }
-
-            #[cfg(feature = "billing")]
-            Self::BillingBillingOptionsUpdated => "billing.billing_options.updated",
-            #[cfg(feature = "billing")]
-            Self::BillingChargingLedgerAssignedToAgreement => {
-                "billing.charging-ledger.assigned-to-agreement"
-            }
-
-            #[cfg(feature = "billing")]
-            Self::BillingChargingSupplyPointTriggered => {
-                "billing.charging.supply-point.triggered"
-            }
-
-            #[cfg(feature = "billing")]
-            Self::BillingDuosInvoiceCancel => "billing.duos_invoice.cancel",
-            #[cfg(feature = "billing")]
-            Self::BillingDuosInvoiceNew => "billing.duos_invoice.new",
-            #[cfg(feature = "billing")]
-            Self::BillingDuosInvoiceReplace => "billing.duos_invoice.replace",
-            #[cfg(feature = "billing")]
-            Self::BillingFinalBill => "billing.final_bill",
-            #[cfg(feature = "billing")]
-            Self::BillingIssuanceExternalStatusCreated => {
-                "billing.issuance.external_status.created"
-            }
-
-            #[cfg(feature = "billing")]
-            Self::BillingIssuedBill => "billing.issued_bill",
-            #[cfg(feature = "billing")]
-            Self::BillingLedgerEntryPosted => "billing.ledger.entry_posted",
-            #[cfg(feature = "billing")]
-            Self::BillingLedgerEntryRemoved => "billing.ledger.entry_removed",
-            #[cfg(feature = "billing")]
-            Self::BillingPathwayTraversalFailed => "billing.pathway_traversal.failed",
-            #[cfg(feature = "billing")]
-            Self::BillingPathwayTraversalSucceeded => {
-                "billing.pathway_traversal.succeeded"
-            }
-
-            #[cfg(feature = "billing")]
-            Self::BillingPortfolioInvoiceSummaryCompleted => {
-                "billing.portfolio_invoice_summary.completed"
-            }
-
-            #[cfg(feature = "billing")]
-            Self::BillingRebateAccepted => "billing.rebate.accepted",
-            #[cfg(feature = "billing")]
-            Self::BillingRebateCreated => "billing.rebate.created",
-            #[cfg(feature = "billing")]
-            Self::BillingRebateDeclined => "billing.rebate.declined",
-            #[cfg(feature = "billing")]
-            Self::BillingRebateUpdated => "billing.rebate.updated",
-            #[cfg(feature = "businesses")]
-            Self::BusinessCreated => "business.created",
-            #[cfg(feature = "businesses")]
-            Self::BusinessUpdated => "business.updated",
-            #[cfg(feature = "businesses")]
-            Self::BusinessOperationsTeamUpdated => "business_operations_team.updated",
-            #[cfg(feature = "accounts")]
-            Self::CampaignAccountAdded => "campaign_account.added",
-            #[cfg(feature = "accounts")]
-            Self::CampaignAccountRemoved => "campaign_account.removed",
-            #[cfg(feature = "accounts")]
-            Self::CampaignAccountUpdated => "campaign_account.updated",
-            #[cfg(feature = "billing")]
-            Self::ChargingPrimingErrored => "charging.priming.errored",
-            #[cfg(feature = "collections")]
-            Self::CollateralAgreementFulfilled => "collateral_agreement.fulfilled",
-            #[cfg(feature = "collections")]
-            Self::CollectionProceedingCreated => "collection_proceeding.created",
-            #[cfg(feature = "collections")]
-            Self::CollectionProcessCommStepResolved => {
-                "collection_process.comm_step_resolved"
-            }
-
-            #[cfg(feature = "collections")]
-            Self::CollectionProcessLeaveSupplierInstigated => {
-                "collection_process.leave_supplier_instigated"
-            }
-
-            #[cfg(feature = "collections")]
-            Self::CollectionProcessPaused => "collection_process.paused",
-            #[cfg(feature = "collections")]
-            Self::CollectionProcessRaised => "collection_process.raised",
-            #[cfg(feature = "collections")]
-            Self::CollectionProcessReactivated => "collection_process.reactivated",
-            #[cfg(feature = "collections")]
-            Self::CollectionProcessRunTerminationRequested => {
-                "collection_process.run_termination_requested"
-            }
-
-            #[cfg(feature = "collections")]
-            Self::CollectionProcessUnpaused => "collection_process.unpaused",
-            #[cfg(feature = "collections")]
-            Self::CollectionProcessWithdrawn => "collection_process.withdrawn",
-            #[cfg(feature = "communications")]
-            Self::CommsAccountCallUpdated => "comms.account-call.updated",
-            #[cfg(feature = "communications")]
-            Self::CommsCustomerEmailBounced => "comms.customer_email_bounced",
-            #[cfg(feature = "communications")]
-            Self::CommsPushNotificationReceivedUnregisteredOrExpiredToken => {
-                "comms.push-notification.received-unregistered-or-expired-token"
-            }
-
-            #[cfg(feature = "communications")]
-            Self::CommsTranscriptionCreated => "comms.transcription.created",
-            #[cfg(feature = "communications")]
-            Self::ComplaintsComplaintNewContact => "complaints.complaint.new-contact",
-            #[cfg(feature = "communications")]
-            Self::ComplaintsComplaintOpened => "complaints.complaint.opened",
-            #[cfg(feature = "communications")]
-            Self::ComplaintsDrpFinished => "complaints.drp.finished",
-            #[cfg(feature = "communications")]
-            Self::ComplaintsDrpStarted => "complaints.drp.started",
-            #[cfg(feature = "communications")]
-            Self::ComplexQuotingCostCalculationFinished => {
-                "complex_quoting.cost_calculation_finished"
-            }
-
-            #[cfg(feature = "communications")]
-            Self::ConsentsConsentCreated => "consents.consent.created",
-            #[cfg(feature = "communications")]
-            Self::ConsentsConsentUpdated => "consents.consent.updated",
-            #[cfg(feature = "contracts")]
-            Self::ContractGroupsCreated => "contract-groups.created",
-            #[cfg(feature = "contracts")]
-            Self::ContractGroupsMembershipsChanged => {
-                "contract-groups.memberships-changed"
-            }
-
-            #[cfg(feature = "contracts")]
-            Self::ContractGroupsVersionCreated => "contract-groups.version-created",
-            #[cfg(feature = "contracts")]
-            Self::ContractsActualized => "contracts.actualized",
-            #[cfg(feature = "contracts")]
-            Self::ContractsCreated => "contracts.created",
-            #[cfg(feature = "contracts")]
-            Self::ContractsExpired => "contracts.expired",
-            #[cfg(feature = "contracts")]
-            Self::ContractsExpiryApproaching => "contracts.expiry-approaching",
-            #[cfg(feature = "contracts")]
-            Self::ContractsJourneysCreationStarted => {
-                "contracts.journeys.creation.started"
-            }
-
-            #[cfg(feature = "contracts")]
-            Self::ContractsJourneysTerminationStarted => {
-                "contracts.journeys.termination.started"
-            }
-
-            #[cfg(feature = "contracts")]
-            Self::ContractsJourneysVariationStarted => {
-                "contracts.journeys.variation.started"
-            }
-
-            #[cfg(feature = "contracts")]
-            Self::ContractsNovated => "contracts.novated",
-            #[cfg(feature = "contracts")]
-            Self::ContractsRescinded => "contracts.rescinded",
-            #[cfg(feature = "contracts")]
-            Self::ContractsRevoked => "contracts.revoked",
-            #[cfg(feature = "contracts")]
-            Self::ContractsSubjectAmended => "contracts.subject-amended",
-            #[cfg(feature = "contracts")]
-            Self::ContractsTerminated => "contracts.terminated",
-            #[cfg(feature = "contracts")]
-            Self::ContractsTermsVaried => "contracts.terms-varied",
-            #[cfg(feature = "collections")]
-            Self::CreditCheckCreated => "credit_check.created",
-            #[cfg(feature = "customer-access")]
-            Self::CustomerAccessPartnerRolesCreated => {
-                "customer_access.partner_roles.created"
-            }
-
-            #[cfg(feature = "customer-access")]
-            Self::CustomerAccessPartnerRolesUpdated => {
-                "customer_access.partner_roles.updated"
-            }
-
-            #[cfg(feature = "customer-access")]
-            Self::CustomerAccessPartnerUserRolesCreated => {
-                "customer_access.partner_user_roles.created"
-            }
-
-            #[cfg(feature = "customer-access")]
-            Self::CustomerAccessPartnerUserRolesUpdated => {
-                "customer_access.partner_user_roles.updated"
-            }
-
-            #[cfg(feature = "customer-access")]
-            Self::CustomerAccessUserRolesCreated => "customer_access.user_roles.created",
-            #[cfg(feature = "customer-access")]
-            Self::CustomerAccessUserRolesUpdated => "customer_access.user_roles.updated",
-            #[cfg(feature = "data-import")]
-            Self::DataImportImportProcessCancelled => {
-                "data_import.import_process.cancelled"
-            }
-
-            #[cfg(feature = "data-import")]
-            Self::DataImportImportProcessComplete => {
-                "data_import.import_process.complete"
-            }
-
-            #[cfg(feature = "data-import")]
-            Self::DataImportImportProcessDryRunComplete => {
-                "data_import.import_process.dry_run_complete"
-            }
-
-            #[cfg(feature = "data-import")]
-            Self::DataImportImportProcessDryRunError => {
-                "data_import.import_process.dry_run_error"
-            }
-
-            #[cfg(feature = "data-import")]
-            Self::DataImportImportProcessError => "data_import.import_process.error",
-            #[cfg(feature = "data-import")]
-            Self::DataImportImportProcessPostImportCompleted => {
-                "data_import.import_process.post_import.completed"
-            }
-
-            #[cfg(feature = "data-import")]
-            Self::DataImportImportProcessPostImportError => {
-                "data_import.import_process.post_import.error"
-            }
-
-            #[cfg(feature = "data-import")]
-            Self::DataImportOrderProcessCancelled => {
-                "data_import.order_process.cancelled"
-            }
-
-            #[cfg(feature = "data-import")]
-            Self::DataImportOrderProcessComplete => "data_import.order_process.complete",
-            #[cfg(feature = "data-import")]
-            Self::DataImportOrderProcessError => "data_import.order_process.error",
-            #[cfg(feature = "collections")]
-            Self::DebtActioningAutomatedDebtWriteBackCompleted => {
-                "debt.actioning.automated_debt_write_back.completed"
-            }
-
-            #[cfg(feature = "collections")]
-            Self::DebtActioningAutomatedDebtWriteBackFailed => {
-                "debt.actioning.automated_debt_write_back.failed"
-            }
-
-            #[cfg(feature = "collections")]
-            Self::DebtActioningAutomatedDebtWriteBackSkipped => {
-                "debt.actioning.automated_debt_write_back.skipped"
-            }
-
-            #[cfg(feature = "collections")]
-            Self::DelinquentDebtAllocationCreated => "delinquent_debt.allocation_created",
-            #[cfg(feature = "collections")]
-            Self::DelinquentDebtPositionChanged => "delinquent_debt.position_changed",
-            #[cfg(feature = "collections")]
-            Self::DepositAgreementAccepted => "deposit_agreement.accepted",
-            #[cfg(feature = "collections")]
-            Self::DepositAgreementFulfilled => "deposit_agreement.fulfilled",
-            #[cfg(feature = "collections")]
-            Self::DepositAgreementInstalmentReturned => {
-                "deposit_agreement.instalment_returned"
-            }
-
-            #[cfg(feature = "collections")]
-            Self::DepositAgreementReturned => "deposit_agreement.returned",
-            #[cfg(feature = "collections")]
-            Self::DepositAgreementWithdrawn => "deposit_agreement.withdrawn",
-            #[cfg(feature = "collections")]
-            Self::DunningPathPaused => "dunning_path_paused",
-            #[cfg(feature = "collections")]
-            Self::DunningPathStarted => "dunning_path_started",
-            #[cfg(feature = "collections")]
-            Self::DunningPathUnpaused => "dunning_path_unpaused",
-            #[cfg(feature = "collections")]
-            Self::DunningPathWithdrawn => "dunning_path_withdrawn",
-            #[cfg(feature = "market-files")]
-            Self::ElectricityFlowFileCancellationInvoiceProcessed => {
-                "electricity-flow-file.cancellation-invoice.processed"
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::ElectricityFlowFileComplementaryInvoiceProcessed => {
-                "electricity-flow-file.complementary-invoice.processed"
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::ElectricityFlowFileRectificationInvoiceProcessed => {
-                "electricity-flow-file.rectification-invoice.processed"
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::ElectricityFlowFileRegularizerInvoiceProcessed => {
-                "electricity-flow-file.regularizer-invoice.processed"
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::ElectricityFlowFileBillableConceptsInvoiceProcessed => {
-                "electricity_flow_file.billable_concepts_invoice.processed"
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::ElectricityFlowFileRegularInvoiceProcessed => {
-                "electricity_flow_file.regular_invoice.processed"
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::EspSupplyPointsEnrichmentDataSent => {
-                "esp-supply-points.enrichment-data.sent"
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::EspSupplyPointsAtrSnapshotSent => "esp_supply_points.atr_snapshot.sent",
-            #[cfg(feature = "data-import")]
-            Self::ExternalMessagingUploadedFileProcessed => {
-                "external_messaging.uploaded_file.processed"
-            }
-
-            #[cfg(feature = "data-import")]
-            Self::ExternalMessagingUploadedFileProcessingFailed => {
-                "external_messaging.uploaded_file.processing_failed"
-            }
-
-            #[cfg(feature = "data-import")]
-            Self::ExternalMessagingUploadedFileSafe => {
-                "external_messaging.uploaded_file.safe"
-            }
-
-            #[cfg(feature = "data-import")]
-            Self::ExternalMessagingUploadedFileUnsafe => {
-                "external_messaging.uploaded_file.unsafe"
-            }
-
-            #[cfg(feature = "flexible-devices")]
-            Self::FlexDeviceDeauthenticated => "flex_device.deauthenticated",
-            #[cfg(feature = "flexible-devices")]
-            Self::FlexDeviceDisconnected => "flex_device.disconnected",
-            #[cfg(feature = "flexible-devices")]
-            Self::FlexDeviceOptimisationCreated => "flex_device.optimisation_created",
-            #[cfg(feature = "flexible-devices")]
-            Self::FlexDeviceRegistered => "flex_device.registered",
-            #[cfg(feature = "market-files")]
-            Self::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated => {
-                "gas-bill-flow-details.annulment-with-substituent-invoice.created"
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::GasBillFlowDetailsCancellationInvoiceCreated => {
-                "gas-bill-flow-details.cancellation-invoice.created"
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::GasBillFlowDetailsComplementaryInvoiceCreated => {
-                "gas-bill-flow-details.complementary-invoice.created"
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::GasBillFlowDetailsRectificationInvoiceCreated => {
-                "gas-bill-flow-details.rectification-invoice.created"
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::GasBillFlowDetailsRegularInvoiceCreated => {
-                "gas-bill-flow-details.regular-invoice.created"
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::GasFlowFileB7033ComplementaryInvoiceProcessed => {
-                "gas-flow-file.b7033-complementary-invoice.processed"
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::GasFlowFileB7033RegularInvoiceProcessed => {
-                "gas-flow-file.b7033-regular-invoice.processed"
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::GasSupplyPointInspectionResultsReceived => {
-                "gas-supply-point.inspection-results.received"
-            }
-
-            #[cfg(feature = "communications")]
-            Self::GoodsPurchaseCreated => "goods.purchase-created",
-            #[cfg(feature = "communications")]
-            Self::GoodsQuoteCreatedForAccount => "goods.quote.created-for-account",
-            #[cfg(feature = "communications")]
-            Self::GoodsQuoteCreatedWithoutAccount => {
-                "goods.quote.created-without-account"
-            }
-
-            #[cfg(feature = "industry")]
-            Self::IndustryElectricityChangeOfEnergisationUnsolicitedMessage => {
-                "industry.electricity.change_of_energisation.unsolicited_message"
-            }
-
-            #[cfg(feature = "industry")]
-            Self::IndustryElectricityChangeOfServiceMeterDeactivated => {
-                "industry.electricity.change_of_service.meter_deactivated"
-            }
-
-            #[cfg(feature = "industry")]
-            Self::IndustryElectricityChangeOfSupplyGainInitiated => {
-                "industry.electricity.change_of_supply.gain.initiated"
-            }
-
-            #[cfg(feature = "industry")]
-            Self::IndustryElectricityChangeOfSupplyLossComplete => {
-                "industry.electricity.change_of_supply.loss.complete"
-            }
-
-            #[cfg(feature = "industry")]
-            Self::IndustryElectricityExportInstallationValidated => {
-                "industry.electricity.export_installation.validated"
-            }
-
-            #[cfg(feature = "industry")]
-            Self::IndustryGasChangeOfSupplyGainInitiated => {
-                "industry.gas.change_of_supply.gain.initiated"
-            }
-
-            #[cfg(feature = "industry")]
-            Self::IndustryGasChangeOfSupplyLossComplete => {
-                "industry.gas.change_of_supply.loss.complete"
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkActionsRun => "ink.actions.run",
-            #[cfg(feature = "conversations")]
-            Self::InkContentInboundMessageTagged => "ink.content.inbound-message-tagged",
-            #[cfg(feature = "conversations")]
-            Self::InkConversationAssignedToBucket => {
-                "ink.conversation.assigned_to_bucket"
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkConversationAssignedToTimeline => {
-                "ink.conversation.assigned_to_timeline"
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkConversationAwaitCustomerReply => {
-                "ink.conversation.await_customer_reply"
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkConversationClosed => "ink.conversation.closed",
-            #[cfg(feature = "conversations")]
-            Self::InkConversationOpenStatusChanged => {
-                "ink.conversation.open_status_changed"
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkConversationOpened => "ink.conversation.opened",
-            #[cfg(feature = "conversations")]
-            Self::InkConversationPriorityChanged => "ink.conversation.priority.changed",
-            #[cfg(feature = "conversations")]
-            Self::InkConversationSnoozed => "ink.conversation.snoozed",
-            #[cfg(feature = "conversations")]
-            Self::InkConversationUnassignedFromBucket => {
-                "ink.conversation.unassigned_from_bucket"
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkConversationUnassignedFromTimeline => {
-                "ink.conversation.unassigned_from_timeline"
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkLiveChatClosed => "ink.live-chat.closed",
-            #[cfg(feature = "conversations")]
-            Self::InkLiveChatInitiated => "ink.live-chat.initiated",
-            #[cfg(feature = "conversations")]
-            Self::InkLiveChatMessagesOutboundMessageCreated => {
-                "ink.live-chat.messages.outbound-message-created"
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkMessageAttachmentSafe => "ink.message_attachment.safe",
-            #[cfg(feature = "conversations")]
-            Self::InkMessageAttachmentUnsafe => "ink.message_attachment.unsafe",
-            #[cfg(feature = "conversations")]
-            Self::InkMessagesInboundEmailMigration => {
-                "ink.messages.inbound-email-migration"
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkMessagesInboundMessageCreated => {
-                "ink.messages.inbound-message-created"
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkMessagesInboundMessageIngested => {
-                "ink.messages.inbound-message-ingested"
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkMessagesOutboundMessageCreated => {
-                "ink.messages.outbound-message-created"
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkMessagesOutboundMessageFailed => {
-                "ink.messages.outbound-message-failed"
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkMessagesPhishingReportDismissed => {
-                "ink.messages.phishing-report-dismissed"
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkMessagesReportedPhishing => "ink.messages.reported-phishing",
-            #[cfg(feature = "conversations")]
-            Self::InkMessagesReportedSpam => "ink.messages.reported-spam",
-            #[cfg(feature = "conversations")]
-            Self::InkMessagesSpamReportDismissed => "ink.messages.spam-report-dismissed",
-            #[cfg(feature = "businesses")]
-            Self::InternalCompanyCreated => "internal_company.created",
-            #[cfg(feature = "billing")]
-            Self::LatePaymentFeeApplicationServiceCompleted => {
-                "late_payment_fee_application_service_completed"
-            }
-
-            #[cfg(feature = "billing")]
-            Self::LatePaymentFeeApplicationServiceFeeApplied => {
-                "late_payment_fee_application_service_fee_applied"
-            }
-
-            #[cfg(feature = "billing")]
-            Self::LatePaymentFeeApplicationServiceStarted => {
-                "late_payment_fee_application_service_started"
-            }
-
-            #[cfg(feature = "billing")]
-            Self::LatePaymentFeeCalculationServiceCompleted => {
-                "late_payment_fee_calculation_service_completed"
-            }
-
-            #[cfg(feature = "billing")]
-            Self::LatePaymentFeeCalculationServiceStarted => {
-                "late_payment_fee_calculation_service_started"
-            }
-
-            #[cfg(feature = "billing")]
-            Self::LatePaymentFeeCalculatorCompleted => {
-                "late_payment_fee_calculator_completed"
-            }
-
-            #[cfg(feature = "billing")]
-            Self::LatePaymentFeeCalculatorFeeApplied => {
-                "late_payment_fee_calculator_fee_applied"
-            }
-
-            #[cfg(feature = "billing")]
-            Self::LatePaymentFeeCalculatorStarted => {
-                "late_payment_fee_calculator_started"
-            }
-
-            #[cfg(feature = "billing")]
-            Self::LatePaymentFeeWaived => "late_payment_fee_waived",
-            #[cfg(feature = "communications")]
-            Self::LeadsLeadStageUpdated => "leads.lead.stage-updated",
-            #[cfg(feature = "communications")]
-            Self::LeadsOpportunityDocumentAttachedToOpportunity => {
-                "leads.opportunity.document-attached-to-opportunity"
-            }
-
-            #[cfg(feature = "communications")]
-            Self::LeadsOpportunityOfferGroupCreated => {
-                "leads.opportunity.offer-group.created"
-            }
-
-            #[cfg(feature = "communications")]
-            Self::LeadsOpportunityStageUpdated => "leads.opportunity.stage-updated",
-            #[cfg(feature = "lifecycle-status")]
-            Self::LifecycleEnrollmentLoyaltyPointsQualificationReversed => {
-                "lifecycle.enrollment.loyalty-points-qualification-reversed"
-            }
-
-            #[cfg(feature = "lifecycle-status")]
-            Self::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint => {
-                "lifecycle.enrollment.supply-status-qualifies-account-for-loyalty-point"
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierActivationCompleted => {
-                "lifecycle.join-supplier.activation.completed"
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierActivationInitiated => {
-                "lifecycle.join-supplier.activation.initiated"
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierAgreementCreated => {
-                "lifecycle.join-supplier.agreement.created"
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated => {
-                "lifecycle.join-supplier.await-post-activation-flow-step.initiated"
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated => {
-                "lifecycle.join-supplier.await-pre-activation-flow-step.initiated"
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated => {
-                "lifecycle.join-supplier.await-pre-discovery-flow-step.initiated"
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierCancellationRequested => {
-                "lifecycle.join-supplier.cancellation-requested"
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierCancelled => "lifecycle.join-supplier.cancelled",
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierCompleted => "lifecycle.join-supplier.completed",
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierRequested => "lifecycle.join-supplier.requested",
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierReversalRequested => {
-                "lifecycle.join-supplier.reversal-requested"
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierReversed => "lifecycle.join-supplier.reversed",
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierSupplyPeriodCreated => {
-                "lifecycle.join-supplier.supply-period.created"
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated => {
-                "lifecycle.join-supplier.supply-point-journey-await-post-activation-flow-step.initiated"
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated => {
-                "lifecycle.join-supplier.supply-point-journey-await-pre-activation-flow-step.initiated"
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted => {
-                "lifecycle.join_supplier._ensure_payment_instructions.step_completed"
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated => {
-                "lifecycle.join_supplier._ensure_payment_instructions.step_initiated"
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierSecurityDepositsCreated => {
-                "lifecycle.join_supplier.security_deposits.created"
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierTermsAndConditionsAccepted => {
-                "lifecycle.join_supplier.terms-and-conditions.accepted"
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated => {
-                "lifecycle.leave-supplier.await-post-deactivation-flow-step.initiated"
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated => {
-                "lifecycle.leave-supplier.await-post-termination-flow-step.initiated"
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated => {
-                "lifecycle.leave-supplier.await-pre-termination-flow-step.initiated"
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierCancellationRequested => {
-                "lifecycle.leave-supplier.cancellation-requested"
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierCancelled => "lifecycle.leave-supplier.cancelled",
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierCompleted => "lifecycle.leave-supplier.completed",
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierRequested => "lifecycle.leave-supplier.requested",
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierReversalRequested => {
-                "lifecycle.leave-supplier.reversal-requested"
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated => {
-                "lifecycle.leave-supplier.supply-point-journey-await-post-termination-flow-step.initiated"
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated => {
-                "lifecycle.leave-supplier.supply-point-journey-await-pre-agreement-termination-flow-step.initiated"
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated => {
-                "lifecycle.leave-supplier.supply-point-journey-await-pre-termination-flow-step.initiated"
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierTerminationConfirmed => {
-                "lifecycle.leave-supplier.termination.confirmed"
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierTerminationInitiated => {
-                "lifecycle.leave-supplier.termination.initiated"
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierUpdated => "lifecycle.leave-supplier.updated",
-            #[cfg(feature = "lifecycle-status")]
-            Self::LifecycleStatusChanged => "lifecycle.status-changed",
-            #[cfg(feature = "lifecycle-status")]
-            Self::LifecycleSupportSiteSale => "lifecycle.support-site.sale",
-            #[cfg(feature = "customer-access")]
-            Self::LoyaltyPointsUserRoleRemoval => "loyalty-points.user-role-removal",
-            #[cfg(feature = "market-files")]
-            Self::MarketsEspBillFlowFileProcessed => {
-                "markets.esp.bill-flow-file.processed"
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::MarketsEspFlowFileProcessed => "markets.esp.flow-file.processed",
-            #[cfg(feature = "market-files")]
-            Self::MarketsEspIndustryGasbillflowdetailsInspectionProcessed => {
-                "markets.esp_industry_gasbillflowdetails.inspection.processed"
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::MarketsGasSupplyPointCreated => "markets.gas-supply-point.created",
-            #[cfg(feature = "market-files")]
-            Self::MarketsNetworkOperatorCreated => "markets.network-operator.created",
-            #[cfg(feature = "communications")]
-            Self::MessagingPushNotificationTokenUnregistered => {
-                "messaging.push-notification.token-unregistered"
-            }
-
-            #[cfg(feature = "meter-data-quality")]
-            Self::MeterDataQualityResolutionCancelled => {
-                "meter_data_quality.resolution_cancelled"
-            }
-
-            #[cfg(feature = "meter-data-quality")]
-            Self::MeterDataQualityResolutionRequested => {
-                "meter_data_quality.resolution_requested"
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointElecCosGainRegistrationRequested => {
-                "meterpoint.elec.cos_gain.registration.requested"
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasApiBackfill => "meterpoint.gas.api_backfill",
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasAppointMamRequested => {
-                "meterpoint.gas.appoint_mam.requested"
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasBackfill => "meterpoint.gas.backfill",
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasChangeOfCohortRequested => {
-                "meterpoint.gas.change_of_cohort.requested"
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasChangeOfMamRequested => {
-                "meterpoint.gas.change_of_mam.requested"
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasCosGainMtdReceived => {
-                "meterpoint.gas.cos_gain.mtd_received"
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasCosGainRegistrationConfirmed => {
-                "meterpoint.gas.cos_gain.registration.confirmed"
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasCosGainRegistrationRequested => {
-                "meterpoint.gas.cos_gain.registration.requested"
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasCosLossConfirmed => "meterpoint.gas.cos_loss.confirmed",
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasDeappointMamRequested => {
-                "meterpoint.gas.deappoint_mam.requested"
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasDisputedClosingReadingAcceptedByUs => {
-                "meterpoint.gas.disputed_closing_reading.accepted.by_us"
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier => {
-                "meterpoint.gas.disputed_closing_reading.accepted.other_supplier"
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasDisputedClosingReadingAlternativeProposedByUs => {
-                "meterpoint.gas.disputed_closing_reading.alternative_proposed.by_us"
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier => {
-                "meterpoint.gas.disputed_closing_reading.alternative_proposed.other_supplier"
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasDisputedClosingReadingQueriedByUs => {
-                "meterpoint.gas.disputed_closing_reading.queried.by_us"
-            }
-        }
+        self.row().name
     }
 
     /// Its payload versions, oldest first.
     pub const fn versions(self) -> &'static [&'static str] {
-        match self {
-            #[cfg(feature = "accounts")]
-            Self::AccountCommunicationsPreferencesUpdated => {
-                accounts::AccountCommunicationsPreferencesUpdated::VERSIONS
-            }
-
-            #[cfg(feature = "accounts")]
-            Self::AccountCreated => accounts::AccountCreated::VERSIONS,
-            #[cfg(feature = "accounts")]
-            Self::AccountOccupied => accounts::AccountOccupied::VERSIONS,
-            #[cfg(feature = "accounts")]
-            Self::AccountReactivated => accounts::AccountReactivated::VERSIONS,
-            #[cfg(feature = "accounts")]
-            Self::AccountSmartMeterReadPermissionChanged => {
-                accounts::AccountSmartMeterReadPermissionChanged::VERSIONS
-            }
-
-            #[cfg(feature = "accounts")]
-            Self::AccountUpdated => accounts::AccountUpdated::VERSIONS,
-            #[cfg(feature = "accounts")]
-            Self::AccountMetadataCreated => accounts::AccountMetadataCreated::VERSIONS,
-            #[cfg(feature = "accounts")]
-            Self::AccountMetadataRemoved => accounts::AccountMetadataRemoved::VERSIONS,
-            #[cfg(feature = "accounts")]
-            Self::AccountMetadataUpdated => accounts::AccountMetadataUpdated::VERSIONS,
-            #[cfg(feature = "accounts")]
-            Self::AccountPropertyEffectivePeriodMetadataCreated => {
-                accounts::AccountPropertyEffectivePeriodMetadataCreated::VERSIONS
-            }
-
-            #[cfg(feature = "accounts")]
-            Self::AccountPropertyEffectivePeriodMetadataRemoved => {
-                accounts::AccountPropertyEffectivePeriodMetadataRemoved::VERSIONS
-            }
-
-            #[cfg(feature = "accounts")]
-            Self::AccountPropertyEffectivePeriodMetadataUpdated => {
-                accounts::AccountPropertyEffectivePeriodMetadataUpdated::VERSIONS
-            }
-
-            #[cfg(feature = "account-users")]
-            Self::AccountUserCreated => account_users::AccountUserCreated::VERSIONS,
-            #[cfg(feature = "account-users")]
-            Self::AccountUserPasswordChanged => {
-                account_users::AccountUserPasswordChanged::VERSIONS
-            }
-
-            #[cfg(feature = "account-users")]
-            Self::AccountUserPasswordResetRequested => {
-                account_users::AccountUserPasswordResetRequested::VERSIONS
-            }
-
-            #[cfg(feature = "account-users")]
-            Self::AccountUserPsrRecordsUpdated => {
-                account_users::AccountUserPsrRecordsUpdated::VERSIONS
-            }
-
-            #[cfg(feature = "account-users")]
-            Self::AccountUserRemoved => account_users::AccountUserRemoved::VERSIONS,
-            #[cfg(feature = "account-users")]
-            Self::AccountUserUpdated => account_users::AccountUserUpdated::VERSIONS,
-            #[cfg(feature = "account-users")]
-            Self::AccountUserVerificationCompleted => {
-                account_users::AccountUserVerificationCompleted::VERSIONS
-            }
-
-            #[cfg(feature = "account-users")]
-            Self::AccountUserVerificationStarted => {
-                account_users::AccountUserVerificationStarted::VERSIONS
-            }
-
-            #[cfg(feature = "account-users")]
-            Self::AccountUserMetadataCreated => {
-                account_users::AccountUserMetadataCreated::VERSIONS
-            }
-
-            #[cfg(feature = "account-users")]
-            Self::AccountUserMetadataRemoved => {
-                account_users::AccountUserMetadataRemoved::VERSIONS
-            }
-
-            #[cfg(feature = "account-users")]
-            Self::AccountUserMetadataUpdated => {
-                account_users::AccountUserMetadataUpdated::VERSIONS
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::ActualIntervalsReceived => {
-                agreements_and_approvals::ActualIntervalsReceived::VERSIONS
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::AffiliatesAffiliateAccountContractCreated => {
-                agreements_and_approvals::AffiliatesAffiliateAccountContractCreated::VERSIONS
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::AgreementCreated => {
-                agreements_and_approvals::AgreementCreated::VERSIONS
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::AgreementRevoked => {
-                agreements_and_approvals::AgreementRevoked::VERSIONS
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::AgreementRolloverCompleted => {
-                agreements_and_approvals::AgreementRolloverCompleted::VERSIONS
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::AgreementTerminated => {
-                agreements_and_approvals::AgreementTerminated::VERSIONS
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::AgreementUpdated => {
-                agreements_and_approvals::AgreementUpdated::VERSIONS
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::ApprovalsApprovalApproved => {
-                agreements_and_approvals::ApprovalsApprovalApproved::VERSIONS
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::ApprovalsApprovalCreated => {
-                agreements_and_approvals::ApprovalsApprovalCreated::VERSIONS
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::ApprovalsApprovalRejected => {
-                agreements_and_approvals::ApprovalsApprovalRejected::VERSIONS
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::ApprovalsApprovalRequestApproved => {
-                agreements_and_approvals::ApprovalsApprovalRequestApproved::VERSIONS
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::ApprovalsApprovalRequestAssigned => {
-                agreements_and_approvals::ApprovalsApprovalRequestAssigned::VERSIONS
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::ApprovalsApprovalRequestRejected => {
-                agreements_and_approvals::ApprovalsApprovalRequestRejected::VERSIONS
-            }
-
-            #[cfg(feature = "authentication-server")]
-            Self::AuthServerAccessTokenIssued => {
-                authentication_server::AuthServerAccessTokenIssued::VERSIONS
-            }
-
-            #[cfg(feature = "authentication-server")]
-            Self::AuthServerAccountUserGenerateMfaChallengeError => {
-                authentication_server::AuthServerAccountUserGenerateMfaChallengeError::VERSIONS
-            }
-
-            #[cfg(feature = "authentication-server")]
-            Self::AuthServerAccountUserLoggedIn => {
-                authentication_server::AuthServerAccountUserLoggedIn::VERSIONS
-            }
-
-            #[cfg(feature = "authentication-server")]
-            Self::AuthServerAccountUserLoginDenied => {
-                authentication_server::AuthServerAccountUserLoginDenied::VERSIONS
-            }
-
-            #[cfg(feature = "authentication-server")]
-            Self::AuthServerAccountUserLoginFailed => {
-                authentication_server::AuthServerAccountUserLoginFailed::VERSIONS
-            }
-
-            #[cfg(feature = "authentication-server")]
-            Self::AuthServerAccountUserLoginStepCompleted => {
-                authentication_server::AuthServerAccountUserLoginStepCompleted::VERSIONS
-            }
-
-            #[cfg(feature = "billing")]
-            Self::BillingBillingDocumentHeld => {
-                billing::BillingBillingDocumentHeld::VERSIONS
-            }
-
-            #[cfg(feature = "billing")]
-            Self::BillingBillingDocumentIssued => {
-                billing::BillingBillingDocumentIssued::VERSIONS
-            }
-
-            #[cfg(feature = "billing")]
-            Self::BillingBillingDocumentRepresentationDispatched => {
-                billing::BillingBillingDocumentRepresentationDispatched::VERSIONS
-            }
-
-            #[cfg(feature = "billing")]
-            Self::BillingBillingOptionsUpdated => {
-                billing::BillingBillingOptionsUpdated::VERSIONS
-            }
-
-            #[cfg(feature = "billing")]
-            Self::BillingChargingLedgerAssignedToAgreement => {
-                billing::BillingChargingLedgerAssignedToAgreement::VERSIONS
-            }
-
-            #[cfg(feature = "billing")]
-            Self::BillingChargingSupplyPointTriggered => {
-                billing::BillingChargingSupplyPointTriggered::VERSIONS
-            }
-
-            #[cfg(feature = "billing")]
-            Self::BillingDuosInvoiceCancel => billing::BillingDuosInvoiceCancel::VERSIONS,
-            #[cfg(feature = "billing")]
-            Self::BillingDuosInvoiceNew => billing::BillingDuosInvoiceNew::VERSIONS,
-            #[cfg(feature = "billing")]
-            Self::BillingDuosInvoiceReplace => {
-                billing::BillingDuosInvoiceReplace::VERSIONS
-            }
-
-            #[cfg(feature = "billing")]
-            Self::BillingFinalBill => billing::BillingFinalBill::VERSIONS,
-            #[cfg(feature = "billing")]
-            Self::BillingIssuanceExternalStatusCreated => {
-                billing::BillingIssuanceExternalStatusCreated::VERSIONS
-            }
-
-            #[cfg(feature = "billing")]
-            Self::BillingIssuedBill => billing::BillingIssuedBill::VERSIONS,
-            #[cfg(feature = "billing")]
-            Self::BillingLedgerEntryPosted => billing::BillingLedgerEntryPosted::VERSIONS,
-            #[cfg(feature = "billing")]
-            Self::BillingLedgerEntryRemoved => {
-                billing::BillingLedgerEntryRemoved::VERSIONS
-            }
-
-            #[cfg(feature = "billing")]
-            Self::BillingPathwayTraversalFailed => {
-                billing::BillingPathwayTraversalFailed::VERSIONS
-            }
-
-            #[cfg(feature = "billing")]
-            Self::BillingPathwayTraversalSucceeded => {
-                billing::BillingPathwayTraversalSucceeded::VERSIONS
-            }
-
-            #[cfg(feature = "billing")]
-            Self::BillingPortfolioInvoiceSummaryCompleted => {
-                billing::BillingPortfolioInvoiceSummaryCompleted::VERSIONS
-            }
-
-            #[cfg(feature = "billing")]
-            Self::BillingRebateAccepted => billing::BillingRebateAccepted::VERSIONS,
-            #[cfg(feature = "billing")]
-            Self::BillingRebateCreated => billing::BillingRebateCreated::VERSIONS,
-            #[cfg(feature = "billing")]
-            Self::BillingRebateDeclined => billing::BillingRebateDeclined::VERSIONS,
-            #[cfg(feature = "billing")]
-            Self::BillingRebateUpdated => billing::BillingRebateUpdated::VERSIONS,
-            #[cfg(feature = "businesses")]
-            Self::BusinessCreated => businesses::BusinessCreated::VERSIONS,
-            #[cfg(feature = "businesses")]
-            Self::BusinessUpdated => businesses::BusinessUpdated::VERSIONS,
-            #[cfg(feature = "businesses")]
-            Self::BusinessOperationsTeamUpdated => {
-                businesses::BusinessOperationsTeamUpdated::VERSIONS
-            }
-
-            #[cfg(feature = "accounts")]
-            Self::CampaignAccountAdded => accounts::CampaignAccountAdded::VERSIONS,
-            #[cfg(feature = "accounts")]
-            Self::CampaignAccountRemoved => accounts::CampaignAccountRemoved::VERSIONS,
-            #[cfg(feature = "accounts")]
-            Self::CampaignAccountUpdated => accounts::CampaignAccountUpdated::VERSIONS,
-            #[cfg(feature = "billing")]
-            Self::ChargingPrimingErrored => billing::ChargingPrimingErrored::VERSIONS,
-            #[cfg(feature = "collections")]
-            Self::CollateralAgreementFulfilled => {
-                collections::CollateralAgreementFulfilled::VERSIONS
-            }
-
-            #[cfg(feature = "collections")]
-            Self::CollectionProceedingCreated => {
-                collections::CollectionProceedingCreated::VERSIONS
-            }
-
-            #[cfg(feature = "collections")]
-            Self::CollectionProcessCommStepResolved => {
-                collections::CollectionProcessCommStepResolved::VERSIONS
-            }
-
-            #[cfg(feature = "collections")]
-            Self::CollectionProcessLeaveSupplierInstigated => {
-                collections::CollectionProcessLeaveSupplierInstigated::VERSIONS
-            }
-
-            #[cfg(feature = "collections")]
-            Self::CollectionProcessPaused => {
-                collections::CollectionProcessPaused::VERSIONS
-            }
-
-            #[cfg(feature = "collections")]
-            Self::CollectionProcessRaised => {
-                collections::CollectionProcessRaised::VERSIONS
-            }
-
-            #[cfg(feature = "collections")]
-            Self::CollectionProcessReactivated => {
-                collections::CollectionProcessReactivated::VERSIONS
-            }
-
-            #[cfg(feature = "collections")]
-            Self::CollectionProcessRunTerminationRequested => {
-                collections::CollectionProcessRunTerminationRequested::VERSIONS
-            }
-
-            #[cfg(feature = "collections")]
-            Self::CollectionProcessUnpaused => {
-                collections::CollectionProcessUnpaused::VERSIONS
-            }
-
-            #[cfg(feature = "collections")]
-            Self::CollectionProcessWithdrawn => {
-                collections::CollectionProcessWithdrawn::VERSIONS
-            }
-
-            #[cfg(feature = "communications")]
-            Self::CommsAccountCallUpdated => {
-                communications::CommsAccountCallUpdated::VERSIONS
-            }
-
-            #[cfg(feature = "communications")]
-            Self::CommsCustomerEmailBounced => {
-                communications::CommsCustomerEmailBounced::VERSIONS
-            }
-
-            #[cfg(feature = "communications")]
-            Self::CommsPushNotificationReceivedUnregisteredOrExpiredToken => {
-                communications::CommsPushNotificationReceivedUnregisteredOrExpiredToken::VERSIONS
-            }
-
-            #[cfg(feature = "communications")]
-            Self::CommsTranscriptionCreated => {
-                communications::CommsTranscriptionCreated::VERSIONS
-            }
-
-            #[cfg(feature = "communications")]
-            Self::ComplaintsComplaintNewContact => {
-                communications::ComplaintsComplaintNewContact::VERSIONS
-            }
-
-            #[cfg(feature = "communications")]
-            Self::ComplaintsComplaintOpened => {
-                communications::ComplaintsComplaintOpened::VERSIONS
-            }
-
-            #[cfg(feature = "communications")]
-            Self::ComplaintsDrpFinished => {
-                communications::ComplaintsDrpFinished::VERSIONS
-            }
-
-            #[cfg(feature = "communications")]
-            Self::ComplaintsDrpStarted => communications::ComplaintsDrpStarted::VERSIONS,
-            #[cfg(feature = "communications")]
-            Self::ComplexQuotingCostCalculationFinished => {
-                communications::ComplexQuotingCostCalculationFinished::VERSIONS
-            }
-
-            #[cfg(feature = "communications")]
-            Self::ConsentsConsentCreated => {
-                communications::ConsentsConsentCreated::VERSIONS
-            }
-
-            #[cfg(feature = "communications")]
-            Self::ConsentsConsentUpdated => {
-                communications::ConsentsConsentUpdated::VERSIONS
-            }
-
-            #[cfg(feature = "contracts")]
-            Self::ContractGroupsCreated => contracts::ContractGroupsCreated::VERSIONS,
-            #[cfg(feature = "contracts")]
-            Self::ContractGroupsMembershipsChanged => {
-                contracts::ContractGroupsMembershipsChanged::VERSIONS
-            }
-
-            #[cfg(feature = "contracts")]
-            Self::ContractGroupsVersionCreated => {
-                contracts::ContractGroupsVersionCreated::VERSIONS
-            }
-
-            #[cfg(feature = "contracts")]
-            Self::ContractsActualized => contracts::ContractsActualized::VERSIONS,
-            #[cfg(feature = "contracts")]
-            Self::ContractsCreated => contracts::ContractsCreated::VERSIONS,
-            #[cfg(feature = "contracts")]
-            Self::ContractsExpired => contracts::ContractsExpired::VERSIONS,
-            #[cfg(feature = "contracts")]
-            Self::ContractsExpiryApproaching => {
-                contracts::ContractsExpiryApproaching::VERSIONS
-            }
-
-            #[cfg(feature = "contracts")]
-            Self::ContractsJourneysCreationStarted => {
-                contracts::ContractsJourneysCreationStarted::VERSIONS
-            }
-
-            #[cfg(feature = "contracts")]
-            Self::ContractsJourneysTerminationStarted => {
-                contracts::ContractsJourneysTerminationStarted::VERSIONS
-            }
-
-            #[cfg(feature = "contracts")]
-            Self::ContractsJourneysVariationStarted => {
-                contracts::ContractsJourneysVariationStarted::VERSIONS
-            }
-
-            #[cfg(feature = "contracts")]
-            Self::ContractsNovated => contracts::ContractsNovated::VERSIONS,
-            #[cfg(feature = "contracts")]
-            Self::ContractsRescinded => contracts::ContractsRescinded::VERSIONS,
-            #[cfg(feature = "contracts")]
-            Self::ContractsRevoked => contracts::ContractsRevoked::VERSIONS,
-            #[cfg(feature = "contracts")]
-            Self::ContractsSubjectAmended => contracts::ContractsSubjectAmended::VERSIONS,
-            #[cfg(feature = "contracts")]
-            Self::ContractsTerminated => contracts::ContractsTerminated::VERSIONS,
-            #[cfg(feature = "contracts")]
-            Self::ContractsTermsVaried => contracts::ContractsTermsVaried::VERSIONS,
-            #[cfg(feature = "collections")]
-            Self::CreditCheckCreated => collections::CreditCheckCreated::VERSIONS,
-            #[cfg(feature = "customer-access")]
-            Self::CustomerAccessPartnerRolesCreated => {
-                customer_access::CustomerAccessPartnerRolesCreated::VERSIONS
-            }
-
-            #[cfg(feature = "customer-access")]
-            Self::CustomerAccessPartnerRolesUpdated => {
-                customer_access::CustomerAccessPartnerRolesUpdated::VERSIONS
-            }
-
-            #[cfg(feature = "customer-access")]
-            Self::CustomerAccessPartnerUserRolesCreated => {
-                customer_access::CustomerAccessPartnerUserRolesCreated::VERSIONS
-            }
-
-            #[cfg(feature = "customer-access")]
-            Self::CustomerAccessPartnerUserRolesUpdated => {
-                customer_access::CustomerAccessPartnerUserRolesUpdated::VERSIONS
-            }
-
-            #[cfg(feature = "customer-access")]
-            Self::CustomerAccessUserRolesCreated => {
-                customer_access::CustomerAccessUserRolesCreated::VERSIONS
-            }
-
-            #[cfg(feature = "customer-access")]
-            Self::CustomerAccessUserRolesUpdated => {
-                customer_access::CustomerAccessUserRolesUpdated::VERSIONS
-            }
-
-            #[cfg(feature = "data-import")]
-            Self::DataImportImportProcessCancelled => {
-                data_import::DataImportImportProcessCancelled::VERSIONS
-            }
-
-            #[cfg(feature = "data-import")]
-            Self::DataImportImportProcessComplete => {
-                data_import::DataImportImportProcessComplete::VERSIONS
-            }
-
-            #[cfg(feature = "data-import")]
-            Self::DataImportImportProcessDryRunComplete => {
-                data_import::DataImportImportProcessDryRunComplete::VERSIONS
-            }
-
-            #[cfg(feature = "data-import")]
-            Self::DataImportImportProcessDryRunError => {
-                data_import::DataImportImportProcessDryRunError::VERSIONS
-            }
-
-            #[cfg(feature = "data-import")]
-            Self::DataImportImportProcessError => {
-                data_import::DataImportImportProcessError::VERSIONS
-            }
-
-            #[cfg(feature = "data-import")]
-            Self::DataImportImportProcessPostImportCompleted => {
-                data_import::DataImportImportProcessPostImportCompleted::VERSIONS
-            }
-
-            #[cfg(feature = "data-import")]
-            Self::DataImportImportProcessPostImportError => {
-                data_import::DataImportImportProcessPostImportError::VERSIONS
-            }
-
-            #[cfg(feature = "data-import")]
-            Self::DataImportOrderProcessCancelled => {
-                data_import::DataImportOrderProcessCancelled::VERSIONS
-            }
-
-            #[cfg(feature = "data-import")]
-            Self::DataImportOrderProcessComplete => {
-                data_import::DataImportOrderProcessComplete::VERSIONS
-            }
-
-            #[cfg(feature = "data-import")]
-            Self::DataImportOrderProcessError => {
-                data_import::DataImportOrderProcessError::VERSIONS
-            }
-
-            #[cfg(feature = "collections")]
-            Self::DebtActioningAutomatedDebtWriteBackCompleted => {
-                collections::DebtActioningAutomatedDebtWriteBackCompleted::VERSIONS
-            }
-
-            #[cfg(feature = "collections")]
-            Self::DebtActioningAutomatedDebtWriteBackFailed => {
-                collections::DebtActioningAutomatedDebtWriteBackFailed::VERSIONS
-            }
-
-            #[cfg(feature = "collections")]
-            Self::DebtActioningAutomatedDebtWriteBackSkipped => {
-                collections::DebtActioningAutomatedDebtWriteBackSkipped::VERSIONS
-            }
-
-            #[cfg(feature = "collections")]
-            Self::DelinquentDebtAllocationCreated => {
-                collections::DelinquentDebtAllocationCreated::VERSIONS
-            }
-
-            #[cfg(feature = "collections")]
-            Self::DelinquentDebtPositionChanged => {
-                collections::DelinquentDebtPositionChanged::VERSIONS
-            }
-
-            #[cfg(feature = "collections")]
-            Self::DepositAgreementAccepted => {
-                collections::DepositAgreementAccepted::VERSIONS
-            }
-
-            #[cfg(feature = "collections")]
-            Self::DepositAgreementFulfilled => {
-                collections::DepositAgreementFulfilled::VERSIONS
-            }
-
-            #[cfg(feature = "collections")]
-            Self::DepositAgreementInstalmentReturned => {
-                collections::DepositAgreementInstalmentReturned::VERSIONS
-            }
-
-            #[cfg(feature = "collections")]
-            Self::DepositAgreementReturned => {
-                collections::DepositAgreementReturned::VERSIONS
-            }
-
-            #[cfg(feature = "collections")]
-            Self::DepositAgreementWithdrawn => {
-                collections::DepositAgreementWithdrawn::VERSIONS
-            }
-
-            #[cfg(feature = "collections")]
-            Self::DunningPathPaused => collections::DunningPathPaused::VERSIONS,
-            #[cfg(feature = "collections")]
-            Self::DunningPathStarted => collections::DunningPathStarted::VERSIONS,
-            #[cfg(feature = "collections")]
-            Self::DunningPathUnpaused => collections::DunningPathUnpaused::VERSIONS,
-            #[cfg(feature = "collections")]
-            Self::DunningPathWithdrawn => collections::DunningPathWithdrawn::VERSIONS,
-            #[cfg(feature = "market-files")]
-            Self::ElectricityFlowFileCancellationInvoiceProcessed => {
-                market_files::ElectricityFlowFileCancellationInvoiceProcessed::VERSIONS
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::ElectricityFlowFileComplementaryInvoiceProcessed => {
-                market_files::ElectricityFlowFileComplementaryInvoiceProcessed::VERSIONS
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::ElectricityFlowFileRectificationInvoiceProcessed => {
-                market_files::ElectricityFlowFileRectificationInvoiceProcessed::VERSIONS
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::ElectricityFlowFileRegularizerInvoiceProcessed => {
-                market_files::ElectricityFlowFileRegularizerInvoiceProcessed::VERSIONS
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::ElectricityFlowFileBillableConceptsInvoiceProcessed => {
-                market_files::ElectricityFlowFileBillableConceptsInvoiceProcessed::VERSIONS
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::ElectricityFlowFileRegularInvoiceProcessed => {
-                market_files::ElectricityFlowFileRegularInvoiceProcessed::VERSIONS
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::EspSupplyPointsEnrichmentDataSent => {
-                market_files::EspSupplyPointsEnrichmentDataSent::VERSIONS
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::EspSupplyPointsAtrSnapshotSent => {
-                market_files::EspSupplyPointsAtrSnapshotSent::VERSIONS
-            }
-
-            #[cfg(feature = "data-import")]
-            Self::ExternalMessagingUploadedFileProcessed => {
-                data_import::ExternalMessagingUploadedFileProcessed::VERSIONS
-            }
-
-            #[cfg(feature = "data-import")]
-            Self::ExternalMessagingUploadedFileProcessingFailed => {
-                data_import::ExternalMessagingUploadedFileProcessingFailed::VERSIONS
-            }
-
-            #[cfg(feature = "data-import")]
-            Self::ExternalMessagingUploadedFileSafe => {
-                data_import::ExternalMessagingUploadedFileSafe::VERSIONS
-            }
-
-            #[cfg(feature = "data-import")]
-            Self::ExternalMessagingUploadedFileUnsafe => {
-                data_import::ExternalMessagingUploadedFileUnsafe::VERSIONS
-            }
-
-            #[cfg(feature = "flexible-devices")]
-            Self::FlexDeviceDeauthenticated => {
-                flexible_devices::FlexDeviceDeauthenticated::VERSIONS
-            }
-
-            #[cfg(feature = "flexible-devices")]
-            Self::FlexDeviceDisconnected => {
-                flexible_devices::FlexDeviceDisconnected::VERSIONS
-            }
-
-            #[cfg(feature = "flexible-devices")]
-            Self::FlexDeviceOptimisationCreated => {
-                flexible_devices::FlexDeviceOptimisationCreated::VERSIONS
-            }
-
-            #[cfg(feature = "flexible-devices")]
-            Self::FlexDeviceRegistered => {
-                flexible_devices::FlexDeviceRegistered::VERSIONS
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated => {
-                market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::VERSIONS
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::GasBillFlowDetailsCancellationInvoiceCreated => {
-                market_files::GasBillFlowDetailsCancellationInvoiceCreated::VERSIONS
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::GasBillFlowDetailsComplementaryInvoiceCreated => {
-                market_files::GasBillFlowDetailsComplementaryInvoiceCreated::VERSIONS
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::GasBillFlowDetailsRectificationInvoiceCreated => {
-                market_files::GasBillFlowDetailsRectificationInvoiceCreated::VERSIONS
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::GasBillFlowDetailsRegularInvoiceCreated => {
-                market_files::GasBillFlowDetailsRegularInvoiceCreated::VERSIONS
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::GasFlowFileB7033ComplementaryInvoiceProcessed => {
-                market_files::GasFlowFileB7033ComplementaryInvoiceProcessed::VERSIONS
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::GasFlowFileB7033RegularInvoiceProcessed => {
-                market_files::GasFlowFileB7033RegularInvoiceProcessed::VERSIONS
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::GasSupplyPointInspectionResultsReceived => {
-                market_files::GasSupplyPointInspectionResultsReceived::VERSIONS
-            }
-
-            #[cfg(feature = "communications")]
-            Self::GoodsPurchaseCreated => communications::GoodsPurchaseCreated::VERSIONS,
-            #[cfg(feature = "communications")]
-            Self::GoodsQuoteCreatedForAccount => {
-                communications::GoodsQuoteCreatedForAccount::VERSIONS
-            }
-
-            #[cfg(feature = "communications")]
-            Self::GoodsQuoteCreatedWithoutAccount => {
-                communications::GoodsQuoteCreatedWithoutAccount::VERSIONS
-            }
-
-            #[cfg(feature = "industry")]
-            Self::IndustryElectricityChangeOfEnergisationUnsolicitedMessage => {
-                industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessage::VERSIONS
-            }
-
-            #[cfg(feature = "industry")]
-            Self::IndustryElectricityChangeOfServiceMeterDeactivated => {
-                industry::IndustryElectricityChangeOfServiceMeterDeactivated::VERSIONS
-            }
-
-            #[cfg(feature = "industry")]
-            Self::IndustryElectricityChangeOfSupplyGainInitiated => {
-                industry::IndustryElectricityChangeOfSupplyGainInitiated::VERSIONS
-            }
-
-            #[cfg(feature = "industry")]
-            Self::IndustryElectricityChangeOfSupplyLossComplete => {
-                industry::IndustryElectricityChangeOfSupplyLossComplete::VERSIONS
-            }
-
-            #[cfg(feature = "industry")]
-            Self::IndustryElectricityExportInstallationValidated => {
-                industry::IndustryElectricityExportInstallationValidated::VERSIONS
-            }
-
-            #[cfg(feature = "industry")]
-            Self::IndustryGasChangeOfSupplyGainInitiated => {
-                industry::IndustryGasChangeOfSupplyGainInitiated::VERSIONS
-            }
-
-            #[cfg(feature = "industry")]
-            Self::IndustryGasChangeOfSupplyLossComplete => {
-                industry::IndustryGasChangeOfSupplyLossComplete::VERSIONS
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkActionsRun => conversations::InkActionsRun::VERSIONS,
-            #[cfg(feature = "conversations")]
-            Self::InkContentInboundMessageTagged => {
-                conversations::InkContentInboundMessageTagged::VERSIONS
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkConversationAssignedToBucket => {
-                conversations::InkConversationAssignedToBucket::VERSIONS
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkConversationAssignedToTimeline => {
-                conversations::InkConversationAssignedToTimeline::VERSIONS
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkConversationAwaitCustomerReply => {
-                conversations::InkConversationAwaitCustomerReply::VERSIONS
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkConversationClosed => conversations::InkConversationClosed::VERSIONS,
-            #[cfg(feature = "conversations")]
-            Self::InkConversationOpenStatusChanged => {
-                conversations::InkConversationOpenStatusChanged::VERSIONS
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkConversationOpened => conversations::InkConversationOpened::VERSIONS,
-            #[cfg(feature = "conversations")]
-            Self::InkConversationPriorityChanged => {
-                conversations::InkConversationPriorityChanged::VERSIONS
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkConversationSnoozed => {
-                conversations::InkConversationSnoozed::VERSIONS
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkConversationUnassignedFromBucket => {
-                conversations::InkConversationUnassignedFromBucket::VERSIONS
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkConversationUnassignedFromTimeline => {
-                conversations::InkConversationUnassignedFromTimeline::VERSIONS
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkLiveChatClosed => conversations::InkLiveChatClosed::VERSIONS,
-            #[cfg(feature = "conversations")]
-            Self::InkLiveChatInitiated => conversations::InkLiveChatInitiated::VERSIONS,
-            #[cfg(feature = "conversations")]
-            Self::InkLiveChatMessagesOutboundMessageCreated => {
-                conversations::InkLiveChatMessagesOutboundMessageCreated::VERSIONS
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkMessageAttachmentSafe => {
-                conversations::InkMessageAttachmentSafe::VERSIONS
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkMessageAttachmentUnsafe => {
-                conversations::InkMessageAttachmentUnsafe::VERSIONS
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkMessagesInboundEmailMigration => {
-                conversations::InkMessagesInboundEmailMigration::VERSIONS
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkMessagesInboundMessageCreated => {
-                conversations::InkMessagesInboundMessageCreated::VERSIONS
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkMessagesInboundMessageIngested => {
-                conversations::InkMessagesInboundMessageIngested::VERSIONS
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkMessagesOutboundMessageCreated => {
-                conversations::InkMessagesOutboundMessageCreated::VERSIONS
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkMessagesOutboundMessageFailed => {
-                conversations::InkMessagesOutboundMessageFailed::VERSIONS
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkMessagesPhishingReportDismissed => {
-                conversations::InkMessagesPhishingReportDismissed::VERSIONS
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkMessagesReportedPhishing => {
-                conversations::InkMessagesReportedPhishing::VERSIONS
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkMessagesReportedSpam => {
-                conversations::InkMessagesReportedSpam::VERSIONS
-            }
-
-            #[cfg(feature = "conversations")]
-            Self::InkMessagesSpamReportDismissed => {
-                conversations::InkMessagesSpamReportDismissed::VERSIONS
-            }
-
-            #[cfg(feature = "businesses")]
-            Self::InternalCompanyCreated => businesses::InternalCompanyCreated::VERSIONS,
-            #[cfg(feature = "billing")]
-            Self::LatePaymentFeeApplicationServiceCompleted => {
-                billing::LatePaymentFeeApplicationServiceCompleted::VERSIONS
-            }
-
-            #[cfg(feature = "billing")]
-            Self::LatePaymentFeeApplicationServiceFeeApplied => {
-                billing::LatePaymentFeeApplicationServiceFeeApplied::VERSIONS
-            }
-
-            #[cfg(feature = "billing")]
-            Self::LatePaymentFeeApplicationServiceStarted => {
-                billing::LatePaymentFeeApplicationServiceStarted::VERSIONS
-            }
-
-            #[cfg(feature = "billing")]
-            Self::LatePaymentFeeCalculationServiceCompleted => {
-                billing::LatePaymentFeeCalculationServiceCompleted::VERSIONS
-            }
-
-            #[cfg(feature = "billing")]
-            Self::LatePaymentFeeCalculationServiceStarted => {
-                billing::LatePaymentFeeCalculationServiceStarted::VERSIONS
-            }
-
-            #[cfg(feature = "billing")]
-            Self::LatePaymentFeeCalculatorCompleted => {
-                billing::LatePaymentFeeCalculatorCompleted::VERSIONS
-            }
-
-            #[cfg(feature = "billing")]
-            Self::LatePaymentFeeCalculatorFeeApplied => {
-                billing::LatePaymentFeeCalculatorFeeApplied::VERSIONS
-            }
-
-            #[cfg(feature = "billing")]
-            Self::LatePaymentFeeCalculatorStarted => {
-                billing::LatePaymentFeeCalculatorStarted::VERSIONS
-            }
-
-            #[cfg(feature = "billing")]
-            Self::LatePaymentFeeWaived => billing::LatePaymentFeeWaived::VERSIONS,
-            #[cfg(feature = "communications")]
-            Self::LeadsLeadStageUpdated => {
-                communications::LeadsLeadStageUpdated::VERSIONS
-            }
-
-            #[cfg(feature = "communications")]
-            Self::LeadsOpportunityDocumentAttachedToOpportunity => {
-                communications::LeadsOpportunityDocumentAttachedToOpportunity::VERSIONS
-            }
-
-            #[cfg(feature = "communications")]
-            Self::LeadsOpportunityOfferGroupCreated => {
-                communications::LeadsOpportunityOfferGroupCreated::VERSIONS
-            }
-
-            #[cfg(feature = "communications")]
-            Self::LeadsOpportunityStageUpdated => {
-                communications::LeadsOpportunityStageUpdated::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-status")]
-            Self::LifecycleEnrollmentLoyaltyPointsQualificationReversed => {
-                lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversed::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-status")]
-            Self::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint => {
-                lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierActivationCompleted => {
-                lifecycle_join::LifecycleJoinSupplierActivationCompleted::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierActivationInitiated => {
-                lifecycle_join::LifecycleJoinSupplierActivationInitiated::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierAgreementCreated => {
-                lifecycle_join::LifecycleJoinSupplierAgreementCreated::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierCancellationRequested => {
-                lifecycle_join::LifecycleJoinSupplierCancellationRequested::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierCancelled => {
-                lifecycle_join::LifecycleJoinSupplierCancelled::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierCompleted => {
-                lifecycle_join::LifecycleJoinSupplierCompleted::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierRequested => {
-                lifecycle_join::LifecycleJoinSupplierRequested::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierReversalRequested => {
-                lifecycle_join::LifecycleJoinSupplierReversalRequested::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierReversed => {
-                lifecycle_join::LifecycleJoinSupplierReversed::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierSupplyPeriodCreated => {
-                lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreated::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted => {
-                lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierSecurityDepositsCreated => {
-                lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreated::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierTermsAndConditionsAccepted => {
-                lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAccepted::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierCancellationRequested => {
-                lifecycle_leave::LifecycleLeaveSupplierCancellationRequested::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierCancelled => {
-                lifecycle_leave::LifecycleLeaveSupplierCancelled::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierCompleted => {
-                lifecycle_leave::LifecycleLeaveSupplierCompleted::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierRequested => {
-                lifecycle_leave::LifecycleLeaveSupplierRequested::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierReversalRequested => {
-                lifecycle_leave::LifecycleLeaveSupplierReversalRequested::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierTerminationConfirmed => {
-                lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmed::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierTerminationInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierTerminationInitiated::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierUpdated => {
-                lifecycle_leave::LifecycleLeaveSupplierUpdated::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-status")]
-            Self::LifecycleStatusChanged => {
-                lifecycle_status::LifecycleStatusChanged::VERSIONS
-            }
-
-            #[cfg(feature = "lifecycle-status")]
-            Self::LifecycleSupportSiteSale => {
-                lifecycle_status::LifecycleSupportSiteSale::VERSIONS
-            }
-
-            #[cfg(feature = "customer-access")]
-            Self::LoyaltyPointsUserRoleRemoval => {
-                customer_access::LoyaltyPointsUserRoleRemoval::VERSIONS
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::MarketsEspBillFlowFileProcessed => {
-                market_files::MarketsEspBillFlowFileProcessed::VERSIONS
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::MarketsEspFlowFileProcessed => {
-                market_files::MarketsEspFlowFileProcessed::VERSIONS
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::MarketsEspIndustryGasbillflowdetailsInspectionProcessed => {
-                market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessed::VERSIONS
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::MarketsGasSupplyPointCreated => {
-                market_files::MarketsGasSupplyPointCreated::VERSIONS
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::MarketsNetworkOperatorCreated => {
-                market_files::MarketsNetworkOperatorCreated::VERSIONS
-            }
-
-            #[cfg(feature = "communications")]
-            Self::MessagingPushNotificationTokenUnregistered => {
-                communications::MessagingPushNotificationTokenUnregistered::VERSIONS
-            }
-
-            #[cfg(feature = "meter-data-quality")]
-            Self::MeterDataQualityResolutionCancelled => {
-                meter_data_quality::MeterDataQualityResolutionCancelled::VERSIONS
-            }
-
-            #[cfg(feature = "meter-data-quality")]
-            Self::MeterDataQualityResolutionRequested => {
-                meter_data_quality::MeterDataQualityResolutionRequested::VERSIONS
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointElecCosGainRegistrationRequested => {
-                meter_points::MeterpointElecCosGainRegistrationRequested::VERSIONS
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasApiBackfill => {
-                meter_points::MeterpointGasApiBackfill::VERSIONS
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasAppointMamRequested => {
-                meter_points::MeterpointGasAppointMamRequested::VERSIONS
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasBackfill => meter_points::MeterpointGasBackfill::VERSIONS,
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasChangeOfCohortRequested => {
-                meter_points::MeterpointGasChangeOfCohortRequested::VERSIONS
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasChangeOfMamRequested => {
-                meter_points::MeterpointGasChangeOfMamRequested::VERSIONS
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasCosGainMtdReceived => {
-                meter_points::MeterpointGasCosGainMtdReceived::VERSIONS
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasCosGainRegistrationConfirmed => {
-                meter_points::MeterpointGasCosGainRegistrationConfirmed::VERSIONS
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasCosGainRegistrationRequested => {
-                meter_points::MeterpointGasCosGainRegistrationRequested::VERSIONS
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasCosLossConfirmed => {
-                meter_points::MeterpointGasCosLossConfirmed::VERSIONS
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasDeappointMamRequested => {
-                meter_points::MeterpointGasDeappointMamRequested::VERSIONS
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasDisputedClosingReadingAcceptedByUs => {
-                meter_points::MeterpointGasDisputedClosingReadingAcceptedByUs::VERSIONS
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier => {
-                meter_points::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::VERSIONS
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasDisputedClosingReadingAlternativeProposedByUs => {
-                meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedByUs::VERSIONS
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier => {
-                meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::VERSIONS
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasDisputedClosingReadingQueriedByUs => {
-                meter_points::MeterpointGasDisputedClosingReadingQueriedByUs::VERSIONS
-            }
-        }
+        self.row().versions
     }
 
     /// The catalogue section (and cargo feature) it belongs to.
     pub const fn section(self) -> &'static str {
-        match self {
-            #[cfg(feature = "accounts")]
-            Self::AccountCommunicationsPreferencesUpdated => "accounts",
-            #[cfg(feature = "accounts")]
-            Self::AccountCreated => "accounts",
-            #[cfg(feature = "accounts")]
-            Self::AccountOccupied => "accounts",
-            #[cfg(feature = "accounts")]
-            Self::AccountReactivated => "accounts",
-            #[cfg(feature = "accounts")]
-            Self::AccountSmartMeterReadPermissionChanged => "accounts",
-            #[cfg(feature = "accounts")]
-            Self::AccountUpdated => "accounts",
-            #[cfg(feature = "accounts")]
-            Self::AccountMetadataCreated => "accounts",
-            #[cfg(feature = "accounts")]
-            Self::AccountMetadataRemoved => "accounts",
-            #[cfg(feature = "accounts")]
-            Self::AccountMetadataUpdated => "accounts",
-            #[cfg(feature = "accounts")]
-            Self::AccountPropertyEffectivePeriodMetadataCreated => "accounts",
-            #[cfg(feature = "accounts")]
-            Self::AccountPropertyEffectivePeriodMetadataRemoved => "accounts",
-            #[cfg(feature = "accounts")]
-            Self::AccountPropertyEffectivePeriodMetadataUpdated => "accounts",
-            #[cfg(feature = "account-users")]
-            Self::AccountUserCreated => "account-users",
-            #[cfg(feature = "account-users")]
-            Self::AccountUserPasswordChanged => "account-users",
-            #[cfg(feature = "account-users")]
-            Self::AccountUserPasswordResetRequested => "account-users",
-            #[cfg(feature = "account-users")]
-            Self::AccountUserPsrRecordsUpdated => "account-users",
-            #[cfg(feature = "account-users")]
-            Self::AccountUserRemoved => "account-users",
-            #[cfg(feature = "account-users")]
-            Self::AccountUserUpdated => "account-users",
-            #[cfg(feature = "account-users")]
-            Self::AccountUserVerificationCompleted => "account-users",
-            #[cfg(feature = "account-users")]
-            Self::AccountUserVerificationStarted => "account-users",
-            #[cfg(feature = "account-users")]
-            Self::AccountUserMetadataCreated => "account-users",
-            #[cfg(feature = "account-users")]
-            Self::AccountUserMetadataRemoved => "account-users",
-            #[cfg(feature = "account-users")]
-            Self::AccountUserMetadataUpdated => "account-users",
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::ActualIntervalsReceived => "agreements-and-approvals",
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::AffiliatesAffiliateAccountContractCreated => "agreements-and-approvals",
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::AgreementCreated => "agreements-and-approvals",
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::AgreementRevoked => "agreements-and-approvals",
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::AgreementRolloverCompleted => "agreements-and-approvals",
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::AgreementTerminated => "agreements-and-approvals",
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::AgreementUpdated => "agreements-and-approvals",
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::ApprovalsApprovalApproved => "agreements-and-approvals",
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::ApprovalsApprovalCreated => "agreements-and-approvals",
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::ApprovalsApprovalRejected => "agreements-and-approvals",
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::ApprovalsApprovalRequestApproved => "agreements-and-approvals",
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::ApprovalsApprovalRequestAssigned => "agreements-and-approvals",
-            #[cfg(feature = "agreements-and-approvals")]
-            Self::ApprovalsApprovalRequestRejected => "agreements-and-approvals",
-            #[cfg(feature = "authentication-server")]
-            Self::AuthServerAccessTokenIssued => "authentication-server",
-            #[cfg(feature = "authentication-server")]
-            Self::AuthServerAccountUserGenerateMfaChallengeError => {
-                "authentication-server"
-            }
+        self.row().section
+    }
 
-            #[cfg(feature = "authentication-server")]
-            Self::AuthServerAccountUserLoggedIn => "authentication-server",
-            #[cfg(feature = "authentication-server")]
-            Self::AuthServerAccountUserLoginDenied => "authentication-server",
-            #[cfg(feature = "authentication-server")]
-            Self::AuthServerAccountUserLoginFailed => "authentication-server",
-            #[cfg(feature = "authentication-server")]
-            Self::AuthServerAccountUserLoginStepCompleted => "authentication-server",
-            #[cfg(feature = "billing")]
-            Self::BillingBillingDocumentHeld => "billing",
-            #[cfg(feature = "billing")]
-            Self::BillingBillingDocumentIssued => "billing",
-            #[cfg(feature = "billing")]
-            Self::BillingBillingDocumentRepresentationDispatched => "billing",
-            #[cfg(feature = "billing")]
-            Self::BillingBillingOptionsUpdated => "billing",
-            #[cfg(feature = "billing")]
-            Self::BillingChargingLedgerAssignedToAgreement => "billing",
-            #[cfg(feature = "billing")]
-            Self::BillingChargingSupplyPointTriggered => "billing",
-            #[cfg(feature = "billing")]
-            Self::BillingDuosInvoiceCancel => "billing",
-            #[cfg(feature = "billing")]
-            Self::BillingDuosInvoiceNew => "billing",
-            #[cfg(feature = "billing")]
-            Self::BillingDuosInvoiceReplace => "billing",
-            #[cfg(feature = "billing")]
-            Self::BillingFinalBill => "billing",
-            #[cfg(feature = "billing")]
-            Self::BillingIssuanceExternalStatusCreated => "billing",
-            #[cfg(feature = "billing")]
-            Self::BillingIssuedBill => "billing",
-            #[cfg(feature = "billing")]
-            Self::BillingLedgerEntryPosted => "billing",
-            #[cfg(feature = "billing")]
-            Self::BillingLedgerEntryRemoved => "billing",
-            #[cfg(feature = "billing")]
-            Self::BillingPathwayTraversalFailed => "billing",
-            #[cfg(feature = "billing")]
-            Self::BillingPathwayTraversalSucceeded => "billing",
-            #[cfg(feature = "billing")]
-            Self::BillingPortfolioInvoiceSummaryCompleted => "billing",
-            #[cfg(feature = "billing")]
-            Self::BillingRebateAccepted => "billing",
-            #[cfg(feature = "billing")]
-            Self::BillingRebateCreated => "billing",
-            #[cfg(feature = "billing")]
-            Self::BillingRebateDeclined => "billing",
-            #[cfg(feature = "billing")]
-            Self::BillingRebateUpdated => "billing",
-            #[cfg(feature = "businesses")]
-            Self::BusinessCreated => "businesses",
-            #[cfg(feature = "businesses")]
-            Self::BusinessUpdated => "businesses",
-            #[cfg(feature = "businesses")]
-            Self::BusinessOperationsTeamUpdated => "businesses",
-            #[cfg(feature = "accounts")]
-            Self::CampaignAccountAdded => "accounts",
-            #[cfg(feature = "accounts")]
-            Self::CampaignAccountRemoved => "accounts",
-            #[cfg(feature = "accounts")]
-            Self::CampaignAccountUpdated => "accounts",
-            #[cfg(feature = "billing")]
-            Self::ChargingPrimingErrored => "billing",
-            #[cfg(feature = "collections")]
-            Self::CollateralAgreementFulfilled => "collections",
-            #[cfg(feature = "collections")]
-            Self::CollectionProceedingCreated => "collections",
-            #[cfg(feature = "collections")]
-            Self::CollectionProcessCommStepResolved => "collections",
-            #[cfg(feature = "collections")]
-            Self::CollectionProcessLeaveSupplierInstigated => "collections",
-            #[cfg(feature = "collections")]
-            Self::CollectionProcessPaused => "collections",
-            #[cfg(feature = "collections")]
-            Self::CollectionProcessRaised => "collections",
-            #[cfg(feature = "collections")]
-            Self::CollectionProcessReactivated => "collections",
-            #[cfg(feature = "collections")]
-            Self::CollectionProcessRunTerminationRequested => "collections",
-            #[cfg(feature = "collections")]
-            Self::CollectionProcessUnpaused => "collections",
-            #[cfg(feature = "collections")]
-            Self::CollectionProcessWithdrawn => "collections",
-            #[cfg(feature = "communications")]
-            Self::CommsAccountCallUpdated => "communications",
-            #[cfg(feature = "communications")]
-            Self::CommsCustomerEmailBounced => "communications",
-            #[cfg(feature = "communications")]
-            Self::CommsPushNotificationReceivedUnregisteredOrExpiredToken => {
-                "communications"
-            }
-
-            #[cfg(feature = "communications")]
-            Self::CommsTranscriptionCreated => "communications",
-            #[cfg(feature = "communications")]
-            Self::ComplaintsComplaintNewContact => "communications",
-            #[cfg(feature = "communications")]
-            Self::ComplaintsComplaintOpened => "communications",
-            #[cfg(feature = "communications")]
-            Self::ComplaintsDrpFinished => "communications",
-            #[cfg(feature = "communications")]
-            Self::ComplaintsDrpStarted => "communications",
-            #[cfg(feature = "communications")]
-            Self::ComplexQuotingCostCalculationFinished => "communications",
-            #[cfg(feature = "communications")]
-            Self::ConsentsConsentCreated => "communications",
-            #[cfg(feature = "communications")]
-            Self::ConsentsConsentUpdated => "communications",
-            #[cfg(feature = "contracts")]
-            Self::ContractGroupsCreated => "contracts",
-            #[cfg(feature = "contracts")]
-            Self::ContractGroupsMembershipsChanged => "contracts",
-            #[cfg(feature = "contracts")]
-            Self::ContractGroupsVersionCreated => "contracts",
-            #[cfg(feature = "contracts")]
-            Self::ContractsActualized => "contracts",
-            #[cfg(feature = "contracts")]
-            Self::ContractsCreated => "contracts",
-            #[cfg(feature = "contracts")]
-            Self::ContractsExpired => "contracts",
-            #[cfg(feature = "contracts")]
-            Self::ContractsExpiryApproaching => "contracts",
-            #[cfg(feature = "contracts")]
-            Self::ContractsJourneysCreationStarted => "contracts",
-            #[cfg(feature = "contracts")]
-            Self::ContractsJourneysTerminationStarted => "contracts",
-            #[cfg(feature = "contracts")]
-            Self::ContractsJourneysVariationStarted => "contracts",
-            #[cfg(feature = "contracts")]
-            Self::ContractsNovated => "contracts",
-            #[cfg(feature = "contracts")]
-            Self::ContractsRescinded => "contracts",
-            #[cfg(feature = "contracts")]
-            Self::ContractsRevoked => "contracts",
-            #[cfg(feature = "contracts")]
-            Self::ContractsSubjectAmended => "contracts",
-            #[cfg(feature = "contracts")]
-            Self::ContractsTerminated => "contracts",
-            #[cfg(feature = "contracts")]
-            Self::ContractsTermsVaried => "contracts",
-            #[cfg(feature = "collections")]
-            Self::CreditCheckCreated => "collections",
-            #[cfg(feature = "customer-access")]
-            Self::CustomerAccessPartnerRolesCreated => "customer-access",
-            #[cfg(feature = "customer-access")]
-            Self::CustomerAccessPartnerRolesUpdated => "customer-access",
-            #[cfg(feature = "customer-access")]
-            Self::CustomerAccessPartnerUserRolesCreated => "customer-access",
-            #[cfg(feature = "customer-access")]
-            Self::CustomerAccessPartnerUserRolesUpdated => "customer-access",
-            #[cfg(feature = "customer-access")]
-            Self::CustomerAccessUserRolesCreated => "customer-access",
-            #[cfg(feature = "customer-access")]
-            Self::CustomerAccessUserRolesUpdated => "customer-access",
-            #[cfg(feature = "data-import")]
-            Self::DataImportImportProcessCancelled => "data-import",
-            #[cfg(feature = "data-import")]
-            Self::DataImportImportProcessComplete => "data-import",
-            #[cfg(feature = "data-import")]
-            Self::DataImportImportProcessDryRunComplete => "data-import",
-            #[cfg(feature = "data-import")]
-            Self::DataImportImportProcessDryRunError => "data-import",
-            #[cfg(feature = "data-import")]
-            Self::DataImportImportProcessError => "data-import",
-            #[cfg(feature = "data-import")]
-            Self::DataImportImportProcessPostImportCompleted => "data-import",
-            #[cfg(feature = "data-import")]
-            Self::DataImportImportProcessPostImportError => "data-import",
-            #[cfg(feature = "data-import")]
-            Self::DataImportOrderProcessCancelled => "data-import",
-            #[cfg(feature = "data-import")]
-            Self::DataImportOrderProcessComplete => "data-import",
-            #[cfg(feature = "data-import")]
-            Self::DataImportOrderProcessError => "data-import",
-            #[cfg(feature = "collections")]
-            Self::DebtActioningAutomatedDebtWriteBackCompleted => "collections",
-            #[cfg(feature = "collections")]
-            Self::DebtActioningAutomatedDebtWriteBackFailed => "collections",
-            #[cfg(feature = "collections")]
-            Self::DebtActioningAutomatedDebtWriteBackSkipped => "collections",
-            #[cfg(feature = "collections")]
-            Self::DelinquentDebtAllocationCreated => "collections",
-            #[cfg(feature = "collections")]
-            Self::DelinquentDebtPositionChanged => "collections",
-            #[cfg(feature = "collections")]
-            Self::DepositAgreementAccepted => "collections",
-            #[cfg(feature = "collections")]
-            Self::DepositAgreementFulfilled => "collections",
-            #[cfg(feature = "collections")]
-            Self::DepositAgreementInstalmentReturned => "collections",
-            #[cfg(feature = "collections")]
-            Self::DepositAgreementReturned => "collections",
-            #[cfg(feature = "collections")]
-            Self::DepositAgreementWithdrawn => "collections",
-            #[cfg(feature = "collections")]
-            Self::DunningPathPaused => "collections",
-            #[cfg(feature = "collections")]
-            Self::DunningPathStarted => "collections",
-            #[cfg(feature = "collections")]
-            Self::DunningPathUnpaused => "collections",
-            #[cfg(feature = "collections")]
-            Self::DunningPathWithdrawn => "collections",
-            #[cfg(feature = "market-files")]
-            Self::ElectricityFlowFileCancellationInvoiceProcessed => "market-files",
-            #[cfg(feature = "market-files")]
-            Self::ElectricityFlowFileComplementaryInvoiceProcessed => "market-files",
-            #[cfg(feature = "market-files")]
-            Self::ElectricityFlowFileRectificationInvoiceProcessed => "market-files",
-            #[cfg(feature = "market-files")]
-            Self::ElectricityFlowFileRegularizerInvoiceProcessed => "market-files",
-            #[cfg(feature = "market-files")]
-            Self::ElectricityFlowFileBillableConceptsInvoiceProcessed => "market-files",
-            #[cfg(feature = "market-files")]
-            Self::ElectricityFlowFileRegularInvoiceProcessed => "market-files",
-            #[cfg(feature = "market-files")]
-            Self::EspSupplyPointsEnrichmentDataSent => "market-files",
-            #[cfg(feature = "market-files")]
-            Self::EspSupplyPointsAtrSnapshotSent => "market-files",
-            #[cfg(feature = "data-import")]
-            Self::ExternalMessagingUploadedFileProcessed => "data-import",
-            #[cfg(feature = "data-import")]
-            Self::ExternalMessagingUploadedFileProcessingFailed => "data-import",
-            #[cfg(feature = "data-import")]
-            Self::ExternalMessagingUploadedFileSafe => "data-import",
-            #[cfg(feature = "data-import")]
-            Self::ExternalMessagingUploadedFileUnsafe => "data-import",
-            #[cfg(feature = "flexible-devices")]
-            Self::FlexDeviceDeauthenticated => "flexible-devices",
-            #[cfg(feature = "flexible-devices")]
-            Self::FlexDeviceDisconnected => "flexible-devices",
-            #[cfg(feature = "flexible-devices")]
-            Self::FlexDeviceOptimisationCreated => "flexible-devices",
-            #[cfg(feature = "flexible-devices")]
-            Self::FlexDeviceRegistered => "flexible-devices",
-            #[cfg(feature = "market-files")]
-            Self::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated => {
-                "market-files"
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::GasBillFlowDetailsCancellationInvoiceCreated => "market-files",
-            #[cfg(feature = "market-files")]
-            Self::GasBillFlowDetailsComplementaryInvoiceCreated => "market-files",
-            #[cfg(feature = "market-files")]
-            Self::GasBillFlowDetailsRectificationInvoiceCreated => "market-files",
-            #[cfg(feature = "market-files")]
-            Self::GasBillFlowDetailsRegularInvoiceCreated => "market-files",
-            #[cfg(feature = "market-files")]
-            Self::GasFlowFileB7033ComplementaryInvoiceProcessed => "market-files",
-            #[cfg(feature = "market-files")]
-            Self::GasFlowFileB7033RegularInvoiceProcessed => "market-files",
-            #[cfg(feature = "market-files")]
-            Self::GasSupplyPointInspectionResultsReceived => "market-files",
-            #[cfg(feature = "communications")]
-            Self::GoodsPurchaseCreated => "communications",
-            #[cfg(feature = "communications")]
-            Self::GoodsQuoteCreatedForAccount => "communications",
-            #[cfg(feature = "communications")]
-            Self::GoodsQuoteCreatedWithoutAccount => "communications",
-            #[cfg(feature = "industry")]
-            Self::IndustryElectricityChangeOfEnergisationUnsolicitedMessage => "industry",
-            #[cfg(feature = "industry")]
-            Self::IndustryElectricityChangeOfServiceMeterDeactivated => "industry",
-            #[cfg(feature = "industry")]
-            Self::IndustryElectricityChangeOfSupplyGainInitiated => "industry",
-            #[cfg(feature = "industry")]
-            Self::IndustryElectricityChangeOfSupplyLossComplete => "industry",
-            #[cfg(feature = "industry")]
-            Self::IndustryElectricityExportInstallationValidated => "industry",
-            #[cfg(feature = "industry")]
-            Self::IndustryGasChangeOfSupplyGainInitiated => "industry",
-            #[cfg(feature = "industry")]
-            Self::IndustryGasChangeOfSupplyLossComplete => "industry",
-            #[cfg(feature = "conversations")]
-            Self::InkActionsRun => "conversations",
-            #[cfg(feature = "conversations")]
-            Self::InkContentInboundMessageTagged => "conversations",
-            #[cfg(feature = "conversations")]
-            Self::InkConversationAssignedToBucket => "conversations",
-            #[cfg(feature = "conversations")]
-            Self::InkConversationAssignedToTimeline => "conversations",
-            #[cfg(feature = "conversations")]
-            Self::InkConversationAwaitCustomerReply => "conversations",
-            #[cfg(feature = "conversations")]
-            Self::InkConversationClosed => "conversations",
-            #[cfg(feature = "conversations")]
-            Self::InkConversationOpenStatusChanged => "conversations",
-            #[cfg(feature = "conversations")]
-            Self::InkConversationOpened => "conversations",
-            #[cfg(feature = "conversations")]
-            Self::InkConversationPriorityChanged => "conversations",
-            #[cfg(feature = "conversations")]
-            Self::InkConversationSnoozed => "conversations",
-            #[cfg(feature = "conversations")]
-            Self::InkConversationUnassignedFromBucket => "conversations",
-            #[cfg(feature = "conversations")]
-            Self::InkConversationUnassignedFromTimeline => "conversations",
-            #[cfg(feature = "conversations")]
-            Self::InkLiveChatClosed => "conversations",
-            #[cfg(feature = "conversations")]
-            Self::InkLiveChatInitiated => "conversations",
-            #[cfg(feature = "conversations")]
-            Self::InkLiveChatMessagesOutboundMessageCreated => "conversations",
-            #[cfg(feature = "conversations")]
-            Self::InkMessageAttachmentSafe => "conversations",
-            #[cfg(feature = "conversations")]
-            Self::InkMessageAttachmentUnsafe => "conversations",
-            #[cfg(feature = "conversations")]
-            Self::InkMessagesInboundEmailMigration => "conversations",
-            #[cfg(feature = "conversations")]
-            Self::InkMessagesInboundMessageCreated => "conversations",
-            #[cfg(feature = "conversations")]
-            Self::InkMessagesInboundMessageIngested => "conversations",
-            #[cfg(feature = "conversations")]
-            Self::InkMessagesOutboundMessageCreated => "conversations",
-            #[cfg(feature = "conversations")]
-            Self::InkMessagesOutboundMessageFailed => "conversations",
-            #[cfg(feature = "conversations")]
-            Self::InkMessagesPhishingReportDismissed => "conversations",
-            #[cfg(feature = "conversations")]
-            Self::InkMessagesReportedPhishing => "conversations",
-            #[cfg(feature = "conversations")]
-            Self::InkMessagesReportedSpam => "conversations",
-            #[cfg(feature = "conversations")]
-            Self::InkMessagesSpamReportDismissed => "conversations",
-            #[cfg(feature = "businesses")]
-            Self::InternalCompanyCreated => "businesses",
-            #[cfg(feature = "billing")]
-            Self::LatePaymentFeeApplicationServiceCompleted => "billing",
-            #[cfg(feature = "billing")]
-            Self::LatePaymentFeeApplicationServiceFeeApplied => "billing",
-            #[cfg(feature = "billing")]
-            Self::LatePaymentFeeApplicationServiceStarted => "billing",
-            #[cfg(feature = "billing")]
-            Self::LatePaymentFeeCalculationServiceCompleted => "billing",
-            #[cfg(feature = "billing")]
-            Self::LatePaymentFeeCalculationServiceStarted => "billing",
-            #[cfg(feature = "billing")]
-            Self::LatePaymentFeeCalculatorCompleted => "billing",
-            #[cfg(feature = "billing")]
-            Self::LatePaymentFeeCalculatorFeeApplied => "billing",
-            #[cfg(feature = "billing")]
-            Self::LatePaymentFeeCalculatorStarted => "billing",
-            #[cfg(feature = "billing")]
-            Self::LatePaymentFeeWaived => "billing",
-            #[cfg(feature = "communications")]
-            Self::LeadsLeadStageUpdated => "communications",
-            #[cfg(feature = "communications")]
-            Self::LeadsOpportunityDocumentAttachedToOpportunity => "communications",
-            #[cfg(feature = "communications")]
-            Self::LeadsOpportunityOfferGroupCreated => "communications",
-            #[cfg(feature = "communications")]
-            Self::LeadsOpportunityStageUpdated => "communications",
-            #[cfg(feature = "lifecycle-status")]
-            Self::LifecycleEnrollmentLoyaltyPointsQualificationReversed => {
-                "lifecycle-status"
-            }
-
-            #[cfg(feature = "lifecycle-status")]
-            Self::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint => {
-                "lifecycle-status"
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierActivationCompleted => "lifecycle-join",
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierActivationInitiated => "lifecycle-join",
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierAgreementCreated => "lifecycle-join",
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated => {
-                "lifecycle-join"
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated => {
-                "lifecycle-join"
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated => {
-                "lifecycle-join"
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierCancellationRequested => "lifecycle-join",
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierCancelled => "lifecycle-join",
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierCompleted => "lifecycle-join",
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierRequested => "lifecycle-join",
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierReversalRequested => "lifecycle-join",
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierReversed => "lifecycle-join",
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierSupplyPeriodCreated => "lifecycle-join",
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated => {
-                "lifecycle-join"
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated => {
-                "lifecycle-join"
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted => {
-                "lifecycle-join"
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated => {
-                "lifecycle-join"
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierSecurityDepositsCreated => "lifecycle-join",
-            #[cfg(feature = "lifecycle-join")]
-            Self::LifecycleJoinSupplierTermsAndConditionsAccepted => "lifecycle-join",
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated => {
-                "lifecycle-leave"
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated => {
-                "lifecycle-leave"
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated => {
-                "lifecycle-leave"
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierCancellationRequested => "lifecycle-leave",
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierCancelled => "lifecycle-leave",
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierCompleted => "lifecycle-leave",
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierRequested => "lifecycle-leave",
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierReversalRequested => "lifecycle-leave",
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated => {
-                "lifecycle-leave"
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated => {
-                "lifecycle-leave"
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated => {
-                "lifecycle-leave"
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierTerminationConfirmed => "lifecycle-leave",
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierTerminationInitiated => "lifecycle-leave",
-            #[cfg(feature = "lifecycle-leave")]
-            Self::LifecycleLeaveSupplierUpdated => "lifecycle-leave",
-            #[cfg(feature = "lifecycle-status")]
-            Self::LifecycleStatusChanged => "lifecycle-status",
-            #[cfg(feature = "lifecycle-status")]
-            Self::LifecycleSupportSiteSale => "lifecycle-status",
-            #[cfg(feature = "customer-access")]
-            Self::LoyaltyPointsUserRoleRemoval => "customer-access",
-            #[cfg(feature = "market-files")]
-            Self::MarketsEspBillFlowFileProcessed => "market-files",
-            #[cfg(feature = "market-files")]
-            Self::MarketsEspFlowFileProcessed => "market-files",
-            #[cfg(feature = "market-files")]
-            Self::MarketsEspIndustryGasbillflowdetailsInspectionProcessed => {
-                "market-files"
-            }
-
-            #[cfg(feature = "market-files")]
-            Self::MarketsGasSupplyPointCreated => "market-files",
-            #[cfg(feature = "market-files")]
-            Self::MarketsNetworkOperatorCreated => "market-files",
-            #[cfg(feature = "communications")]
-            Self::MessagingPushNotificationTokenUnregistered => "communications",
-            #[cfg(feature = "meter-data-quality")]
-            Self::MeterDataQualityResolutionCancelled => "meter-data-quality",
-            #[cfg(feature = "meter-data-quality")]
-            Self::MeterDataQualityResolutionRequested => "meter-data-quality",
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointElecCosGainRegistrationRequested => "meter-points",
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasApiBackfill => "meter-points",
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasAppointMamRequested => "meter-points",
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasBackfill => "meter-points",
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasChangeOfCohortRequested => "meter-points",
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasChangeOfMamRequested => "meter-points",
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasCosGainMtdReceived => "meter-points",
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasCosGainRegistrationConfirmed => "meter-points",
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasCosGainRegistrationRequested => "meter-points",
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasCosLossConfirmed => "meter-points",
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasDeappointMamRequested => "meter-points",
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasDisputedClosingReadingAcceptedByUs => "meter-points",
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier => {
-                "meter-points"
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasDisputedClosingReadingAlternativeProposedByUs => {
-                "meter-points"
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier => {
-                "meter-points"
-            }
-
-            #[cfg(feature = "meter-points")]
-            Self::MeterpointGasDisputedClosingReadingQueriedByUs => "meter-points",
-        }
+    /// Its row of the catalogue.
+    const fn row(self) -> &'static EventRow<Event> {
+        &CATALOGUE[self as usize]
     }
 
     /// This event type in payload version `version`, if that version exists.
@@ -5112,1195 +2315,3243 @@ fn event_type_index(s: &str) -> ::std::option::Option<usize> {
     }
 }
 
-/// The event type of each name of `EVENT_TYPE_NAMES`, if its section is compiled in. An array
-/// rather than a `match`: a load, where a `match` is an indirect jump mispredicted on a mixed
-/// stream.
-static EVENT_TYPES_BY_INDEX: [::std::option::Option<EventType>; 274] = [
+/// The catalogue: a row per event type compiled in, in the order of [`EventType`] (an event
+/// type's row is at `event_type as usize`), with a row per payload version in it. What
+/// `EventType` says of an event type, the table of a payload and the making of an event from it
+/// are lookups here (see `energy_api_core::catalogue`).
+#[allow(deprecated, reason = "deprecated payload versions are still decoded")]
+static CATALOGUE: &[EventRow<Event>] = &[
     #[cfg(feature = "accounts")]
-    ::std::option::Option::Some(EventType::AccountCommunicationsPreferencesUpdated),
-    #[cfg(not(feature = "accounts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "account.communications_preferences_updated",
+        former_names: &[],
+        section: "accounts",
+        versions: AccountCommunicationsPreferencesUpdated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                AccountCommunicationsPreferencesUpdatedV1,
+                AccountCommunicationsPreferencesUpdated,
+            >(),
+        ],
+    },
     #[cfg(feature = "accounts")]
-    ::std::option::Option::Some(EventType::AccountCreated),
-    #[cfg(not(feature = "accounts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "account.created",
+        former_names: &[],
+        section: "accounts",
+        versions: AccountCreated::VERSIONS,
+        payloads: &[PayloadRow::of::<AccountCreatedV1, AccountCreated>()],
+    },
     #[cfg(feature = "accounts")]
-    ::std::option::Option::Some(EventType::AccountOccupied),
-    #[cfg(not(feature = "accounts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "account.occupied",
+        former_names: &[],
+        section: "accounts",
+        versions: AccountOccupied::VERSIONS,
+        payloads: &[PayloadRow::of::<AccountOccupiedV1, AccountOccupied>()],
+    },
     #[cfg(feature = "accounts")]
-    ::std::option::Option::Some(EventType::AccountReactivated),
-    #[cfg(not(feature = "accounts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "account.reactivated",
+        former_names: &[],
+        section: "accounts",
+        versions: AccountReactivated::VERSIONS,
+        payloads: &[PayloadRow::of::<AccountReactivatedV1, AccountReactivated>()],
+    },
     #[cfg(feature = "accounts")]
-    ::std::option::Option::Some(EventType::AccountSmartMeterReadPermissionChanged),
-    #[cfg(not(feature = "accounts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "account.smart-meter-read-permission-changed",
+        former_names: &[],
+        section: "accounts",
+        versions: AccountSmartMeterReadPermissionChanged::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                AccountSmartMeterReadPermissionChangedV1,
+                AccountSmartMeterReadPermissionChanged,
+            >(),
+        ],
+    },
     #[cfg(feature = "accounts")]
-    ::std::option::Option::Some(EventType::AccountUpdated),
-    #[cfg(not(feature = "accounts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "account.updated",
+        former_names: &[],
+        section: "accounts",
+        versions: AccountUpdated::VERSIONS,
+        payloads: &[PayloadRow::of::<AccountUpdatedV1, AccountUpdated>()],
+    },
     #[cfg(feature = "accounts")]
-    ::std::option::Option::Some(EventType::AccountMetadataCreated),
-    #[cfg(not(feature = "accounts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "account_metadata.created",
+        former_names: &[],
+        section: "accounts",
+        versions: AccountMetadataCreated::VERSIONS,
+        payloads: &[PayloadRow::of::<AccountMetadataCreatedV1, AccountMetadataCreated>()],
+    },
     #[cfg(feature = "accounts")]
-    ::std::option::Option::Some(EventType::AccountMetadataRemoved),
-    #[cfg(not(feature = "accounts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "account_metadata.removed",
+        former_names: &[],
+        section: "accounts",
+        versions: AccountMetadataRemoved::VERSIONS,
+        payloads: &[PayloadRow::of::<AccountMetadataRemovedV1, AccountMetadataRemoved>()],
+    },
     #[cfg(feature = "accounts")]
-    ::std::option::Option::Some(EventType::AccountMetadataUpdated),
-    #[cfg(not(feature = "accounts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "account_metadata.updated",
+        former_names: &[],
+        section: "accounts",
+        versions: AccountMetadataUpdated::VERSIONS,
+        payloads: &[PayloadRow::of::<AccountMetadataUpdatedV1, AccountMetadataUpdated>()],
+    },
     #[cfg(feature = "accounts")]
-    ::std::option::Option::Some(
-        EventType::AccountPropertyEffectivePeriodMetadataCreated,
-    ),
-    #[cfg(not(feature = "accounts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "account_property_effective_period_metadata.created",
+        former_names: &[],
+        section: "accounts",
+        versions: AccountPropertyEffectivePeriodMetadataCreated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                AccountPropertyEffectivePeriodMetadataCreatedV1,
+                AccountPropertyEffectivePeriodMetadataCreated,
+            >(),
+        ],
+    },
     #[cfg(feature = "accounts")]
-    ::std::option::Option::Some(
-        EventType::AccountPropertyEffectivePeriodMetadataRemoved,
-    ),
-    #[cfg(not(feature = "accounts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "account_property_effective_period_metadata.removed",
+        former_names: &[],
+        section: "accounts",
+        versions: AccountPropertyEffectivePeriodMetadataRemoved::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                AccountPropertyEffectivePeriodMetadataRemovedV1,
+                AccountPropertyEffectivePeriodMetadataRemoved,
+            >(),
+        ],
+    },
     #[cfg(feature = "accounts")]
-    ::std::option::Option::Some(
-        EventType::AccountPropertyEffectivePeriodMetadataUpdated,
-    ),
-    #[cfg(not(feature = "accounts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "account_property_effective_period_metadata.updated",
+        former_names: &[],
+        section: "accounts",
+        versions: AccountPropertyEffectivePeriodMetadataUpdated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                AccountPropertyEffectivePeriodMetadataUpdatedV1,
+                AccountPropertyEffectivePeriodMetadataUpdated,
+            >(),
+        ],
+    },
     #[cfg(feature = "account-users")]
-    ::std::option::Option::Some(EventType::AccountUserCreated),
-    #[cfg(not(feature = "account-users"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "account_user.created",
+        former_names: &[],
+        section: "account-users",
+        versions: AccountUserCreated::VERSIONS,
+        payloads: &[PayloadRow::of::<AccountUserCreatedV1, AccountUserCreated>()],
+    },
     #[cfg(feature = "account-users")]
-    ::std::option::Option::Some(EventType::AccountUserPasswordChanged),
-    #[cfg(not(feature = "account-users"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "account_user.password_changed",
+        former_names: &[],
+        section: "account-users",
+        versions: AccountUserPasswordChanged::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<AccountUserPasswordChangedV1, AccountUserPasswordChanged>(),
+        ],
+    },
     #[cfg(feature = "account-users")]
-    ::std::option::Option::Some(EventType::AccountUserPasswordResetRequested),
-    #[cfg(not(feature = "account-users"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "account_user.password_reset_requested",
+        former_names: &[],
+        section: "account-users",
+        versions: AccountUserPasswordResetRequested::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                AccountUserPasswordResetRequestedV1,
+                AccountUserPasswordResetRequested,
+            >(),
+        ],
+    },
     #[cfg(feature = "account-users")]
-    ::std::option::Option::Some(EventType::AccountUserPsrRecordsUpdated),
-    #[cfg(not(feature = "account-users"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "account_user.psr_records_updated",
+        former_names: &[],
+        section: "account-users",
+        versions: AccountUserPsrRecordsUpdated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                AccountUserPsrRecordsUpdatedV1,
+                AccountUserPsrRecordsUpdated,
+            >(),
+        ],
+    },
     #[cfg(feature = "account-users")]
-    ::std::option::Option::Some(EventType::AccountUserRemoved),
-    #[cfg(not(feature = "account-users"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "account_user.removed",
+        former_names: &[],
+        section: "account-users",
+        versions: AccountUserRemoved::VERSIONS,
+        payloads: &[PayloadRow::of::<AccountUserRemovedV1, AccountUserRemoved>()],
+    },
     #[cfg(feature = "account-users")]
-    ::std::option::Option::Some(EventType::AccountUserUpdated),
-    #[cfg(not(feature = "account-users"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "account_user.updated",
+        former_names: &[],
+        section: "account-users",
+        versions: AccountUserUpdated::VERSIONS,
+        payloads: &[PayloadRow::of::<AccountUserUpdatedV1, AccountUserUpdated>()],
+    },
     #[cfg(feature = "account-users")]
-    ::std::option::Option::Some(EventType::AccountUserVerificationCompleted),
-    #[cfg(not(feature = "account-users"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "account_user.verification_completed",
+        former_names: &[],
+        section: "account-users",
+        versions: AccountUserVerificationCompleted::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                AccountUserVerificationCompletedV1,
+                AccountUserVerificationCompleted,
+            >(),
+        ],
+    },
     #[cfg(feature = "account-users")]
-    ::std::option::Option::Some(EventType::AccountUserVerificationStarted),
-    #[cfg(not(feature = "account-users"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "account_user.verification_started",
+        former_names: &[],
+        section: "account-users",
+        versions: AccountUserVerificationStarted::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                AccountUserVerificationStartedV1,
+                AccountUserVerificationStarted,
+            >(),
+        ],
+    },
     #[cfg(feature = "account-users")]
-    ::std::option::Option::Some(EventType::AccountUserMetadataCreated),
-    #[cfg(not(feature = "account-users"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "account_user_metadata.created",
+        former_names: &[],
+        section: "account-users",
+        versions: AccountUserMetadataCreated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<AccountUserMetadataCreatedV1, AccountUserMetadataCreated>(),
+        ],
+    },
     #[cfg(feature = "account-users")]
-    ::std::option::Option::Some(EventType::AccountUserMetadataRemoved),
-    #[cfg(not(feature = "account-users"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "account_user_metadata.removed",
+        former_names: &[],
+        section: "account-users",
+        versions: AccountUserMetadataRemoved::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<AccountUserMetadataRemovedV1, AccountUserMetadataRemoved>(),
+        ],
+    },
     #[cfg(feature = "account-users")]
-    ::std::option::Option::Some(EventType::AccountUserMetadataUpdated),
-    #[cfg(not(feature = "account-users"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "account_user_metadata.updated",
+        former_names: &[],
+        section: "account-users",
+        versions: AccountUserMetadataUpdated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<AccountUserMetadataUpdatedV1, AccountUserMetadataUpdated>(),
+        ],
+    },
     #[cfg(feature = "agreements-and-approvals")]
-    ::std::option::Option::Some(EventType::ActualIntervalsReceived),
-    #[cfg(not(feature = "agreements-and-approvals"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "actual.intervals.received",
+        former_names: &[],
+        section: "agreements-and-approvals",
+        versions: ActualIntervalsReceived::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<ActualIntervalsReceivedV1, ActualIntervalsReceived>(),
+        ],
+    },
     #[cfg(feature = "agreements-and-approvals")]
-    ::std::option::Option::Some(EventType::AffiliatesAffiliateAccountContractCreated),
-    #[cfg(not(feature = "agreements-and-approvals"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "affiliates.affiliate-account-contract-created",
+        former_names: &[],
+        section: "agreements-and-approvals",
+        versions: AffiliatesAffiliateAccountContractCreated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                AffiliatesAffiliateAccountContractCreatedV1,
+                AffiliatesAffiliateAccountContractCreated,
+            >(),
+        ],
+    },
     #[cfg(feature = "agreements-and-approvals")]
-    ::std::option::Option::Some(EventType::AgreementCreated),
-    #[cfg(not(feature = "agreements-and-approvals"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "agreement.created",
+        former_names: &[],
+        section: "agreements-and-approvals",
+        versions: AgreementCreated::VERSIONS,
+        payloads: &[PayloadRow::of::<AgreementCreatedV1, AgreementCreated>()],
+    },
     #[cfg(feature = "agreements-and-approvals")]
-    ::std::option::Option::Some(EventType::AgreementRevoked),
-    #[cfg(not(feature = "agreements-and-approvals"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "agreement.revoked",
+        former_names: &[],
+        section: "agreements-and-approvals",
+        versions: AgreementRevoked::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<AgreementRevokedV1, AgreementRevoked>(),
+            PayloadRow::of::<AgreementRevokedV2, AgreementRevoked>(),
+        ],
+    },
     #[cfg(feature = "agreements-and-approvals")]
-    ::std::option::Option::Some(EventType::AgreementRolloverCompleted),
-    #[cfg(not(feature = "agreements-and-approvals"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "agreement.rollover.completed",
+        former_names: &[],
+        section: "agreements-and-approvals",
+        versions: AgreementRolloverCompleted::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<AgreementRolloverCompletedV1, AgreementRolloverCompleted>(),
+        ],
+    },
     #[cfg(feature = "agreements-and-approvals")]
-    ::std::option::Option::Some(EventType::AgreementTerminated),
-    #[cfg(not(feature = "agreements-and-approvals"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "agreement.terminated",
+        former_names: &[],
+        section: "agreements-and-approvals",
+        versions: AgreementTerminated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<AgreementTerminatedV1, AgreementTerminated>(),
+            PayloadRow::of::<AgreementTerminatedV2, AgreementTerminated>(),
+        ],
+    },
     #[cfg(feature = "agreements-and-approvals")]
-    ::std::option::Option::Some(EventType::AgreementUpdated),
-    #[cfg(not(feature = "agreements-and-approvals"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "agreement.updated",
+        former_names: &[],
+        section: "agreements-and-approvals",
+        versions: AgreementUpdated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<AgreementUpdatedV1, AgreementUpdated>(),
+            PayloadRow::of::<AgreementUpdatedV2, AgreementUpdated>(),
+        ],
+    },
     #[cfg(feature = "agreements-and-approvals")]
-    ::std::option::Option::Some(EventType::ApprovalsApprovalApproved),
-    #[cfg(not(feature = "agreements-and-approvals"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "approvals.approval.approved",
+        former_names: &[],
+        section: "agreements-and-approvals",
+        versions: ApprovalsApprovalApproved::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<ApprovalsApprovalApprovedV1, ApprovalsApprovalApproved>(),
+        ],
+    },
     #[cfg(feature = "agreements-and-approvals")]
-    ::std::option::Option::Some(EventType::ApprovalsApprovalCreated),
-    #[cfg(not(feature = "agreements-and-approvals"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "approvals.approval.created",
+        former_names: &[],
+        section: "agreements-and-approvals",
+        versions: ApprovalsApprovalCreated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<ApprovalsApprovalCreatedV1, ApprovalsApprovalCreated>(),
+        ],
+    },
     #[cfg(feature = "agreements-and-approvals")]
-    ::std::option::Option::Some(EventType::ApprovalsApprovalRejected),
-    #[cfg(not(feature = "agreements-and-approvals"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "approvals.approval.rejected",
+        former_names: &[],
+        section: "agreements-and-approvals",
+        versions: ApprovalsApprovalRejected::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<ApprovalsApprovalRejectedV1, ApprovalsApprovalRejected>(),
+        ],
+    },
     #[cfg(feature = "agreements-and-approvals")]
-    ::std::option::Option::Some(EventType::ApprovalsApprovalRequestApproved),
-    #[cfg(not(feature = "agreements-and-approvals"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "approvals.approval_request.approved",
+        former_names: &[],
+        section: "agreements-and-approvals",
+        versions: ApprovalsApprovalRequestApproved::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                ApprovalsApprovalRequestApprovedV1,
+                ApprovalsApprovalRequestApproved,
+            >(),
+        ],
+    },
     #[cfg(feature = "agreements-and-approvals")]
-    ::std::option::Option::Some(EventType::ApprovalsApprovalRequestAssigned),
-    #[cfg(not(feature = "agreements-and-approvals"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "approvals.approval_request.assigned",
+        former_names: &[],
+        section: "agreements-and-approvals",
+        versions: ApprovalsApprovalRequestAssigned::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                ApprovalsApprovalRequestAssignedV1,
+                ApprovalsApprovalRequestAssigned,
+            >(),
+        ],
+    },
     #[cfg(feature = "agreements-and-approvals")]
-    ::std::option::Option::Some(EventType::ApprovalsApprovalRequestRejected),
-    #[cfg(not(feature = "agreements-and-approvals"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "approvals.approval_request.rejected",
+        former_names: &[],
+        section: "agreements-and-approvals",
+        versions: ApprovalsApprovalRequestRejected::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                ApprovalsApprovalRequestRejectedV1,
+                ApprovalsApprovalRequestRejected,
+            >(),
+        ],
+    },
     #[cfg(feature = "authentication-server")]
-    ::std::option::Option::Some(EventType::AuthServerAccessTokenIssued),
-    #[cfg(not(feature = "authentication-server"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "auth-server.access-token.issued",
+        former_names: &[],
+        section: "authentication-server",
+        versions: AuthServerAccessTokenIssued::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                AuthServerAccessTokenIssuedV1,
+                AuthServerAccessTokenIssued,
+            >(),
+        ],
+    },
     #[cfg(feature = "authentication-server")]
-    ::std::option::Option::Some(
-        EventType::AuthServerAccountUserGenerateMfaChallengeError,
-    ),
-    #[cfg(not(feature = "authentication-server"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "auth_server.account_user.generate_mfa_challenge_error",
+        former_names: &[],
+        section: "authentication-server",
+        versions: AuthServerAccountUserGenerateMfaChallengeError::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                AuthServerAccountUserGenerateMfaChallengeErrorV1,
+                AuthServerAccountUserGenerateMfaChallengeError,
+            >(),
+        ],
+    },
     #[cfg(feature = "authentication-server")]
-    ::std::option::Option::Some(EventType::AuthServerAccountUserLoggedIn),
-    #[cfg(not(feature = "authentication-server"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "auth_server.account_user.logged_in",
+        former_names: &[],
+        section: "authentication-server",
+        versions: AuthServerAccountUserLoggedIn::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                AuthServerAccountUserLoggedInV1,
+                AuthServerAccountUserLoggedIn,
+            >(),
+        ],
+    },
     #[cfg(feature = "authentication-server")]
-    ::std::option::Option::Some(EventType::AuthServerAccountUserLoginDenied),
-    #[cfg(not(feature = "authentication-server"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "auth_server.account_user.login_denied",
+        former_names: &[],
+        section: "authentication-server",
+        versions: AuthServerAccountUserLoginDenied::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                AuthServerAccountUserLoginDeniedV1,
+                AuthServerAccountUserLoginDenied,
+            >(),
+        ],
+    },
     #[cfg(feature = "authentication-server")]
-    ::std::option::Option::Some(EventType::AuthServerAccountUserLoginFailed),
-    #[cfg(not(feature = "authentication-server"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "auth_server.account_user.login_failed",
+        former_names: &[],
+        section: "authentication-server",
+        versions: AuthServerAccountUserLoginFailed::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                AuthServerAccountUserLoginFailedV1,
+                AuthServerAccountUserLoginFailed,
+            >(),
+        ],
+    },
     #[cfg(feature = "authentication-server")]
-    ::std::option::Option::Some(EventType::AuthServerAccountUserLoginStepCompleted),
-    #[cfg(not(feature = "authentication-server"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "auth_server.account_user.login_step_completed",
+        former_names: &[],
+        section: "authentication-server",
+        versions: AuthServerAccountUserLoginStepCompleted::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                AuthServerAccountUserLoginStepCompletedV1,
+                AuthServerAccountUserLoginStepCompleted,
+            >(),
+        ],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::BillingBillingDocumentHeld),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "billing.billing_document.held",
+        former_names: &[],
+        section: "billing",
+        versions: BillingBillingDocumentHeld::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<BillingBillingDocumentHeldV1, BillingBillingDocumentHeld>(),
+        ],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::BillingBillingDocumentIssued),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "billing.billing_document.issued",
+        former_names: &[],
+        section: "billing",
+        versions: BillingBillingDocumentIssued::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                BillingBillingDocumentIssuedV1,
+                BillingBillingDocumentIssued,
+            >(),
+            PayloadRow::of::<
+                BillingBillingDocumentIssuedV2,
+                BillingBillingDocumentIssued,
+            >(),
+        ],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(
-        EventType::BillingBillingDocumentRepresentationDispatched,
-    ),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "billing.billing_document_representation.dispatched",
+        former_names: &[],
+        section: "billing",
+        versions: BillingBillingDocumentRepresentationDispatched::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                BillingBillingDocumentRepresentationDispatchedV1,
+                BillingBillingDocumentRepresentationDispatched,
+            >(),
+            PayloadRow::of::<
+                BillingBillingDocumentRepresentationDispatchedV2,
+                BillingBillingDocumentRepresentationDispatched,
+            >(),
+            PayloadRow::of::<
+                BillingBillingDocumentRepresentationDispatchedV3,
+                BillingBillingDocumentRepresentationDispatched,
+            >(),
+        ],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::BillingBillingOptionsUpdated),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "billing.billing_options.updated",
+        former_names: &[],
+        section: "billing",
+        versions: BillingBillingOptionsUpdated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                BillingBillingOptionsUpdatedV1,
+                BillingBillingOptionsUpdated,
+            >(),
+        ],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::BillingChargingLedgerAssignedToAgreement),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "billing.charging-ledger.assigned-to-agreement",
+        former_names: &[],
+        section: "billing",
+        versions: BillingChargingLedgerAssignedToAgreement::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                BillingChargingLedgerAssignedToAgreementV1,
+                BillingChargingLedgerAssignedToAgreement,
+            >(),
+        ],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::BillingChargingSupplyPointTriggered),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "billing.charging.supply-point.triggered",
+        former_names: &[],
+        section: "billing",
+        versions: BillingChargingSupplyPointTriggered::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                BillingChargingSupplyPointTriggeredV1,
+                BillingChargingSupplyPointTriggered,
+            >(),
+        ],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::BillingDuosInvoiceCancel),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "billing.duos_invoice.cancel",
+        former_names: &[],
+        section: "billing",
+        versions: BillingDuosInvoiceCancel::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<BillingDuosInvoiceCancelV1, BillingDuosInvoiceCancel>(),
+        ],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::BillingDuosInvoiceNew),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "billing.duos_invoice.new",
+        former_names: &[],
+        section: "billing",
+        versions: BillingDuosInvoiceNew::VERSIONS,
+        payloads: &[PayloadRow::of::<BillingDuosInvoiceNewV1, BillingDuosInvoiceNew>()],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::BillingDuosInvoiceReplace),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "billing.duos_invoice.replace",
+        former_names: &[],
+        section: "billing",
+        versions: BillingDuosInvoiceReplace::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<BillingDuosInvoiceReplaceV1, BillingDuosInvoiceReplace>(),
+        ],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::BillingFinalBill),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "billing.final_bill",
+        former_names: &[],
+        section: "billing",
+        versions: BillingFinalBill::VERSIONS,
+        payloads: &[PayloadRow::of::<BillingFinalBillV1, BillingFinalBill>()],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::BillingIssuanceExternalStatusCreated),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "billing.issuance.external_status.created",
+        former_names: &[],
+        section: "billing",
+        versions: BillingIssuanceExternalStatusCreated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                BillingIssuanceExternalStatusCreatedV1,
+                BillingIssuanceExternalStatusCreated,
+            >(),
+        ],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::BillingIssuedBill),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "billing.issued_bill",
+        former_names: &[],
+        section: "billing",
+        versions: BillingIssuedBill::VERSIONS,
+        payloads: &[PayloadRow::of::<BillingIssuedBillV1, BillingIssuedBill>()],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::BillingLedgerEntryPosted),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "billing.ledger.entry_posted",
+        former_names: &[],
+        section: "billing",
+        versions: BillingLedgerEntryPosted::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<BillingLedgerEntryPostedV1, BillingLedgerEntryPosted>(),
+            PayloadRow::of::<BillingLedgerEntryPostedV2, BillingLedgerEntryPosted>(),
+        ],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::BillingLedgerEntryRemoved),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "billing.ledger.entry_removed",
+        former_names: &[],
+        section: "billing",
+        versions: BillingLedgerEntryRemoved::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<BillingLedgerEntryRemovedV1, BillingLedgerEntryRemoved>(),
+            PayloadRow::of::<BillingLedgerEntryRemovedV2, BillingLedgerEntryRemoved>(),
+        ],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::BillingPathwayTraversalFailed),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "billing.pathway_traversal.failed",
+        former_names: &[],
+        section: "billing",
+        versions: BillingPathwayTraversalFailed::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                BillingPathwayTraversalFailedV1,
+                BillingPathwayTraversalFailed,
+            >(),
+        ],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::BillingPathwayTraversalSucceeded),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "billing.pathway_traversal.succeeded",
+        former_names: &[],
+        section: "billing",
+        versions: BillingPathwayTraversalSucceeded::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                BillingPathwayTraversalSucceededV1,
+                BillingPathwayTraversalSucceeded,
+            >(),
+        ],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::BillingPortfolioInvoiceSummaryCompleted),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "billing.portfolio_invoice_summary.completed",
+        former_names: &[],
+        section: "billing",
+        versions: BillingPortfolioInvoiceSummaryCompleted::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                BillingPortfolioInvoiceSummaryCompletedV1,
+                BillingPortfolioInvoiceSummaryCompleted,
+            >(),
+        ],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::BillingRebateAccepted),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "billing.rebate.accepted",
+        former_names: &[],
+        section: "billing",
+        versions: BillingRebateAccepted::VERSIONS,
+        payloads: &[PayloadRow::of::<BillingRebateAcceptedV1, BillingRebateAccepted>()],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::BillingRebateCreated),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "billing.rebate.created",
+        former_names: &[],
+        section: "billing",
+        versions: BillingRebateCreated::VERSIONS,
+        payloads: &[PayloadRow::of::<BillingRebateCreatedV1, BillingRebateCreated>()],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::BillingRebateDeclined),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "billing.rebate.declined",
+        former_names: &[],
+        section: "billing",
+        versions: BillingRebateDeclined::VERSIONS,
+        payloads: &[PayloadRow::of::<BillingRebateDeclinedV1, BillingRebateDeclined>()],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::BillingRebateUpdated),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "billing.rebate.updated",
+        former_names: &[],
+        section: "billing",
+        versions: BillingRebateUpdated::VERSIONS,
+        payloads: &[PayloadRow::of::<BillingRebateUpdatedV1, BillingRebateUpdated>()],
+    },
     #[cfg(feature = "businesses")]
-    ::std::option::Option::Some(EventType::BusinessCreated),
-    #[cfg(not(feature = "businesses"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "business.created",
+        former_names: &[],
+        section: "businesses",
+        versions: BusinessCreated::VERSIONS,
+        payloads: &[PayloadRow::of::<BusinessCreatedV1, BusinessCreated>()],
+    },
     #[cfg(feature = "businesses")]
-    ::std::option::Option::Some(EventType::BusinessUpdated),
-    #[cfg(not(feature = "businesses"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "business.updated",
+        former_names: &[],
+        section: "businesses",
+        versions: BusinessUpdated::VERSIONS,
+        payloads: &[PayloadRow::of::<BusinessUpdatedV1, BusinessUpdated>()],
+    },
     #[cfg(feature = "businesses")]
-    ::std::option::Option::Some(EventType::BusinessOperationsTeamUpdated),
-    #[cfg(not(feature = "businesses"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "business_operations_team.updated",
+        former_names: &[],
+        section: "businesses",
+        versions: BusinessOperationsTeamUpdated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                BusinessOperationsTeamUpdatedV1,
+                BusinessOperationsTeamUpdated,
+            >(),
+        ],
+    },
     #[cfg(feature = "accounts")]
-    ::std::option::Option::Some(EventType::CampaignAccountAdded),
-    #[cfg(not(feature = "accounts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "campaign_account.added",
+        former_names: &[],
+        section: "accounts",
+        versions: CampaignAccountAdded::VERSIONS,
+        payloads: &[PayloadRow::of::<CampaignAccountAddedV1, CampaignAccountAdded>()],
+    },
     #[cfg(feature = "accounts")]
-    ::std::option::Option::Some(EventType::CampaignAccountRemoved),
-    #[cfg(not(feature = "accounts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "campaign_account.removed",
+        former_names: &[],
+        section: "accounts",
+        versions: CampaignAccountRemoved::VERSIONS,
+        payloads: &[PayloadRow::of::<CampaignAccountRemovedV1, CampaignAccountRemoved>()],
+    },
     #[cfg(feature = "accounts")]
-    ::std::option::Option::Some(EventType::CampaignAccountUpdated),
-    #[cfg(not(feature = "accounts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "campaign_account.updated",
+        former_names: &[],
+        section: "accounts",
+        versions: CampaignAccountUpdated::VERSIONS,
+        payloads: &[PayloadRow::of::<CampaignAccountUpdatedV1, CampaignAccountUpdated>()],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::ChargingPrimingErrored),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "charging.priming.errored",
+        former_names: &[],
+        section: "billing",
+        versions: ChargingPrimingErrored::VERSIONS,
+        payloads: &[PayloadRow::of::<ChargingPrimingErroredV1, ChargingPrimingErrored>()],
+    },
     #[cfg(feature = "collections")]
-    ::std::option::Option::Some(EventType::CollateralAgreementFulfilled),
-    #[cfg(not(feature = "collections"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "collateral_agreement.fulfilled",
+        former_names: &[],
+        section: "collections",
+        versions: CollateralAgreementFulfilled::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                CollateralAgreementFulfilledV1,
+                CollateralAgreementFulfilled,
+            >(),
+        ],
+    },
     #[cfg(feature = "collections")]
-    ::std::option::Option::Some(EventType::CollectionProceedingCreated),
-    #[cfg(not(feature = "collections"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "collection_proceeding.created",
+        former_names: &[],
+        section: "collections",
+        versions: CollectionProceedingCreated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                CollectionProceedingCreatedV1,
+                CollectionProceedingCreated,
+            >(),
+        ],
+    },
     #[cfg(feature = "collections")]
-    ::std::option::Option::Some(EventType::CollectionProcessCommStepResolved),
-    #[cfg(not(feature = "collections"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "collection_process.comm_step_resolved",
+        former_names: &[],
+        section: "collections",
+        versions: CollectionProcessCommStepResolved::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                CollectionProcessCommStepResolvedV1,
+                CollectionProcessCommStepResolved,
+            >(),
+        ],
+    },
     #[cfg(feature = "collections")]
-    ::std::option::Option::Some(EventType::CollectionProcessLeaveSupplierInstigated),
-    #[cfg(not(feature = "collections"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "collection_process.leave_supplier_instigated",
+        former_names: &[],
+        section: "collections",
+        versions: CollectionProcessLeaveSupplierInstigated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                CollectionProcessLeaveSupplierInstigatedV1,
+                CollectionProcessLeaveSupplierInstigated,
+            >(),
+        ],
+    },
     #[cfg(feature = "collections")]
-    ::std::option::Option::Some(EventType::CollectionProcessPaused),
-    #[cfg(not(feature = "collections"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "collection_process.paused",
+        former_names: &[],
+        section: "collections",
+        versions: CollectionProcessPaused::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<CollectionProcessPausedV1, CollectionProcessPaused>(),
+        ],
+    },
     #[cfg(feature = "collections")]
-    ::std::option::Option::Some(EventType::CollectionProcessRaised),
-    #[cfg(not(feature = "collections"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "collection_process.raised",
+        former_names: &[],
+        section: "collections",
+        versions: CollectionProcessRaised::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<CollectionProcessRaisedV1, CollectionProcessRaised>(),
+        ],
+    },
     #[cfg(feature = "collections")]
-    ::std::option::Option::Some(EventType::CollectionProcessReactivated),
-    #[cfg(not(feature = "collections"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "collection_process.reactivated",
+        former_names: &[],
+        section: "collections",
+        versions: CollectionProcessReactivated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                CollectionProcessReactivatedV1,
+                CollectionProcessReactivated,
+            >(),
+        ],
+    },
     #[cfg(feature = "collections")]
-    ::std::option::Option::Some(EventType::CollectionProcessRunTerminationRequested),
-    #[cfg(not(feature = "collections"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "collection_process.run_termination_requested",
+        former_names: &[],
+        section: "collections",
+        versions: CollectionProcessRunTerminationRequested::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                CollectionProcessRunTerminationRequestedV1,
+                CollectionProcessRunTerminationRequested,
+            >(),
+        ],
+    },
     #[cfg(feature = "collections")]
-    ::std::option::Option::Some(EventType::CollectionProcessUnpaused),
-    #[cfg(not(feature = "collections"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "collection_process.unpaused",
+        former_names: &[],
+        section: "collections",
+        versions: CollectionProcessUnpaused::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<CollectionProcessUnpausedV1, CollectionProcessUnpaused>(),
+        ],
+    },
     #[cfg(feature = "collections")]
-    ::std::option::Option::Some(EventType::CollectionProcessWithdrawn),
-    #[cfg(not(feature = "collections"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "collection_process.withdrawn",
+        former_names: &[],
+        section: "collections",
+        versions: CollectionProcessWithdrawn::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<CollectionProcessWithdrawnV1, CollectionProcessWithdrawn>(),
+            PayloadRow::of::<CollectionProcessWithdrawnV2, CollectionProcessWithdrawn>(),
+        ],
+    },
     #[cfg(feature = "communications")]
-    ::std::option::Option::Some(EventType::CommsAccountCallUpdated),
-    #[cfg(not(feature = "communications"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "comms.account-call.updated",
+        former_names: &[],
+        section: "communications",
+        versions: CommsAccountCallUpdated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<CommsAccountCallUpdatedV1, CommsAccountCallUpdated>(),
+        ],
+    },
     #[cfg(feature = "communications")]
-    ::std::option::Option::Some(EventType::CommsCustomerEmailBounced),
-    #[cfg(not(feature = "communications"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "comms.customer_email_bounced",
+        former_names: &[],
+        section: "communications",
+        versions: CommsCustomerEmailBounced::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<CommsCustomerEmailBouncedV1, CommsCustomerEmailBounced>(),
+        ],
+    },
     #[cfg(feature = "communications")]
-    ::std::option::Option::Some(
-        EventType::CommsPushNotificationReceivedUnregisteredOrExpiredToken,
-    ),
-    #[cfg(not(feature = "communications"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "comms.push-notification.received-unregistered-or-expired-token",
+        former_names: &[],
+        section: "communications",
+        versions: CommsPushNotificationReceivedUnregisteredOrExpiredToken::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1,
+                CommsPushNotificationReceivedUnregisteredOrExpiredToken,
+            >(),
+        ],
+    },
     #[cfg(feature = "communications")]
-    ::std::option::Option::Some(EventType::CommsTranscriptionCreated),
-    #[cfg(not(feature = "communications"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "comms.transcription.created",
+        former_names: &[],
+        section: "communications",
+        versions: CommsTranscriptionCreated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<CommsTranscriptionCreatedV1, CommsTranscriptionCreated>(),
+        ],
+    },
     #[cfg(feature = "communications")]
-    ::std::option::Option::Some(EventType::ComplaintsComplaintNewContact),
-    #[cfg(not(feature = "communications"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "complaints.complaint.new-contact",
+        former_names: &[],
+        section: "communications",
+        versions: ComplaintsComplaintNewContact::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                ComplaintsComplaintNewContactV1,
+                ComplaintsComplaintNewContact,
+            >(),
+        ],
+    },
     #[cfg(feature = "communications")]
-    ::std::option::Option::Some(EventType::ComplaintsComplaintOpened),
-    #[cfg(not(feature = "communications"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "complaints.complaint.opened",
+        former_names: &[],
+        section: "communications",
+        versions: ComplaintsComplaintOpened::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<ComplaintsComplaintOpenedV1, ComplaintsComplaintOpened>(),
+        ],
+    },
     #[cfg(feature = "communications")]
-    ::std::option::Option::Some(EventType::ComplaintsDrpFinished),
-    #[cfg(not(feature = "communications"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "complaints.drp.finished",
+        former_names: &[],
+        section: "communications",
+        versions: ComplaintsDrpFinished::VERSIONS,
+        payloads: &[PayloadRow::of::<ComplaintsDrpFinishedV1, ComplaintsDrpFinished>()],
+    },
     #[cfg(feature = "communications")]
-    ::std::option::Option::Some(EventType::ComplaintsDrpStarted),
-    #[cfg(not(feature = "communications"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "complaints.drp.started",
+        former_names: &[],
+        section: "communications",
+        versions: ComplaintsDrpStarted::VERSIONS,
+        payloads: &[PayloadRow::of::<ComplaintsDrpStartedV1, ComplaintsDrpStarted>()],
+    },
     #[cfg(feature = "communications")]
-    ::std::option::Option::Some(EventType::ComplexQuotingCostCalculationFinished),
-    #[cfg(not(feature = "communications"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "complex_quoting.cost_calculation_finished",
+        former_names: &[],
+        section: "communications",
+        versions: ComplexQuotingCostCalculationFinished::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                ComplexQuotingCostCalculationFinishedV1,
+                ComplexQuotingCostCalculationFinished,
+            >(),
+        ],
+    },
     #[cfg(feature = "communications")]
-    ::std::option::Option::Some(EventType::ConsentsConsentCreated),
-    #[cfg(not(feature = "communications"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "consents.consent.created",
+        former_names: &[],
+        section: "communications",
+        versions: ConsentsConsentCreated::VERSIONS,
+        payloads: &[PayloadRow::of::<ConsentsConsentCreatedV1, ConsentsConsentCreated>()],
+    },
     #[cfg(feature = "communications")]
-    ::std::option::Option::Some(EventType::ConsentsConsentUpdated),
-    #[cfg(not(feature = "communications"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "consents.consent.updated",
+        former_names: &[],
+        section: "communications",
+        versions: ConsentsConsentUpdated::VERSIONS,
+        payloads: &[PayloadRow::of::<ConsentsConsentUpdatedV1, ConsentsConsentUpdated>()],
+    },
     #[cfg(feature = "contracts")]
-    ::std::option::Option::Some(EventType::ContractGroupsCreated),
-    #[cfg(not(feature = "contracts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "contract-groups.created",
+        former_names: &[],
+        section: "contracts",
+        versions: ContractGroupsCreated::VERSIONS,
+        payloads: &[PayloadRow::of::<ContractGroupsCreatedV1, ContractGroupsCreated>()],
+    },
     #[cfg(feature = "contracts")]
-    ::std::option::Option::Some(EventType::ContractGroupsMembershipsChanged),
-    #[cfg(not(feature = "contracts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "contract-groups.memberships-changed",
+        former_names: &[],
+        section: "contracts",
+        versions: ContractGroupsMembershipsChanged::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                ContractGroupsMembershipsChangedV1,
+                ContractGroupsMembershipsChanged,
+            >(),
+        ],
+    },
     #[cfg(feature = "contracts")]
-    ::std::option::Option::Some(EventType::ContractGroupsVersionCreated),
-    #[cfg(not(feature = "contracts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "contract-groups.version-created",
+        former_names: &[],
+        section: "contracts",
+        versions: ContractGroupsVersionCreated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                ContractGroupsVersionCreatedV1,
+                ContractGroupsVersionCreated,
+            >(),
+        ],
+    },
     #[cfg(feature = "contracts")]
-    ::std::option::Option::Some(EventType::ContractsActualized),
-    #[cfg(not(feature = "contracts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "contracts.actualized",
+        former_names: &[],
+        section: "contracts",
+        versions: ContractsActualized::VERSIONS,
+        payloads: &[PayloadRow::of::<ContractsActualizedV1, ContractsActualized>()],
+    },
     #[cfg(feature = "contracts")]
-    ::std::option::Option::Some(EventType::ContractsCreated),
-    #[cfg(not(feature = "contracts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "contracts.created",
+        former_names: &[],
+        section: "contracts",
+        versions: ContractsCreated::VERSIONS,
+        payloads: &[PayloadRow::of::<ContractsCreatedV1, ContractsCreated>()],
+    },
     #[cfg(feature = "contracts")]
-    ::std::option::Option::Some(EventType::ContractsExpired),
-    #[cfg(not(feature = "contracts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "contracts.expired",
+        former_names: &[],
+        section: "contracts",
+        versions: ContractsExpired::VERSIONS,
+        payloads: &[PayloadRow::of::<ContractsExpiredV1, ContractsExpired>()],
+    },
     #[cfg(feature = "contracts")]
-    ::std::option::Option::Some(EventType::ContractsExpiryApproaching),
-    #[cfg(not(feature = "contracts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "contracts.expiry-approaching",
+        former_names: &[],
+        section: "contracts",
+        versions: ContractsExpiryApproaching::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<ContractsExpiryApproachingV1, ContractsExpiryApproaching>(),
+        ],
+    },
     #[cfg(feature = "contracts")]
-    ::std::option::Option::Some(EventType::ContractsJourneysCreationStarted),
-    #[cfg(not(feature = "contracts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "contracts.journeys.creation.started",
+        former_names: &[],
+        section: "contracts",
+        versions: ContractsJourneysCreationStarted::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                ContractsJourneysCreationStartedV1,
+                ContractsJourneysCreationStarted,
+            >(),
+        ],
+    },
     #[cfg(feature = "contracts")]
-    ::std::option::Option::Some(EventType::ContractsJourneysTerminationStarted),
-    #[cfg(not(feature = "contracts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "contracts.journeys.termination.started",
+        former_names: &[],
+        section: "contracts",
+        versions: ContractsJourneysTerminationStarted::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                ContractsJourneysTerminationStartedV1,
+                ContractsJourneysTerminationStarted,
+            >(),
+        ],
+    },
     #[cfg(feature = "contracts")]
-    ::std::option::Option::Some(EventType::ContractsJourneysVariationStarted),
-    #[cfg(not(feature = "contracts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "contracts.journeys.variation.started",
+        former_names: &[],
+        section: "contracts",
+        versions: ContractsJourneysVariationStarted::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                ContractsJourneysVariationStartedV1,
+                ContractsJourneysVariationStarted,
+            >(),
+        ],
+    },
     #[cfg(feature = "contracts")]
-    ::std::option::Option::Some(EventType::ContractsNovated),
-    #[cfg(not(feature = "contracts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "contracts.novated",
+        former_names: &[],
+        section: "contracts",
+        versions: ContractsNovated::VERSIONS,
+        payloads: &[PayloadRow::of::<ContractsNovatedV1, ContractsNovated>()],
+    },
     #[cfg(feature = "contracts")]
-    ::std::option::Option::Some(EventType::ContractsRescinded),
-    #[cfg(not(feature = "contracts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "contracts.rescinded",
+        former_names: &[],
+        section: "contracts",
+        versions: ContractsRescinded::VERSIONS,
+        payloads: &[PayloadRow::of::<ContractsRescindedV1, ContractsRescinded>()],
+    },
     #[cfg(feature = "contracts")]
-    ::std::option::Option::Some(EventType::ContractsRevoked),
-    #[cfg(not(feature = "contracts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "contracts.revoked",
+        former_names: &[],
+        section: "contracts",
+        versions: ContractsRevoked::VERSIONS,
+        payloads: &[PayloadRow::of::<ContractsRevokedV1, ContractsRevoked>()],
+    },
     #[cfg(feature = "contracts")]
-    ::std::option::Option::Some(EventType::ContractsSubjectAmended),
-    #[cfg(not(feature = "contracts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "contracts.subject-amended",
+        former_names: &[],
+        section: "contracts",
+        versions: ContractsSubjectAmended::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<ContractsSubjectAmendedV1, ContractsSubjectAmended>(),
+        ],
+    },
     #[cfg(feature = "contracts")]
-    ::std::option::Option::Some(EventType::ContractsTerminated),
-    #[cfg(not(feature = "contracts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "contracts.terminated",
+        former_names: &[],
+        section: "contracts",
+        versions: ContractsTerminated::VERSIONS,
+        payloads: &[PayloadRow::of::<ContractsTerminatedV1, ContractsTerminated>()],
+    },
     #[cfg(feature = "contracts")]
-    ::std::option::Option::Some(EventType::ContractsTermsVaried),
-    #[cfg(not(feature = "contracts"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "contracts.terms-varied",
+        former_names: &[],
+        section: "contracts",
+        versions: ContractsTermsVaried::VERSIONS,
+        payloads: &[PayloadRow::of::<ContractsTermsVariedV1, ContractsTermsVaried>()],
+    },
     #[cfg(feature = "collections")]
-    ::std::option::Option::Some(EventType::CreditCheckCreated),
-    #[cfg(not(feature = "collections"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "credit_check.created",
+        former_names: &[],
+        section: "collections",
+        versions: CreditCheckCreated::VERSIONS,
+        payloads: &[PayloadRow::of::<CreditCheckCreatedV1, CreditCheckCreated>()],
+    },
     #[cfg(feature = "customer-access")]
-    ::std::option::Option::Some(EventType::CustomerAccessPartnerRolesCreated),
-    #[cfg(not(feature = "customer-access"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "customer_access.partner_roles.created",
+        former_names: &[],
+        section: "customer-access",
+        versions: CustomerAccessPartnerRolesCreated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                CustomerAccessPartnerRolesCreatedV1,
+                CustomerAccessPartnerRolesCreated,
+            >(),
+        ],
+    },
     #[cfg(feature = "customer-access")]
-    ::std::option::Option::Some(EventType::CustomerAccessPartnerRolesUpdated),
-    #[cfg(not(feature = "customer-access"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "customer_access.partner_roles.updated",
+        former_names: &[],
+        section: "customer-access",
+        versions: CustomerAccessPartnerRolesUpdated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                CustomerAccessPartnerRolesUpdatedV1,
+                CustomerAccessPartnerRolesUpdated,
+            >(),
+        ],
+    },
     #[cfg(feature = "customer-access")]
-    ::std::option::Option::Some(EventType::CustomerAccessPartnerUserRolesCreated),
-    #[cfg(not(feature = "customer-access"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "customer_access.partner_user_roles.created",
+        former_names: &[],
+        section: "customer-access",
+        versions: CustomerAccessPartnerUserRolesCreated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                CustomerAccessPartnerUserRolesCreatedV1,
+                CustomerAccessPartnerUserRolesCreated,
+            >(),
+        ],
+    },
     #[cfg(feature = "customer-access")]
-    ::std::option::Option::Some(EventType::CustomerAccessPartnerUserRolesUpdated),
-    #[cfg(not(feature = "customer-access"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "customer_access.partner_user_roles.updated",
+        former_names: &[],
+        section: "customer-access",
+        versions: CustomerAccessPartnerUserRolesUpdated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                CustomerAccessPartnerUserRolesUpdatedV1,
+                CustomerAccessPartnerUserRolesUpdated,
+            >(),
+        ],
+    },
     #[cfg(feature = "customer-access")]
-    ::std::option::Option::Some(EventType::CustomerAccessUserRolesCreated),
-    #[cfg(not(feature = "customer-access"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "customer_access.user_roles.created",
+        former_names: &[],
+        section: "customer-access",
+        versions: CustomerAccessUserRolesCreated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                CustomerAccessUserRolesCreatedV1,
+                CustomerAccessUserRolesCreated,
+            >(),
+        ],
+    },
     #[cfg(feature = "customer-access")]
-    ::std::option::Option::Some(EventType::CustomerAccessUserRolesUpdated),
-    #[cfg(not(feature = "customer-access"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "customer_access.user_roles.updated",
+        former_names: &[],
+        section: "customer-access",
+        versions: CustomerAccessUserRolesUpdated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                CustomerAccessUserRolesUpdatedV1,
+                CustomerAccessUserRolesUpdated,
+            >(),
+        ],
+    },
     #[cfg(feature = "data-import")]
-    ::std::option::Option::Some(EventType::DataImportImportProcessCancelled),
-    #[cfg(not(feature = "data-import"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "data_import.import_process.cancelled",
+        former_names: &[],
+        section: "data-import",
+        versions: DataImportImportProcessCancelled::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                DataImportImportProcessCancelledV1,
+                DataImportImportProcessCancelled,
+            >(),
+        ],
+    },
     #[cfg(feature = "data-import")]
-    ::std::option::Option::Some(EventType::DataImportImportProcessComplete),
-    #[cfg(not(feature = "data-import"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "data_import.import_process.complete",
+        former_names: &[],
+        section: "data-import",
+        versions: DataImportImportProcessComplete::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                DataImportImportProcessCompleteV1,
+                DataImportImportProcessComplete,
+            >(),
+        ],
+    },
     #[cfg(feature = "data-import")]
-    ::std::option::Option::Some(EventType::DataImportImportProcessDryRunComplete),
-    #[cfg(not(feature = "data-import"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "data_import.import_process.dry_run_complete",
+        former_names: &[],
+        section: "data-import",
+        versions: DataImportImportProcessDryRunComplete::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                DataImportImportProcessDryRunCompleteV1,
+                DataImportImportProcessDryRunComplete,
+            >(),
+        ],
+    },
     #[cfg(feature = "data-import")]
-    ::std::option::Option::Some(EventType::DataImportImportProcessDryRunError),
-    #[cfg(not(feature = "data-import"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "data_import.import_process.dry_run_error",
+        former_names: &[],
+        section: "data-import",
+        versions: DataImportImportProcessDryRunError::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                DataImportImportProcessDryRunErrorV1,
+                DataImportImportProcessDryRunError,
+            >(),
+        ],
+    },
     #[cfg(feature = "data-import")]
-    ::std::option::Option::Some(EventType::DataImportImportProcessError),
-    #[cfg(not(feature = "data-import"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "data_import.import_process.error",
+        former_names: &[],
+        section: "data-import",
+        versions: DataImportImportProcessError::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                DataImportImportProcessErrorV1,
+                DataImportImportProcessError,
+            >(),
+        ],
+    },
     #[cfg(feature = "data-import")]
-    ::std::option::Option::Some(EventType::DataImportImportProcessPostImportCompleted),
-    #[cfg(not(feature = "data-import"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "data_import.import_process.post_import.completed",
+        former_names: &[],
+        section: "data-import",
+        versions: DataImportImportProcessPostImportCompleted::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                DataImportImportProcessPostImportCompletedV1,
+                DataImportImportProcessPostImportCompleted,
+            >(),
+        ],
+    },
     #[cfg(feature = "data-import")]
-    ::std::option::Option::Some(EventType::DataImportImportProcessPostImportError),
-    #[cfg(not(feature = "data-import"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "data_import.import_process.post_import.error",
+        former_names: &[],
+        section: "data-import",
+        versions: DataImportImportProcessPostImportError::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                DataImportImportProcessPostImportErrorV1,
+                DataImportImportProcessPostImportError,
+            >(),
+        ],
+    },
     #[cfg(feature = "data-import")]
-    ::std::option::Option::Some(EventType::DataImportOrderProcessCancelled),
-    #[cfg(not(feature = "data-import"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "data_import.order_process.cancelled",
+        former_names: &[],
+        section: "data-import",
+        versions: DataImportOrderProcessCancelled::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                DataImportOrderProcessCancelledV1,
+                DataImportOrderProcessCancelled,
+            >(),
+        ],
+    },
     #[cfg(feature = "data-import")]
-    ::std::option::Option::Some(EventType::DataImportOrderProcessComplete),
-    #[cfg(not(feature = "data-import"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "data_import.order_process.complete",
+        former_names: &[],
+        section: "data-import",
+        versions: DataImportOrderProcessComplete::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                DataImportOrderProcessCompleteV1,
+                DataImportOrderProcessComplete,
+            >(),
+        ],
+    },
     #[cfg(feature = "data-import")]
-    ::std::option::Option::Some(EventType::DataImportOrderProcessError),
-    #[cfg(not(feature = "data-import"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "data_import.order_process.error",
+        former_names: &[],
+        section: "data-import",
+        versions: DataImportOrderProcessError::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                DataImportOrderProcessErrorV1,
+                DataImportOrderProcessError,
+            >(),
+        ],
+    },
     #[cfg(feature = "collections")]
-    ::std::option::Option::Some(EventType::DebtActioningAutomatedDebtWriteBackCompleted),
-    #[cfg(not(feature = "collections"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "debt.actioning.automated_debt_write_back.completed",
+        former_names: &[],
+        section: "collections",
+        versions: DebtActioningAutomatedDebtWriteBackCompleted::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                DebtActioningAutomatedDebtWriteBackCompletedV1,
+                DebtActioningAutomatedDebtWriteBackCompleted,
+            >(),
+        ],
+    },
     #[cfg(feature = "collections")]
-    ::std::option::Option::Some(EventType::DebtActioningAutomatedDebtWriteBackFailed),
-    #[cfg(not(feature = "collections"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "debt.actioning.automated_debt_write_back.failed",
+        former_names: &[],
+        section: "collections",
+        versions: DebtActioningAutomatedDebtWriteBackFailed::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                DebtActioningAutomatedDebtWriteBackFailedV1,
+                DebtActioningAutomatedDebtWriteBackFailed,
+            >(),
+        ],
+    },
     #[cfg(feature = "collections")]
-    ::std::option::Option::Some(EventType::DebtActioningAutomatedDebtWriteBackSkipped),
-    #[cfg(not(feature = "collections"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "debt.actioning.automated_debt_write_back.skipped",
+        former_names: &[],
+        section: "collections",
+        versions: DebtActioningAutomatedDebtWriteBackSkipped::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                DebtActioningAutomatedDebtWriteBackSkippedV1,
+                DebtActioningAutomatedDebtWriteBackSkipped,
+            >(),
+        ],
+    },
     #[cfg(feature = "collections")]
-    ::std::option::Option::Some(EventType::DelinquentDebtAllocationCreated),
-    #[cfg(not(feature = "collections"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "delinquent_debt.allocation_created",
+        former_names: &[],
+        section: "collections",
+        versions: DelinquentDebtAllocationCreated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                DelinquentDebtAllocationCreatedV1,
+                DelinquentDebtAllocationCreated,
+            >(),
+        ],
+    },
     #[cfg(feature = "collections")]
-    ::std::option::Option::Some(EventType::DelinquentDebtPositionChanged),
-    #[cfg(not(feature = "collections"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "delinquent_debt.position_changed",
+        former_names: &[],
+        section: "collections",
+        versions: DelinquentDebtPositionChanged::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                DelinquentDebtPositionChangedV1,
+                DelinquentDebtPositionChanged,
+            >(),
+            PayloadRow::of::<
+                DelinquentDebtPositionChangedV2,
+                DelinquentDebtPositionChanged,
+            >(),
+        ],
+    },
     #[cfg(feature = "collections")]
-    ::std::option::Option::Some(EventType::DepositAgreementAccepted),
-    #[cfg(not(feature = "collections"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "deposit_agreement.accepted",
+        former_names: &[],
+        section: "collections",
+        versions: DepositAgreementAccepted::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<DepositAgreementAcceptedV1, DepositAgreementAccepted>(),
+        ],
+    },
     #[cfg(feature = "collections")]
-    ::std::option::Option::Some(EventType::DepositAgreementFulfilled),
-    #[cfg(not(feature = "collections"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "deposit_agreement.fulfilled",
+        former_names: &[],
+        section: "collections",
+        versions: DepositAgreementFulfilled::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<DepositAgreementFulfilledV1, DepositAgreementFulfilled>(),
+        ],
+    },
     #[cfg(feature = "collections")]
-    ::std::option::Option::Some(EventType::DepositAgreementInstalmentReturned),
-    #[cfg(not(feature = "collections"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "deposit_agreement.instalment_returned",
+        former_names: &[],
+        section: "collections",
+        versions: DepositAgreementInstalmentReturned::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                DepositAgreementInstalmentReturnedV1,
+                DepositAgreementInstalmentReturned,
+            >(),
+        ],
+    },
     #[cfg(feature = "collections")]
-    ::std::option::Option::Some(EventType::DepositAgreementReturned),
-    #[cfg(not(feature = "collections"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "deposit_agreement.returned",
+        former_names: &[],
+        section: "collections",
+        versions: DepositAgreementReturned::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<DepositAgreementReturnedV1, DepositAgreementReturned>(),
+        ],
+    },
     #[cfg(feature = "collections")]
-    ::std::option::Option::Some(EventType::DepositAgreementWithdrawn),
-    #[cfg(not(feature = "collections"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "deposit_agreement.withdrawn",
+        former_names: &[],
+        section: "collections",
+        versions: DepositAgreementWithdrawn::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<DepositAgreementWithdrawnV1, DepositAgreementWithdrawn>(),
+        ],
+    },
     #[cfg(feature = "collections")]
-    ::std::option::Option::Some(EventType::DunningPathPaused),
-    #[cfg(not(feature = "collections"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "dunning_path_paused",
+        former_names: &[],
+        section: "collections",
+        versions: DunningPathPaused::VERSIONS,
+        payloads: &[PayloadRow::of::<DunningPathPausedV1, DunningPathPaused>()],
+    },
     #[cfg(feature = "collections")]
-    ::std::option::Option::Some(EventType::DunningPathStarted),
-    #[cfg(not(feature = "collections"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "dunning_path_started",
+        former_names: &[],
+        section: "collections",
+        versions: DunningPathStarted::VERSIONS,
+        payloads: &[PayloadRow::of::<DunningPathStartedV1, DunningPathStarted>()],
+    },
     #[cfg(feature = "collections")]
-    ::std::option::Option::Some(EventType::DunningPathUnpaused),
-    #[cfg(not(feature = "collections"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "dunning_path_unpaused",
+        former_names: &[],
+        section: "collections",
+        versions: DunningPathUnpaused::VERSIONS,
+        payloads: &[PayloadRow::of::<DunningPathUnpausedV1, DunningPathUnpaused>()],
+    },
     #[cfg(feature = "collections")]
-    ::std::option::Option::Some(EventType::DunningPathWithdrawn),
-    #[cfg(not(feature = "collections"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "dunning_path_withdrawn",
+        former_names: &[],
+        section: "collections",
+        versions: DunningPathWithdrawn::VERSIONS,
+        payloads: &[PayloadRow::of::<DunningPathWithdrawnV1, DunningPathWithdrawn>()],
+    },
     #[cfg(feature = "market-files")]
-    ::std::option::Option::Some(
-        EventType::ElectricityFlowFileCancellationInvoiceProcessed,
-    ),
-    #[cfg(not(feature = "market-files"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "electricity-flow-file.cancellation-invoice.processed",
+        former_names: &[],
+        section: "market-files",
+        versions: ElectricityFlowFileCancellationInvoiceProcessed::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                ElectricityFlowFileCancellationInvoiceProcessedV1,
+                ElectricityFlowFileCancellationInvoiceProcessed,
+            >(),
+        ],
+    },
     #[cfg(feature = "market-files")]
-    ::std::option::Option::Some(
-        EventType::ElectricityFlowFileComplementaryInvoiceProcessed,
-    ),
-    #[cfg(not(feature = "market-files"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "electricity-flow-file.complementary-invoice.processed",
+        former_names: &[],
+        section: "market-files",
+        versions: ElectricityFlowFileComplementaryInvoiceProcessed::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                ElectricityFlowFileComplementaryInvoiceProcessedV1,
+                ElectricityFlowFileComplementaryInvoiceProcessed,
+            >(),
+        ],
+    },
     #[cfg(feature = "market-files")]
-    ::std::option::Option::Some(
-        EventType::ElectricityFlowFileRectificationInvoiceProcessed,
-    ),
-    #[cfg(not(feature = "market-files"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "electricity-flow-file.rectification-invoice.processed",
+        former_names: &[],
+        section: "market-files",
+        versions: ElectricityFlowFileRectificationInvoiceProcessed::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                ElectricityFlowFileRectificationInvoiceProcessedV1,
+                ElectricityFlowFileRectificationInvoiceProcessed,
+            >(),
+        ],
+    },
     #[cfg(feature = "market-files")]
-    ::std::option::Option::Some(
-        EventType::ElectricityFlowFileRegularizerInvoiceProcessed,
-    ),
-    #[cfg(not(feature = "market-files"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "electricity-flow-file.regularizer-invoice.processed",
+        former_names: &[],
+        section: "market-files",
+        versions: ElectricityFlowFileRegularizerInvoiceProcessed::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                ElectricityFlowFileRegularizerInvoiceProcessedV1,
+                ElectricityFlowFileRegularizerInvoiceProcessed,
+            >(),
+        ],
+    },
     #[cfg(feature = "market-files")]
-    ::std::option::Option::Some(
-        EventType::ElectricityFlowFileBillableConceptsInvoiceProcessed,
-    ),
-    #[cfg(not(feature = "market-files"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "electricity_flow_file.billable_concepts_invoice.processed",
+        former_names: &[],
+        section: "market-files",
+        versions: ElectricityFlowFileBillableConceptsInvoiceProcessed::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                ElectricityFlowFileBillableConceptsInvoiceProcessedV1,
+                ElectricityFlowFileBillableConceptsInvoiceProcessed,
+            >(),
+        ],
+    },
     #[cfg(feature = "market-files")]
-    ::std::option::Option::Some(EventType::ElectricityFlowFileRegularInvoiceProcessed),
-    #[cfg(not(feature = "market-files"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "electricity_flow_file.regular_invoice.processed",
+        former_names: &[],
+        section: "market-files",
+        versions: ElectricityFlowFileRegularInvoiceProcessed::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                ElectricityFlowFileRegularInvoiceProcessedV1,
+                ElectricityFlowFileRegularInvoiceProcessed,
+            >(),
+        ],
+    },
     #[cfg(feature = "market-files")]
-    ::std::option::Option::Some(EventType::EspSupplyPointsEnrichmentDataSent),
-    #[cfg(not(feature = "market-files"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "esp-supply-points.enrichment-data.sent",
+        former_names: &[],
+        section: "market-files",
+        versions: EspSupplyPointsEnrichmentDataSent::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                EspSupplyPointsEnrichmentDataSentV1,
+                EspSupplyPointsEnrichmentDataSent,
+            >(),
+        ],
+    },
     #[cfg(feature = "market-files")]
-    ::std::option::Option::Some(EventType::EspSupplyPointsAtrSnapshotSent),
-    #[cfg(not(feature = "market-files"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "esp_supply_points.atr_snapshot.sent",
+        former_names: &[],
+        section: "market-files",
+        versions: EspSupplyPointsAtrSnapshotSent::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                EspSupplyPointsAtrSnapshotSentV1,
+                EspSupplyPointsAtrSnapshotSent,
+            >(),
+        ],
+    },
     #[cfg(feature = "data-import")]
-    ::std::option::Option::Some(EventType::ExternalMessagingUploadedFileProcessed),
-    #[cfg(not(feature = "data-import"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "external_messaging.uploaded_file.processed",
+        former_names: &[],
+        section: "data-import",
+        versions: ExternalMessagingUploadedFileProcessed::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                ExternalMessagingUploadedFileProcessedV1,
+                ExternalMessagingUploadedFileProcessed,
+            >(),
+        ],
+    },
     #[cfg(feature = "data-import")]
-    ::std::option::Option::Some(
-        EventType::ExternalMessagingUploadedFileProcessingFailed,
-    ),
-    #[cfg(not(feature = "data-import"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "external_messaging.uploaded_file.processing_failed",
+        former_names: &[],
+        section: "data-import",
+        versions: ExternalMessagingUploadedFileProcessingFailed::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                ExternalMessagingUploadedFileProcessingFailedV1,
+                ExternalMessagingUploadedFileProcessingFailed,
+            >(),
+        ],
+    },
     #[cfg(feature = "data-import")]
-    ::std::option::Option::Some(EventType::ExternalMessagingUploadedFileSafe),
-    #[cfg(not(feature = "data-import"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "external_messaging.uploaded_file.safe",
+        former_names: &[],
+        section: "data-import",
+        versions: ExternalMessagingUploadedFileSafe::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                ExternalMessagingUploadedFileSafeV1,
+                ExternalMessagingUploadedFileSafe,
+            >(),
+        ],
+    },
     #[cfg(feature = "data-import")]
-    ::std::option::Option::Some(EventType::ExternalMessagingUploadedFileUnsafe),
-    #[cfg(not(feature = "data-import"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "external_messaging.uploaded_file.unsafe",
+        former_names: &[],
+        section: "data-import",
+        versions: ExternalMessagingUploadedFileUnsafe::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                ExternalMessagingUploadedFileUnsafeV1,
+                ExternalMessagingUploadedFileUnsafe,
+            >(),
+        ],
+    },
     #[cfg(feature = "flexible-devices")]
-    ::std::option::Option::Some(EventType::FlexDeviceDeauthenticated),
-    #[cfg(not(feature = "flexible-devices"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "flex_device.deauthenticated",
+        former_names: &[],
+        section: "flexible-devices",
+        versions: FlexDeviceDeauthenticated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<FlexDeviceDeauthenticatedV1, FlexDeviceDeauthenticated>(),
+        ],
+    },
     #[cfg(feature = "flexible-devices")]
-    ::std::option::Option::Some(EventType::FlexDeviceDisconnected),
-    #[cfg(not(feature = "flexible-devices"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "flex_device.disconnected",
+        former_names: &[],
+        section: "flexible-devices",
+        versions: FlexDeviceDisconnected::VERSIONS,
+        payloads: &[PayloadRow::of::<FlexDeviceDisconnectedV1, FlexDeviceDisconnected>()],
+    },
     #[cfg(feature = "flexible-devices")]
-    ::std::option::Option::Some(EventType::FlexDeviceOptimisationCreated),
-    #[cfg(not(feature = "flexible-devices"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "flex_device.optimisation_created",
+        former_names: &[],
+        section: "flexible-devices",
+        versions: FlexDeviceOptimisationCreated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                FlexDeviceOptimisationCreatedV1,
+                FlexDeviceOptimisationCreated,
+            >(),
+        ],
+    },
     #[cfg(feature = "flexible-devices")]
-    ::std::option::Option::Some(EventType::FlexDeviceRegistered),
-    #[cfg(not(feature = "flexible-devices"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "flex_device.registered",
+        former_names: &[],
+        section: "flexible-devices",
+        versions: FlexDeviceRegistered::VERSIONS,
+        payloads: &[PayloadRow::of::<FlexDeviceRegisteredV1, FlexDeviceRegistered>()],
+    },
     #[cfg(feature = "market-files")]
-    ::std::option::Option::Some(
-        EventType::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated,
-    ),
-    #[cfg(not(feature = "market-files"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "gas-bill-flow-details.annulment-with-substituent-invoice.created",
+        former_names: &[],
+        section: "market-files",
+        versions: GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1,
+                GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated,
+            >(),
+        ],
+    },
     #[cfg(feature = "market-files")]
-    ::std::option::Option::Some(EventType::GasBillFlowDetailsCancellationInvoiceCreated),
-    #[cfg(not(feature = "market-files"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "gas-bill-flow-details.cancellation-invoice.created",
+        former_names: &[],
+        section: "market-files",
+        versions: GasBillFlowDetailsCancellationInvoiceCreated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                GasBillFlowDetailsCancellationInvoiceCreatedV1,
+                GasBillFlowDetailsCancellationInvoiceCreated,
+            >(),
+        ],
+    },
     #[cfg(feature = "market-files")]
-    ::std::option::Option::Some(
-        EventType::GasBillFlowDetailsComplementaryInvoiceCreated,
-    ),
-    #[cfg(not(feature = "market-files"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "gas-bill-flow-details.complementary-invoice.created",
+        former_names: &[],
+        section: "market-files",
+        versions: GasBillFlowDetailsComplementaryInvoiceCreated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                GasBillFlowDetailsComplementaryInvoiceCreatedV1,
+                GasBillFlowDetailsComplementaryInvoiceCreated,
+            >(),
+        ],
+    },
     #[cfg(feature = "market-files")]
-    ::std::option::Option::Some(
-        EventType::GasBillFlowDetailsRectificationInvoiceCreated,
-    ),
-    #[cfg(not(feature = "market-files"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "gas-bill-flow-details.rectification-invoice.created",
+        former_names: &[],
+        section: "market-files",
+        versions: GasBillFlowDetailsRectificationInvoiceCreated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                GasBillFlowDetailsRectificationInvoiceCreatedV1,
+                GasBillFlowDetailsRectificationInvoiceCreated,
+            >(),
+        ],
+    },
     #[cfg(feature = "market-files")]
-    ::std::option::Option::Some(EventType::GasBillFlowDetailsRegularInvoiceCreated),
-    #[cfg(not(feature = "market-files"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "gas-bill-flow-details.regular-invoice.created",
+        former_names: &[],
+        section: "market-files",
+        versions: GasBillFlowDetailsRegularInvoiceCreated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                GasBillFlowDetailsRegularInvoiceCreatedV1,
+                GasBillFlowDetailsRegularInvoiceCreated,
+            >(),
+        ],
+    },
     #[cfg(feature = "market-files")]
-    ::std::option::Option::Some(
-        EventType::GasFlowFileB7033ComplementaryInvoiceProcessed,
-    ),
-    #[cfg(not(feature = "market-files"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "gas-flow-file.b7033-complementary-invoice.processed",
+        former_names: &[],
+        section: "market-files",
+        versions: GasFlowFileB7033ComplementaryInvoiceProcessed::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                GasFlowFileB7033ComplementaryInvoiceProcessedV1,
+                GasFlowFileB7033ComplementaryInvoiceProcessed,
+            >(),
+        ],
+    },
     #[cfg(feature = "market-files")]
-    ::std::option::Option::Some(EventType::GasFlowFileB7033RegularInvoiceProcessed),
-    #[cfg(not(feature = "market-files"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "gas-flow-file.b7033-regular-invoice.processed",
+        former_names: &[],
+        section: "market-files",
+        versions: GasFlowFileB7033RegularInvoiceProcessed::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                GasFlowFileB7033RegularInvoiceProcessedV1,
+                GasFlowFileB7033RegularInvoiceProcessed,
+            >(),
+        ],
+    },
     #[cfg(feature = "market-files")]
-    ::std::option::Option::Some(EventType::GasSupplyPointInspectionResultsReceived),
-    #[cfg(not(feature = "market-files"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "gas-supply-point.inspection-results.received",
+        former_names: &[],
+        section: "market-files",
+        versions: GasSupplyPointInspectionResultsReceived::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                GasSupplyPointInspectionResultsReceivedV1,
+                GasSupplyPointInspectionResultsReceived,
+            >(),
+        ],
+    },
     #[cfg(feature = "communications")]
-    ::std::option::Option::Some(EventType::GoodsPurchaseCreated),
-    #[cfg(not(feature = "communications"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "goods.purchase-created",
+        former_names: &[],
+        section: "communications",
+        versions: GoodsPurchaseCreated::VERSIONS,
+        payloads: &[PayloadRow::of::<GoodsPurchaseCreatedV1, GoodsPurchaseCreated>()],
+    },
     #[cfg(feature = "communications")]
-    ::std::option::Option::Some(EventType::GoodsQuoteCreatedForAccount),
-    #[cfg(not(feature = "communications"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "goods.quote.created-for-account",
+        former_names: &[],
+        section: "communications",
+        versions: GoodsQuoteCreatedForAccount::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                GoodsQuoteCreatedForAccountV1,
+                GoodsQuoteCreatedForAccount,
+            >(),
+        ],
+    },
     #[cfg(feature = "communications")]
-    ::std::option::Option::Some(EventType::GoodsQuoteCreatedWithoutAccount),
-    #[cfg(not(feature = "communications"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "goods.quote.created-without-account",
+        former_names: &[],
+        section: "communications",
+        versions: GoodsQuoteCreatedWithoutAccount::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                GoodsQuoteCreatedWithoutAccountV1,
+                GoodsQuoteCreatedWithoutAccount,
+            >(),
+        ],
+    },
     #[cfg(feature = "industry")]
-    ::std::option::Option::Some(
-        EventType::IndustryElectricityChangeOfEnergisationUnsolicitedMessage,
-    ),
-    #[cfg(not(feature = "industry"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "industry.electricity.change_of_energisation.unsolicited_message",
+        former_names: &[],
+        section: "industry",
+        versions: IndustryElectricityChangeOfEnergisationUnsolicitedMessage::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1,
+                IndustryElectricityChangeOfEnergisationUnsolicitedMessage,
+            >(),
+        ],
+    },
     #[cfg(feature = "industry")]
-    ::std::option::Option::Some(
-        EventType::IndustryElectricityChangeOfServiceMeterDeactivated,
-    ),
-    #[cfg(not(feature = "industry"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "industry.electricity.change_of_service.meter_deactivated",
+        former_names: &[],
+        section: "industry",
+        versions: IndustryElectricityChangeOfServiceMeterDeactivated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                IndustryElectricityChangeOfServiceMeterDeactivatedV1,
+                IndustryElectricityChangeOfServiceMeterDeactivated,
+            >(),
+        ],
+    },
     #[cfg(feature = "industry")]
-    ::std::option::Option::Some(
-        EventType::IndustryElectricityChangeOfSupplyGainInitiated,
-    ),
-    #[cfg(not(feature = "industry"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "industry.electricity.change_of_supply.gain.initiated",
+        former_names: &[],
+        section: "industry",
+        versions: IndustryElectricityChangeOfSupplyGainInitiated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                IndustryElectricityChangeOfSupplyGainInitiatedV1,
+                IndustryElectricityChangeOfSupplyGainInitiated,
+            >(),
+        ],
+    },
     #[cfg(feature = "industry")]
-    ::std::option::Option::Some(
-        EventType::IndustryElectricityChangeOfSupplyLossComplete,
-    ),
-    #[cfg(not(feature = "industry"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "industry.electricity.change_of_supply.loss.complete",
+        former_names: &[],
+        section: "industry",
+        versions: IndustryElectricityChangeOfSupplyLossComplete::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                IndustryElectricityChangeOfSupplyLossCompleteV1,
+                IndustryElectricityChangeOfSupplyLossComplete,
+            >(),
+        ],
+    },
     #[cfg(feature = "industry")]
-    ::std::option::Option::Some(
-        EventType::IndustryElectricityExportInstallationValidated,
-    ),
-    #[cfg(not(feature = "industry"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "industry.electricity.export_installation.validated",
+        former_names: &[],
+        section: "industry",
+        versions: IndustryElectricityExportInstallationValidated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                IndustryElectricityExportInstallationValidatedV1,
+                IndustryElectricityExportInstallationValidated,
+            >(),
+            PayloadRow::of::<
+                IndustryElectricityExportInstallationValidatedV2,
+                IndustryElectricityExportInstallationValidated,
+            >(),
+        ],
+    },
     #[cfg(feature = "industry")]
-    ::std::option::Option::Some(EventType::IndustryGasChangeOfSupplyGainInitiated),
-    #[cfg(not(feature = "industry"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "industry.gas.change_of_supply.gain.initiated",
+        former_names: &[],
+        section: "industry",
+        versions: IndustryGasChangeOfSupplyGainInitiated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                IndustryGasChangeOfSupplyGainInitiatedV1,
+                IndustryGasChangeOfSupplyGainInitiated,
+            >(),
+        ],
+    },
     #[cfg(feature = "industry")]
-    ::std::option::Option::Some(EventType::IndustryGasChangeOfSupplyLossComplete),
-    #[cfg(not(feature = "industry"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "industry.gas.change_of_supply.loss.complete",
+        former_names: &[],
+        section: "industry",
+        versions: IndustryGasChangeOfSupplyLossComplete::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                IndustryGasChangeOfSupplyLossCompleteV1,
+                IndustryGasChangeOfSupplyLossComplete,
+            >(),
+        ],
+    },
     #[cfg(feature = "conversations")]
-    ::std::option::Option::Some(EventType::InkActionsRun),
-    #[cfg(not(feature = "conversations"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "ink.actions.run",
+        former_names: &[],
+        section: "conversations",
+        versions: InkActionsRun::VERSIONS,
+        payloads: &[PayloadRow::of::<InkActionsRunV1, InkActionsRun>()],
+    },
     #[cfg(feature = "conversations")]
-    ::std::option::Option::Some(EventType::InkContentInboundMessageTagged),
-    #[cfg(not(feature = "conversations"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "ink.content.inbound-message-tagged",
+        former_names: &[],
+        section: "conversations",
+        versions: InkContentInboundMessageTagged::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                InkContentInboundMessageTaggedV1,
+                InkContentInboundMessageTagged,
+            >(),
+        ],
+    },
     #[cfg(feature = "conversations")]
-    ::std::option::Option::Some(EventType::InkConversationAssignedToBucket),
-    #[cfg(not(feature = "conversations"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "ink.conversation.assigned_to_bucket",
+        former_names: &[],
+        section: "conversations",
+        versions: InkConversationAssignedToBucket::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                InkConversationAssignedToBucketV1,
+                InkConversationAssignedToBucket,
+            >(),
+        ],
+    },
     #[cfg(feature = "conversations")]
-    ::std::option::Option::Some(EventType::InkConversationAssignedToTimeline),
-    #[cfg(not(feature = "conversations"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "ink.conversation.assigned_to_timeline",
+        former_names: &[],
+        section: "conversations",
+        versions: InkConversationAssignedToTimeline::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                InkConversationAssignedToTimelineV1,
+                InkConversationAssignedToTimeline,
+            >(),
+        ],
+    },
     #[cfg(feature = "conversations")]
-    ::std::option::Option::Some(EventType::InkConversationAwaitCustomerReply),
-    #[cfg(not(feature = "conversations"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "ink.conversation.await_customer_reply",
+        former_names: &[],
+        section: "conversations",
+        versions: InkConversationAwaitCustomerReply::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                InkConversationAwaitCustomerReplyV1,
+                InkConversationAwaitCustomerReply,
+            >(),
+        ],
+    },
     #[cfg(feature = "conversations")]
-    ::std::option::Option::Some(EventType::InkConversationClosed),
-    #[cfg(not(feature = "conversations"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "ink.conversation.closed",
+        former_names: &[],
+        section: "conversations",
+        versions: InkConversationClosed::VERSIONS,
+        payloads: &[PayloadRow::of::<InkConversationClosedV1, InkConversationClosed>()],
+    },
     #[cfg(feature = "conversations")]
-    ::std::option::Option::Some(EventType::InkConversationOpenStatusChanged),
-    #[cfg(not(feature = "conversations"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "ink.conversation.open_status_changed",
+        former_names: &[],
+        section: "conversations",
+        versions: InkConversationOpenStatusChanged::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                InkConversationOpenStatusChangedV1,
+                InkConversationOpenStatusChanged,
+            >(),
+        ],
+    },
     #[cfg(feature = "conversations")]
-    ::std::option::Option::Some(EventType::InkConversationOpened),
-    #[cfg(not(feature = "conversations"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "ink.conversation.opened",
+        former_names: &[],
+        section: "conversations",
+        versions: InkConversationOpened::VERSIONS,
+        payloads: &[PayloadRow::of::<InkConversationOpenedV1, InkConversationOpened>()],
+    },
     #[cfg(feature = "conversations")]
-    ::std::option::Option::Some(EventType::InkConversationPriorityChanged),
-    #[cfg(not(feature = "conversations"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "ink.conversation.priority.changed",
+        former_names: &[],
+        section: "conversations",
+        versions: InkConversationPriorityChanged::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                InkConversationPriorityChangedV1,
+                InkConversationPriorityChanged,
+            >(),
+        ],
+    },
     #[cfg(feature = "conversations")]
-    ::std::option::Option::Some(EventType::InkConversationSnoozed),
-    #[cfg(not(feature = "conversations"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "ink.conversation.snoozed",
+        former_names: &[],
+        section: "conversations",
+        versions: InkConversationSnoozed::VERSIONS,
+        payloads: &[PayloadRow::of::<InkConversationSnoozedV1, InkConversationSnoozed>()],
+    },
     #[cfg(feature = "conversations")]
-    ::std::option::Option::Some(EventType::InkConversationUnassignedFromBucket),
-    #[cfg(not(feature = "conversations"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "ink.conversation.unassigned_from_bucket",
+        former_names: &[],
+        section: "conversations",
+        versions: InkConversationUnassignedFromBucket::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                InkConversationUnassignedFromBucketV1,
+                InkConversationUnassignedFromBucket,
+            >(),
+        ],
+    },
     #[cfg(feature = "conversations")]
-    ::std::option::Option::Some(EventType::InkConversationUnassignedFromTimeline),
-    #[cfg(not(feature = "conversations"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "ink.conversation.unassigned_from_timeline",
+        former_names: &[],
+        section: "conversations",
+        versions: InkConversationUnassignedFromTimeline::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                InkConversationUnassignedFromTimelineV1,
+                InkConversationUnassignedFromTimeline,
+            >(),
+        ],
+    },
     #[cfg(feature = "conversations")]
-    ::std::option::Option::Some(EventType::InkLiveChatClosed),
-    #[cfg(not(feature = "conversations"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "ink.live-chat.closed",
+        former_names: &[],
+        section: "conversations",
+        versions: InkLiveChatClosed::VERSIONS,
+        payloads: &[PayloadRow::of::<InkLiveChatClosedV1, InkLiveChatClosed>()],
+    },
     #[cfg(feature = "conversations")]
-    ::std::option::Option::Some(EventType::InkLiveChatInitiated),
-    #[cfg(not(feature = "conversations"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "ink.live-chat.initiated",
+        former_names: &[],
+        section: "conversations",
+        versions: InkLiveChatInitiated::VERSIONS,
+        payloads: &[PayloadRow::of::<InkLiveChatInitiatedV1, InkLiveChatInitiated>()],
+    },
     #[cfg(feature = "conversations")]
-    ::std::option::Option::Some(EventType::InkLiveChatMessagesOutboundMessageCreated),
-    #[cfg(not(feature = "conversations"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "ink.live-chat.messages.outbound-message-created",
+        former_names: &[],
+        section: "conversations",
+        versions: InkLiveChatMessagesOutboundMessageCreated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                InkLiveChatMessagesOutboundMessageCreatedV1,
+                InkLiveChatMessagesOutboundMessageCreated,
+            >(),
+        ],
+    },
     #[cfg(feature = "conversations")]
-    ::std::option::Option::Some(EventType::InkMessageAttachmentSafe),
-    #[cfg(not(feature = "conversations"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "ink.message_attachment.safe",
+        former_names: &[],
+        section: "conversations",
+        versions: InkMessageAttachmentSafe::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<InkMessageAttachmentSafeV1, InkMessageAttachmentSafe>(),
+        ],
+    },
     #[cfg(feature = "conversations")]
-    ::std::option::Option::Some(EventType::InkMessageAttachmentUnsafe),
-    #[cfg(not(feature = "conversations"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "ink.message_attachment.unsafe",
+        former_names: &[],
+        section: "conversations",
+        versions: InkMessageAttachmentUnsafe::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<InkMessageAttachmentUnsafeV1, InkMessageAttachmentUnsafe>(),
+        ],
+    },
     #[cfg(feature = "conversations")]
-    ::std::option::Option::Some(EventType::InkMessagesInboundEmailMigration),
-    #[cfg(not(feature = "conversations"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "ink.messages.inbound-email-migration",
+        former_names: &[],
+        section: "conversations",
+        versions: InkMessagesInboundEmailMigration::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                InkMessagesInboundEmailMigrationV1,
+                InkMessagesInboundEmailMigration,
+            >(),
+        ],
+    },
     #[cfg(feature = "conversations")]
-    ::std::option::Option::Some(EventType::InkMessagesInboundMessageCreated),
-    #[cfg(not(feature = "conversations"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "ink.messages.inbound-message-created",
+        former_names: &[],
+        section: "conversations",
+        versions: InkMessagesInboundMessageCreated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                InkMessagesInboundMessageCreatedV1,
+                InkMessagesInboundMessageCreated,
+            >(),
+        ],
+    },
     #[cfg(feature = "conversations")]
-    ::std::option::Option::Some(EventType::InkMessagesInboundMessageIngested),
-    #[cfg(not(feature = "conversations"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "ink.messages.inbound-message-ingested",
+        former_names: &[],
+        section: "conversations",
+        versions: InkMessagesInboundMessageIngested::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                InkMessagesInboundMessageIngestedV1,
+                InkMessagesInboundMessageIngested,
+            >(),
+        ],
+    },
     #[cfg(feature = "conversations")]
-    ::std::option::Option::Some(EventType::InkMessagesOutboundMessageCreated),
-    #[cfg(not(feature = "conversations"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "ink.messages.outbound-message-created",
+        former_names: &[],
+        section: "conversations",
+        versions: InkMessagesOutboundMessageCreated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                InkMessagesOutboundMessageCreatedV1,
+                InkMessagesOutboundMessageCreated,
+            >(),
+        ],
+    },
     #[cfg(feature = "conversations")]
-    ::std::option::Option::Some(EventType::InkMessagesOutboundMessageFailed),
-    #[cfg(not(feature = "conversations"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "ink.messages.outbound-message-failed",
+        former_names: &[],
+        section: "conversations",
+        versions: InkMessagesOutboundMessageFailed::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                InkMessagesOutboundMessageFailedV1,
+                InkMessagesOutboundMessageFailed,
+            >(),
+        ],
+    },
     #[cfg(feature = "conversations")]
-    ::std::option::Option::Some(EventType::InkMessagesPhishingReportDismissed),
-    #[cfg(not(feature = "conversations"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "ink.messages.phishing-report-dismissed",
+        former_names: &[],
+        section: "conversations",
+        versions: InkMessagesPhishingReportDismissed::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                InkMessagesPhishingReportDismissedV1,
+                InkMessagesPhishingReportDismissed,
+            >(),
+        ],
+    },
     #[cfg(feature = "conversations")]
-    ::std::option::Option::Some(EventType::InkMessagesReportedPhishing),
-    #[cfg(not(feature = "conversations"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "ink.messages.reported-phishing",
+        former_names: &[],
+        section: "conversations",
+        versions: InkMessagesReportedPhishing::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                InkMessagesReportedPhishingV1,
+                InkMessagesReportedPhishing,
+            >(),
+        ],
+    },
     #[cfg(feature = "conversations")]
-    ::std::option::Option::Some(EventType::InkMessagesReportedSpam),
-    #[cfg(not(feature = "conversations"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "ink.messages.reported-spam",
+        former_names: &[],
+        section: "conversations",
+        versions: InkMessagesReportedSpam::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<InkMessagesReportedSpamV1, InkMessagesReportedSpam>(),
+        ],
+    },
     #[cfg(feature = "conversations")]
-    ::std::option::Option::Some(EventType::InkMessagesSpamReportDismissed),
-    #[cfg(not(feature = "conversations"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "ink.messages.spam-report-dismissed",
+        former_names: &[],
+        section: "conversations",
+        versions: InkMessagesSpamReportDismissed::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                InkMessagesSpamReportDismissedV1,
+                InkMessagesSpamReportDismissed,
+            >(),
+        ],
+    },
     #[cfg(feature = "businesses")]
-    ::std::option::Option::Some(EventType::InternalCompanyCreated),
-    #[cfg(not(feature = "businesses"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "internal_company.created",
+        former_names: &[],
+        section: "businesses",
+        versions: InternalCompanyCreated::VERSIONS,
+        payloads: &[PayloadRow::of::<InternalCompanyCreatedV1, InternalCompanyCreated>()],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::LatePaymentFeeApplicationServiceCompleted),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "late_payment_fee_application_service_completed",
+        former_names: &[],
+        section: "billing",
+        versions: LatePaymentFeeApplicationServiceCompleted::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LatePaymentFeeApplicationServiceCompletedV1,
+                LatePaymentFeeApplicationServiceCompleted,
+            >(),
+        ],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::LatePaymentFeeApplicationServiceFeeApplied),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "late_payment_fee_application_service_fee_applied",
+        former_names: &[],
+        section: "billing",
+        versions: LatePaymentFeeApplicationServiceFeeApplied::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LatePaymentFeeApplicationServiceFeeAppliedV1,
+                LatePaymentFeeApplicationServiceFeeApplied,
+            >(),
+        ],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::LatePaymentFeeApplicationServiceStarted),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "late_payment_fee_application_service_started",
+        former_names: &[],
+        section: "billing",
+        versions: LatePaymentFeeApplicationServiceStarted::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LatePaymentFeeApplicationServiceStartedV1,
+                LatePaymentFeeApplicationServiceStarted,
+            >(),
+        ],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::LatePaymentFeeCalculationServiceCompleted),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "late_payment_fee_calculation_service_completed",
+        former_names: &[],
+        section: "billing",
+        versions: LatePaymentFeeCalculationServiceCompleted::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LatePaymentFeeCalculationServiceCompletedV1,
+                LatePaymentFeeCalculationServiceCompleted,
+            >(),
+        ],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::LatePaymentFeeCalculationServiceStarted),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "late_payment_fee_calculation_service_started",
+        former_names: &[],
+        section: "billing",
+        versions: LatePaymentFeeCalculationServiceStarted::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LatePaymentFeeCalculationServiceStartedV1,
+                LatePaymentFeeCalculationServiceStarted,
+            >(),
+        ],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::LatePaymentFeeCalculatorCompleted),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "late_payment_fee_calculator_completed",
+        former_names: &[],
+        section: "billing",
+        versions: LatePaymentFeeCalculatorCompleted::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LatePaymentFeeCalculatorCompletedV1,
+                LatePaymentFeeCalculatorCompleted,
+            >(),
+        ],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::LatePaymentFeeCalculatorFeeApplied),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "late_payment_fee_calculator_fee_applied",
+        former_names: &[],
+        section: "billing",
+        versions: LatePaymentFeeCalculatorFeeApplied::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LatePaymentFeeCalculatorFeeAppliedV1,
+                LatePaymentFeeCalculatorFeeApplied,
+            >(),
+        ],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::LatePaymentFeeCalculatorStarted),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "late_payment_fee_calculator_started",
+        former_names: &[],
+        section: "billing",
+        versions: LatePaymentFeeCalculatorStarted::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LatePaymentFeeCalculatorStartedV1,
+                LatePaymentFeeCalculatorStarted,
+            >(),
+        ],
+    },
     #[cfg(feature = "billing")]
-    ::std::option::Option::Some(EventType::LatePaymentFeeWaived),
-    #[cfg(not(feature = "billing"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "late_payment_fee_waived",
+        former_names: &[],
+        section: "billing",
+        versions: LatePaymentFeeWaived::VERSIONS,
+        payloads: &[PayloadRow::of::<LatePaymentFeeWaivedV1, LatePaymentFeeWaived>()],
+    },
     #[cfg(feature = "communications")]
-    ::std::option::Option::Some(EventType::LeadsLeadStageUpdated),
-    #[cfg(not(feature = "communications"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "leads.lead.stage-updated",
+        former_names: &[],
+        section: "communications",
+        versions: LeadsLeadStageUpdated::VERSIONS,
+        payloads: &[PayloadRow::of::<LeadsLeadStageUpdatedV1, LeadsLeadStageUpdated>()],
+    },
     #[cfg(feature = "communications")]
-    ::std::option::Option::Some(
-        EventType::LeadsOpportunityDocumentAttachedToOpportunity,
-    ),
-    #[cfg(not(feature = "communications"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "leads.opportunity.document-attached-to-opportunity",
+        former_names: &[],
+        section: "communications",
+        versions: LeadsOpportunityDocumentAttachedToOpportunity::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LeadsOpportunityDocumentAttachedToOpportunityV1,
+                LeadsOpportunityDocumentAttachedToOpportunity,
+            >(),
+        ],
+    },
     #[cfg(feature = "communications")]
-    ::std::option::Option::Some(EventType::LeadsOpportunityOfferGroupCreated),
-    #[cfg(not(feature = "communications"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "leads.opportunity.offer-group.created",
+        former_names: &[],
+        section: "communications",
+        versions: LeadsOpportunityOfferGroupCreated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LeadsOpportunityOfferGroupCreatedV2,
+                LeadsOpportunityOfferGroupCreated,
+            >(),
+        ],
+    },
     #[cfg(feature = "communications")]
-    ::std::option::Option::Some(EventType::LeadsOpportunityStageUpdated),
-    #[cfg(not(feature = "communications"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "leads.opportunity.stage-updated",
+        former_names: &[],
+        section: "communications",
+        versions: LeadsOpportunityStageUpdated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LeadsOpportunityStageUpdatedV1,
+                LeadsOpportunityStageUpdated,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-status")]
-    ::std::option::Option::Some(
-        EventType::LifecycleEnrollmentLoyaltyPointsQualificationReversed,
-    ),
-    #[cfg(not(feature = "lifecycle-status"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.enrollment.loyalty-points-qualification-reversed",
+        former_names: &[],
+        section: "lifecycle-status",
+        versions: LifecycleEnrollmentLoyaltyPointsQualificationReversed::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleEnrollmentLoyaltyPointsQualificationReversedV1,
+                LifecycleEnrollmentLoyaltyPointsQualificationReversed,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-status")]
-    ::std::option::Option::Some(
-        EventType::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint,
-    ),
-    #[cfg(not(feature = "lifecycle-status"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.enrollment.supply-status-qualifies-account-for-loyalty-point",
+        former_names: &[],
+        section: "lifecycle-status",
+        versions: LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2,
+                LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-join")]
-    ::std::option::Option::Some(EventType::LifecycleJoinSupplierActivationCompleted),
-    #[cfg(not(feature = "lifecycle-join"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.join-supplier.activation.completed",
+        former_names: &[],
+        section: "lifecycle-join",
+        versions: LifecycleJoinSupplierActivationCompleted::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleJoinSupplierActivationCompletedV1,
+                LifecycleJoinSupplierActivationCompleted,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-join")]
-    ::std::option::Option::Some(EventType::LifecycleJoinSupplierActivationInitiated),
-    #[cfg(not(feature = "lifecycle-join"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.join-supplier.activation.initiated",
+        former_names: &[],
+        section: "lifecycle-join",
+        versions: LifecycleJoinSupplierActivationInitiated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleJoinSupplierActivationInitiatedV1,
+                LifecycleJoinSupplierActivationInitiated,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-join")]
-    ::std::option::Option::Some(EventType::LifecycleJoinSupplierAgreementCreated),
-    #[cfg(not(feature = "lifecycle-join"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.join-supplier.agreement.created",
+        former_names: &[],
+        section: "lifecycle-join",
+        versions: LifecycleJoinSupplierAgreementCreated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleJoinSupplierAgreementCreatedV1,
+                LifecycleJoinSupplierAgreementCreated,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-join")]
-    ::std::option::Option::Some(
-        EventType::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated,
-    ),
-    #[cfg(not(feature = "lifecycle-join"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.join-supplier.await-post-activation-flow-step.initiated",
+        former_names: &[],
+        section: "lifecycle-join",
+        versions: LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1,
+                LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-join")]
-    ::std::option::Option::Some(
-        EventType::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated,
-    ),
-    #[cfg(not(feature = "lifecycle-join"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.join-supplier.await-pre-activation-flow-step.initiated",
+        former_names: &[],
+        section: "lifecycle-join",
+        versions: LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1,
+                LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-join")]
-    ::std::option::Option::Some(
-        EventType::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated,
-    ),
-    #[cfg(not(feature = "lifecycle-join"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.join-supplier.await-pre-discovery-flow-step.initiated",
+        former_names: &[],
+        section: "lifecycle-join",
+        versions: LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1,
+                LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-join")]
-    ::std::option::Option::Some(EventType::LifecycleJoinSupplierCancellationRequested),
-    #[cfg(not(feature = "lifecycle-join"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.join-supplier.cancellation-requested",
+        former_names: &[],
+        section: "lifecycle-join",
+        versions: LifecycleJoinSupplierCancellationRequested::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleJoinSupplierCancellationRequestedV1,
+                LifecycleJoinSupplierCancellationRequested,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-join")]
-    ::std::option::Option::Some(EventType::LifecycleJoinSupplierCancelled),
-    #[cfg(not(feature = "lifecycle-join"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.join-supplier.cancelled",
+        former_names: &[],
+        section: "lifecycle-join",
+        versions: LifecycleJoinSupplierCancelled::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleJoinSupplierCancelledV1,
+                LifecycleJoinSupplierCancelled,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-join")]
-    ::std::option::Option::Some(EventType::LifecycleJoinSupplierCompleted),
-    #[cfg(not(feature = "lifecycle-join"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.join-supplier.completed",
+        former_names: &[],
+        section: "lifecycle-join",
+        versions: LifecycleJoinSupplierCompleted::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleJoinSupplierCompletedV1,
+                LifecycleJoinSupplierCompleted,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-join")]
-    ::std::option::Option::Some(EventType::LifecycleJoinSupplierRequested),
-    #[cfg(not(feature = "lifecycle-join"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.join-supplier.requested",
+        former_names: &[],
+        section: "lifecycle-join",
+        versions: LifecycleJoinSupplierRequested::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleJoinSupplierRequestedV1,
+                LifecycleJoinSupplierRequested,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-join")]
-    ::std::option::Option::Some(EventType::LifecycleJoinSupplierReversalRequested),
-    #[cfg(not(feature = "lifecycle-join"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.join-supplier.reversal-requested",
+        former_names: &[],
+        section: "lifecycle-join",
+        versions: LifecycleJoinSupplierReversalRequested::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleJoinSupplierReversalRequestedV1,
+                LifecycleJoinSupplierReversalRequested,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-join")]
-    ::std::option::Option::Some(EventType::LifecycleJoinSupplierReversed),
-    #[cfg(not(feature = "lifecycle-join"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.join-supplier.reversed",
+        former_names: &[],
+        section: "lifecycle-join",
+        versions: LifecycleJoinSupplierReversed::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleJoinSupplierReversedV1,
+                LifecycleJoinSupplierReversed,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-join")]
-    ::std::option::Option::Some(EventType::LifecycleJoinSupplierSupplyPeriodCreated),
-    #[cfg(not(feature = "lifecycle-join"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.join-supplier.supply-period.created",
+        former_names: &[],
+        section: "lifecycle-join",
+        versions: LifecycleJoinSupplierSupplyPeriodCreated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleJoinSupplierSupplyPeriodCreatedV1,
+                LifecycleJoinSupplierSupplyPeriodCreated,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-join")]
-    ::std::option::Option::Some(
-        EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated,
-    ),
-    #[cfg(not(feature = "lifecycle-join"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.join-supplier.supply-point-journey-await-post-activation-flow-step.initiated",
+        former_names: &[],
+        section: "lifecycle-join",
+        versions: LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1,
+                LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-join")]
-    ::std::option::Option::Some(
-        EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated,
-    ),
-    #[cfg(not(feature = "lifecycle-join"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.join-supplier.supply-point-journey-await-pre-activation-flow-step.initiated",
+        former_names: &[],
+        section: "lifecycle-join",
+        versions: LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1,
+                LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-join")]
-    ::std::option::Option::Some(
-        EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted,
-    ),
-    #[cfg(not(feature = "lifecycle-join"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.join_supplier._ensure_payment_instructions.step_completed",
+        former_names: &[],
+        section: "lifecycle-join",
+        versions: LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2,
+                LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-join")]
-    ::std::option::Option::Some(
-        EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated,
-    ),
-    #[cfg(not(feature = "lifecycle-join"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.join_supplier._ensure_payment_instructions.step_initiated",
+        former_names: &[],
+        section: "lifecycle-join",
+        versions: LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2,
+                LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-join")]
-    ::std::option::Option::Some(EventType::LifecycleJoinSupplierSecurityDepositsCreated),
-    #[cfg(not(feature = "lifecycle-join"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.join_supplier.security_deposits.created",
+        former_names: &[],
+        section: "lifecycle-join",
+        versions: LifecycleJoinSupplierSecurityDepositsCreated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleJoinSupplierSecurityDepositsCreatedV1,
+                LifecycleJoinSupplierSecurityDepositsCreated,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-join")]
-    ::std::option::Option::Some(
-        EventType::LifecycleJoinSupplierTermsAndConditionsAccepted,
-    ),
-    #[cfg(not(feature = "lifecycle-join"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.join_supplier.terms-and-conditions.accepted",
+        former_names: &[],
+        section: "lifecycle-join",
+        versions: LifecycleJoinSupplierTermsAndConditionsAccepted::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleJoinSupplierTermsAndConditionsAcceptedV2,
+                LifecycleJoinSupplierTermsAndConditionsAccepted,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-leave")]
-    ::std::option::Option::Some(
-        EventType::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated,
-    ),
-    #[cfg(not(feature = "lifecycle-leave"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.leave-supplier.await-post-deactivation-flow-step.initiated",
+        former_names: &[],
+        section: "lifecycle-leave",
+        versions: LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1,
+                LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-leave")]
-    ::std::option::Option::Some(
-        EventType::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated,
-    ),
-    #[cfg(not(feature = "lifecycle-leave"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.leave-supplier.await-post-termination-flow-step.initiated",
+        former_names: &[],
+        section: "lifecycle-leave",
+        versions: LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1,
+                LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-leave")]
-    ::std::option::Option::Some(
-        EventType::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated,
-    ),
-    #[cfg(not(feature = "lifecycle-leave"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.leave-supplier.await-pre-termination-flow-step.initiated",
+        former_names: &[],
+        section: "lifecycle-leave",
+        versions: LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1,
+                LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-leave")]
-    ::std::option::Option::Some(EventType::LifecycleLeaveSupplierCancellationRequested),
-    #[cfg(not(feature = "lifecycle-leave"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.leave-supplier.cancellation-requested",
+        former_names: &[],
+        section: "lifecycle-leave",
+        versions: LifecycleLeaveSupplierCancellationRequested::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleLeaveSupplierCancellationRequestedV2,
+                LifecycleLeaveSupplierCancellationRequested,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-leave")]
-    ::std::option::Option::Some(EventType::LifecycleLeaveSupplierCancelled),
-    #[cfg(not(feature = "lifecycle-leave"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.leave-supplier.cancelled",
+        former_names: &[],
+        section: "lifecycle-leave",
+        versions: LifecycleLeaveSupplierCancelled::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleLeaveSupplierCancelledV2,
+                LifecycleLeaveSupplierCancelled,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-leave")]
-    ::std::option::Option::Some(EventType::LifecycleLeaveSupplierCompleted),
-    #[cfg(not(feature = "lifecycle-leave"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.leave-supplier.completed",
+        former_names: &[],
+        section: "lifecycle-leave",
+        versions: LifecycleLeaveSupplierCompleted::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleLeaveSupplierCompletedV3,
+                LifecycleLeaveSupplierCompleted,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-leave")]
-    ::std::option::Option::Some(EventType::LifecycleLeaveSupplierRequested),
-    #[cfg(not(feature = "lifecycle-leave"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.leave-supplier.requested",
+        former_names: &[],
+        section: "lifecycle-leave",
+        versions: LifecycleLeaveSupplierRequested::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleLeaveSupplierRequestedV2,
+                LifecycleLeaveSupplierRequested,
+            >(),
+            PayloadRow::of::<
+                LifecycleLeaveSupplierRequestedV3,
+                LifecycleLeaveSupplierRequested,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-leave")]
-    ::std::option::Option::Some(EventType::LifecycleLeaveSupplierReversalRequested),
-    #[cfg(not(feature = "lifecycle-leave"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.leave-supplier.reversal-requested",
+        former_names: &[],
+        section: "lifecycle-leave",
+        versions: LifecycleLeaveSupplierReversalRequested::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleLeaveSupplierReversalRequestedV2,
+                LifecycleLeaveSupplierReversalRequested,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-leave")]
-    ::std::option::Option::Some(
-        EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated,
-    ),
-    #[cfg(not(feature = "lifecycle-leave"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.leave-supplier.supply-point-journey-await-post-termination-flow-step.initiated",
+        former_names: &[],
+        section: "lifecycle-leave",
+        versions: LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1,
+                LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-leave")]
-    ::std::option::Option::Some(
-        EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated,
-    ),
-    #[cfg(not(feature = "lifecycle-leave"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.leave-supplier.supply-point-journey-await-pre-agreement-termination-flow-step.initiated",
+        former_names: &[],
+        section: "lifecycle-leave",
+        versions: LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1,
+                LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-leave")]
-    ::std::option::Option::Some(
-        EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated,
-    ),
-    #[cfg(not(feature = "lifecycle-leave"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.leave-supplier.supply-point-journey-await-pre-termination-flow-step.initiated",
+        former_names: &[],
+        section: "lifecycle-leave",
+        versions: LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1,
+                LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-leave")]
-    ::std::option::Option::Some(EventType::LifecycleLeaveSupplierTerminationConfirmed),
-    #[cfg(not(feature = "lifecycle-leave"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.leave-supplier.termination.confirmed",
+        former_names: &[],
+        section: "lifecycle-leave",
+        versions: LifecycleLeaveSupplierTerminationConfirmed::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleLeaveSupplierTerminationConfirmedV2,
+                LifecycleLeaveSupplierTerminationConfirmed,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-leave")]
-    ::std::option::Option::Some(EventType::LifecycleLeaveSupplierTerminationInitiated),
-    #[cfg(not(feature = "lifecycle-leave"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.leave-supplier.termination.initiated",
+        former_names: &[],
+        section: "lifecycle-leave",
+        versions: LifecycleLeaveSupplierTerminationInitiated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleLeaveSupplierTerminationInitiatedV1,
+                LifecycleLeaveSupplierTerminationInitiated,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-leave")]
-    ::std::option::Option::Some(EventType::LifecycleLeaveSupplierUpdated),
-    #[cfg(not(feature = "lifecycle-leave"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.leave-supplier.updated",
+        former_names: &[],
+        section: "lifecycle-leave",
+        versions: LifecycleLeaveSupplierUpdated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LifecycleLeaveSupplierUpdatedV2,
+                LifecycleLeaveSupplierUpdated,
+            >(),
+            PayloadRow::of::<
+                LifecycleLeaveSupplierUpdatedV3,
+                LifecycleLeaveSupplierUpdated,
+            >(),
+        ],
+    },
     #[cfg(feature = "lifecycle-status")]
-    ::std::option::Option::Some(EventType::LifecycleStatusChanged),
-    #[cfg(not(feature = "lifecycle-status"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.status-changed",
+        former_names: &[],
+        section: "lifecycle-status",
+        versions: LifecycleStatusChanged::VERSIONS,
+        payloads: &[PayloadRow::of::<LifecycleStatusChangedV1, LifecycleStatusChanged>()],
+    },
     #[cfg(feature = "lifecycle-status")]
-    ::std::option::Option::Some(EventType::LifecycleSupportSiteSale),
-    #[cfg(not(feature = "lifecycle-status"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "lifecycle.support-site.sale",
+        former_names: &[],
+        section: "lifecycle-status",
+        versions: LifecycleSupportSiteSale::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<LifecycleSupportSiteSaleV1_0_0, LifecycleSupportSiteSale>(),
+        ],
+    },
     #[cfg(feature = "customer-access")]
-    ::std::option::Option::Some(EventType::LoyaltyPointsUserRoleRemoval),
-    #[cfg(not(feature = "customer-access"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "loyalty-points.user-role-removal",
+        former_names: &[],
+        section: "customer-access",
+        versions: LoyaltyPointsUserRoleRemoval::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                LoyaltyPointsUserRoleRemovalV1,
+                LoyaltyPointsUserRoleRemoval,
+            >(),
+        ],
+    },
     #[cfg(feature = "market-files")]
-    ::std::option::Option::Some(EventType::MarketsEspBillFlowFileProcessed),
-    #[cfg(not(feature = "market-files"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "markets.esp.bill-flow-file.processed",
+        former_names: &[],
+        section: "market-files",
+        versions: MarketsEspBillFlowFileProcessed::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                MarketsEspBillFlowFileProcessedV1,
+                MarketsEspBillFlowFileProcessed,
+            >(),
+        ],
+    },
     #[cfg(feature = "market-files")]
-    ::std::option::Option::Some(EventType::MarketsEspFlowFileProcessed),
-    #[cfg(not(feature = "market-files"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "markets.esp.flow-file.processed",
+        former_names: &[],
+        section: "market-files",
+        versions: MarketsEspFlowFileProcessed::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                MarketsEspFlowFileProcessedV1,
+                MarketsEspFlowFileProcessed,
+            >(),
+        ],
+    },
     #[cfg(feature = "market-files")]
-    ::std::option::Option::Some(
-        EventType::MarketsEspIndustryGasbillflowdetailsInspectionProcessed,
-    ),
-    #[cfg(not(feature = "market-files"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "markets.esp_industry_gasbillflowdetails.inspection.processed",
+        former_names: &[],
+        section: "market-files",
+        versions: MarketsEspIndustryGasbillflowdetailsInspectionProcessed::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1,
+                MarketsEspIndustryGasbillflowdetailsInspectionProcessed,
+            >(),
+        ],
+    },
     #[cfg(feature = "market-files")]
-    ::std::option::Option::Some(EventType::MarketsGasSupplyPointCreated),
-    #[cfg(not(feature = "market-files"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "markets.gas-supply-point.created",
+        former_names: &[],
+        section: "market-files",
+        versions: MarketsGasSupplyPointCreated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                MarketsGasSupplyPointCreatedV1,
+                MarketsGasSupplyPointCreated,
+            >(),
+        ],
+    },
     #[cfg(feature = "market-files")]
-    ::std::option::Option::Some(EventType::MarketsNetworkOperatorCreated),
-    #[cfg(not(feature = "market-files"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "markets.network-operator.created",
+        former_names: &[],
+        section: "market-files",
+        versions: MarketsNetworkOperatorCreated::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                MarketsNetworkOperatorCreatedV1,
+                MarketsNetworkOperatorCreated,
+            >(),
+        ],
+    },
     #[cfg(feature = "communications")]
-    ::std::option::Option::Some(EventType::MessagingPushNotificationTokenUnregistered),
-    #[cfg(not(feature = "communications"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "messaging.push-notification.token-unregistered",
+        former_names: &[],
+        section: "communications",
+        versions: MessagingPushNotificationTokenUnregistered::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                MessagingPushNotificationTokenUnregisteredV1,
+                MessagingPushNotificationTokenUnregistered,
+            >(),
+        ],
+    },
     #[cfg(feature = "meter-data-quality")]
-    ::std::option::Option::Some(EventType::MeterDataQualityResolutionCancelled),
-    #[cfg(not(feature = "meter-data-quality"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "meter_data_quality.resolution_cancelled",
+        former_names: &[],
+        section: "meter-data-quality",
+        versions: MeterDataQualityResolutionCancelled::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                MeterDataQualityResolutionCancelledV1,
+                MeterDataQualityResolutionCancelled,
+            >(),
+            PayloadRow::of::<
+                MeterDataQualityResolutionCancelledV2,
+                MeterDataQualityResolutionCancelled,
+            >(),
+        ],
+    },
     #[cfg(feature = "meter-data-quality")]
-    ::std::option::Option::Some(EventType::MeterDataQualityResolutionRequested),
-    #[cfg(not(feature = "meter-data-quality"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "meter_data_quality.resolution_requested",
+        former_names: &[],
+        section: "meter-data-quality",
+        versions: MeterDataQualityResolutionRequested::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                MeterDataQualityResolutionRequestedV1,
+                MeterDataQualityResolutionRequested,
+            >(),
+        ],
+    },
     #[cfg(feature = "meter-points")]
-    ::std::option::Option::Some(EventType::MeterpointElecCosGainRegistrationRequested),
-    #[cfg(not(feature = "meter-points"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "meterpoint.elec.cos_gain.registration.requested",
+        former_names: &[],
+        section: "meter-points",
+        versions: MeterpointElecCosGainRegistrationRequested::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                MeterpointElecCosGainRegistrationRequestedV1,
+                MeterpointElecCosGainRegistrationRequested,
+            >(),
+        ],
+    },
     #[cfg(feature = "meter-points")]
-    ::std::option::Option::Some(EventType::MeterpointGasApiBackfill),
-    #[cfg(not(feature = "meter-points"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "meterpoint.gas.api_backfill",
+        former_names: &[],
+        section: "meter-points",
+        versions: MeterpointGasApiBackfill::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<MeterpointGasApiBackfillV1, MeterpointGasApiBackfill>(),
+        ],
+    },
     #[cfg(feature = "meter-points")]
-    ::std::option::Option::Some(EventType::MeterpointGasAppointMamRequested),
-    #[cfg(not(feature = "meter-points"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "meterpoint.gas.appoint_mam.requested",
+        former_names: &[],
+        section: "meter-points",
+        versions: MeterpointGasAppointMamRequested::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                MeterpointGasAppointMamRequestedV1,
+                MeterpointGasAppointMamRequested,
+            >(),
+        ],
+    },
     #[cfg(feature = "meter-points")]
-    ::std::option::Option::Some(EventType::MeterpointGasBackfill),
-    #[cfg(not(feature = "meter-points"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "meterpoint.gas.backfill",
+        former_names: &[],
+        section: "meter-points",
+        versions: MeterpointGasBackfill::VERSIONS,
+        payloads: &[PayloadRow::of::<MeterpointGasBackfillV1, MeterpointGasBackfill>()],
+    },
     #[cfg(feature = "meter-points")]
-    ::std::option::Option::Some(EventType::MeterpointGasChangeOfCohortRequested),
-    #[cfg(not(feature = "meter-points"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "meterpoint.gas.change_of_cohort.requested",
+        former_names: &[],
+        section: "meter-points",
+        versions: MeterpointGasChangeOfCohortRequested::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                MeterpointGasChangeOfCohortRequestedV1,
+                MeterpointGasChangeOfCohortRequested,
+            >(),
+        ],
+    },
     #[cfg(feature = "meter-points")]
-    ::std::option::Option::Some(EventType::MeterpointGasChangeOfMamRequested),
-    #[cfg(not(feature = "meter-points"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "meterpoint.gas.change_of_mam.requested",
+        former_names: &[],
+        section: "meter-points",
+        versions: MeterpointGasChangeOfMamRequested::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                MeterpointGasChangeOfMamRequestedV1,
+                MeterpointGasChangeOfMamRequested,
+            >(),
+        ],
+    },
     #[cfg(feature = "meter-points")]
-    ::std::option::Option::Some(EventType::MeterpointGasCosGainMtdReceived),
-    #[cfg(not(feature = "meter-points"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "meterpoint.gas.cos_gain.mtd_received",
+        former_names: &[],
+        section: "meter-points",
+        versions: MeterpointGasCosGainMtdReceived::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                MeterpointGasCosGainMtdReceivedV1,
+                MeterpointGasCosGainMtdReceived,
+            >(),
+        ],
+    },
     #[cfg(feature = "meter-points")]
-    ::std::option::Option::Some(EventType::MeterpointGasCosGainRegistrationConfirmed),
-    #[cfg(not(feature = "meter-points"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "meterpoint.gas.cos_gain.registration.confirmed",
+        former_names: &[],
+        section: "meter-points",
+        versions: MeterpointGasCosGainRegistrationConfirmed::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                MeterpointGasCosGainRegistrationConfirmedV1,
+                MeterpointGasCosGainRegistrationConfirmed,
+            >(),
+        ],
+    },
     #[cfg(feature = "meter-points")]
-    ::std::option::Option::Some(EventType::MeterpointGasCosGainRegistrationRequested),
-    #[cfg(not(feature = "meter-points"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "meterpoint.gas.cos_gain.registration.requested",
+        former_names: &[],
+        section: "meter-points",
+        versions: MeterpointGasCosGainRegistrationRequested::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                MeterpointGasCosGainRegistrationRequestedV1,
+                MeterpointGasCosGainRegistrationRequested,
+            >(),
+        ],
+    },
     #[cfg(feature = "meter-points")]
-    ::std::option::Option::Some(EventType::MeterpointGasCosLossConfirmed),
-    #[cfg(not(feature = "meter-points"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "meterpoint.gas.cos_loss.confirmed",
+        former_names: &[],
+        section: "meter-points",
+        versions: MeterpointGasCosLossConfirmed::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                MeterpointGasCosLossConfirmedV1,
+                MeterpointGasCosLossConfirmed,
+            >(),
+        ],
+    },
     #[cfg(feature = "meter-points")]
-    ::std::option::Option::Some(EventType::MeterpointGasDeappointMamRequested),
-    #[cfg(not(feature = "meter-points"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "meterpoint.gas.deappoint_mam.requested",
+        former_names: &[],
+        section: "meter-points",
+        versions: MeterpointGasDeappointMamRequested::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                MeterpointGasDeappointMamRequestedV1,
+                MeterpointGasDeappointMamRequested,
+            >(),
+        ],
+    },
     #[cfg(feature = "meter-points")]
-    ::std::option::Option::Some(
-        EventType::MeterpointGasDisputedClosingReadingAcceptedByUs,
-    ),
-    #[cfg(not(feature = "meter-points"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "meterpoint.gas.disputed_closing_reading.accepted.by_us",
+        former_names: &[],
+        section: "meter-points",
+        versions: MeterpointGasDisputedClosingReadingAcceptedByUs::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                MeterpointGasDisputedClosingReadingAcceptedByUsV1,
+                MeterpointGasDisputedClosingReadingAcceptedByUs,
+            >(),
+        ],
+    },
     #[cfg(feature = "meter-points")]
-    ::std::option::Option::Some(
-        EventType::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier,
-    ),
-    #[cfg(not(feature = "meter-points"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "meterpoint.gas.disputed_closing_reading.accepted.other_supplier",
+        former_names: &[],
+        section: "meter-points",
+        versions: MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                MeterpointGasDisputedClosingReadingAcceptedOtherSupplierV1,
+                MeterpointGasDisputedClosingReadingAcceptedOtherSupplier,
+            >(),
+        ],
+    },
     #[cfg(feature = "meter-points")]
-    ::std::option::Option::Some(
-        EventType::MeterpointGasDisputedClosingReadingAlternativeProposedByUs,
-    ),
-    #[cfg(not(feature = "meter-points"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "meterpoint.gas.disputed_closing_reading.alternative_proposed.by_us",
+        former_names: &[],
+        section: "meter-points",
+        versions: MeterpointGasDisputedClosingReadingAlternativeProposedByUs::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                MeterpointGasDisputedClosingReadingAlternativeProposedByUsV1,
+                MeterpointGasDisputedClosingReadingAlternativeProposedByUs,
+            >(),
+        ],
+    },
     #[cfg(feature = "meter-points")]
-    ::std::option::Option::Some(
-        EventType::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier,
-    ),
-    #[cfg(not(feature = "meter-points"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "meterpoint.gas.disputed_closing_reading.alternative_proposed.other_supplier",
+        former_names: &[],
+        section: "meter-points",
+        versions: MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplierV1,
+                MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier,
+            >(),
+        ],
+    },
     #[cfg(feature = "meter-points")]
-    ::std::option::Option::Some(
-        EventType::MeterpointGasDisputedClosingReadingQueriedByUs,
-    ),
-    #[cfg(not(feature = "meter-points"))]
-    ::std::option::Option::None,
+    EventRow {
+        name: "meterpoint.gas.disputed_closing_reading.queried.by_us",
+        former_names: &[],
+        section: "meter-points",
+        versions: MeterpointGasDisputedClosingReadingQueriedByUs::VERSIONS,
+        payloads: &[
+            PayloadRow::of::<
+                MeterpointGasDisputedClosingReadingQueriedByUsV1,
+                MeterpointGasDisputedClosingReadingQueriedByUs,
+            >(),
+        ],
+    },
 ];
+
+/// The event type of each name of `EVENT_TYPE_NAMES`, if its section is compiled in: filled at
+/// compile time from the catalogue's names and former names. An array rather than a `match`: a
+/// load, where a `match` is an indirect jump mispredicted on a mixed stream.
+static EVENT_TYPES_BY_INDEX: [::std::option::Option<EventType>; 274] = {
+    use ::energy_api_core::catalogue::index_of;
+    let mut by_index = [::std::option::Option::None; 274];
+    let mut t = 0;
+    while t < CATALOGUE.len() {
+        let row = &CATALOGUE[t];
+        let event_type = ::std::option::Option::Some(EventType::ALL[t]);
+        by_index[index_of(&EVENT_TYPE_NAMES, row.name)] = event_type;
+        let mut f = 0;
+        while f < row.former_names.len() {
+            by_index[index_of(&EVENT_TYPE_NAMES, row.former_names[f])] = event_type;
+            f += 1;
+        }
+        t += 1;
+    }
+    by_index
+};
 
 impl ::std::str::FromStr for EventType {
     type Err = UnknownEventType;
@@ -9878,5788 +9129,23 @@ impl ::serde::Serialize for Event {
 }
 
 impl EventKind {
+    /// The row of this kind's payload in the catalogue.
+    fn payload_row(self) -> &'static PayloadRow<Event> {
+        &self.event_type.row().payloads[usize::from(self.version)]
+    }
+
     /// The table of this kind's payload: what every decoder of it reads.
     pub(crate) fn shape(self) -> &'static ::energy_api_core::table::StructShape {
-        match self.event_type {
-            #[cfg(feature = "accounts")]
-            EventType::AccountCommunicationsPreferencesUpdated => {
-                accounts::AccountCommunicationsPreferencesUpdated::shape(self.version)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountCreated => accounts::AccountCreated::shape(self.version),
-            #[cfg(feature = "accounts")]
-            EventType::AccountOccupied => accounts::AccountOccupied::shape(self.version),
-            #[cfg(feature = "accounts")]
-            EventType::AccountReactivated => {
-                accounts::AccountReactivated::shape(self.version)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountSmartMeterReadPermissionChanged => {
-                accounts::AccountSmartMeterReadPermissionChanged::shape(self.version)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountUpdated => accounts::AccountUpdated::shape(self.version),
-            #[cfg(feature = "accounts")]
-            EventType::AccountMetadataCreated => {
-                accounts::AccountMetadataCreated::shape(self.version)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountMetadataRemoved => {
-                accounts::AccountMetadataRemoved::shape(self.version)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountMetadataUpdated => {
-                accounts::AccountMetadataUpdated::shape(self.version)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountPropertyEffectivePeriodMetadataCreated => {
-                accounts::AccountPropertyEffectivePeriodMetadataCreated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountPropertyEffectivePeriodMetadataRemoved => {
-                accounts::AccountPropertyEffectivePeriodMetadataRemoved::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountPropertyEffectivePeriodMetadataUpdated => {
-                accounts::AccountPropertyEffectivePeriodMetadataUpdated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserCreated => {
-                account_users::AccountUserCreated::shape(self.version)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserPasswordChanged => {
-                account_users::AccountUserPasswordChanged::shape(self.version)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserPasswordResetRequested => {
-                account_users::AccountUserPasswordResetRequested::shape(self.version)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserPsrRecordsUpdated => {
-                account_users::AccountUserPsrRecordsUpdated::shape(self.version)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserRemoved => {
-                account_users::AccountUserRemoved::shape(self.version)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserUpdated => {
-                account_users::AccountUserUpdated::shape(self.version)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserVerificationCompleted => {
-                account_users::AccountUserVerificationCompleted::shape(self.version)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserVerificationStarted => {
-                account_users::AccountUserVerificationStarted::shape(self.version)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserMetadataCreated => {
-                account_users::AccountUserMetadataCreated::shape(self.version)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserMetadataRemoved => {
-                account_users::AccountUserMetadataRemoved::shape(self.version)
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserMetadataUpdated => {
-                account_users::AccountUserMetadataUpdated::shape(self.version)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ActualIntervalsReceived => {
-                agreements_and_approvals::ActualIntervalsReceived::shape(self.version)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AffiliatesAffiliateAccountContractCreated => {
-                agreements_and_approvals::AffiliatesAffiliateAccountContractCreated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AgreementCreated => {
-                agreements_and_approvals::AgreementCreated::shape(self.version)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AgreementRevoked => {
-                agreements_and_approvals::AgreementRevoked::shape(self.version)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AgreementRolloverCompleted => {
-                agreements_and_approvals::AgreementRolloverCompleted::shape(self.version)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AgreementTerminated => {
-                agreements_and_approvals::AgreementTerminated::shape(self.version)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AgreementUpdated => {
-                agreements_and_approvals::AgreementUpdated::shape(self.version)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalApproved => {
-                agreements_and_approvals::ApprovalsApprovalApproved::shape(self.version)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalCreated => {
-                agreements_and_approvals::ApprovalsApprovalCreated::shape(self.version)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalRejected => {
-                agreements_and_approvals::ApprovalsApprovalRejected::shape(self.version)
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalRequestApproved => {
-                agreements_and_approvals::ApprovalsApprovalRequestApproved::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalRequestAssigned => {
-                agreements_and_approvals::ApprovalsApprovalRequestAssigned::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalRequestRejected => {
-                agreements_and_approvals::ApprovalsApprovalRequestRejected::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccessTokenIssued => {
-                authentication_server::AuthServerAccessTokenIssued::shape(self.version)
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccountUserGenerateMfaChallengeError => {
-                authentication_server::AuthServerAccountUserGenerateMfaChallengeError::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccountUserLoggedIn => {
-                authentication_server::AuthServerAccountUserLoggedIn::shape(self.version)
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccountUserLoginDenied => {
-                authentication_server::AuthServerAccountUserLoginDenied::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccountUserLoginFailed => {
-                authentication_server::AuthServerAccountUserLoginFailed::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccountUserLoginStepCompleted => {
-                authentication_server::AuthServerAccountUserLoginStepCompleted::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingBillingDocumentHeld => {
-                billing::BillingBillingDocumentHeld::shape(self.version)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingBillingDocumentIssued => {
-                billing::BillingBillingDocumentIssued::shape(self.version)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingBillingDocumentRepresentationDispatched => {
-                billing::BillingBillingDocumentRepresentationDispatched::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingBillingOptionsUpdated => {
-                billing::BillingBillingOptionsUpdated::shape(self.version)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingChargingLedgerAssignedToAgreement => {
-                billing::BillingChargingLedgerAssignedToAgreement::shape(self.version)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingChargingSupplyPointTriggered => {
-                billing::BillingChargingSupplyPointTriggered::shape(self.version)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingDuosInvoiceCancel => {
-                billing::BillingDuosInvoiceCancel::shape(self.version)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingDuosInvoiceNew => {
-                billing::BillingDuosInvoiceNew::shape(self.version)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingDuosInvoiceReplace => {
-                billing::BillingDuosInvoiceReplace::shape(self.version)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingFinalBill => billing::BillingFinalBill::shape(self.version),
-            #[cfg(feature = "billing")]
-            EventType::BillingIssuanceExternalStatusCreated => {
-                billing::BillingIssuanceExternalStatusCreated::shape(self.version)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingIssuedBill => {
-                billing::BillingIssuedBill::shape(self.version)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingLedgerEntryPosted => {
-                billing::BillingLedgerEntryPosted::shape(self.version)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingLedgerEntryRemoved => {
-                billing::BillingLedgerEntryRemoved::shape(self.version)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingPathwayTraversalFailed => {
-                billing::BillingPathwayTraversalFailed::shape(self.version)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingPathwayTraversalSucceeded => {
-                billing::BillingPathwayTraversalSucceeded::shape(self.version)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingPortfolioInvoiceSummaryCompleted => {
-                billing::BillingPortfolioInvoiceSummaryCompleted::shape(self.version)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingRebateAccepted => {
-                billing::BillingRebateAccepted::shape(self.version)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingRebateCreated => {
-                billing::BillingRebateCreated::shape(self.version)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingRebateDeclined => {
-                billing::BillingRebateDeclined::shape(self.version)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingRebateUpdated => {
-                billing::BillingRebateUpdated::shape(self.version)
-            }
-
-            #[cfg(feature = "businesses")]
-            EventType::BusinessCreated => {
-                businesses::BusinessCreated::shape(self.version)
-            }
-
-            #[cfg(feature = "businesses")]
-            EventType::BusinessUpdated => {
-                businesses::BusinessUpdated::shape(self.version)
-            }
-
-            #[cfg(feature = "businesses")]
-            EventType::BusinessOperationsTeamUpdated => {
-                businesses::BusinessOperationsTeamUpdated::shape(self.version)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::CampaignAccountAdded => {
-                accounts::CampaignAccountAdded::shape(self.version)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::CampaignAccountRemoved => {
-                accounts::CampaignAccountRemoved::shape(self.version)
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::CampaignAccountUpdated => {
-                accounts::CampaignAccountUpdated::shape(self.version)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::ChargingPrimingErrored => {
-                billing::ChargingPrimingErrored::shape(self.version)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollateralAgreementFulfilled => {
-                collections::CollateralAgreementFulfilled::shape(self.version)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProceedingCreated => {
-                collections::CollectionProceedingCreated::shape(self.version)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessCommStepResolved => {
-                collections::CollectionProcessCommStepResolved::shape(self.version)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessLeaveSupplierInstigated => {
-                collections::CollectionProcessLeaveSupplierInstigated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessPaused => {
-                collections::CollectionProcessPaused::shape(self.version)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessRaised => {
-                collections::CollectionProcessRaised::shape(self.version)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessReactivated => {
-                collections::CollectionProcessReactivated::shape(self.version)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessRunTerminationRequested => {
-                collections::CollectionProcessRunTerminationRequested::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessUnpaused => {
-                collections::CollectionProcessUnpaused::shape(self.version)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessWithdrawn => {
-                collections::CollectionProcessWithdrawn::shape(self.version)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::CommsAccountCallUpdated => {
-                communications::CommsAccountCallUpdated::shape(self.version)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::CommsCustomerEmailBounced => {
-                communications::CommsCustomerEmailBounced::shape(self.version)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::CommsPushNotificationReceivedUnregisteredOrExpiredToken => {
-                communications::CommsPushNotificationReceivedUnregisteredOrExpiredToken::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::CommsTranscriptionCreated => {
-                communications::CommsTranscriptionCreated::shape(self.version)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ComplaintsComplaintNewContact => {
-                communications::ComplaintsComplaintNewContact::shape(self.version)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ComplaintsComplaintOpened => {
-                communications::ComplaintsComplaintOpened::shape(self.version)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ComplaintsDrpFinished => {
-                communications::ComplaintsDrpFinished::shape(self.version)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ComplaintsDrpStarted => {
-                communications::ComplaintsDrpStarted::shape(self.version)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ComplexQuotingCostCalculationFinished => {
-                communications::ComplexQuotingCostCalculationFinished::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ConsentsConsentCreated => {
-                communications::ConsentsConsentCreated::shape(self.version)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ConsentsConsentUpdated => {
-                communications::ConsentsConsentUpdated::shape(self.version)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractGroupsCreated => {
-                contracts::ContractGroupsCreated::shape(self.version)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractGroupsMembershipsChanged => {
-                contracts::ContractGroupsMembershipsChanged::shape(self.version)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractGroupsVersionCreated => {
-                contracts::ContractGroupsVersionCreated::shape(self.version)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsActualized => {
-                contracts::ContractsActualized::shape(self.version)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsCreated => {
-                contracts::ContractsCreated::shape(self.version)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsExpired => {
-                contracts::ContractsExpired::shape(self.version)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsExpiryApproaching => {
-                contracts::ContractsExpiryApproaching::shape(self.version)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsJourneysCreationStarted => {
-                contracts::ContractsJourneysCreationStarted::shape(self.version)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsJourneysTerminationStarted => {
-                contracts::ContractsJourneysTerminationStarted::shape(self.version)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsJourneysVariationStarted => {
-                contracts::ContractsJourneysVariationStarted::shape(self.version)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsNovated => {
-                contracts::ContractsNovated::shape(self.version)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsRescinded => {
-                contracts::ContractsRescinded::shape(self.version)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsRevoked => {
-                contracts::ContractsRevoked::shape(self.version)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsSubjectAmended => {
-                contracts::ContractsSubjectAmended::shape(self.version)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsTerminated => {
-                contracts::ContractsTerminated::shape(self.version)
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsTermsVaried => {
-                contracts::ContractsTermsVaried::shape(self.version)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CreditCheckCreated => {
-                collections::CreditCheckCreated::shape(self.version)
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessPartnerRolesCreated => {
-                customer_access::CustomerAccessPartnerRolesCreated::shape(self.version)
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessPartnerRolesUpdated => {
-                customer_access::CustomerAccessPartnerRolesUpdated::shape(self.version)
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessPartnerUserRolesCreated => {
-                customer_access::CustomerAccessPartnerUserRolesCreated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessPartnerUserRolesUpdated => {
-                customer_access::CustomerAccessPartnerUserRolesUpdated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessUserRolesCreated => {
-                customer_access::CustomerAccessUserRolesCreated::shape(self.version)
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessUserRolesUpdated => {
-                customer_access::CustomerAccessUserRolesUpdated::shape(self.version)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessCancelled => {
-                data_import::DataImportImportProcessCancelled::shape(self.version)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessComplete => {
-                data_import::DataImportImportProcessComplete::shape(self.version)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessDryRunComplete => {
-                data_import::DataImportImportProcessDryRunComplete::shape(self.version)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessDryRunError => {
-                data_import::DataImportImportProcessDryRunError::shape(self.version)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessError => {
-                data_import::DataImportImportProcessError::shape(self.version)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessPostImportCompleted => {
-                data_import::DataImportImportProcessPostImportCompleted::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessPostImportError => {
-                data_import::DataImportImportProcessPostImportError::shape(self.version)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportOrderProcessCancelled => {
-                data_import::DataImportOrderProcessCancelled::shape(self.version)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportOrderProcessComplete => {
-                data_import::DataImportOrderProcessComplete::shape(self.version)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportOrderProcessError => {
-                data_import::DataImportOrderProcessError::shape(self.version)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DebtActioningAutomatedDebtWriteBackCompleted => {
-                collections::DebtActioningAutomatedDebtWriteBackCompleted::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DebtActioningAutomatedDebtWriteBackFailed => {
-                collections::DebtActioningAutomatedDebtWriteBackFailed::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DebtActioningAutomatedDebtWriteBackSkipped => {
-                collections::DebtActioningAutomatedDebtWriteBackSkipped::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DelinquentDebtAllocationCreated => {
-                collections::DelinquentDebtAllocationCreated::shape(self.version)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DelinquentDebtPositionChanged => {
-                collections::DelinquentDebtPositionChanged::shape(self.version)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DepositAgreementAccepted => {
-                collections::DepositAgreementAccepted::shape(self.version)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DepositAgreementFulfilled => {
-                collections::DepositAgreementFulfilled::shape(self.version)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DepositAgreementInstalmentReturned => {
-                collections::DepositAgreementInstalmentReturned::shape(self.version)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DepositAgreementReturned => {
-                collections::DepositAgreementReturned::shape(self.version)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DepositAgreementWithdrawn => {
-                collections::DepositAgreementWithdrawn::shape(self.version)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DunningPathPaused => {
-                collections::DunningPathPaused::shape(self.version)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DunningPathStarted => {
-                collections::DunningPathStarted::shape(self.version)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DunningPathUnpaused => {
-                collections::DunningPathUnpaused::shape(self.version)
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DunningPathWithdrawn => {
-                collections::DunningPathWithdrawn::shape(self.version)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileCancellationInvoiceProcessed => {
-                market_files::ElectricityFlowFileCancellationInvoiceProcessed::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileComplementaryInvoiceProcessed => {
-                market_files::ElectricityFlowFileComplementaryInvoiceProcessed::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileRectificationInvoiceProcessed => {
-                market_files::ElectricityFlowFileRectificationInvoiceProcessed::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileRegularizerInvoiceProcessed => {
-                market_files::ElectricityFlowFileRegularizerInvoiceProcessed::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileBillableConceptsInvoiceProcessed => {
-                market_files::ElectricityFlowFileBillableConceptsInvoiceProcessed::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileRegularInvoiceProcessed => {
-                market_files::ElectricityFlowFileRegularInvoiceProcessed::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::EspSupplyPointsEnrichmentDataSent => {
-                market_files::EspSupplyPointsEnrichmentDataSent::shape(self.version)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::EspSupplyPointsAtrSnapshotSent => {
-                market_files::EspSupplyPointsAtrSnapshotSent::shape(self.version)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::ExternalMessagingUploadedFileProcessed => {
-                data_import::ExternalMessagingUploadedFileProcessed::shape(self.version)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::ExternalMessagingUploadedFileProcessingFailed => {
-                data_import::ExternalMessagingUploadedFileProcessingFailed::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::ExternalMessagingUploadedFileSafe => {
-                data_import::ExternalMessagingUploadedFileSafe::shape(self.version)
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::ExternalMessagingUploadedFileUnsafe => {
-                data_import::ExternalMessagingUploadedFileUnsafe::shape(self.version)
-            }
-
-            #[cfg(feature = "flexible-devices")]
-            EventType::FlexDeviceDeauthenticated => {
-                flexible_devices::FlexDeviceDeauthenticated::shape(self.version)
-            }
-
-            #[cfg(feature = "flexible-devices")]
-            EventType::FlexDeviceDisconnected => {
-                flexible_devices::FlexDeviceDisconnected::shape(self.version)
-            }
-
-            #[cfg(feature = "flexible-devices")]
-            EventType::FlexDeviceOptimisationCreated => {
-                flexible_devices::FlexDeviceOptimisationCreated::shape(self.version)
-            }
-
-            #[cfg(feature = "flexible-devices")]
-            EventType::FlexDeviceRegistered => {
-                flexible_devices::FlexDeviceRegistered::shape(self.version)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated => {
-                market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasBillFlowDetailsCancellationInvoiceCreated => {
-                market_files::GasBillFlowDetailsCancellationInvoiceCreated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasBillFlowDetailsComplementaryInvoiceCreated => {
-                market_files::GasBillFlowDetailsComplementaryInvoiceCreated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasBillFlowDetailsRectificationInvoiceCreated => {
-                market_files::GasBillFlowDetailsRectificationInvoiceCreated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasBillFlowDetailsRegularInvoiceCreated => {
-                market_files::GasBillFlowDetailsRegularInvoiceCreated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasFlowFileB7033ComplementaryInvoiceProcessed => {
-                market_files::GasFlowFileB7033ComplementaryInvoiceProcessed::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasFlowFileB7033RegularInvoiceProcessed => {
-                market_files::GasFlowFileB7033RegularInvoiceProcessed::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasSupplyPointInspectionResultsReceived => {
-                market_files::GasSupplyPointInspectionResultsReceived::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::GoodsPurchaseCreated => {
-                communications::GoodsPurchaseCreated::shape(self.version)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::GoodsQuoteCreatedForAccount => {
-                communications::GoodsQuoteCreatedForAccount::shape(self.version)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::GoodsQuoteCreatedWithoutAccount => {
-                communications::GoodsQuoteCreatedWithoutAccount::shape(self.version)
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryElectricityChangeOfEnergisationUnsolicitedMessage => {
-                industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessage::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryElectricityChangeOfServiceMeterDeactivated => {
-                industry::IndustryElectricityChangeOfServiceMeterDeactivated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryElectricityChangeOfSupplyGainInitiated => {
-                industry::IndustryElectricityChangeOfSupplyGainInitiated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryElectricityChangeOfSupplyLossComplete => {
-                industry::IndustryElectricityChangeOfSupplyLossComplete::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryElectricityExportInstallationValidated => {
-                industry::IndustryElectricityExportInstallationValidated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryGasChangeOfSupplyGainInitiated => {
-                industry::IndustryGasChangeOfSupplyGainInitiated::shape(self.version)
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryGasChangeOfSupplyLossComplete => {
-                industry::IndustryGasChangeOfSupplyLossComplete::shape(self.version)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkActionsRun => conversations::InkActionsRun::shape(self.version),
-            #[cfg(feature = "conversations")]
-            EventType::InkContentInboundMessageTagged => {
-                conversations::InkContentInboundMessageTagged::shape(self.version)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationAssignedToBucket => {
-                conversations::InkConversationAssignedToBucket::shape(self.version)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationAssignedToTimeline => {
-                conversations::InkConversationAssignedToTimeline::shape(self.version)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationAwaitCustomerReply => {
-                conversations::InkConversationAwaitCustomerReply::shape(self.version)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationClosed => {
-                conversations::InkConversationClosed::shape(self.version)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationOpenStatusChanged => {
-                conversations::InkConversationOpenStatusChanged::shape(self.version)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationOpened => {
-                conversations::InkConversationOpened::shape(self.version)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationPriorityChanged => {
-                conversations::InkConversationPriorityChanged::shape(self.version)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationSnoozed => {
-                conversations::InkConversationSnoozed::shape(self.version)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationUnassignedFromBucket => {
-                conversations::InkConversationUnassignedFromBucket::shape(self.version)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationUnassignedFromTimeline => {
-                conversations::InkConversationUnassignedFromTimeline::shape(self.version)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkLiveChatClosed => {
-                conversations::InkLiveChatClosed::shape(self.version)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkLiveChatInitiated => {
-                conversations::InkLiveChatInitiated::shape(self.version)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkLiveChatMessagesOutboundMessageCreated => {
-                conversations::InkLiveChatMessagesOutboundMessageCreated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessageAttachmentSafe => {
-                conversations::InkMessageAttachmentSafe::shape(self.version)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessageAttachmentUnsafe => {
-                conversations::InkMessageAttachmentUnsafe::shape(self.version)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesInboundEmailMigration => {
-                conversations::InkMessagesInboundEmailMigration::shape(self.version)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesInboundMessageCreated => {
-                conversations::InkMessagesInboundMessageCreated::shape(self.version)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesInboundMessageIngested => {
-                conversations::InkMessagesInboundMessageIngested::shape(self.version)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesOutboundMessageCreated => {
-                conversations::InkMessagesOutboundMessageCreated::shape(self.version)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesOutboundMessageFailed => {
-                conversations::InkMessagesOutboundMessageFailed::shape(self.version)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesPhishingReportDismissed => {
-                conversations::InkMessagesPhishingReportDismissed::shape(self.version)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesReportedPhishing => {
-                conversations::InkMessagesReportedPhishing::shape(self.version)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesReportedSpam => {
-                conversations::InkMessagesReportedSpam::shape(self.version)
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesSpamReportDismissed => {
-                conversations::InkMessagesSpamReportDismissed::shape(self.version)
-            }
-
-            #[cfg(feature = "businesses")]
-            EventType::InternalCompanyCreated => {
-                businesses::InternalCompanyCreated::shape(self.version)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeApplicationServiceCompleted => {
-                billing::LatePaymentFeeApplicationServiceCompleted::shape(self.version)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeApplicationServiceFeeApplied => {
-                billing::LatePaymentFeeApplicationServiceFeeApplied::shape(self.version)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeApplicationServiceStarted => {
-                billing::LatePaymentFeeApplicationServiceStarted::shape(self.version)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeCalculationServiceCompleted => {
-                billing::LatePaymentFeeCalculationServiceCompleted::shape(self.version)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeCalculationServiceStarted => {
-                billing::LatePaymentFeeCalculationServiceStarted::shape(self.version)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeCalculatorCompleted => {
-                billing::LatePaymentFeeCalculatorCompleted::shape(self.version)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeCalculatorFeeApplied => {
-                billing::LatePaymentFeeCalculatorFeeApplied::shape(self.version)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeCalculatorStarted => {
-                billing::LatePaymentFeeCalculatorStarted::shape(self.version)
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeWaived => {
-                billing::LatePaymentFeeWaived::shape(self.version)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::LeadsLeadStageUpdated => {
-                communications::LeadsLeadStageUpdated::shape(self.version)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::LeadsOpportunityDocumentAttachedToOpportunity => {
-                communications::LeadsOpportunityDocumentAttachedToOpportunity::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::LeadsOpportunityOfferGroupCreated => {
-                communications::LeadsOpportunityOfferGroupCreated::shape(self.version)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::LeadsOpportunityStageUpdated => {
-                communications::LeadsOpportunityStageUpdated::shape(self.version)
-            }
-
-            #[cfg(feature = "lifecycle-status")]
-            EventType::LifecycleEnrollmentLoyaltyPointsQualificationReversed => {
-                lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversed::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "lifecycle-status")]
-            EventType::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint => {
-                lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierActivationCompleted => {
-                lifecycle_join::LifecycleJoinSupplierActivationCompleted::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierActivationInitiated => {
-                lifecycle_join::LifecycleJoinSupplierActivationInitiated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierAgreementCreated => {
-                lifecycle_join::LifecycleJoinSupplierAgreementCreated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierCancellationRequested => {
-                lifecycle_join::LifecycleJoinSupplierCancellationRequested::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierCancelled => {
-                lifecycle_join::LifecycleJoinSupplierCancelled::shape(self.version)
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierCompleted => {
-                lifecycle_join::LifecycleJoinSupplierCompleted::shape(self.version)
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierRequested => {
-                lifecycle_join::LifecycleJoinSupplierRequested::shape(self.version)
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierReversalRequested => {
-                lifecycle_join::LifecycleJoinSupplierReversalRequested::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierReversed => {
-                lifecycle_join::LifecycleJoinSupplierReversed::shape(self.version)
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierSupplyPeriodCreated => {
-                lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted => {
-                lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated => {
-                lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierSecurityDepositsCreated => {
-                lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierTermsAndConditionsAccepted => {
-                lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAccepted::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierCancellationRequested => {
-                lifecycle_leave::LifecycleLeaveSupplierCancellationRequested::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierCancelled => {
-                lifecycle_leave::LifecycleLeaveSupplierCancelled::shape(self.version)
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierCompleted => {
-                lifecycle_leave::LifecycleLeaveSupplierCompleted::shape(self.version)
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierRequested => {
-                lifecycle_leave::LifecycleLeaveSupplierRequested::shape(self.version)
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierReversalRequested => {
-                lifecycle_leave::LifecycleLeaveSupplierReversalRequested::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierTerminationConfirmed => {
-                lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmed::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierTerminationInitiated => {
-                lifecycle_leave::LifecycleLeaveSupplierTerminationInitiated::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierUpdated => {
-                lifecycle_leave::LifecycleLeaveSupplierUpdated::shape(self.version)
-            }
-
-            #[cfg(feature = "lifecycle-status")]
-            EventType::LifecycleStatusChanged => {
-                lifecycle_status::LifecycleStatusChanged::shape(self.version)
-            }
-
-            #[cfg(feature = "lifecycle-status")]
-            EventType::LifecycleSupportSiteSale => {
-                lifecycle_status::LifecycleSupportSiteSale::shape(self.version)
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::LoyaltyPointsUserRoleRemoval => {
-                customer_access::LoyaltyPointsUserRoleRemoval::shape(self.version)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::MarketsEspBillFlowFileProcessed => {
-                market_files::MarketsEspBillFlowFileProcessed::shape(self.version)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::MarketsEspFlowFileProcessed => {
-                market_files::MarketsEspFlowFileProcessed::shape(self.version)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::MarketsEspIndustryGasbillflowdetailsInspectionProcessed => {
-                market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessed::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::MarketsGasSupplyPointCreated => {
-                market_files::MarketsGasSupplyPointCreated::shape(self.version)
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::MarketsNetworkOperatorCreated => {
-                market_files::MarketsNetworkOperatorCreated::shape(self.version)
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::MessagingPushNotificationTokenUnregistered => {
-                communications::MessagingPushNotificationTokenUnregistered::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "meter-data-quality")]
-            EventType::MeterDataQualityResolutionCancelled => {
-                meter_data_quality::MeterDataQualityResolutionCancelled::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "meter-data-quality")]
-            EventType::MeterDataQualityResolutionRequested => {
-                meter_data_quality::MeterDataQualityResolutionRequested::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointElecCosGainRegistrationRequested => {
-                meter_points::MeterpointElecCosGainRegistrationRequested::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasApiBackfill => {
-                meter_points::MeterpointGasApiBackfill::shape(self.version)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasAppointMamRequested => {
-                meter_points::MeterpointGasAppointMamRequested::shape(self.version)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasBackfill => {
-                meter_points::MeterpointGasBackfill::shape(self.version)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasChangeOfCohortRequested => {
-                meter_points::MeterpointGasChangeOfCohortRequested::shape(self.version)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasChangeOfMamRequested => {
-                meter_points::MeterpointGasChangeOfMamRequested::shape(self.version)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasCosGainMtdReceived => {
-                meter_points::MeterpointGasCosGainMtdReceived::shape(self.version)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasCosGainRegistrationConfirmed => {
-                meter_points::MeterpointGasCosGainRegistrationConfirmed::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasCosGainRegistrationRequested => {
-                meter_points::MeterpointGasCosGainRegistrationRequested::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasCosLossConfirmed => {
-                meter_points::MeterpointGasCosLossConfirmed::shape(self.version)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDeappointMamRequested => {
-                meter_points::MeterpointGasDeappointMamRequested::shape(self.version)
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDisputedClosingReadingAcceptedByUs => {
-                meter_points::MeterpointGasDisputedClosingReadingAcceptedByUs::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier => {
-                meter_points::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDisputedClosingReadingAlternativeProposedByUs => {
-                meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedByUs::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier => {
-                meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::shape(
-                    self.version,
-                )
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDisputedClosingReadingQueriedByUs => {
-                meter_points::MeterpointGasDisputedClosingReadingQueriedByUs::shape(
-                    self.version,
-                )
-            }
-        }
+        self.payload_row().shape
     }
 
     /// The event of this kind from the fields its table read; `Stop` only if the table and the
-    /// struct disagree (see `energy_api_core::table::FromFields::build`). Each arm wraps its own
-    /// payload: wrapping a whole `Event` once made moved all of its bytes (the largest
-    /// payload's) again, a tenth of a small event's decoding.
+    /// struct disagree (see `energy_api_core::table::FromFields::build`).
     fn event_of(
         self,
         fields: ::energy_api_core::table::Fields<'_>,
     ) -> ::std::result::Result<Event, ::energy_api_core::read::Stop> {
-        let mut ok = true;
-        match self.event_type {
-            #[cfg(feature = "accounts")]
-            EventType::AccountCommunicationsPreferencesUpdated => {
-                let payload = accounts::AccountCommunicationsPreferencesUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::AccountCommunicationsPreferencesUpdated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountCreated => {
-                let payload = accounts::AccountCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::AccountCreated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountOccupied => {
-                let payload = accounts::AccountOccupied::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::AccountOccupied(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountReactivated => {
-                let payload = accounts::AccountReactivated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::AccountReactivated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountSmartMeterReadPermissionChanged => {
-                let payload = accounts::AccountSmartMeterReadPermissionChanged::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::AccountSmartMeterReadPermissionChanged(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountUpdated => {
-                let payload = accounts::AccountUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::AccountUpdated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountMetadataCreated => {
-                let payload = accounts::AccountMetadataCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::AccountMetadataCreated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountMetadataRemoved => {
-                let payload = accounts::AccountMetadataRemoved::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::AccountMetadataRemoved(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountMetadataUpdated => {
-                let payload = accounts::AccountMetadataUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::AccountMetadataUpdated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountPropertyEffectivePeriodMetadataCreated => {
-                let payload = accounts::AccountPropertyEffectivePeriodMetadataCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::AccountPropertyEffectivePeriodMetadataCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountPropertyEffectivePeriodMetadataRemoved => {
-                let payload = accounts::AccountPropertyEffectivePeriodMetadataRemoved::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::AccountPropertyEffectivePeriodMetadataRemoved(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::AccountPropertyEffectivePeriodMetadataUpdated => {
-                let payload = accounts::AccountPropertyEffectivePeriodMetadataUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::AccountPropertyEffectivePeriodMetadataUpdated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserCreated => {
-                let payload = account_users::AccountUserCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::AccountUserCreated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserPasswordChanged => {
-                let payload = account_users::AccountUserPasswordChanged::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::AccountUserPasswordChanged(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserPasswordResetRequested => {
-                let payload = account_users::AccountUserPasswordResetRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::AccountUserPasswordResetRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserPsrRecordsUpdated => {
-                let payload = account_users::AccountUserPsrRecordsUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::AccountUserPsrRecordsUpdated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserRemoved => {
-                let payload = account_users::AccountUserRemoved::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::AccountUserRemoved(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserUpdated => {
-                let payload = account_users::AccountUserUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::AccountUserUpdated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserVerificationCompleted => {
-                let payload = account_users::AccountUserVerificationCompleted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::AccountUserVerificationCompleted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserVerificationStarted => {
-                let payload = account_users::AccountUserVerificationStarted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::AccountUserVerificationStarted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserMetadataCreated => {
-                let payload = account_users::AccountUserMetadataCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::AccountUserMetadataCreated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserMetadataRemoved => {
-                let payload = account_users::AccountUserMetadataRemoved::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::AccountUserMetadataRemoved(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "account-users")]
-            EventType::AccountUserMetadataUpdated => {
-                let payload = account_users::AccountUserMetadataUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::AccountUserMetadataUpdated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ActualIntervalsReceived => {
-                let payload = agreements_and_approvals::ActualIntervalsReceived::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::ActualIntervalsReceived(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AffiliatesAffiliateAccountContractCreated => {
-                let payload = agreements_and_approvals::AffiliatesAffiliateAccountContractCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::AffiliatesAffiliateAccountContractCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AgreementCreated => {
-                let payload = agreements_and_approvals::AgreementCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::AgreementCreated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AgreementRevoked => {
-                let payload = agreements_and_approvals::AgreementRevoked::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::AgreementRevoked(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AgreementRolloverCompleted => {
-                let payload = agreements_and_approvals::AgreementRolloverCompleted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::AgreementRolloverCompleted(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AgreementTerminated => {
-                let payload = agreements_and_approvals::AgreementTerminated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::AgreementTerminated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::AgreementUpdated => {
-                let payload = agreements_and_approvals::AgreementUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::AgreementUpdated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalApproved => {
-                let payload = agreements_and_approvals::ApprovalsApprovalApproved::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::ApprovalsApprovalApproved(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalCreated => {
-                let payload = agreements_and_approvals::ApprovalsApprovalCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::ApprovalsApprovalCreated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalRejected => {
-                let payload = agreements_and_approvals::ApprovalsApprovalRejected::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::ApprovalsApprovalRejected(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalRequestApproved => {
-                let payload = agreements_and_approvals::ApprovalsApprovalRequestApproved::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::ApprovalsApprovalRequestApproved(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalRequestAssigned => {
-                let payload = agreements_and_approvals::ApprovalsApprovalRequestAssigned::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::ApprovalsApprovalRequestAssigned(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "agreements-and-approvals")]
-            EventType::ApprovalsApprovalRequestRejected => {
-                let payload = agreements_and_approvals::ApprovalsApprovalRequestRejected::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::ApprovalsApprovalRequestRejected(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccessTokenIssued => {
-                let payload = authentication_server::AuthServerAccessTokenIssued::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::AuthServerAccessTokenIssued(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccountUserGenerateMfaChallengeError => {
-                let payload = authentication_server::AuthServerAccountUserGenerateMfaChallengeError::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::AuthServerAccountUserGenerateMfaChallengeError(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccountUserLoggedIn => {
-                let payload = authentication_server::AuthServerAccountUserLoggedIn::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::AuthServerAccountUserLoggedIn(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccountUserLoginDenied => {
-                let payload = authentication_server::AuthServerAccountUserLoginDenied::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::AuthServerAccountUserLoginDenied(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccountUserLoginFailed => {
-                let payload = authentication_server::AuthServerAccountUserLoginFailed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::AuthServerAccountUserLoginFailed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "authentication-server")]
-            EventType::AuthServerAccountUserLoginStepCompleted => {
-                let payload = authentication_server::AuthServerAccountUserLoginStepCompleted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::AuthServerAccountUserLoginStepCompleted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingBillingDocumentHeld => {
-                let payload = billing::BillingBillingDocumentHeld::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::BillingBillingDocumentHeld(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingBillingDocumentIssued => {
-                let payload = billing::BillingBillingDocumentIssued::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::BillingBillingDocumentIssued(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingBillingDocumentRepresentationDispatched => {
-                let payload = billing::BillingBillingDocumentRepresentationDispatched::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::BillingBillingDocumentRepresentationDispatched(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingBillingOptionsUpdated => {
-                let payload = billing::BillingBillingOptionsUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::BillingBillingOptionsUpdated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingChargingLedgerAssignedToAgreement => {
-                let payload = billing::BillingChargingLedgerAssignedToAgreement::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::BillingChargingLedgerAssignedToAgreement(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingChargingSupplyPointTriggered => {
-                let payload = billing::BillingChargingSupplyPointTriggered::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::BillingChargingSupplyPointTriggered(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingDuosInvoiceCancel => {
-                let payload = billing::BillingDuosInvoiceCancel::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::BillingDuosInvoiceCancel(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingDuosInvoiceNew => {
-                let payload = billing::BillingDuosInvoiceNew::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::BillingDuosInvoiceNew(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingDuosInvoiceReplace => {
-                let payload = billing::BillingDuosInvoiceReplace::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::BillingDuosInvoiceReplace(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingFinalBill => {
-                let payload = billing::BillingFinalBill::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::BillingFinalBill(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingIssuanceExternalStatusCreated => {
-                let payload = billing::BillingIssuanceExternalStatusCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::BillingIssuanceExternalStatusCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingIssuedBill => {
-                let payload = billing::BillingIssuedBill::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::BillingIssuedBill(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingLedgerEntryPosted => {
-                let payload = billing::BillingLedgerEntryPosted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::BillingLedgerEntryPosted(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingLedgerEntryRemoved => {
-                let payload = billing::BillingLedgerEntryRemoved::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::BillingLedgerEntryRemoved(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingPathwayTraversalFailed => {
-                let payload = billing::BillingPathwayTraversalFailed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::BillingPathwayTraversalFailed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingPathwayTraversalSucceeded => {
-                let payload = billing::BillingPathwayTraversalSucceeded::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::BillingPathwayTraversalSucceeded(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingPortfolioInvoiceSummaryCompleted => {
-                let payload = billing::BillingPortfolioInvoiceSummaryCompleted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::BillingPortfolioInvoiceSummaryCompleted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingRebateAccepted => {
-                let payload = billing::BillingRebateAccepted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::BillingRebateAccepted(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingRebateCreated => {
-                let payload = billing::BillingRebateCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::BillingRebateCreated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingRebateDeclined => {
-                let payload = billing::BillingRebateDeclined::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::BillingRebateDeclined(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::BillingRebateUpdated => {
-                let payload = billing::BillingRebateUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::BillingRebateUpdated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "businesses")]
-            EventType::BusinessCreated => {
-                let payload = businesses::BusinessCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::BusinessCreated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "businesses")]
-            EventType::BusinessUpdated => {
-                let payload = businesses::BusinessUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::BusinessUpdated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "businesses")]
-            EventType::BusinessOperationsTeamUpdated => {
-                let payload = businesses::BusinessOperationsTeamUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::BusinessOperationsTeamUpdated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::CampaignAccountAdded => {
-                let payload = accounts::CampaignAccountAdded::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::CampaignAccountAdded(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::CampaignAccountRemoved => {
-                let payload = accounts::CampaignAccountRemoved::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::CampaignAccountRemoved(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "accounts")]
-            EventType::CampaignAccountUpdated => {
-                let payload = accounts::CampaignAccountUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::CampaignAccountUpdated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::ChargingPrimingErrored => {
-                let payload = billing::ChargingPrimingErrored::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::ChargingPrimingErrored(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollateralAgreementFulfilled => {
-                let payload = collections::CollateralAgreementFulfilled::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::CollateralAgreementFulfilled(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProceedingCreated => {
-                let payload = collections::CollectionProceedingCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::CollectionProceedingCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessCommStepResolved => {
-                let payload = collections::CollectionProcessCommStepResolved::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::CollectionProcessCommStepResolved(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessLeaveSupplierInstigated => {
-                let payload = collections::CollectionProcessLeaveSupplierInstigated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::CollectionProcessLeaveSupplierInstigated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessPaused => {
-                let payload = collections::CollectionProcessPaused::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::CollectionProcessPaused(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessRaised => {
-                let payload = collections::CollectionProcessRaised::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::CollectionProcessRaised(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessReactivated => {
-                let payload = collections::CollectionProcessReactivated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::CollectionProcessReactivated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessRunTerminationRequested => {
-                let payload = collections::CollectionProcessRunTerminationRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::CollectionProcessRunTerminationRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessUnpaused => {
-                let payload = collections::CollectionProcessUnpaused::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::CollectionProcessUnpaused(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CollectionProcessWithdrawn => {
-                let payload = collections::CollectionProcessWithdrawn::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::CollectionProcessWithdrawn(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::CommsAccountCallUpdated => {
-                let payload = communications::CommsAccountCallUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::CommsAccountCallUpdated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::CommsCustomerEmailBounced => {
-                let payload = communications::CommsCustomerEmailBounced::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::CommsCustomerEmailBounced(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::CommsPushNotificationReceivedUnregisteredOrExpiredToken => {
-                let payload = communications::CommsPushNotificationReceivedUnregisteredOrExpiredToken::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::CommsPushNotificationReceivedUnregisteredOrExpiredToken(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::CommsTranscriptionCreated => {
-                let payload = communications::CommsTranscriptionCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::CommsTranscriptionCreated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ComplaintsComplaintNewContact => {
-                let payload = communications::ComplaintsComplaintNewContact::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::ComplaintsComplaintNewContact(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ComplaintsComplaintOpened => {
-                let payload = communications::ComplaintsComplaintOpened::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::ComplaintsComplaintOpened(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ComplaintsDrpFinished => {
-                let payload = communications::ComplaintsDrpFinished::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::ComplaintsDrpFinished(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ComplaintsDrpStarted => {
-                let payload = communications::ComplaintsDrpStarted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::ComplaintsDrpStarted(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ComplexQuotingCostCalculationFinished => {
-                let payload = communications::ComplexQuotingCostCalculationFinished::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::ComplexQuotingCostCalculationFinished(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ConsentsConsentCreated => {
-                let payload = communications::ConsentsConsentCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::ConsentsConsentCreated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::ConsentsConsentUpdated => {
-                let payload = communications::ConsentsConsentUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::ConsentsConsentUpdated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractGroupsCreated => {
-                let payload = contracts::ContractGroupsCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::ContractGroupsCreated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractGroupsMembershipsChanged => {
-                let payload = contracts::ContractGroupsMembershipsChanged::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::ContractGroupsMembershipsChanged(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractGroupsVersionCreated => {
-                let payload = contracts::ContractGroupsVersionCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::ContractGroupsVersionCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsActualized => {
-                let payload = contracts::ContractsActualized::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::ContractsActualized(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsCreated => {
-                let payload = contracts::ContractsCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::ContractsCreated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsExpired => {
-                let payload = contracts::ContractsExpired::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::ContractsExpired(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsExpiryApproaching => {
-                let payload = contracts::ContractsExpiryApproaching::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::ContractsExpiryApproaching(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsJourneysCreationStarted => {
-                let payload = contracts::ContractsJourneysCreationStarted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::ContractsJourneysCreationStarted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsJourneysTerminationStarted => {
-                let payload = contracts::ContractsJourneysTerminationStarted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::ContractsJourneysTerminationStarted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsJourneysVariationStarted => {
-                let payload = contracts::ContractsJourneysVariationStarted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::ContractsJourneysVariationStarted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsNovated => {
-                let payload = contracts::ContractsNovated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::ContractsNovated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsRescinded => {
-                let payload = contracts::ContractsRescinded::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::ContractsRescinded(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsRevoked => {
-                let payload = contracts::ContractsRevoked::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::ContractsRevoked(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsSubjectAmended => {
-                let payload = contracts::ContractsSubjectAmended::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::ContractsSubjectAmended(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsTerminated => {
-                let payload = contracts::ContractsTerminated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::ContractsTerminated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "contracts")]
-            EventType::ContractsTermsVaried => {
-                let payload = contracts::ContractsTermsVaried::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::ContractsTermsVaried(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::CreditCheckCreated => {
-                let payload = collections::CreditCheckCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::CreditCheckCreated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessPartnerRolesCreated => {
-                let payload = customer_access::CustomerAccessPartnerRolesCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::CustomerAccessPartnerRolesCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessPartnerRolesUpdated => {
-                let payload = customer_access::CustomerAccessPartnerRolesUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::CustomerAccessPartnerRolesUpdated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessPartnerUserRolesCreated => {
-                let payload = customer_access::CustomerAccessPartnerUserRolesCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::CustomerAccessPartnerUserRolesCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessPartnerUserRolesUpdated => {
-                let payload = customer_access::CustomerAccessPartnerUserRolesUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::CustomerAccessPartnerUserRolesUpdated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessUserRolesCreated => {
-                let payload = customer_access::CustomerAccessUserRolesCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::CustomerAccessUserRolesCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::CustomerAccessUserRolesUpdated => {
-                let payload = customer_access::CustomerAccessUserRolesUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::CustomerAccessUserRolesUpdated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessCancelled => {
-                let payload = data_import::DataImportImportProcessCancelled::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::DataImportImportProcessCancelled(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessComplete => {
-                let payload = data_import::DataImportImportProcessComplete::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::DataImportImportProcessComplete(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessDryRunComplete => {
-                let payload = data_import::DataImportImportProcessDryRunComplete::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::DataImportImportProcessDryRunComplete(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessDryRunError => {
-                let payload = data_import::DataImportImportProcessDryRunError::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::DataImportImportProcessDryRunError(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessError => {
-                let payload = data_import::DataImportImportProcessError::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::DataImportImportProcessError(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessPostImportCompleted => {
-                let payload = data_import::DataImportImportProcessPostImportCompleted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::DataImportImportProcessPostImportCompleted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportImportProcessPostImportError => {
-                let payload = data_import::DataImportImportProcessPostImportError::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::DataImportImportProcessPostImportError(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportOrderProcessCancelled => {
-                let payload = data_import::DataImportOrderProcessCancelled::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::DataImportOrderProcessCancelled(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportOrderProcessComplete => {
-                let payload = data_import::DataImportOrderProcessComplete::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::DataImportOrderProcessComplete(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::DataImportOrderProcessError => {
-                let payload = data_import::DataImportOrderProcessError::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::DataImportOrderProcessError(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DebtActioningAutomatedDebtWriteBackCompleted => {
-                let payload = collections::DebtActioningAutomatedDebtWriteBackCompleted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::DebtActioningAutomatedDebtWriteBackCompleted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DebtActioningAutomatedDebtWriteBackFailed => {
-                let payload = collections::DebtActioningAutomatedDebtWriteBackFailed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::DebtActioningAutomatedDebtWriteBackFailed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DebtActioningAutomatedDebtWriteBackSkipped => {
-                let payload = collections::DebtActioningAutomatedDebtWriteBackSkipped::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::DebtActioningAutomatedDebtWriteBackSkipped(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DelinquentDebtAllocationCreated => {
-                let payload = collections::DelinquentDebtAllocationCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::DelinquentDebtAllocationCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DelinquentDebtPositionChanged => {
-                let payload = collections::DelinquentDebtPositionChanged::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::DelinquentDebtPositionChanged(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DepositAgreementAccepted => {
-                let payload = collections::DepositAgreementAccepted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::DepositAgreementAccepted(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DepositAgreementFulfilled => {
-                let payload = collections::DepositAgreementFulfilled::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::DepositAgreementFulfilled(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DepositAgreementInstalmentReturned => {
-                let payload = collections::DepositAgreementInstalmentReturned::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::DepositAgreementInstalmentReturned(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DepositAgreementReturned => {
-                let payload = collections::DepositAgreementReturned::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::DepositAgreementReturned(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DepositAgreementWithdrawn => {
-                let payload = collections::DepositAgreementWithdrawn::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::DepositAgreementWithdrawn(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DunningPathPaused => {
-                let payload = collections::DunningPathPaused::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::DunningPathPaused(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DunningPathStarted => {
-                let payload = collections::DunningPathStarted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::DunningPathStarted(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DunningPathUnpaused => {
-                let payload = collections::DunningPathUnpaused::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::DunningPathUnpaused(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "collections")]
-            EventType::DunningPathWithdrawn => {
-                let payload = collections::DunningPathWithdrawn::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::DunningPathWithdrawn(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileCancellationInvoiceProcessed => {
-                let payload = market_files::ElectricityFlowFileCancellationInvoiceProcessed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::ElectricityFlowFileCancellationInvoiceProcessed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileComplementaryInvoiceProcessed => {
-                let payload = market_files::ElectricityFlowFileComplementaryInvoiceProcessed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::ElectricityFlowFileComplementaryInvoiceProcessed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileRectificationInvoiceProcessed => {
-                let payload = market_files::ElectricityFlowFileRectificationInvoiceProcessed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::ElectricityFlowFileRectificationInvoiceProcessed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileRegularizerInvoiceProcessed => {
-                let payload = market_files::ElectricityFlowFileRegularizerInvoiceProcessed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::ElectricityFlowFileRegularizerInvoiceProcessed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileBillableConceptsInvoiceProcessed => {
-                let payload = market_files::ElectricityFlowFileBillableConceptsInvoiceProcessed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::ElectricityFlowFileBillableConceptsInvoiceProcessed(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::ElectricityFlowFileRegularInvoiceProcessed => {
-                let payload = market_files::ElectricityFlowFileRegularInvoiceProcessed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::ElectricityFlowFileRegularInvoiceProcessed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::EspSupplyPointsEnrichmentDataSent => {
-                let payload = market_files::EspSupplyPointsEnrichmentDataSent::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::EspSupplyPointsEnrichmentDataSent(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::EspSupplyPointsAtrSnapshotSent => {
-                let payload = market_files::EspSupplyPointsAtrSnapshotSent::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::EspSupplyPointsAtrSnapshotSent(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::ExternalMessagingUploadedFileProcessed => {
-                let payload = data_import::ExternalMessagingUploadedFileProcessed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::ExternalMessagingUploadedFileProcessed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::ExternalMessagingUploadedFileProcessingFailed => {
-                let payload = data_import::ExternalMessagingUploadedFileProcessingFailed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::ExternalMessagingUploadedFileProcessingFailed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::ExternalMessagingUploadedFileSafe => {
-                let payload = data_import::ExternalMessagingUploadedFileSafe::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::ExternalMessagingUploadedFileSafe(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "data-import")]
-            EventType::ExternalMessagingUploadedFileUnsafe => {
-                let payload = data_import::ExternalMessagingUploadedFileUnsafe::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::ExternalMessagingUploadedFileUnsafe(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "flexible-devices")]
-            EventType::FlexDeviceDeauthenticated => {
-                let payload = flexible_devices::FlexDeviceDeauthenticated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::FlexDeviceDeauthenticated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "flexible-devices")]
-            EventType::FlexDeviceDisconnected => {
-                let payload = flexible_devices::FlexDeviceDisconnected::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::FlexDeviceDisconnected(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "flexible-devices")]
-            EventType::FlexDeviceOptimisationCreated => {
-                let payload = flexible_devices::FlexDeviceOptimisationCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::FlexDeviceOptimisationCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "flexible-devices")]
-            EventType::FlexDeviceRegistered => {
-                let payload = flexible_devices::FlexDeviceRegistered::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::FlexDeviceRegistered(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated => {
-                let payload = market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasBillFlowDetailsCancellationInvoiceCreated => {
-                let payload = market_files::GasBillFlowDetailsCancellationInvoiceCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::GasBillFlowDetailsCancellationInvoiceCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasBillFlowDetailsComplementaryInvoiceCreated => {
-                let payload = market_files::GasBillFlowDetailsComplementaryInvoiceCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::GasBillFlowDetailsComplementaryInvoiceCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasBillFlowDetailsRectificationInvoiceCreated => {
-                let payload = market_files::GasBillFlowDetailsRectificationInvoiceCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::GasBillFlowDetailsRectificationInvoiceCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasBillFlowDetailsRegularInvoiceCreated => {
-                let payload = market_files::GasBillFlowDetailsRegularInvoiceCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::GasBillFlowDetailsRegularInvoiceCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasFlowFileB7033ComplementaryInvoiceProcessed => {
-                let payload = market_files::GasFlowFileB7033ComplementaryInvoiceProcessed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::GasFlowFileB7033ComplementaryInvoiceProcessed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasFlowFileB7033RegularInvoiceProcessed => {
-                let payload = market_files::GasFlowFileB7033RegularInvoiceProcessed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::GasFlowFileB7033RegularInvoiceProcessed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::GasSupplyPointInspectionResultsReceived => {
-                let payload = market_files::GasSupplyPointInspectionResultsReceived::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::GasSupplyPointInspectionResultsReceived(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::GoodsPurchaseCreated => {
-                let payload = communications::GoodsPurchaseCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::GoodsPurchaseCreated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::GoodsQuoteCreatedForAccount => {
-                let payload = communications::GoodsQuoteCreatedForAccount::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::GoodsQuoteCreatedForAccount(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::GoodsQuoteCreatedWithoutAccount => {
-                let payload = communications::GoodsQuoteCreatedWithoutAccount::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::GoodsQuoteCreatedWithoutAccount(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryElectricityChangeOfEnergisationUnsolicitedMessage => {
-                let payload = industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessage::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::IndustryElectricityChangeOfEnergisationUnsolicitedMessage(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryElectricityChangeOfServiceMeterDeactivated => {
-                let payload = industry::IndustryElectricityChangeOfServiceMeterDeactivated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::IndustryElectricityChangeOfServiceMeterDeactivated(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryElectricityChangeOfSupplyGainInitiated => {
-                let payload = industry::IndustryElectricityChangeOfSupplyGainInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::IndustryElectricityChangeOfSupplyGainInitiated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryElectricityChangeOfSupplyLossComplete => {
-                let payload = industry::IndustryElectricityChangeOfSupplyLossComplete::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::IndustryElectricityChangeOfSupplyLossComplete(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryElectricityExportInstallationValidated => {
-                let payload = industry::IndustryElectricityExportInstallationValidated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::IndustryElectricityExportInstallationValidated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryGasChangeOfSupplyGainInitiated => {
-                let payload = industry::IndustryGasChangeOfSupplyGainInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::IndustryGasChangeOfSupplyGainInitiated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "industry")]
-            EventType::IndustryGasChangeOfSupplyLossComplete => {
-                let payload = industry::IndustryGasChangeOfSupplyLossComplete::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::IndustryGasChangeOfSupplyLossComplete(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkActionsRun => {
-                let payload = conversations::InkActionsRun::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::InkActionsRun(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkContentInboundMessageTagged => {
-                let payload = conversations::InkContentInboundMessageTagged::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::InkContentInboundMessageTagged(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationAssignedToBucket => {
-                let payload = conversations::InkConversationAssignedToBucket::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::InkConversationAssignedToBucket(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationAssignedToTimeline => {
-                let payload = conversations::InkConversationAssignedToTimeline::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::InkConversationAssignedToTimeline(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationAwaitCustomerReply => {
-                let payload = conversations::InkConversationAwaitCustomerReply::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::InkConversationAwaitCustomerReply(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationClosed => {
-                let payload = conversations::InkConversationClosed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::InkConversationClosed(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationOpenStatusChanged => {
-                let payload = conversations::InkConversationOpenStatusChanged::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::InkConversationOpenStatusChanged(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationOpened => {
-                let payload = conversations::InkConversationOpened::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::InkConversationOpened(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationPriorityChanged => {
-                let payload = conversations::InkConversationPriorityChanged::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::InkConversationPriorityChanged(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationSnoozed => {
-                let payload = conversations::InkConversationSnoozed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::InkConversationSnoozed(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationUnassignedFromBucket => {
-                let payload = conversations::InkConversationUnassignedFromBucket::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::InkConversationUnassignedFromBucket(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkConversationUnassignedFromTimeline => {
-                let payload = conversations::InkConversationUnassignedFromTimeline::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::InkConversationUnassignedFromTimeline(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkLiveChatClosed => {
-                let payload = conversations::InkLiveChatClosed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::InkLiveChatClosed(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkLiveChatInitiated => {
-                let payload = conversations::InkLiveChatInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::InkLiveChatInitiated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkLiveChatMessagesOutboundMessageCreated => {
-                let payload = conversations::InkLiveChatMessagesOutboundMessageCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::InkLiveChatMessagesOutboundMessageCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessageAttachmentSafe => {
-                let payload = conversations::InkMessageAttachmentSafe::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::InkMessageAttachmentSafe(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessageAttachmentUnsafe => {
-                let payload = conversations::InkMessageAttachmentUnsafe::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::InkMessageAttachmentUnsafe(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesInboundEmailMigration => {
-                let payload = conversations::InkMessagesInboundEmailMigration::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::InkMessagesInboundEmailMigration(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesInboundMessageCreated => {
-                let payload = conversations::InkMessagesInboundMessageCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::InkMessagesInboundMessageCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesInboundMessageIngested => {
-                let payload = conversations::InkMessagesInboundMessageIngested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::InkMessagesInboundMessageIngested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesOutboundMessageCreated => {
-                let payload = conversations::InkMessagesOutboundMessageCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::InkMessagesOutboundMessageCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesOutboundMessageFailed => {
-                let payload = conversations::InkMessagesOutboundMessageFailed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::InkMessagesOutboundMessageFailed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesPhishingReportDismissed => {
-                let payload = conversations::InkMessagesPhishingReportDismissed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::InkMessagesPhishingReportDismissed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesReportedPhishing => {
-                let payload = conversations::InkMessagesReportedPhishing::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::InkMessagesReportedPhishing(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesReportedSpam => {
-                let payload = conversations::InkMessagesReportedSpam::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::InkMessagesReportedSpam(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "conversations")]
-            EventType::InkMessagesSpamReportDismissed => {
-                let payload = conversations::InkMessagesSpamReportDismissed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::InkMessagesSpamReportDismissed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "businesses")]
-            EventType::InternalCompanyCreated => {
-                let payload = businesses::InternalCompanyCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::InternalCompanyCreated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeApplicationServiceCompleted => {
-                let payload = billing::LatePaymentFeeApplicationServiceCompleted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LatePaymentFeeApplicationServiceCompleted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeApplicationServiceFeeApplied => {
-                let payload = billing::LatePaymentFeeApplicationServiceFeeApplied::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LatePaymentFeeApplicationServiceFeeApplied(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeApplicationServiceStarted => {
-                let payload = billing::LatePaymentFeeApplicationServiceStarted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LatePaymentFeeApplicationServiceStarted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeCalculationServiceCompleted => {
-                let payload = billing::LatePaymentFeeCalculationServiceCompleted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LatePaymentFeeCalculationServiceCompleted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeCalculationServiceStarted => {
-                let payload = billing::LatePaymentFeeCalculationServiceStarted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LatePaymentFeeCalculationServiceStarted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeCalculatorCompleted => {
-                let payload = billing::LatePaymentFeeCalculatorCompleted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LatePaymentFeeCalculatorCompleted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeCalculatorFeeApplied => {
-                let payload = billing::LatePaymentFeeCalculatorFeeApplied::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LatePaymentFeeCalculatorFeeApplied(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeCalculatorStarted => {
-                let payload = billing::LatePaymentFeeCalculatorStarted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LatePaymentFeeCalculatorStarted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "billing")]
-            EventType::LatePaymentFeeWaived => {
-                let payload = billing::LatePaymentFeeWaived::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::LatePaymentFeeWaived(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::LeadsLeadStageUpdated => {
-                let payload = communications::LeadsLeadStageUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::LeadsLeadStageUpdated(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::LeadsOpportunityDocumentAttachedToOpportunity => {
-                let payload = communications::LeadsOpportunityDocumentAttachedToOpportunity::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LeadsOpportunityDocumentAttachedToOpportunity(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::LeadsOpportunityOfferGroupCreated => {
-                let payload = communications::LeadsOpportunityOfferGroupCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LeadsOpportunityOfferGroupCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::LeadsOpportunityStageUpdated => {
-                let payload = communications::LeadsOpportunityStageUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LeadsOpportunityStageUpdated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-status")]
-            EventType::LifecycleEnrollmentLoyaltyPointsQualificationReversed => {
-                let payload = lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleEnrollmentLoyaltyPointsQualificationReversed(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-status")]
-            EventType::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint => {
-                let payload = lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierActivationCompleted => {
-                let payload = lifecycle_join::LifecycleJoinSupplierActivationCompleted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleJoinSupplierActivationCompleted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierActivationInitiated => {
-                let payload = lifecycle_join::LifecycleJoinSupplierActivationInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleJoinSupplierActivationInitiated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierAgreementCreated => {
-                let payload = lifecycle_join::LifecycleJoinSupplierAgreementCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleJoinSupplierAgreementCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated => {
-                let payload = lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated => {
-                let payload = lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated => {
-                let payload = lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierCancellationRequested => {
-                let payload = lifecycle_join::LifecycleJoinSupplierCancellationRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleJoinSupplierCancellationRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierCancelled => {
-                let payload = lifecycle_join::LifecycleJoinSupplierCancelled::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleJoinSupplierCancelled(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierCompleted => {
-                let payload = lifecycle_join::LifecycleJoinSupplierCompleted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleJoinSupplierCompleted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierRequested => {
-                let payload = lifecycle_join::LifecycleJoinSupplierRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleJoinSupplierRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierReversalRequested => {
-                let payload = lifecycle_join::LifecycleJoinSupplierReversalRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleJoinSupplierReversalRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierReversed => {
-                let payload = lifecycle_join::LifecycleJoinSupplierReversed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleJoinSupplierReversed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierSupplyPeriodCreated => {
-                let payload = lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleJoinSupplierSupplyPeriodCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated => {
-                let payload = lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated => {
-                let payload = lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted => {
-                let payload = lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated => {
-                let payload = lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierSecurityDepositsCreated => {
-                let payload = lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleJoinSupplierSecurityDepositsCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-join")]
-            EventType::LifecycleJoinSupplierTermsAndConditionsAccepted => {
-                let payload = lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAccepted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleJoinSupplierTermsAndConditionsAccepted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated => {
-                let payload = lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated => {
-                let payload = lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated => {
-                let payload = lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierCancellationRequested => {
-                let payload = lifecycle_leave::LifecycleLeaveSupplierCancellationRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleLeaveSupplierCancellationRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierCancelled => {
-                let payload = lifecycle_leave::LifecycleLeaveSupplierCancelled::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleLeaveSupplierCancelled(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierCompleted => {
-                let payload = lifecycle_leave::LifecycleLeaveSupplierCompleted::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleLeaveSupplierCompleted(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierRequested => {
-                let payload = lifecycle_leave::LifecycleLeaveSupplierRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleLeaveSupplierRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierReversalRequested => {
-                let payload = lifecycle_leave::LifecycleLeaveSupplierReversalRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleLeaveSupplierReversalRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated => {
-                let payload = lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated => {
-                let payload = lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated => {
-                let payload = lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierTerminationConfirmed => {
-                let payload = lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleLeaveSupplierTerminationConfirmed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierTerminationInitiated => {
-                let payload = lifecycle_leave::LifecycleLeaveSupplierTerminationInitiated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleLeaveSupplierTerminationInitiated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-leave")]
-            EventType::LifecycleLeaveSupplierUpdated => {
-                let payload = lifecycle_leave::LifecycleLeaveSupplierUpdated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LifecycleLeaveSupplierUpdated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-status")]
-            EventType::LifecycleStatusChanged => {
-                let payload = lifecycle_status::LifecycleStatusChanged::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::LifecycleStatusChanged(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "lifecycle-status")]
-            EventType::LifecycleSupportSiteSale => {
-                let payload = lifecycle_status::LifecycleSupportSiteSale::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::LifecycleSupportSiteSale(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "customer-access")]
-            EventType::LoyaltyPointsUserRoleRemoval => {
-                let payload = customer_access::LoyaltyPointsUserRoleRemoval::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::LoyaltyPointsUserRoleRemoval(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::MarketsEspBillFlowFileProcessed => {
-                let payload = market_files::MarketsEspBillFlowFileProcessed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::MarketsEspBillFlowFileProcessed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::MarketsEspFlowFileProcessed => {
-                let payload = market_files::MarketsEspFlowFileProcessed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::MarketsEspFlowFileProcessed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::MarketsEspIndustryGasbillflowdetailsInspectionProcessed => {
-                let payload = market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::MarketsEspIndustryGasbillflowdetailsInspectionProcessed(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::MarketsGasSupplyPointCreated => {
-                let payload = market_files::MarketsGasSupplyPointCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::MarketsGasSupplyPointCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "market-files")]
-            EventType::MarketsNetworkOperatorCreated => {
-                let payload = market_files::MarketsNetworkOperatorCreated::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::MarketsNetworkOperatorCreated(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "communications")]
-            EventType::MessagingPushNotificationTokenUnregistered => {
-                let payload = communications::MessagingPushNotificationTokenUnregistered::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::MessagingPushNotificationTokenUnregistered(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-data-quality")]
-            EventType::MeterDataQualityResolutionCancelled => {
-                let payload = meter_data_quality::MeterDataQualityResolutionCancelled::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::MeterDataQualityResolutionCancelled(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-data-quality")]
-            EventType::MeterDataQualityResolutionRequested => {
-                let payload = meter_data_quality::MeterDataQualityResolutionRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::MeterDataQualityResolutionRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointElecCosGainRegistrationRequested => {
-                let payload = meter_points::MeterpointElecCosGainRegistrationRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::MeterpointElecCosGainRegistrationRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasApiBackfill => {
-                let payload = meter_points::MeterpointGasApiBackfill::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::MeterpointGasApiBackfill(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasAppointMamRequested => {
-                let payload = meter_points::MeterpointGasAppointMamRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::MeterpointGasAppointMamRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasBackfill => {
-                let payload = meter_points::MeterpointGasBackfill::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(Event::MeterpointGasBackfill(payload))
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasChangeOfCohortRequested => {
-                let payload = meter_points::MeterpointGasChangeOfCohortRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::MeterpointGasChangeOfCohortRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasChangeOfMamRequested => {
-                let payload = meter_points::MeterpointGasChangeOfMamRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::MeterpointGasChangeOfMamRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasCosGainMtdReceived => {
-                let payload = meter_points::MeterpointGasCosGainMtdReceived::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::MeterpointGasCosGainMtdReceived(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasCosGainRegistrationConfirmed => {
-                let payload = meter_points::MeterpointGasCosGainRegistrationConfirmed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::MeterpointGasCosGainRegistrationConfirmed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasCosGainRegistrationRequested => {
-                let payload = meter_points::MeterpointGasCosGainRegistrationRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::MeterpointGasCosGainRegistrationRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasCosLossConfirmed => {
-                let payload = meter_points::MeterpointGasCosLossConfirmed::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::MeterpointGasCosLossConfirmed(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDeappointMamRequested => {
-                let payload = meter_points::MeterpointGasDeappointMamRequested::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::MeterpointGasDeappointMamRequested(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDisputedClosingReadingAcceptedByUs => {
-                let payload = meter_points::MeterpointGasDisputedClosingReadingAcceptedByUs::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::MeterpointGasDisputedClosingReadingAcceptedByUs(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier => {
-                let payload = meter_points::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDisputedClosingReadingAlternativeProposedByUs => {
-                let payload = meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedByUs::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::MeterpointGasDisputedClosingReadingAlternativeProposedByUs(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier => {
-                let payload = meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier(
-                            payload,
-                        ),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-
-            #[cfg(feature = "meter-points")]
-            EventType::MeterpointGasDisputedClosingReadingQueriedByUs => {
-                let payload = meter_points::MeterpointGasDisputedClosingReadingQueriedByUs::build(
-                    self.version,
-                    fields,
-                    &mut ok,
-                );
-                if ok {
-                    ::std::result::Result::Ok(
-                        Event::MeterpointGasDisputedClosingReadingQueriedByUs(payload),
-                    )
-                } else {
-                    ::std::result::Result::Err(::energy_api_core::read::Stop)
-                }
-            }
-        }
+        (self.payload_row().build)(fields)
     }
 
     /// Reads a payload of this kind with the fast reader ([`energy_api_core::read`]): it stops

@@ -34,3 +34,122 @@ pub trait PayloadVersion<E: TypedEvent>: Sized + Into<E> {
         Self::from_versions(event)
     }
 }
+
+/// The version enum of an event type, with its impls: `EVENT_TYPE`, `VERSIONS` and `version()`,
+/// `Serialize` (as the payload), `From` each payload, [`TypedEvent`], `From<enum> for Event`, and
+/// [`PayloadVersion`] for each payload (with the version views of the newer versions named by
+/// `#[views(..)]`, converted by their `From` impls).
+///
+/// Written once here rather than for each of the catalogue's event types: the section modules give
+/// each enum as data (its name on the bus, each version's label and payload type).
+#[allow(
+    unused_macros,
+    reason = "a build without any section has no event type"
+)]
+macro_rules! version_enum {
+    (
+        $(#[doc = $doc:expr])*
+        #[event_type = $event_type:literal]
+        pub enum $name:ident {
+            $(
+                $(#[doc = $variant_doc:expr])*
+                #[version = $label:literal]
+                $(#[views($($newer:ident),*)])?
+                $variant:ident($payload:ty $(,)?),
+            )*
+        }
+    ) => {
+        $(#[doc = $doc])*
+        #[derive(Debug, Clone, PartialEq)]
+        #[non_exhaustive]
+        pub enum $name {
+            $($(#[doc = $variant_doc])* $variant($payload),)*
+        }
+
+        impl $name {
+            /// The event type.
+            pub const EVENT_TYPE: &'static str = $event_type;
+
+            /// The payload versions, oldest first.
+            pub const VERSIONS: &'static [&'static str] = &[$($label),*];
+
+            /// The payload version of this value.
+            pub fn version(&self) -> &'static str {
+                match self {
+                    $(Self::$variant(_) => $label,)*
+                }
+            }
+        }
+
+        impl ::serde::Serialize for $name {
+            fn serialize<S: ::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::std::result::Result<S::Ok, S::Error> {
+                match self {
+                    $(Self::$variant(payload) => payload.serialize(serializer),)*
+                }
+            }
+        }
+
+        $(
+            impl ::std::convert::From<$payload> for $name {
+                fn from(payload: $payload) -> Self {
+                    Self::$variant(payload)
+                }
+            }
+        )*
+
+        impl crate::events::TypedEvent for $name {
+            const TYPE: crate::events::EventType = crate::events::EventType::$name;
+
+            // A build with one event type compiled in has nothing else to give back.
+            #[allow(unreachable_patterns)]
+            fn from_event(
+                event: crate::events::Event,
+            ) -> ::std::result::Result<Self, crate::events::Event> {
+                match event {
+                    crate::events::Event::$name(e) => ::std::result::Result::Ok(e),
+                    other => ::std::result::Result::Err(other),
+                }
+            }
+        }
+
+        impl ::std::convert::From<$name> for crate::events::Event {
+            fn from(event: $name) -> Self {
+                Self::$name(event)
+            }
+        }
+
+        $(
+            impl crate::events::PayloadVersion<$name> for $payload {
+                const VERSION: &'static str = $label;
+
+                // An event type with one version has nothing else to give back.
+                #[allow(unreachable_patterns)]
+                fn from_versions(event: $name) -> ::std::result::Result<Self, $name> {
+                    match event {
+                        $name::$variant(payload) => ::std::result::Result::Ok(payload),
+                        other => ::std::result::Result::Err(other),
+                    }
+                }
+
+                $(
+                    #[allow(unreachable_patterns)]
+                    fn view_of(event: $name) -> ::std::result::Result<Self, $name> {
+                        match event {
+                            $name::$variant(payload) => ::std::result::Result::Ok(payload),
+                            $($name::$newer(payload) => ::std::result::Result::Ok(payload.into()),)*
+                            other => ::std::result::Result::Err(other),
+                        }
+                    }
+                )?
+            }
+        )*
+    };
+}
+#[allow(
+    unused_imports,
+    reason = "a build without any section has no event type"
+)]
+pub(crate) use version_enum;

@@ -246,9 +246,6 @@ impl Borrowing {
             .collect();
         let labels: Vec<&str> = e.versions.iter().map(|v| v.label.as_str()).collect();
         let variant_docs = labels.iter().map(|l| format!(" Payload version `{l}`."));
-        let build = super::events::by_version_index(&super::events::build_each_version(
-            &variants, &payloads,
-        ));
         quote! {
             #doc
             #[derive(Debug, Clone, PartialEq)]
@@ -271,16 +268,6 @@ impl Borrowing {
                     match self {
                         #(Self::#variants(_) => #labels,)*
                     }
-                }
-
-                /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-                /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-                pub(crate) fn build(
-                    index: u8,
-                    fields: ::energy_api_core::table::Fields<'a>,
-                    ok: &mut bool,
-                ) -> Self {
-                    #build
                 }
             }
         }
@@ -309,14 +296,16 @@ impl Borrowing {
                 }
             })
             .collect();
-        let paths: Vec<TokenStream> = events
-            .iter()
-            .map(|(s, e)| {
-                let m = format_ident!("{}", s.module);
-                let n = format_ident!("{}", e.rust_name);
-                quote!(events::#m::#n)
-            })
-            .collect();
+        // A row per event type (its views, a function per version), as `CATALOGUE` has for `Event`.
+        let rows = events.iter().zip(cfgs).map(|((_, e), cfg)| {
+            // Short names: `events` re-exports every section's items.
+            let event = format_ident!("{}", e.rust_name);
+            let views = e.versions.iter().map(|v| {
+                let variant = format_ident!("{}", v.variant);
+                quote!(|fields| build_event(fields, events::#event::#variant, EventRef::#event))
+            });
+            quote!(#cfg &[#(#views),*],)
+        });
         // Without any section `EventRef` has no variant that uses its lifetime: one that cannot be made does.
         let event_ref_impls = variants.payload_enum_impls(
             quote!(EventRef<'_>),
@@ -342,8 +331,8 @@ impl Borrowing {
             #![doc = ""]
             #![doc = " A view accepts exactly the payloads its owned type accepts, with the same errors; a type that"]
             #![doc = " holds no string or object is its own view, re-exported here."]
-            // Without any section, no `EventKind` can exist and the decoding code is unreachable.
-            #![cfg_attr(not(any(#(#any_feature),*)), allow(unused_variables, unused_mut, unreachable_code))]
+            // Without any section, no `EventKind` can exist: the decoding code is unreachable and `VIEWS` empty.
+            #![cfg_attr(not(any(#(#any_feature),*)), allow(unused_variables, unused_mut, unreachable_code, unused_imports))]
 
             mod decode;
             pub use decode::BorrowedPayload;
@@ -369,20 +358,28 @@ impl Borrowing {
 
             #event_ref_impls
 
+            /// A borrowed view made from the fields its table read; `Stop` only if the table and the struct
+            /// disagree.
+            type ViewOf = for<'a> fn(::energy_api_core::table::Fields<'a>) -> ::std::result::Result<EventRef<'a>, ::energy_api_core::read::Stop>;
+
+            /// The views of the catalogue: for each event type compiled in, in the order of [`EventType`], a
+            /// function per payload version making its view (the tables are the owned payloads': the
+            /// catalogue's `shape`). Closures over one generic function, `build_event`, each naming its
+            /// version's variant and its event's.
+            #[allow(deprecated, reason = "deprecated payload versions are still decoded")]
+            static VIEWS: &[&[ViewOf]] = {
+                use ::energy_api_core::catalogue::build_event;
+                &[#(#rows)*]
+            };
+
             impl crate::EventKind {
                 /// The view of an event of this kind from the fields its table read; `Stop` only if the
-                /// table and the struct disagree (as `event_of`, each arm wrapping its own payload).
+                /// table and the struct disagree.
                 fn view_of<'a>(
                     self,
                     fields: ::energy_api_core::table::Fields<'a>,
                 ) -> ::std::result::Result<EventRef<'a>, ::energy_api_core::read::Stop> {
-                    let mut ok = true;
-                    match self.event_type {
-                        #(#cfgs EventType::#names => {
-                            let payload = #paths::build(self.version, fields, &mut ok);
-                            if ok { ::std::result::Result::Ok(EventRef::#names(payload)) } else { ::std::result::Result::Err(::energy_api_core::read::Stop) }
-                        })*
-                    }
+                    VIEWS[self.event_type as usize][usize::from(self.version)](fields)
                 }
 
                 /// Reads the view of a payload of this kind with the fast reader

@@ -74,7 +74,6 @@ pub(super) fn section_rs(
             }
         });
         let enum_ = version_enum(section, e);
-        let routing = routing_impls(section, e);
         let views = version_views(e);
         let conversions = views
             .iter()
@@ -83,7 +82,7 @@ pub(super) fn section_rs(
                     .contains(&(payload_type_name(view.newer), payload_type_name(view.older)))
             })
             .map(view_impl);
-        quote! { #(#structs)* #enum_ #routing #(#conversions)* }
+        quote! { #(#structs)* #enum_ #(#conversions)* }
     });
     quote! {
         #doc
@@ -91,41 +90,9 @@ pub(super) fn section_rs(
     }
 }
 
-/// A `match` on `index`, a payload version's index, with the given expression for each version in order.
-/// `index` is always valid (an `EventKind` is only made for a known version): the last arm takes the rest,
-/// and an event type with one version needs no `match`. (Every event type of a model has a version: the
-/// reader refuses one without.)
-pub(super) fn by_version_index(each: &[TokenStream]) -> TokenStream {
-    let Some((last, init)) = each.split_last() else {
-        return quote!(match index {});
-    };
-    if init.is_empty() {
-        return quote! { let _ = index; #last };
-    }
-    let indices = (0..init.len()).map(|i| u8::try_from(i).unwrap_or(u8::MAX));
-    quote! {
-        match index {
-            #(#indices => #init,)*
-            _ => #last,
-        }
-    }
-}
-
-/// For each version, making its payload type (`payloads`) from the fields its table read, into its
-/// variant (`variants`).
-pub(super) fn build_each_version(
-    variants: &[proc_macro2::Ident],
-    payloads: &[TokenStream],
-) -> Vec<TokenStream> {
-    variants
-        .iter()
-        .zip(payloads)
-        .map(|(variant, payload)| {
-            quote!(Self::#variant(<#payload as ::energy_api_core::table::FromFields>::build(fields, ok)))
-        })
-        .collect()
-}
-
+/// An event type's version enum and its impls, as an invocation of the template's `version_enum!`
+/// (`templates/events/routing.rs`): the enum as data, each version with its label and payload type and
+/// the newer versions that can be read as it (`#[views(..)]`, its version views).
 fn version_enum(section: &Section, e: &EventType) -> TokenStream {
     let name = format_ident!("{}", e.rust_name);
     let event_type = &e.name;
@@ -138,91 +105,32 @@ fn version_enum(section: &Section, e: &EventType) -> TokenStream {
         doc.push_str(d);
     }
     let doc = doc_attrs(&doc);
-    let labels: Vec<&str> = e.versions.iter().map(|v| v.label.as_str()).collect();
-    let variants: Vec<_> = e
-        .versions
-        .iter()
-        .map(|v| format_ident!("{}", v.variant))
-        .collect();
-    let payloads: Vec<TokenStream> = e
-        .versions
-        .iter()
-        .map(|v| {
-            let payload = format_ident!("{}", v.payload.rust_name);
-            quote!(#payload)
-        })
-        .collect();
-    let variant_docs = e
-        .versions
-        .iter()
-        .map(|v| format!(" Payload version `{}`.", v.label));
-    let shapes: Vec<TokenStream> = e
-        .versions
-        .iter()
-        .map(|v| {
-            let shape = format_ident!(
-                "{}",
-                v.alias_of
-                    .as_ref()
-                    .map_or(&v.payload.rust_name, |a| &a.name)
-            );
-            quote!(&crate::shapes::#shape)
-        })
-        .collect();
-    let shape_dispatch = by_version_index(&shapes);
-    let build = by_version_index(&build_each_version(&variants, &payloads));
+    let views = version_views(e);
+    let versions = e.versions.iter().map(|v| {
+        let variant = format_ident!("{}", v.variant);
+        let payload = format_ident!("{}", v.payload.rust_name);
+        let (label, variant_doc) = (&v.label, format!(" Payload version `{}`.", v.label));
+        let newer: Vec<_> = views
+            .iter()
+            .filter(|view| view.older.label == v.label)
+            .map(|view| format_ident!("{}", view.newer.variant))
+            .collect();
+        let views = (!newer.is_empty()).then(|| quote!(#[views(#(#newer),*)]));
+        quote! {
+            #[doc = #variant_doc]
+            #[version = #label]
+            #views
+            #variant(#payload),
+        }
+    });
     quote! {
-        #doc
-        #[derive(Debug, Clone, PartialEq)]
-        #[non_exhaustive]
-        pub enum #name {
-            #(#[doc = #variant_docs] #variants(#payloads),)*
-        }
-
-        impl #name {
-            /// The event type.
-            pub const EVENT_TYPE: &'static str = #event_type;
-            /// The payload versions, oldest first.
-            pub const VERSIONS: &'static [&'static str] = &[#(#labels),*];
-
-            /// The payload version of this value.
-            pub fn version(&self) -> &'static str {
-                match self {
-                    #(Self::#variants(_) => #labels,)*
-                }
-            }
-
-            /// The shape of the payload of the version at `index` in [`Self::VERSIONS`].
-            pub(crate) fn shape(index: u8) -> &'static ::energy_api_core::table::StructShape {
-                #shape_dispatch
-            }
-
-            /// The payload of the version at `index` in [`Self::VERSIONS`], from the fields its table
-            /// ([`Self::shape`]) read (see `energy_api_core::table::FromFields::build`).
-            pub(crate) fn build(
-                index: u8,
-                fields: ::energy_api_core::table::Fields<'_>,
-                ok: &mut bool,
-            ) -> Self {
-                #build
+        super::routing::version_enum! {
+            #doc
+            #[event_type = #event_type]
+            pub enum #name {
+                #(#versions)*
             }
         }
-
-        impl ::serde::Serialize for #name {
-            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
-                match self {
-                    #(Self::#variants(payload) => payload.serialize(serializer),)*
-                }
-            }
-        }
-
-        #(
-            impl ::std::convert::From<#payloads> for #name {
-                fn from(payload: #payloads) -> Self {
-                    Self::#variants(payload)
-                }
-            }
-        )*
     }
 }
 
@@ -237,76 +145,6 @@ fn payload_type(v: &EventVersion) -> TokenStream {
             let name = format_ident!("{}", v.payload.rust_name);
             quote!(#name)
         }
-    }
-}
-
-/// `TypedEvent` for the version enum, `From<enum> for Event`, and `PayloadVersion` for each payload.
-fn routing_impls(section: &Section, e: &EventType) -> TokenStream {
-    let name = format_ident!("{}", e.rust_name);
-    // With a single event type compiled in, `Event` has one variant and the fallback arm is unreachable.
-    let lone = (section.events.len() == 1).then(|| quote!(#[allow(unreachable_patterns)]));
-    let views = version_views(e);
-    let versions = e.versions.iter().map(|v| {
-        let payload = payload_type(v);
-        let label = &v.label;
-        let variant = format_ident!("{}", v.variant);
-        let exact = if e.versions.len() == 1 {
-            quote! { let #name::#variant(payload) = event; ::std::result::Result::Ok(payload) }
-        } else {
-            quote! {
-                match event {
-                    #name::#variant(payload) => ::std::result::Result::Ok(payload),
-                    other => ::std::result::Result::Err(other),
-                }
-            }
-        };
-        let newer: Vec<_> = views
-            .iter()
-            .filter(|view| view.older.label == v.label)
-            .map(|view| format_ident!("{}", view.newer.variant))
-            .collect();
-        let view_of = (!newer.is_empty()).then(|| {
-            let all_covered = newer.len() + 1 == e.versions.len();
-            let rest = (!all_covered).then(|| quote!(other => ::std::result::Result::Err(other),));
-            quote! {
-                fn view_of(event: #name) -> ::std::result::Result<Self, #name> {
-                    match event {
-                        #name::#variant(payload) => ::std::result::Result::Ok(payload),
-                        #(#name::#newer(payload) => ::std::result::Result::Ok(payload.into()),)*
-                        #rest
-                    }
-                }
-            }
-        });
-        quote! {
-            impl crate::events::PayloadVersion<#name> for #payload {
-                const VERSION: &'static str = #label;
-                fn from_versions(event: #name) -> ::std::result::Result<Self, #name> {
-                    #exact
-                }
-                #view_of
-            }
-        }
-    });
-    quote! {
-        impl crate::events::TypedEvent for #name {
-            const TYPE: crate::events::EventType = crate::events::EventType::#name;
-            #lone
-            fn from_event(event: crate::events::Event) -> ::std::result::Result<Self, crate::events::Event> {
-                match event {
-                    crate::events::Event::#name(e) => ::std::result::Result::Ok(e),
-                    other => ::std::result::Result::Err(other),
-                }
-            }
-        }
-
-        impl ::std::convert::From<#name> for crate::events::Event {
-            fn from(event: #name) -> Self {
-                Self::#name(event)
-            }
-        }
-
-        #(#versions)*
     }
 }
 
@@ -495,19 +333,25 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
         .collect();
     let name_lookup = super::name_table::lookup(&lookup_names);
     let count = proc_macro2::Literal::usize_unsuffixed(lookup_names.len());
-    let by_index = events
-        .iter()
-        .map(|(s, e)| (*s, *e))
-        .chain(former.iter().map(|(_, s, e)| (*s, *e)))
-        .map(|(s, e)| {
-            let f = &s.feature;
-            let n = format_ident!("{}", e.rust_name);
-            quote! {
-                #[cfg(feature = #f)] ::std::option::Option::Some(EventType::#n),
-                #[cfg(not(feature = #f))] ::std::option::Option::None,
-            }
+    let rows = events.iter().zip(cfgs).map(|((s, e), cfg)| {
+        // Short names: every section's items are re-exported here (`pub use <section>::*`).
+        let event = format_ident!("{}", e.rust_name);
+        let (name, former, section) = (&e.name, &e.renamed_from, &s.feature);
+        let payloads = e.versions.iter().map(|v| {
+            let payload = format_ident!("{}", v.payload.rust_name);
+            quote!(PayloadRow::of::<#payload, #event>())
         });
-    let features: Vec<&str> = events.iter().map(|(s, _)| s.feature.as_str()).collect();
+        quote! {
+            #cfg
+            EventRow {
+                name: #name,
+                former_names: &[#(#former),*],
+                section: #section,
+                versions: #event::VERSIONS,
+                payloads: &[#(#payloads),*],
+            },
+        }
+    });
     let sections = sections_const(model);
     let schema_id_base = crate::naming::SCHEMA_ID_BASE;
     // With every section's feature off `Event` has no variant, and a `match` on `&Event` needs an arm.
@@ -525,6 +369,7 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
         pub use decode::{DecodeError, EventKind, PayloadError, PayloadErrorKind, PayloadValidator, UnknownEventType, json_path_at};
         mod routing;
         pub use routing::{PayloadVersion, TypedEvent};
+        use ::energy_api_core::catalogue::{EventRow, PayloadRow};
 
         #(#modules)*
 
@@ -551,23 +396,22 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
 
             /// The event type as it appears on the bus.
             pub const fn as_str(self) -> &'static str {
-                match self {
-                    #(#cfgs Self::#names => #strs,)*
-                }
+                self.row().name
             }
 
             /// Its payload versions, oldest first.
             pub const fn versions(self) -> &'static [&'static str] {
-                match self {
-                    #(#cfgs Self::#names => #paths::VERSIONS,)*
-                }
+                self.row().versions
             }
 
             /// The catalogue section (and cargo feature) it belongs to.
             pub const fn section(self) -> &'static str {
-                match self {
-                    #(#cfgs Self::#names => #features,)*
-                }
+                self.row().section
+            }
+
+            /// Its row of the catalogue.
+            const fn row(self) -> &'static EventRow<Event> {
+                &CATALOGUE[self as usize]
             }
 
             /// This event type in payload version `version`, if that version exists.
@@ -579,12 +423,33 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
 
         #name_lookup
 
-        /// The event type of each name of `EVENT_TYPE_NAMES`, if its section is compiled in. An array
-        /// rather than a `match`: a load, where a `match` is an indirect jump mispredicted on a mixed
-        /// stream.
-        static EVENT_TYPES_BY_INDEX: [::std::option::Option<EventType>; #count] = [
-            #(#by_index)*
-        ];
+        /// The catalogue: a row per event type compiled in, in the order of [`EventType`] (an event
+        /// type's row is at `event_type as usize`), with a row per payload version in it. What
+        /// `EventType` says of an event type, the table of a payload and the making of an event from it
+        /// are lookups here (see `energy_api_core::catalogue`).
+        #[allow(deprecated, reason = "deprecated payload versions are still decoded")]
+        static CATALOGUE: &[EventRow<Event>] = &[#(#rows)*];
+
+        /// The event type of each name of `EVENT_TYPE_NAMES`, if its section is compiled in: filled at
+        /// compile time from the catalogue's names and former names. An array rather than a `match`: a
+        /// load, where a `match` is an indirect jump mispredicted on a mixed stream.
+        static EVENT_TYPES_BY_INDEX: [::std::option::Option<EventType>; #count] = {
+            use ::energy_api_core::catalogue::index_of;
+            let mut by_index = [::std::option::Option::None; #count];
+            let mut t = 0;
+            while t < CATALOGUE.len() {
+                let row = &CATALOGUE[t];
+                let event_type = ::std::option::Option::Some(EventType::ALL[t]);
+                by_index[index_of(&EVENT_TYPE_NAMES, row.name)] = event_type;
+                let mut f = 0;
+                while f < row.former_names.len() {
+                    by_index[index_of(&EVENT_TYPE_NAMES, row.former_names[f])] = event_type;
+                    f += 1;
+                }
+                t += 1;
+            }
+            by_index
+        };
 
         impl ::std::str::FromStr for EventType {
             type Err = UnknownEventType;
@@ -607,28 +472,23 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
         #event_impls
 
         impl EventKind {
+            /// The row of this kind's payload in the catalogue.
+            fn payload_row(self) -> &'static PayloadRow<Event> {
+                &self.event_type.row().payloads[usize::from(self.version)]
+            }
+
             /// The table of this kind's payload: what every decoder of it reads.
             pub(crate) fn shape(self) -> &'static ::energy_api_core::table::StructShape {
-                match self.event_type {
-                    #(#cfgs EventType::#names => #paths::shape(self.version),)*
-                }
+                self.payload_row().shape
             }
 
             /// The event of this kind from the fields its table read; `Stop` only if the table and the
-            /// struct disagree (see `energy_api_core::table::FromFields::build`). Each arm wraps its own
-            /// payload: wrapping a whole `Event` once made moved all of its bytes (the largest
-            /// payload's) again, a tenth of a small event's decoding.
+            /// struct disagree (see `energy_api_core::table::FromFields::build`).
             fn event_of(
                 self,
                 fields: ::energy_api_core::table::Fields<'_>,
             ) -> ::std::result::Result<Event, ::energy_api_core::read::Stop> {
-                let mut ok = true;
-                match self.event_type {
-                    #(#cfgs EventType::#names => {
-                        let payload = #paths::build(self.version, fields, &mut ok);
-                        if ok { ::std::result::Result::Ok(Event::#names(payload)) } else { ::std::result::Result::Err(::energy_api_core::read::Stop) }
-                    })*
-                }
+                (self.payload_row().build)(fields)
             }
 
             /// Reads a payload of this kind with the fast reader ([`energy_api_core::read`]): it stops

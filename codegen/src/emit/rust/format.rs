@@ -261,7 +261,7 @@ fn format_file(tokens: TokenStream) -> Result<String, String> {
             out.push('\n');
         }
         previous_declares = declares;
-        if let Some(text) = reader_invocation(&item) {
+        if let Some(text) = reader_invocation(&item).or_else(|| item_invocation(&item)) {
             out.push_str(&text);
             continue;
         }
@@ -305,6 +305,41 @@ fn reader_invocation(item: &syn::Item) -> Option<String> {
         }
     }
     out.push_str(");\n");
+    Some(out)
+}
+
+/// A `version_enum!` invocation, whose body is an enum written as Rust, laid out as that enum would
+/// be: formatted by prettyplease as an item and indented inside the braces (prettyplease prints the
+/// body of a macro it does not know as one run of tokens).
+fn item_invocation(item: &syn::Item) -> Option<String> {
+    let syn::Item::Macro(m) = item else {
+        return None;
+    };
+    if m.mac.path.segments.last()?.ident != "version_enum" || !m.attrs.is_empty() {
+        return None;
+    }
+    let body = syn::parse2::<syn::File>(m.mac.tokens.clone()).ok()?;
+    let path: Vec<String> = m
+        .mac
+        .path
+        .segments
+        .iter()
+        .map(|segment| segment.ident.to_string())
+        .collect();
+    let leading = if m.mac.path.leading_colon.is_some() {
+        "::"
+    } else {
+        ""
+    };
+    let mut out = format!("{leading}{}! {{\n", path.join("::"));
+    for line in prettyplease::unparse(&body).lines() {
+        if !line.is_empty() {
+            out.push_str("    ");
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.push_str("}\n");
     Some(out)
 }
 

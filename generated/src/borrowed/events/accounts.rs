@@ -47,21 +47,6 @@ impl<'a> AccountCommunicationsPreferencesUpdated<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountCommunicationsPreferencesUpdatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`AccountCreatedV1`](crate::events::accounts::AccountCreatedV1): its strings and free-form objects point into the input.
@@ -113,21 +98,6 @@ impl<'a> AccountCreated<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountCreatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`AccountOccupiedV1`](crate::events::accounts::AccountOccupiedV1): its strings and free-form objects point into the input.
@@ -172,21 +142,6 @@ impl<'a> AccountOccupied<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountOccupiedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -238,21 +193,6 @@ impl<'a> AccountReactivated<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountReactivatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -314,21 +254,6 @@ impl<'a> AccountSmartMeterReadPermissionChanged<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountSmartMeterReadPermissionChangedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`AccountUpdatedV1`](crate::events::accounts::AccountUpdatedV1): its strings and free-form objects point into the input.
@@ -383,21 +308,6 @@ impl<'a> AccountUpdated<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountUpdatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`AccountMetadataCreatedV1`](crate::events::accounts::AccountMetadataCreatedV1): its strings and free-form objects point into the input.
@@ -448,21 +358,6 @@ impl<'a> AccountMetadataCreated<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountMetadataCreatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -515,21 +410,6 @@ impl<'a> AccountMetadataRemoved<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountMetadataRemovedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`AccountMetadataUpdatedV1`](crate::events::accounts::AccountMetadataUpdatedV1): its strings and free-form objects point into the input.
@@ -577,21 +457,6 @@ impl<'a> AccountMetadataUpdated<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountMetadataUpdatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -644,21 +509,6 @@ impl<'a> AccountPropertyEffectivePeriodMetadataCreated<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountPropertyEffectivePeriodMetadataCreatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`AccountPropertyEffectivePeriodMetadataRemovedV1`](crate::events::accounts::AccountPropertyEffectivePeriodMetadataRemovedV1): its strings and free-form objects point into the input.
@@ -710,21 +560,6 @@ impl<'a> AccountPropertyEffectivePeriodMetadataRemoved<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountPropertyEffectivePeriodMetadataRemovedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`AccountPropertyEffectivePeriodMetadataUpdatedV1`](crate::events::accounts::AccountPropertyEffectivePeriodMetadataUpdatedV1): its strings and free-form objects point into the input.
@@ -772,21 +607,6 @@ impl<'a> AccountPropertyEffectivePeriodMetadataUpdated<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AccountPropertyEffectivePeriodMetadataUpdatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -847,21 +667,6 @@ impl<'a> CampaignAccountAdded<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <CampaignAccountAddedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`CampaignAccountRemovedV1`](crate::events::accounts::CampaignAccountRemovedV1): its strings and free-form objects point into the input.
@@ -912,21 +717,6 @@ impl<'a> CampaignAccountRemoved<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <CampaignAccountRemovedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -981,20 +771,5 @@ impl<'a> CampaignAccountUpdated<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <CampaignAccountUpdatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }

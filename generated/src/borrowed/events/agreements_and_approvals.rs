@@ -47,21 +47,6 @@ impl<'a> ActualIntervalsReceived<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ActualIntervalsReceivedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`AffiliatesAffiliateAccountContractCreatedV1`](crate::events::agreements_and_approvals::AffiliatesAffiliateAccountContractCreatedV1): its strings and free-form objects point into the input.
@@ -115,21 +100,6 @@ impl<'a> AffiliatesAffiliateAccountContractCreated<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AffiliatesAffiliateAccountContractCreatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -195,21 +165,6 @@ impl<'a> AgreementCreated<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AgreementCreatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 pub use crate::events::agreements_and_approvals::AgreementRevokedV1;
@@ -262,32 +217,6 @@ impl<'a> AgreementRevoked<'a> {
         match self {
             Self::V1(_) => "v1",
             Self::V2(_) => "v2",
-        }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        match index {
-            0u8 => {
-                Self::V1(
-                    <AgreementRevokedV1 as ::energy_api_core::table::FromFields>::build(
-                        fields,
-                        ok,
-                    ),
-                )
-            }
-            _ => {
-                Self::V2(
-                    <AgreementRevokedV2<
-                        'a,
-                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
-                )
-            }
         }
     }
 }
@@ -353,21 +282,6 @@ impl<'a> AgreementRolloverCompleted<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <AgreementRolloverCompletedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 pub use crate::events::agreements_and_approvals::AgreementTerminatedV1;
@@ -420,32 +334,6 @@ impl<'a> AgreementTerminated<'a> {
         match self {
             Self::V1(_) => "v1",
             Self::V2(_) => "v2",
-        }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        match index {
-            0u8 => {
-                Self::V1(
-                    <AgreementTerminatedV1 as ::energy_api_core::table::FromFields>::build(
-                        fields,
-                        ok,
-                    ),
-                )
-            }
-            _ => {
-                Self::V2(
-                    <AgreementTerminatedV2<
-                        'a,
-                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
-                )
-            }
         }
     }
 }
@@ -529,31 +417,6 @@ impl<'a> AgreementUpdated<'a> {
             Self::V2(_) => "v2",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        match index {
-            0u8 => {
-                Self::V1(
-                    <AgreementUpdatedV1<
-                        'a,
-                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
-                )
-            }
-            _ => {
-                Self::V2(
-                    <AgreementUpdatedV2<
-                        'a,
-                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
-                )
-            }
-        }
-    }
 }
 
 /// The borrowed view of [`ApprovalsApprovalApprovedV1`](crate::events::agreements_and_approvals::ApprovalsApprovalApprovedV1): its strings and free-form objects point into the input.
@@ -607,21 +470,6 @@ impl<'a> ApprovalsApprovalApproved<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ApprovalsApprovalApprovedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -680,21 +528,6 @@ impl<'a> ApprovalsApprovalCreated<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ApprovalsApprovalCreatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`ApprovalsApprovalRejectedV1`](crate::events::agreements_and_approvals::ApprovalsApprovalRejectedV1): its strings and free-form objects point into the input.
@@ -748,21 +581,6 @@ impl<'a> ApprovalsApprovalRejected<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ApprovalsApprovalRejectedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -824,21 +642,6 @@ impl<'a> ApprovalsApprovalRequestApproved<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ApprovalsApprovalRequestApprovedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`ApprovalsApprovalRequestAssignedV1`](crate::events::agreements_and_approvals::ApprovalsApprovalRequestAssignedV1): its strings and free-form objects point into the input.
@@ -895,21 +698,6 @@ impl<'a> ApprovalsApprovalRequestAssigned<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ApprovalsApprovalRequestAssignedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -970,20 +758,5 @@ impl<'a> ApprovalsApprovalRequestRejected<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ApprovalsApprovalRequestRejectedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }

@@ -68,21 +68,6 @@ impl<'a> BillingBillingDocumentHeld<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingBillingDocumentHeldV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`BillingBillingDocumentIssuedV1`](crate::events::billing::BillingBillingDocumentIssuedV1): its strings and free-form objects point into the input.
@@ -162,31 +147,6 @@ impl<'a> BillingBillingDocumentIssued<'a> {
         match self {
             Self::V1(_) => "v1",
             Self::V2(_) => "v2",
-        }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        match index {
-            0u8 => {
-                Self::V1(
-                    <BillingBillingDocumentIssuedV1<
-                        'a,
-                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
-                )
-            }
-            _ => {
-                Self::V2(
-                    <BillingBillingDocumentIssuedV2<
-                        'a,
-                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
-                )
-            }
         }
     }
 }
@@ -309,38 +269,6 @@ impl<'a> BillingBillingDocumentRepresentationDispatched<'a> {
             Self::V3(_) => "v3",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        match index {
-            0u8 => {
-                Self::V1(
-                    <BillingBillingDocumentRepresentationDispatchedV1<
-                        'a,
-                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
-                )
-            }
-            1u8 => {
-                Self::V2(
-                    <BillingBillingDocumentRepresentationDispatchedV2<
-                        'a,
-                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
-                )
-            }
-            _ => {
-                Self::V3(
-                    <BillingBillingDocumentRepresentationDispatchedV3<
-                        'a,
-                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
-                )
-            }
-        }
-    }
 }
 
 /// The borrowed view of [`BillingBillingOptionsUpdatedV1`](crate::events::billing::BillingBillingOptionsUpdatedV1): its strings and free-form objects point into the input.
@@ -395,21 +323,6 @@ impl<'a> BillingBillingOptionsUpdated<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingBillingOptionsUpdatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`BillingChargingLedgerAssignedToAgreementV1`](crate::events::billing::BillingChargingLedgerAssignedToAgreementV1): its strings and free-form objects point into the input.
@@ -461,21 +374,6 @@ impl<'a> BillingChargingLedgerAssignedToAgreement<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingChargingLedgerAssignedToAgreementV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`BillingChargingSupplyPointTriggeredV1`](crate::events::billing::BillingChargingSupplyPointTriggeredV1): its strings and free-form objects point into the input.
@@ -523,21 +421,6 @@ impl<'a> BillingChargingSupplyPointTriggered<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingChargingSupplyPointTriggeredV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -597,21 +480,6 @@ impl<'a> BillingFinalBill<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingFinalBillV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`BillingIssuanceExternalStatusCreatedV1`](crate::events::billing::BillingIssuanceExternalStatusCreatedV1): its strings and free-form objects point into the input.
@@ -666,21 +534,6 @@ impl<'a> BillingIssuanceExternalStatusCreated<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingIssuanceExternalStatusCreatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`BillingIssuedBillV1`](crate::events::billing::BillingIssuedBillV1): its strings and free-form objects point into the input.
@@ -728,21 +581,6 @@ impl<'a> BillingIssuedBill<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingIssuedBillV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -811,31 +649,6 @@ impl<'a> BillingLedgerEntryPosted<'a> {
         match self {
             Self::V1(_) => "v1",
             Self::V2(_) => "v2",
-        }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        match index {
-            0u8 => {
-                Self::V1(
-                    <BillingLedgerEntryPostedV1<
-                        'a,
-                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
-                )
-            }
-            _ => {
-                Self::V2(
-                    <BillingLedgerEntryPostedV2<
-                        'a,
-                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
-                )
-            }
         }
     }
 }
@@ -907,31 +720,6 @@ impl<'a> BillingLedgerEntryRemoved<'a> {
             Self::V2(_) => "v2",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        match index {
-            0u8 => {
-                Self::V1(
-                    <BillingLedgerEntryRemovedV1<
-                        'a,
-                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
-                )
-            }
-            _ => {
-                Self::V2(
-                    <BillingLedgerEntryRemovedV2<
-                        'a,
-                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
-                )
-            }
-        }
-    }
 }
 
 /// The borrowed view of [`BillingPathwayTraversalFailedV1`](crate::events::billing::BillingPathwayTraversalFailedV1): its strings and free-form objects point into the input.
@@ -995,21 +783,6 @@ impl<'a> BillingPathwayTraversalFailed<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingPathwayTraversalFailedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`BillingPathwayTraversalSucceededV1`](crate::events::billing::BillingPathwayTraversalSucceededV1): its strings and free-form objects point into the input.
@@ -1064,21 +837,6 @@ impl<'a> BillingPathwayTraversalSucceeded<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingPathwayTraversalSucceededV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`BillingPortfolioInvoiceSummaryCompletedV1`](crate::events::billing::BillingPortfolioInvoiceSummaryCompletedV1): its strings and free-form objects point into the input.
@@ -1132,21 +890,6 @@ impl<'a> BillingPortfolioInvoiceSummaryCompleted<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingPortfolioInvoiceSummaryCompletedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -1204,21 +947,6 @@ impl<'a> BillingRebateAccepted<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingRebateAcceptedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -1280,21 +1008,6 @@ impl<'a> BillingRebateCreated<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingRebateCreatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`BillingRebateDeclinedV1`](crate::events::billing::BillingRebateDeclinedV1): its strings and free-form objects point into the input.
@@ -1354,21 +1067,6 @@ impl<'a> BillingRebateDeclined<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingRebateDeclinedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -1430,21 +1128,6 @@ impl<'a> BillingRebateUpdated<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BillingRebateUpdatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`ChargingPrimingErroredV1`](crate::events::billing::ChargingPrimingErroredV1): its strings and free-form objects point into the input.
@@ -1499,21 +1182,6 @@ impl<'a> ChargingPrimingErrored<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ChargingPrimingErroredV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`LatePaymentFeeApplicationServiceCompletedV1`](crate::events::billing::LatePaymentFeeApplicationServiceCompletedV1): its strings and free-form objects point into the input.
@@ -1567,21 +1235,6 @@ impl<'a> LatePaymentFeeApplicationServiceCompleted<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LatePaymentFeeApplicationServiceCompletedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -1643,21 +1296,6 @@ impl<'a> LatePaymentFeeApplicationServiceFeeApplied<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LatePaymentFeeApplicationServiceFeeAppliedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`LatePaymentFeeApplicationServiceStartedV1`](crate::events::billing::LatePaymentFeeApplicationServiceStartedV1): its strings and free-form objects point into the input.
@@ -1705,21 +1343,6 @@ impl<'a> LatePaymentFeeApplicationServiceStarted<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LatePaymentFeeApplicationServiceStartedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -1772,21 +1395,6 @@ impl<'a> LatePaymentFeeCalculationServiceCompleted<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LatePaymentFeeCalculationServiceCompletedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`LatePaymentFeeCalculationServiceStartedV1`](crate::events::billing::LatePaymentFeeCalculationServiceStartedV1): its strings and free-form objects point into the input.
@@ -1834,21 +1442,6 @@ impl<'a> LatePaymentFeeCalculationServiceStarted<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LatePaymentFeeCalculationServiceStartedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -1904,21 +1497,6 @@ impl<'a> LatePaymentFeeCalculatorCompleted<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LatePaymentFeeCalculatorCompletedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`LatePaymentFeeCalculatorFeeAppliedV1`](crate::events::billing::LatePaymentFeeCalculatorFeeAppliedV1): its strings and free-form objects point into the input.
@@ -1970,21 +1548,6 @@ impl<'a> LatePaymentFeeCalculatorFeeApplied<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LatePaymentFeeCalculatorFeeAppliedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`LatePaymentFeeCalculatorStartedV1`](crate::events::billing::LatePaymentFeeCalculatorStartedV1): its strings and free-form objects point into the input.
@@ -2032,21 +1595,6 @@ impl<'a> LatePaymentFeeCalculatorStarted<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LatePaymentFeeCalculatorStartedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -2098,20 +1646,5 @@ impl<'a> LatePaymentFeeWaived<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LatePaymentFeeWaivedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }

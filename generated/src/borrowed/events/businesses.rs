@@ -50,21 +50,6 @@ impl<'a> BusinessUpdated<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <BusinessUpdatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 pub use crate::events::businesses::BusinessOperationsTeamUpdatedV1;
@@ -133,20 +118,5 @@ impl<'a> InternalCompanyCreated<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <InternalCompanyCreatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }

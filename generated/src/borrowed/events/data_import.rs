@@ -50,21 +50,6 @@ impl<'a> DataImportImportProcessCancelled<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DataImportImportProcessCancelledV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`DataImportImportProcessCompleteV1`](crate::events::data_import::DataImportImportProcessCompleteV1): its strings and free-form objects point into the input.
@@ -116,21 +101,6 @@ impl<'a> DataImportImportProcessComplete<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DataImportImportProcessCompleteV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`DataImportImportProcessDryRunCompleteV1`](crate::events::data_import::DataImportImportProcessDryRunCompleteV1): its strings and free-form objects point into the input.
@@ -178,21 +148,6 @@ impl<'a> DataImportImportProcessDryRunComplete<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DataImportImportProcessDryRunCompleteV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -248,21 +203,6 @@ impl<'a> DataImportImportProcessDryRunError<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DataImportImportProcessDryRunErrorV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`DataImportImportProcessErrorV1`](crate::events::data_import::DataImportImportProcessErrorV1): its strings and free-form objects point into the input.
@@ -317,21 +257,6 @@ impl<'a> DataImportImportProcessError<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DataImportImportProcessErrorV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`DataImportImportProcessPostImportCompletedV1`](crate::events::data_import::DataImportImportProcessPostImportCompletedV1): its strings and free-form objects point into the input.
@@ -385,21 +310,6 @@ impl<'a> DataImportImportProcessPostImportCompleted<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DataImportImportProcessPostImportCompletedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -458,21 +368,6 @@ impl<'a> DataImportImportProcessPostImportError<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DataImportImportProcessPostImportErrorV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`DataImportOrderProcessCancelledV1`](crate::events::data_import::DataImportOrderProcessCancelledV1): its strings and free-form objects point into the input.
@@ -521,21 +416,6 @@ impl<'a> DataImportOrderProcessCancelled<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DataImportOrderProcessCancelledV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`DataImportOrderProcessCompleteV1`](crate::events::data_import::DataImportOrderProcessCompleteV1): its strings and free-form objects point into the input.
@@ -583,21 +463,6 @@ impl<'a> DataImportOrderProcessComplete<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DataImportOrderProcessCompleteV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -650,21 +515,6 @@ impl<'a> DataImportOrderProcessError<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <DataImportOrderProcessErrorV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`ExternalMessagingUploadedFileProcessedV1`](crate::events::data_import::ExternalMessagingUploadedFileProcessedV1): its strings and free-form objects point into the input.
@@ -709,21 +559,6 @@ impl<'a> ExternalMessagingUploadedFileProcessed<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ExternalMessagingUploadedFileProcessedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -770,21 +605,6 @@ impl<'a> ExternalMessagingUploadedFileProcessingFailed<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ExternalMessagingUploadedFileProcessingFailedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`ExternalMessagingUploadedFileSafeV1`](crate::events::data_import::ExternalMessagingUploadedFileSafeV1): its strings and free-form objects point into the input.
@@ -830,21 +650,6 @@ impl<'a> ExternalMessagingUploadedFileSafe<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ExternalMessagingUploadedFileSafeV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`ExternalMessagingUploadedFileUnsafeV1`](crate::events::data_import::ExternalMessagingUploadedFileUnsafeV1): its strings and free-form objects point into the input.
@@ -889,20 +694,5 @@ impl<'a> ExternalMessagingUploadedFileUnsafe<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <ExternalMessagingUploadedFileUnsafeV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }

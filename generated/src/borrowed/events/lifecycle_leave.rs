@@ -51,21 +51,6 @@ impl<'a> LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1`](crate::events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1): its strings and free-form objects point into the input.
@@ -118,21 +103,6 @@ impl<'a> LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1`](crate::events::lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1): its strings and free-form objects point into the input.
@@ -184,21 +154,6 @@ impl<'a> LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -254,21 +209,6 @@ impl<'a> LifecycleLeaveSupplierCancellationRequested<'a> {
             Self::V2(_) => "v2",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V2(
-            <LifecycleLeaveSupplierCancellationRequestedV2<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierCancelledV2`](crate::events::lifecycle_leave::LifecycleLeaveSupplierCancelledV2): its strings and free-form objects point into the input.
@@ -322,21 +262,6 @@ impl<'a> LifecycleLeaveSupplierCancelled<'a> {
         match self {
             Self::V2(_) => "v2",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V2(
-            <LifecycleLeaveSupplierCancelledV2<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -396,21 +321,6 @@ impl<'a> LifecycleLeaveSupplierCompleted<'a> {
         match self {
             Self::V3(_) => "v3",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V3(
-            <LifecycleLeaveSupplierCompletedV3<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -529,31 +439,6 @@ impl<'a> LifecycleLeaveSupplierRequested<'a> {
             Self::V3(_) => "v3",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        match index {
-            0u8 => {
-                Self::V2(
-                    <LifecycleLeaveSupplierRequestedV2<
-                        'a,
-                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
-                )
-            }
-            _ => {
-                Self::V3(
-                    <LifecycleLeaveSupplierRequestedV3<
-                        'a,
-                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
-                )
-            }
-        }
-    }
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierReversalRequestedV2`](crate::events::lifecycle_leave::LifecycleLeaveSupplierReversalRequestedV2): its strings and free-form objects point into the input.
@@ -607,21 +492,6 @@ impl<'a> LifecycleLeaveSupplierReversalRequested<'a> {
         match self {
             Self::V2(_) => "v2",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V2(
-            <LifecycleLeaveSupplierReversalRequestedV2<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -687,21 +557,6 @@ impl<
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -772,21 +627,6 @@ impl<
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1`](crate::events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1): its strings and free-form objects point into the input.
@@ -852,21 +692,6 @@ impl<
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierTerminationConfirmedV2`](crate::events::lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmedV2): its strings and free-form objects point into the input.
@@ -924,21 +749,6 @@ impl<'a> LifecycleLeaveSupplierTerminationConfirmed<'a> {
             Self::V2(_) => "v2",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V2(
-            <LifecycleLeaveSupplierTerminationConfirmedV2<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierTerminationInitiatedV1`](crate::events::lifecycle_leave::LifecycleLeaveSupplierTerminationInitiatedV1): its strings and free-form objects point into the input.
@@ -992,21 +802,6 @@ impl<'a> LifecycleLeaveSupplierTerminationInitiated<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleLeaveSupplierTerminationInitiatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -1123,31 +918,6 @@ impl<'a> LifecycleLeaveSupplierUpdated<'a> {
         match self {
             Self::V2(_) => "v2",
             Self::V3(_) => "v3",
-        }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        match index {
-            0u8 => {
-                Self::V2(
-                    <LifecycleLeaveSupplierUpdatedV2<
-                        'a,
-                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
-                )
-            }
-            _ => {
-                Self::V3(
-                    <LifecycleLeaveSupplierUpdatedV3<
-                        'a,
-                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
-                )
-            }
         }
     }
 }

@@ -57,21 +57,6 @@ impl<'a> LifecycleEnrollmentLoyaltyPointsQualificationReversed<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleEnrollmentLoyaltyPointsQualificationReversedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2`](crate::events::lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2): its strings and free-form objects point into the input.
@@ -134,21 +119,6 @@ impl<'a> LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint<'a> {
             Self::V2(_) => "v2",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V2(
-            <LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`LifecycleStatusChangedV1`](crate::events::lifecycle_status::LifecycleStatusChangedV1): its strings and free-form objects point into the input.
@@ -203,21 +173,6 @@ impl<'a> LifecycleStatusChanged<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <LifecycleStatusChangedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`LifecycleSupportSiteSaleV1_0_0`](crate::events::lifecycle_status::LifecycleSupportSiteSaleV1_0_0): its strings and free-form objects point into the input.
@@ -268,20 +223,5 @@ impl<'a> LifecycleSupportSiteSale<'a> {
         match self {
             Self::V1_0_0(_) => "1.0.0",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1_0_0(
-            <LifecycleSupportSiteSaleV1_0_0<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }

@@ -66,21 +66,6 @@ impl<'a> EspSupplyPointsEnrichmentDataSent<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <EspSupplyPointsEnrichmentDataSentV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`EspSupplyPointsAtrSnapshotSentV1`](crate::events::market_files::EspSupplyPointsAtrSnapshotSentV1): its strings and free-form objects point into the input.
@@ -138,21 +123,6 @@ impl<'a> EspSupplyPointsAtrSnapshotSent<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <EspSupplyPointsAtrSnapshotSentV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1`](crate::events::market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1): its strings and free-form objects point into the input.
@@ -202,21 +172,6 @@ impl<'a> GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`GasBillFlowDetailsCancellationInvoiceCreatedV1`](crate::events::market_files::GasBillFlowDetailsCancellationInvoiceCreatedV1): its strings and free-form objects point into the input.
@@ -264,21 +219,6 @@ impl<'a> GasBillFlowDetailsCancellationInvoiceCreated<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <GasBillFlowDetailsCancellationInvoiceCreatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -328,21 +268,6 @@ impl<'a> GasBillFlowDetailsComplementaryInvoiceCreated<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <GasBillFlowDetailsComplementaryInvoiceCreatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`GasBillFlowDetailsRectificationInvoiceCreatedV1`](crate::events::market_files::GasBillFlowDetailsRectificationInvoiceCreatedV1): its strings and free-form objects point into the input.
@@ -390,21 +315,6 @@ impl<'a> GasBillFlowDetailsRectificationInvoiceCreated<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <GasBillFlowDetailsRectificationInvoiceCreatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -454,21 +364,6 @@ impl<'a> GasBillFlowDetailsRegularInvoiceCreated<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <GasBillFlowDetailsRegularInvoiceCreatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`GasFlowFileB7033ComplementaryInvoiceProcessedV1`](crate::events::market_files::GasFlowFileB7033ComplementaryInvoiceProcessedV1): its strings and free-form objects point into the input.
@@ -517,21 +412,6 @@ impl<'a> GasFlowFileB7033ComplementaryInvoiceProcessed<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <GasFlowFileB7033ComplementaryInvoiceProcessedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`GasFlowFileB7033RegularInvoiceProcessedV1`](crate::events::market_files::GasFlowFileB7033RegularInvoiceProcessedV1): its strings and free-form objects point into the input.
@@ -579,21 +459,6 @@ impl<'a> GasFlowFileB7033RegularInvoiceProcessed<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <GasFlowFileB7033RegularInvoiceProcessedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -655,21 +520,6 @@ impl<'a> GasSupplyPointInspectionResultsReceived<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <GasSupplyPointInspectionResultsReceivedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`MarketsEspBillFlowFileProcessedV1`](crate::events::market_files::MarketsEspBillFlowFileProcessedV1): its strings and free-form objects point into the input.
@@ -730,21 +580,6 @@ impl<'a> MarketsEspBillFlowFileProcessed<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <MarketsEspBillFlowFileProcessedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`MarketsEspFlowFileProcessedV1`](crate::events::market_files::MarketsEspFlowFileProcessedV1): its strings and free-form objects point into the input.
@@ -799,21 +634,6 @@ impl<'a> MarketsEspFlowFileProcessed<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <MarketsEspFlowFileProcessedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1`](crate::events::market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1): its strings and free-form objects point into the input.
@@ -862,21 +682,6 @@ impl<'a> MarketsEspIndustryGasbillflowdetailsInspectionProcessed<'a> {
             Self::V1(_) => "v1",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
-    }
 }
 
 /// The borrowed view of [`MarketsGasSupplyPointCreatedV1`](crate::events::market_files::MarketsGasSupplyPointCreatedV1): its strings and free-form objects point into the input.
@@ -924,21 +729,6 @@ impl<'a> MarketsGasSupplyPointCreated<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <MarketsGasSupplyPointCreatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }
 
@@ -996,20 +786,5 @@ impl<'a> MarketsNetworkOperatorCreated<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <MarketsNetworkOperatorCreatedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }

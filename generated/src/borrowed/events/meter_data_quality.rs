@@ -122,31 +122,6 @@ impl<'a> MeterDataQualityResolutionCancelled<'a> {
             Self::V2(_) => "v2",
         }
     }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        match index {
-            0u8 => {
-                Self::V1(
-                    <MeterDataQualityResolutionCancelledV1<
-                        'a,
-                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
-                )
-            }
-            _ => {
-                Self::V2(
-                    <MeterDataQualityResolutionCancelledV2<
-                        'a,
-                    > as ::energy_api_core::table::FromFields>::build(fields, ok),
-                )
-            }
-        }
-    }
 }
 
 /// The borrowed view of [`MeterDataQualityResolutionRequestedV1`](crate::events::meter_data_quality::MeterDataQualityResolutionRequestedV1): its strings and free-form objects point into the input.
@@ -218,20 +193,5 @@ impl<'a> MeterDataQualityResolutionRequested<'a> {
         match self {
             Self::V1(_) => "v1",
         }
-    }
-
-    /// The view of the payload of the version at `index` in the owned enum's `VERSIONS`,
-    /// from the fields its table read (see `energy_api_core::table::FromFields::build`).
-    pub(crate) fn build(
-        index: u8,
-        fields: ::energy_api_core::table::Fields<'a>,
-        ok: &mut bool,
-    ) -> Self {
-        let _ = index;
-        Self::V1(
-            <MeterDataQualityResolutionRequestedV1<
-                'a,
-            > as ::energy_api_core::table::FromFields>::build(fields, ok),
-        )
     }
 }

@@ -1,0 +1,138 @@
+//! The catalogue as one table: a row per event type, and in it a row per payload version (its table
+//! and the function that makes an event from what the table read).
+//!
+//! A generated crate writes its catalogue as one static array of [`EventRow`]s indexed by its
+//! `EventType` (`event_type as usize`), so that the name, section and versions of an event type, the
+//! table of a payload version and the making of an event from it are each a lookup, not a `match` of
+//! a few hundred arms: an indexed load and an indirect call, where a `match` is an indirect jump, and
+//! one generic function ([`build_event`]) instantiated per payload where each event type had its own.
+
+use crate::read::Stop;
+use crate::table::{Fields, FromFields, StructShape};
+
+/// An event type of a generated catalogue: what its `EventType` says of it, and its payload versions.
+/// `E` is the generated crate's `Event`.
+#[derive(Debug)]
+pub struct EventRow<E: 'static> {
+    /// The event type as it appears on the bus.
+    pub name: &'static str,
+    /// The names it had before it was renamed (`renamed_from:` in the schema), oldest first.
+    pub former_names: &'static [&'static str],
+    /// The catalogue section (and cargo feature) it belongs to.
+    pub section: &'static str,
+    /// Its payload versions, oldest first.
+    pub versions: &'static [&'static str],
+    /// A row per payload version, in the order of [`Self::versions`].
+    pub payloads: &'static [PayloadRow<E>],
+}
+
+/// A payload version: the table every decoder of it reads, and the event made from what it read.
+pub struct PayloadRow<E: 'static> {
+    /// The table of the payload struct.
+    pub shape: &'static StructShape,
+    /// The event made from the fields the table read; `Stop` only if the table and the struct
+    /// disagree (see [`FromFields::build`]).
+    pub build: fn(Fields<'_>) -> Result<E, Stop>,
+}
+
+impl<E> PayloadRow<E> {
+    /// The row of payload struct `P`, a variant of version enum `T`, itself a variant of event `E`.
+    pub const fn of<P, T>() -> Self
+    where
+        P: for<'a> FromFields<'a>,
+        T: From<P>,
+        E: From<T>,
+    {
+        PayloadRow {
+            shape: <P as FromFields<'static>>::SHAPE,
+            build: build_owned::<P, T, E>,
+        }
+    }
+}
+
+/// [`build_event`] for a payload that owns its values, through the `From` impls of its version enum
+/// and event: its lifetime is the call's own, so that it is a `fn` for fields of any input.
+fn build_owned<P, T, E>(fields: Fields<'_>) -> Result<E, Stop>
+where
+    P: for<'a> FromFields<'a>,
+    T: From<P>,
+    E: From<T>,
+{
+    build_event(fields, T::from, E::from)
+}
+
+impl<E> std::fmt::Debug for PayloadRow<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PayloadRow")
+            .field("shape", &self.shape.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Makes payload `P` from the fields its table read and wraps it: in its version enum's variant
+/// (`variant`, such as `AgreementUpdated::V2`) and that in its event's (`event`, such as
+/// `Event::AgreementUpdated` or a borrowed view's `EventRef::AgreementUpdated`). The one function a
+/// catalogue's rows call, instantiated per payload.
+///
+/// The payload is wrapped where it is made, so the event is written once into the result instead of
+/// being moved out of a temporary (an event is as large as the largest payload).
+#[inline]
+pub fn build_event<'a, P, T, E>(
+    fields: Fields<'a>,
+    variant: impl FnOnce(P) -> T,
+    event: impl FnOnce(T) -> E,
+) -> Result<E, Stop>
+where
+    P: FromFields<'a>,
+{
+    let mut ok = true;
+    let payload = P::build(fields, &mut ok);
+    if ok {
+        Ok(event(variant(payload)))
+    } else {
+        Err(Stop)
+    }
+}
+
+/// The index of `name` in `names` (`names.len()` when it is not there), for a generated crate to fill
+/// its tables at compile time.
+pub const fn index_of(names: &[&str], name: &str) -> usize {
+    let mut index = 0;
+    while index < names.len() {
+        if same_bytes(names[index].as_bytes(), name.as_bytes()) {
+            return index;
+        }
+        index += 1;
+    }
+    names.len()
+}
+
+/// `a == b`, in a `const fn`.
+const fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::index_of;
+
+    #[test]
+    fn a_name_is_found_at_its_index_and_a_missing_one_past_the_end() {
+        let names = ["account.created", "account.updated", "account.create"];
+        assert_eq!(index_of(&names, "account.updated"), 1);
+        assert_eq!(index_of(&names, "account.create"), 2);
+        assert_eq!(index_of(&names, "account.deleted"), 3);
+        const AT_COMPILE_TIME: usize = index_of(&["a", "bb"], "bb");
+        assert_eq!(AT_COMPILE_TIME, 1);
+    }
+}
