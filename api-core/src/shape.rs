@@ -185,8 +185,8 @@ impl<'de> Visitor<'de> for StructCheck {
                 }
             }
         }
-        for (i, required) in shape.required.iter().enumerate() {
-            if *required && !seen.contains(i) {
+        for i in 0..shape.fields.len() {
+            if shape.is_required(i) && !seen.contains(i) {
                 return Err(<A::Error as de::Error>::missing_field(shape.fields[i]));
             }
         }

@@ -37,7 +37,6 @@ static ACCOUNT: StructShape = StructShape {
     by_name: &[0, 1],
     fields: &["number"],
     shapes: &[Shape::Str],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -60,7 +59,6 @@ static LEDGER: StructShape = StructShape {
         Shape::Str,
         Shape::Optional(&Shape::Str),
     ],
-    required: &[true, true, false],
     omit_none: &[false, false, true],
     keep_unlisted: false,
 };
@@ -100,7 +98,6 @@ static ENTRY: StructShape = StructShape {
         Shape::Optional(&Shape::Array(&Shape::Struct(&LEDGER))),
         Shape::Optional(&Shape::Int),
     ],
-    required: &[true, true, true, true, true, false, false],
     omit_none: &[false, false, false, false, false, true, false],
     keep_unlisted: false,
 };
@@ -119,7 +116,6 @@ static RENAMED: StructShape = StructShape {
     by_name: &[0, 1, 2],
     fields: &["account_id", "note"],
     shapes: &[Shape::Str, Shape::Optional(&Shape::Str)],
-    required: &[true, false],
     omit_none: &[false, true],
     keep_unlisted: false,
 };
@@ -140,7 +136,6 @@ static PRICED: StructShape = StructShape {
         Shape::Map(&Shape::Map(&Shape::Struct(&ACCOUNT))),
         Shape::Optional(&Shape::Map(&Shape::Int)),
     ],
-    required: &[true, false],
     omit_none: &[false, true],
     keep_unlisted: false,
 };
@@ -163,7 +158,6 @@ static KEPT: StructShape = StructShape {
     by_name: &[0, 1],
     fields: &["mprn"],
     shapes: &[Shape::Str],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: true,
 };

@@ -45,7 +45,6 @@ static METER_READ_V1: StructShape = StructShape {
     aliases: &[],
     by_name: &[0, 1, 2],
     shapes: &[Shape::Str, Shape::Int],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -55,7 +54,6 @@ static METER_READ_V2: StructShape = StructShape {
     aliases: &[],
     by_name: &[0, 1, 2, 3],
     shapes: &[Shape::Str, Shape::Int, Shape::Array(&Shape::Str)],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };

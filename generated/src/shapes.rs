@@ -19,7 +19,6 @@ pub(crate) static ActivatedSupplyPoint: ::energy_api_core::table::StructShape = 
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -34,7 +33,6 @@ pub(crate) static ActivationInitiatedSupplyPoint: ::energy_api_core::table::Stru
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -49,7 +47,6 @@ pub(crate) static AllocationComponent: ::energy_api_core::table::StructShape = :
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -66,7 +63,6 @@ pub(crate) static AmendedSubject: ::energy_api_core::table::StructShape = ::ener
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -78,7 +74,6 @@ pub(crate) static BillingAccount: ::energy_api_core::table::StructShape = ::ener
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Str],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -93,7 +88,6 @@ pub(crate) static ChargePeriod: ::energy_api_core::table::StructShape = ::energy
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -125,7 +119,6 @@ pub(crate) static CommsPreferencesChanges: ::energy_api_core::table::StructShape
             ),
         ),
     ],
-    required: &[false, false, false],
     omit_none: &[true, true, true],
     keep_unlisted: false,
 };
@@ -142,7 +135,6 @@ pub(crate) static Consent: ::energy_api_core::table::StructShape = ::energy_api_
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -158,7 +150,6 @@ pub(crate) static ContractJourney: ::energy_api_core::table::StructShape = ::ene
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -173,7 +164,6 @@ pub(crate) static ContractReferences: ::energy_api_core::table::StructShape = ::
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
     ],
-    required: &[false, false],
     omit_none: &[true, true],
     keep_unlisted: false,
 };
@@ -189,7 +179,6 @@ pub(crate) static DispatchPayload: ::energy_api_core::table::StructShape = ::ene
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -248,10 +237,6 @@ pub(crate) static DisputedClosingReading: ::energy_api_core::table::StructShape 
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Bool,
     ],
-    required: &[
-        true, true, true, true, true, true, true, true, true, true, true, true, true,
-        true, true, true, true, true, true, true, true, true,
-    ],
     omit_none: &[
         false, false, false, false, false, false, false, false, false, false, false,
         false, false, false, false, false, false, false, false, false, false, false,
@@ -271,7 +256,6 @@ pub(crate) static EnrollmentSupplyPoint: ::energy_api_core::table::StructShape =
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Bool,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -286,7 +270,6 @@ pub(crate) static FlexDeviceDisconnectedPayload: ::energy_api_core::table::Struc
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -334,10 +317,6 @@ pub(crate) static FlexDeviceOptimisationCreatedPayload: ::energy_api_core::table
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Bool,
     ],
-    required: &[
-        true, true, true, true, true, true, true, true, true, true, true, true, true,
-        true, true, true,
-    ],
     omit_none: &[
         false, false, false, false, false, false, false, false, false, false, false,
         false, false, false, false, false,
@@ -356,7 +335,6 @@ pub(crate) static GroupMembership: ::energy_api_core::table::StructShape = ::ene
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -372,7 +350,6 @@ pub(crate) static GroupMembershipNew: ::energy_api_core::table::StructShape = ::
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
     ],
-    required: &[true, true, false],
     omit_none: &[false, false, true],
     keep_unlisted: false,
 };
@@ -387,7 +364,6 @@ pub(crate) static GroupPeriod: ::energy_api_core::table::StructShape = ::energy_
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -403,7 +379,6 @@ pub(crate) static GroupTrait: ::energy_api_core::table::StructShape = ::energy_a
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Obj,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -422,7 +397,6 @@ pub(crate) static GroupVersion: ::energy_api_core::table::StructShape = ::energy
             &::energy_api_core::table::Shape::Struct(&GroupTrait),
         ),
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -436,7 +410,6 @@ pub(crate) static HouseMoveAccount: ::energy_api_core::table::StructShape = ::en
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -452,7 +425,6 @@ pub(crate) static HouseMoveSupplyPoint: ::energy_api_core::table::StructShape = 
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
     ],
-    required: &[true, false, false, false],
     omit_none: &[false, true, true, true],
     keep_unlisted: false,
 };
@@ -468,7 +440,6 @@ pub(crate) static InkAction: ::energy_api_core::table::StructShape = ::energy_ap
         ::energy_api_core::table::Shape::Bool,
         ::energy_api_core::table::Shape::Bool,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -489,7 +460,6 @@ pub(crate) static InkContent: ::energy_api_core::table::StructShape = ::energy_a
         ),
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Str),
     ],
-    required: &[false, false, false, true],
     omit_none: &[true, true, true, false],
     keep_unlisted: false,
 };
@@ -505,7 +475,6 @@ pub(crate) static InkConversation: ::energy_api_core::table::StructShape = ::ene
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Struct(&InkMessage),
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -521,7 +490,6 @@ pub(crate) static InkFailureData: ::energy_api_core::table::StructShape = ::ener
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -538,7 +506,6 @@ pub(crate) static InkMessage: ::energy_api_core::table::StructShape = ::energy_a
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -555,7 +522,6 @@ pub(crate) static InkMessageContent: ::energy_api_core::table::StructShape = ::e
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Struct(&InkContent),
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -573,7 +539,6 @@ pub(crate) static InkMessageWithVendor: ::energy_api_core::table::StructShape = 
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true],
     omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -590,7 +555,6 @@ pub(crate) static JoinAgreement: ::energy_api_core::table::StructShape = ::energ
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -606,7 +570,6 @@ pub(crate) static JoinSupplyPoint: ::energy_api_core::table::StructShape = ::ene
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -622,7 +585,6 @@ pub(crate) static LeaveSupplyPoint: ::energy_api_core::table::StructShape = ::en
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -638,7 +600,6 @@ pub(crate) static Ledger: ::energy_api_core::table::StructShape = ::energy_api_c
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
     ],
-    required: &[true, true, false],
     omit_none: &[false, false, true],
     keep_unlisted: false,
 };
@@ -670,7 +631,6 @@ pub(crate) static LedgerEntry: ::energy_api_core::table::StructShape = ::energy_
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Int),
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
     ],
-    required: &[true, true, true, true, true, true, true, false, false],
     omit_none: &[false, false, false, false, false, false, false, true, true],
     keep_unlisted: false,
 };
@@ -702,7 +662,6 @@ pub(crate) static LedgerEntryRemoval: ::energy_api_core::table::StructShape = ::
         ::energy_api_core::table::Shape::Bool,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -753,10 +712,6 @@ pub(crate) static Meter: ::energy_api_core::table::StructShape = ::energy_api_co
             &::energy_api_core::table::Shape::Struct(&Register),
         ),
     ],
-    required: &[
-        true, true, true, true, true, true, true, true, true, true, true, true, true,
-        true, true, true, true, true,
-    ],
     omit_none: &[
         false, false, false, false, false, false, false, false, false, false, false,
         false, false, false, false, false, false, false,
@@ -776,7 +731,6 @@ pub(crate) static Payment: ::energy_api_core::table::StructShape = ::energy_api_
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
     ],
-    required: &[true, true, true, true, false],
     omit_none: &[false, false, false, false, true],
     keep_unlisted: false,
 };
@@ -787,7 +741,6 @@ pub(crate) static PaymentsAccount: ::energy_api_core::table::StructShape = ::ene
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Str],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -801,7 +754,6 @@ pub(crate) static PaymentsLedger: ::energy_api_core::table::StructShape = ::ener
         ::energy_api_core::table::Shape::Struct(&PaymentsAccount),
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
     ],
-    required: &[true, false],
     omit_none: &[false, true],
     keep_unlisted: false,
 };
@@ -817,7 +769,6 @@ pub(crate) static Product: ::energy_api_core::table::StructShape = ::energy_api_
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -833,7 +784,6 @@ pub(crate) static PsrRecord: ::energy_api_core::table::StructShape = ::energy_ap
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -862,7 +812,6 @@ pub(crate) static Register: ::energy_api_core::table::StructShape = ::energy_api
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -877,7 +826,6 @@ pub(crate) static RemovedMeter: ::energy_api_core::table::StructShape = ::energy
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -892,7 +840,6 @@ pub(crate) static SigningIdentity: ::energy_api_core::table::StructShape = ::ene
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -907,7 +854,6 @@ pub(crate) static SubjectContractJourney: ::energy_api_core::table::StructShape 
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -923,7 +869,6 @@ pub(crate) static SupplyPeriodData: ::energy_api_core::table::StructShape = ::en
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -939,7 +884,6 @@ pub(crate) static TerminatedSupplyPoint: ::energy_api_core::table::StructShape =
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -955,7 +899,6 @@ pub(crate) static TerminationInitiatedSupplyPoint: ::energy_api_core::table::Str
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -983,7 +926,6 @@ pub(crate) static AccountUserCreatedV1: ::energy_api_core::table::StructShape = 
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Bool),
     ],
-    required: &[true, true, true, true, false, false, false],
     omit_none: &[false, false, false, false, true, true, true],
     keep_unlisted: false,
 };
@@ -995,7 +937,6 @@ pub(crate) static AccountUserPasswordChangedV1: ::energy_api_core::table::Struct
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Int],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -1010,7 +951,6 @@ pub(crate) static AccountUserPasswordResetRequestedV1: ::energy_api_core::table:
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -1033,7 +973,6 @@ pub(crate) static AccountUserPsrRecordsUpdatedV1: ::energy_api_core::table::Stru
             &::energy_api_core::table::Shape::Struct(&PsrRecord),
         ),
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -1061,7 +1000,6 @@ pub(crate) static AccountUserRemovedV1: ::energy_api_core::table::StructShape = 
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Bool),
     ],
-    required: &[true, true, true, true, false, false, false],
     omit_none: &[false, false, false, false, true, true, true],
     keep_unlisted: false,
 };
@@ -1095,7 +1033,6 @@ pub(crate) static AccountUserUpdatedV1: ::energy_api_core::table::StructShape = 
         ::energy_api_core::table::Shape::Obj,
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Bool),
     ],
-    required: &[true, true, true, true, false, false, false, true, false],
     omit_none: &[false, false, false, false, true, true, true, false, true],
     keep_unlisted: false,
 };
@@ -1111,7 +1048,6 @@ pub(crate) static AccountUserVerificationCompletedV1: ::energy_api_core::table::
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -1127,7 +1063,6 @@ pub(crate) static AccountUserVerificationStartedV1: ::energy_api_core::table::St
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -1143,7 +1078,6 @@ pub(crate) static AccountUserMetadataCreatedV1: ::energy_api_core::table::Struct
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -1159,7 +1093,6 @@ pub(crate) static AccountUserMetadataRemovedV1: ::energy_api_core::table::Struct
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -1174,7 +1107,6 @@ pub(crate) static AccountUserMetadataUpdatedV1: ::energy_api_core::table::Struct
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Obj,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -1189,7 +1121,6 @@ pub(crate) static AccountCommunicationsPreferencesUpdatedV1: ::energy_api_core::
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Struct(&CommsPreferencesChanges),
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -1205,7 +1136,6 @@ pub(crate) static AccountCreatedV1: ::energy_api_core::table::StructShape = ::en
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Str),
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Bool),
     ],
-    required: &[true, true, false],
     omit_none: &[false, false, true],
     keep_unlisted: false,
 };
@@ -1217,7 +1147,6 @@ pub(crate) static AccountOccupiedV1: ::energy_api_core::table::StructShape = ::e
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Str],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -1233,7 +1162,6 @@ pub(crate) static AccountReactivatedV1: ::energy_api_core::table::StructShape = 
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -1259,7 +1187,6 @@ pub(crate) static AccountSmartMeterReadPermissionChangedV1: ::energy_api_core::t
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -1276,7 +1203,6 @@ pub(crate) static AccountUpdatedV1: ::energy_api_core::table::StructShape = ::en
         ::energy_api_core::table::Shape::Obj,
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Bool),
     ],
-    required: &[true, true, true, false],
     omit_none: &[false, false, false, true],
     keep_unlisted: false,
 };
@@ -1292,7 +1218,6 @@ pub(crate) static AccountMetadataCreatedV1: ::energy_api_core::table::StructShap
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -1308,7 +1233,6 @@ pub(crate) static AccountMetadataRemovedV1: ::energy_api_core::table::StructShap
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -1323,7 +1247,6 @@ pub(crate) static AccountMetadataUpdatedV1: ::energy_api_core::table::StructShap
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Obj,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -1339,7 +1262,6 @@ pub(crate) static AccountPropertyEffectivePeriodMetadataCreatedV1: ::energy_api_
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -1355,7 +1277,6 @@ pub(crate) static AccountPropertyEffectivePeriodMetadataRemovedV1: ::energy_api_
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -1370,7 +1291,6 @@ pub(crate) static AccountPropertyEffectivePeriodMetadataUpdatedV1: ::energy_api_
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Obj,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -1394,7 +1314,6 @@ pub(crate) static CampaignAccountAddedV1: ::energy_api_core::table::StructShape 
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
     ],
-    required: &[true, true, false, false, false],
     omit_none: &[false, false, true, true, true],
     keep_unlisted: false,
 };
@@ -1410,7 +1329,6 @@ pub(crate) static CampaignAccountRemovedV1: ::energy_api_core::table::StructShap
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
     ],
-    required: &[true, true, false],
     omit_none: &[false, false, true],
     keep_unlisted: false,
 };
@@ -1427,7 +1345,6 @@ pub(crate) static CampaignAccountUpdatedV1: ::energy_api_core::table::StructShap
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
         ::energy_api_core::table::Shape::Obj,
     ],
-    required: &[true, true, false, true],
     omit_none: &[false, false, true, false],
     keep_unlisted: false,
 };
@@ -1442,7 +1359,6 @@ pub(crate) static ActualIntervalsReceivedV1: ::energy_api_core::table::StructSha
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -1464,7 +1380,6 @@ pub(crate) static AffiliatesAffiliateAccountContractCreatedV1: ::energy_api_core
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -1490,7 +1405,6 @@ pub(crate) static AgreementCreatedV1: ::energy_api_core::table::StructShape = ::
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
     ],
-    required: &[true, true, true, true, false, false],
     omit_none: &[false, false, false, false, true, true],
     keep_unlisted: false,
 };
@@ -1502,7 +1416,6 @@ pub(crate) static AgreementRevokedV1: ::energy_api_core::table::StructShape = ::
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Int],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -1517,7 +1430,6 @@ pub(crate) static AgreementRevokedV2: ::energy_api_core::table::StructShape = ::
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -1545,7 +1457,6 @@ pub(crate) static AgreementRolloverCompletedV1: ::energy_api_core::table::Struct
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -1557,7 +1468,6 @@ pub(crate) static AgreementTerminatedV1: ::energy_api_core::table::StructShape =
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Int],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -1572,7 +1482,6 @@ pub(crate) static AgreementTerminatedV2: ::energy_api_core::table::StructShape =
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -1588,7 +1497,6 @@ pub(crate) static AgreementUpdatedV1: ::energy_api_core::table::StructShape = ::
         ::energy_api_core::table::Shape::Obj,
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Bool),
     ],
-    required: &[true, true, false],
     omit_none: &[false, false, true],
     keep_unlisted: false,
 };
@@ -1607,7 +1515,6 @@ pub(crate) static AgreementUpdatedV2: ::energy_api_core::table::StructShape = ::
         ),
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, false, true],
     omit_none: &[false, false, true, false],
     keep_unlisted: false,
 };
@@ -1624,7 +1531,6 @@ pub(crate) static ApprovalsApprovalApprovedV1: ::energy_api_core::table::StructS
         ::energy_api_core::table::Shape::Obj,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -1648,7 +1554,6 @@ pub(crate) static ApprovalsApprovalCreatedV1: ::energy_api_core::table::StructSh
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true, true, true, true],
     omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -1665,7 +1570,6 @@ pub(crate) static ApprovalsApprovalRejectedV1: ::energy_api_core::table::StructS
         ::energy_api_core::table::Shape::Obj,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -1691,7 +1595,6 @@ pub(crate) static ApprovalsApprovalRequestApprovedV1: ::energy_api_core::table::
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -1715,7 +1618,6 @@ pub(crate) static ApprovalsApprovalRequestAssignedV1: ::energy_api_core::table::
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true],
     omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -1741,7 +1643,6 @@ pub(crate) static ApprovalsApprovalRequestRejectedV1: ::energy_api_core::table::
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -1757,7 +1658,6 @@ pub(crate) static AuthServerAccessTokenIssuedV1: ::energy_api_core::table::Struc
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -1773,7 +1673,6 @@ pub(crate) static AuthServerAccountUserGenerateMfaChallengeErrorV1: ::energy_api
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -1795,7 +1694,6 @@ pub(crate) static AuthServerAccountUserLoggedInV1: ::energy_api_core::table::Str
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -1811,7 +1709,6 @@ pub(crate) static AuthServerAccountUserLoginDeniedV1: ::energy_api_core::table::
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Int),
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -1837,7 +1734,6 @@ pub(crate) static AuthServerAccountUserLoginFailedV1: ::energy_api_core::table::
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Str),
     ],
-    required: &[true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -1854,7 +1750,6 @@ pub(crate) static AuthServerAccountUserLoginStepCompletedV1: ::energy_api_core::
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -1886,7 +1781,6 @@ pub(crate) static BillingBillingDocumentHeldV1: ::energy_api_core::table::Struct
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true, true, true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -1902,7 +1796,6 @@ pub(crate) static BillingBillingDocumentIssuedV1: ::energy_api_core::table::Stru
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -1924,7 +1817,6 @@ pub(crate) static BillingBillingDocumentIssuedV2: ::energy_api_core::table::Stru
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -1940,7 +1832,6 @@ pub(crate) static BillingBillingDocumentRepresentationDispatchedV1: ::energy_api
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -1964,7 +1855,6 @@ pub(crate) static BillingBillingDocumentRepresentationDispatchedV2: ::energy_api
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Int),
     ],
-    required: &[true, true, true, true, true],
     omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -1990,7 +1880,6 @@ pub(crate) static BillingBillingDocumentRepresentationDispatchedV3: ::energy_api
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Int),
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -2012,7 +1901,6 @@ pub(crate) static BillingBillingOptionsUpdatedV1: ::energy_api_core::table::Stru
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -2028,7 +1916,6 @@ pub(crate) static BillingChargingLedgerAssignedToAgreementV1: ::energy_api_core:
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -2043,7 +1930,6 @@ pub(crate) static BillingChargingSupplyPointTriggeredV1: ::energy_api_core::tabl
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Struct(&ChargePeriod),
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -2055,7 +1941,6 @@ pub(crate) static BillingDuosInvoiceCancelV1: ::energy_api_core::table::StructSh
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Int],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -2067,7 +1952,6 @@ pub(crate) static BillingDuosInvoiceNewV1: ::energy_api_core::table::StructShape
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Int],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -2079,7 +1963,6 @@ pub(crate) static BillingDuosInvoiceReplaceV1: ::energy_api_core::table::StructS
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Int],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -2095,7 +1978,6 @@ pub(crate) static BillingFinalBillV1: ::energy_api_core::table::StructShape = ::
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Str),
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -2117,7 +1999,6 @@ pub(crate) static BillingIssuanceExternalStatusCreatedV1: ::energy_api_core::tab
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -2132,7 +2013,6 @@ pub(crate) static BillingIssuedBillV1: ::energy_api_core::table::StructShape = :
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -2144,7 +2024,6 @@ pub(crate) static BillingLedgerEntryPostedV1: ::energy_api_core::table::StructSh
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Struct(&Ledger)],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -2159,7 +2038,6 @@ pub(crate) static BillingLedgerEntryPostedV2: ::energy_api_core::table::StructSh
         ::energy_api_core::table::Shape::Struct(&Ledger),
         ::energy_api_core::table::Shape::Struct(&LedgerEntry),
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -2171,7 +2049,6 @@ pub(crate) static BillingLedgerEntryRemovedV1: ::energy_api_core::table::StructS
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Struct(&Ledger)],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -2186,7 +2063,6 @@ pub(crate) static BillingLedgerEntryRemovedV2: ::energy_api_core::table::StructS
         ::energy_api_core::table::Shape::Struct(&Ledger),
         ::energy_api_core::table::Shape::Struct(&LedgerEntryRemoval),
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -2214,7 +2090,6 @@ pub(crate) static BillingPathwayTraversalFailedV1: ::energy_api_core::table::Str
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -2231,7 +2106,6 @@ pub(crate) static BillingPathwayTraversalSucceededV1: ::energy_api_core::table::
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -2248,7 +2122,6 @@ pub(crate) static BillingPortfolioInvoiceSummaryCompletedV1: ::energy_api_core::
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -2272,7 +2145,6 @@ pub(crate) static BillingRebateAcceptedV1: ::energy_api_core::table::StructShape
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true],
     omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -2298,7 +2170,6 @@ pub(crate) static BillingRebateCreatedV1: ::energy_api_core::table::StructShape 
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Bool,
     ],
-    required: &[true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -2324,7 +2195,6 @@ pub(crate) static BillingRebateDeclinedV1: ::energy_api_core::table::StructShape
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -2350,7 +2220,6 @@ pub(crate) static BillingRebateUpdatedV1: ::energy_api_core::table::StructShape 
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Bool,
     ],
-    required: &[true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -2367,7 +2236,6 @@ pub(crate) static ChargingPrimingErroredV1: ::energy_api_core::table::StructShap
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -2384,7 +2252,6 @@ pub(crate) static LatePaymentFeeApplicationServiceCompletedV1: ::energy_api_core
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -2410,7 +2277,6 @@ pub(crate) static LatePaymentFeeApplicationServiceFeeAppliedV1: ::energy_api_cor
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, false, true],
     omit_none: &[false, false, false, false, true, false],
     keep_unlisted: false,
 };
@@ -2425,7 +2291,6 @@ pub(crate) static LatePaymentFeeApplicationServiceStartedV1: ::energy_api_core::
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -2441,7 +2306,6 @@ pub(crate) static LatePaymentFeeCalculationServiceCompletedV1: ::energy_api_core
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -2456,7 +2320,6 @@ pub(crate) static LatePaymentFeeCalculationServiceStartedV1: ::energy_api_core::
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -2473,7 +2336,6 @@ pub(crate) static LatePaymentFeeCalculatorCompletedV1: ::energy_api_core::table:
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -2489,7 +2351,6 @@ pub(crate) static LatePaymentFeeCalculatorFeeAppliedV1: ::energy_api_core::table
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -2504,7 +2365,6 @@ pub(crate) static LatePaymentFeeCalculatorStartedV1: ::energy_api_core::table::S
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -2520,7 +2380,6 @@ pub(crate) static LatePaymentFeeWaivedV1: ::energy_api_core::table::StructShape 
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -2532,7 +2391,6 @@ pub(crate) static BusinessCreatedV1: ::energy_api_core::table::StructShape = ::e
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Int],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -2547,7 +2405,6 @@ pub(crate) static BusinessUpdatedV1: ::energy_api_core::table::StructShape = ::e
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Obj,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -2562,7 +2419,6 @@ pub(crate) static BusinessOperationsTeamUpdatedV1: ::energy_api_core::table::Str
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -2592,7 +2448,6 @@ pub(crate) static InternalCompanyCreatedV1: ::energy_api_core::table::StructShap
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Obj,
     ],
-    required: &[true, true, true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -2608,7 +2463,6 @@ pub(crate) static CollateralAgreementFulfilledV1: ::energy_api_core::table::Stru
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -2634,7 +2488,6 @@ pub(crate) static CollectionProceedingCreatedV1: ::energy_api_core::table::Struc
         ::energy_api_core::table::Shape::Bool,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, false, false, true, true],
     omit_none: &[false, false, true, true, false, false],
     keep_unlisted: false,
 };
@@ -2664,7 +2517,6 @@ pub(crate) static CollectionProcessCommStepResolvedV1: ::energy_api_core::table:
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Str),
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, false, true, true, true, true, true],
     omit_none: &[false, false, true, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -2680,7 +2532,6 @@ pub(crate) static CollectionProcessLeaveSupplierInstigatedV1: ::energy_api_core:
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -2697,7 +2548,6 @@ pub(crate) static CollectionProcessPausedV1: ::energy_api_core::table::StructSha
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Str),
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -2715,7 +2565,6 @@ pub(crate) static CollectionProcessRaisedV1: ::energy_api_core::table::StructSha
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, false, false, true],
     omit_none: &[false, false, true, true, false],
     keep_unlisted: false,
 };
@@ -2727,7 +2576,6 @@ pub(crate) static CollectionProcessReactivatedV1: ::energy_api_core::table::Stru
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Str],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -2739,7 +2587,6 @@ pub(crate) static CollectionProcessRunTerminationRequestedV1: ::energy_api_core:
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Str],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -2755,7 +2602,6 @@ pub(crate) static CollectionProcessUnpausedV1: ::energy_api_core::table::StructS
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -2771,7 +2617,6 @@ pub(crate) static CollectionProcessWithdrawnV1: ::energy_api_core::table::Struct
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -2786,7 +2631,6 @@ pub(crate) static CollectionProcessWithdrawnV2: ::energy_api_core::table::Struct
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -2802,7 +2646,6 @@ pub(crate) static CreditCheckCreatedV1: ::energy_api_core::table::StructShape = 
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -2818,7 +2661,6 @@ pub(crate) static DebtActioningAutomatedDebtWriteBackCompletedV1: ::energy_api_c
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -2835,7 +2677,6 @@ pub(crate) static DebtActioningAutomatedDebtWriteBackFailedV1: ::energy_api_core
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -2851,7 +2692,6 @@ pub(crate) static DebtActioningAutomatedDebtWriteBackSkippedV1: ::energy_api_cor
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -2883,7 +2723,6 @@ pub(crate) static DelinquentDebtAllocationCreatedV1: ::energy_api_core::table::S
         ::energy_api_core::table::Shape::Obj,
         ::energy_api_core::table::Shape::Obj,
     ],
-    required: &[true, true, true, true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -2900,7 +2739,6 @@ pub(crate) static DelinquentDebtPositionChangedV1: ::energy_api_core::table::Str
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -2924,7 +2762,6 @@ pub(crate) static DelinquentDebtPositionChangedV2: ::energy_api_core::table::Str
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true],
     omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -2950,7 +2787,6 @@ pub(crate) static DepositAgreementAcceptedV1: ::energy_api_core::table::StructSh
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -2976,7 +2812,6 @@ pub(crate) static DepositAgreementFulfilledV1: ::energy_api_core::table::StructS
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -3004,7 +2839,6 @@ pub(crate) static DepositAgreementInstalmentReturnedV1: ::energy_api_core::table
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -3030,7 +2864,6 @@ pub(crate) static DepositAgreementReturnedV1: ::energy_api_core::table::StructSh
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -3056,7 +2889,6 @@ pub(crate) static DepositAgreementWithdrawnV1: ::energy_api_core::table::StructS
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -3082,7 +2914,6 @@ pub(crate) static DunningPathPausedV1: ::energy_api_core::table::StructShape = :
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -3106,7 +2937,6 @@ pub(crate) static DunningPathStartedV1: ::energy_api_core::table::StructShape = 
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true],
     omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -3122,7 +2952,6 @@ pub(crate) static DunningPathUnpausedV1: ::energy_api_core::table::StructShape =
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -3146,7 +2975,6 @@ pub(crate) static DunningPathWithdrawnV1: ::energy_api_core::table::StructShape 
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true],
     omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -3174,7 +3002,6 @@ pub(crate) static CommsAccountCallUpdatedV1: ::energy_api_core::table::StructSha
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Obj,
     ],
-    required: &[true, true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -3192,7 +3019,6 @@ pub(crate) static CommsCustomerEmailBouncedV1: ::energy_api_core::table::StructS
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true],
     omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -3204,7 +3030,6 @@ pub(crate) static CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1: ::e
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Int],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -3230,7 +3055,6 @@ pub(crate) static CommsTranscriptionCreatedV1: ::energy_api_core::table::StructS
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -3247,7 +3071,6 @@ pub(crate) static ComplaintsComplaintNewContactV1: ::energy_api_core::table::Str
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[false, true, true, true],
     omit_none: &[true, false, false, false],
     keep_unlisted: false,
 };
@@ -3262,7 +3085,6 @@ pub(crate) static ComplaintsComplaintOpenedV1: ::energy_api_core::table::StructS
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[false, true],
     omit_none: &[true, false],
     keep_unlisted: false,
 };
@@ -3278,7 +3100,6 @@ pub(crate) static ComplaintsDrpFinishedV1: ::energy_api_core::table::StructShape
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
     ],
-    required: &[false, true, false],
     omit_none: &[true, false, true],
     keep_unlisted: false,
 };
@@ -3294,7 +3115,6 @@ pub(crate) static ComplaintsDrpStartedV1: ::energy_api_core::table::StructShape 
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[false, true, true],
     omit_none: &[true, false, false],
     keep_unlisted: false,
 };
@@ -3310,7 +3130,6 @@ pub(crate) static ComplexQuotingCostCalculationFinishedV1: ::energy_api_core::ta
         ::energy_api_core::table::Shape::Bool,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -3325,7 +3144,6 @@ pub(crate) static ConsentsConsentCreatedV1: ::energy_api_core::table::StructShap
         ::energy_api_core::table::Shape::Struct(&SigningIdentity),
         ::energy_api_core::table::Shape::Struct(&Consent),
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -3340,7 +3158,6 @@ pub(crate) static ConsentsConsentUpdatedV1: ::energy_api_core::table::StructShap
         ::energy_api_core::table::Shape::Struct(&SigningIdentity),
         ::energy_api_core::table::Shape::Struct(&Consent),
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -3356,7 +3173,6 @@ pub(crate) static GoodsPurchaseCreatedV1: ::energy_api_core::table::StructShape 
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Int),
     ],
-    required: &[true, true, false],
     omit_none: &[false, false, true],
     keep_unlisted: false,
 };
@@ -3374,7 +3190,6 @@ pub(crate) static GoodsQuoteCreatedForAccountV1: ::energy_api_core::table::Struc
         ::energy_api_core::table::Shape::Obj,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true, true, true, true],
     omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -3392,7 +3207,6 @@ pub(crate) static GoodsQuoteCreatedWithoutAccountV1: ::energy_api_core::table::S
         ::energy_api_core::table::Shape::Obj,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true, true, true, true],
     omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -3408,7 +3222,6 @@ pub(crate) static LeadsLeadStageUpdatedV1: ::energy_api_core::table::StructShape
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -3424,7 +3237,6 @@ pub(crate) static LeadsOpportunityDocumentAttachedToOpportunityV1: ::energy_api_
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -3439,7 +3251,6 @@ pub(crate) static LeadsOpportunityOfferGroupCreatedV2: ::energy_api_core::table:
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -3456,7 +3267,6 @@ pub(crate) static LeadsOpportunityStageUpdatedV1: ::energy_api_core::table::Stru
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Int),
     ],
-    required: &[true, true, true, false],
     omit_none: &[false, false, false, true],
     keep_unlisted: false,
 };
@@ -3471,7 +3281,6 @@ pub(crate) static MessagingPushNotificationTokenUnregisteredV1: ::energy_api_cor
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -3507,7 +3316,6 @@ pub(crate) static ContractGroupsCreatedV1: ::energy_api_core::table::StructShape
             &::energy_api_core::table::Shape::Struct(&GroupTrait),
         ),
     ],
-    required: &[true, true, true, false, false, false, false, true, true],
     omit_none: &[false, false, false, true, true, true, true, false, false],
     keep_unlisted: false,
 };
@@ -3527,7 +3335,6 @@ pub(crate) static ContractGroupsMembershipsChangedV1: ::energy_api_core::table::
             &::energy_api_core::table::Shape::Struct(&GroupMembership),
         ),
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -3553,7 +3360,6 @@ pub(crate) static ContractGroupsVersionCreatedV1: ::energy_api_core::table::Stru
             &::energy_api_core::table::Shape::Struct(&GroupVersion),
         ),
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -3570,7 +3376,6 @@ pub(crate) static ContractsActualizedV1: ::energy_api_core::table::StructShape =
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Str),
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -3586,7 +3391,6 @@ pub(crate) static ContractsCreatedV1: ::energy_api_core::table::StructShape = ::
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
     ],
-    required: &[true, true, false],
     omit_none: &[false, false, true],
     keep_unlisted: false,
 };
@@ -3602,7 +3406,6 @@ pub(crate) static ContractsExpiredV1: ::energy_api_core::table::StructShape = ::
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -3618,7 +3421,6 @@ pub(crate) static ContractsExpiryApproachingV1: ::energy_api_core::table::Struct
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -3642,7 +3444,6 @@ pub(crate) static ContractsJourneysCreationStartedV1: ::energy_api_core::table::
             &::energy_api_core::table::Shape::Struct(&SubjectContractJourney),
         ),
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -3666,7 +3467,6 @@ pub(crate) static ContractsJourneysTerminationStartedV1: ::energy_api_core::tabl
             &::energy_api_core::table::Shape::Struct(&SubjectContractJourney),
         ),
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -3682,7 +3482,6 @@ pub(crate) static ContractsJourneysVariationStartedV1: ::energy_api_core::table:
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -3698,7 +3497,6 @@ pub(crate) static ContractsNovatedV1: ::energy_api_core::table::StructShape = ::
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -3713,7 +3511,6 @@ pub(crate) static ContractsRescindedV1: ::energy_api_core::table::StructShape = 
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -3728,7 +3525,6 @@ pub(crate) static ContractsRevokedV1: ::energy_api_core::table::StructShape = ::
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -3752,7 +3548,6 @@ pub(crate) static ContractsSubjectAmendedV1: ::energy_api_core::table::StructSha
             &::energy_api_core::table::Shape::Struct(&AmendedSubject),
         ),
     ],
-    required: &[true, true, true, true, true],
     omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -3767,7 +3562,6 @@ pub(crate) static ContractsTerminatedV1: ::energy_api_core::table::StructShape =
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -3782,7 +3576,6 @@ pub(crate) static ContractsTermsVariedV1: ::energy_api_core::table::StructShape 
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -3800,7 +3593,6 @@ pub(crate) static InkActionsRunV1: ::energy_api_core::table::StructShape = ::ene
             &::energy_api_core::table::Shape::Struct(&InkAction),
         ),
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -3817,7 +3609,6 @@ pub(crate) static InkContentInboundMessageTaggedV1: ::energy_api_core::table::St
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Struct(&InkMessageContent),
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -3843,7 +3634,6 @@ pub(crate) static InkConversationAssignedToBucketV1: ::energy_api_core::table::S
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -3859,7 +3649,6 @@ pub(crate) static InkConversationAssignedToTimelineV1: ::energy_api_core::table:
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -3889,7 +3678,6 @@ pub(crate) static InkConversationAwaitCustomerReplyV1: ::energy_api_core::table:
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true, true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -3923,7 +3711,6 @@ pub(crate) static InkConversationClosedV1: ::energy_api_core::table::StructShape
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -3957,7 +3744,6 @@ pub(crate) static InkConversationOpenStatusChangedV1: ::energy_api_core::table::
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -3987,7 +3773,6 @@ pub(crate) static InkConversationOpenedV1: ::energy_api_core::table::StructShape
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true, true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -4023,7 +3808,6 @@ pub(crate) static InkConversationPriorityChangedV1: ::energy_api_core::table::St
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true, true, true, true, true, true, true, true, true, true],
     omit_none: &[
         false, false, false, false, false, false, false, false, false, false, false,
     ],
@@ -4059,7 +3843,6 @@ pub(crate) static InkConversationSnoozedV1: ::energy_api_core::table::StructShap
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -4085,7 +3868,6 @@ pub(crate) static InkConversationUnassignedFromBucketV1: ::energy_api_core::tabl
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -4101,7 +3883,6 @@ pub(crate) static InkConversationUnassignedFromTimelineV1: ::energy_api_core::ta
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -4117,7 +3898,6 @@ pub(crate) static InkLiveChatClosedV1: ::energy_api_core::table::StructShape = :
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Str),
     ],
-    required: &[true, true, false],
     omit_none: &[false, false, true],
     keep_unlisted: false,
 };
@@ -4129,7 +3909,6 @@ pub(crate) static InkLiveChatInitiatedV1: ::energy_api_core::table::StructShape 
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Struct(&InkConversation)],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -4141,7 +3920,6 @@ pub(crate) static InkLiveChatMessagesOutboundMessageCreatedV1: ::energy_api_core
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Struct(&InkConversation)],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -4158,7 +3936,6 @@ pub(crate) static InkMessageAttachmentSafeV1: ::energy_api_core::table::StructSh
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -4175,7 +3952,6 @@ pub(crate) static InkMessageAttachmentUnsafeV1: ::energy_api_core::table::Struct
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -4191,7 +3967,6 @@ pub(crate) static InkMessagesInboundEmailMigrationV1: ::energy_api_core::table::
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -4207,7 +3982,6 @@ pub(crate) static InkMessagesInboundMessageCreatedV1: ::energy_api_core::table::
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Struct(&InkMessage),
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -4224,7 +3998,6 @@ pub(crate) static InkMessagesInboundMessageIngestedV1: ::energy_api_core::table:
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -4240,7 +4013,6 @@ pub(crate) static InkMessagesOutboundMessageCreatedV1: ::energy_api_core::table:
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Struct(&InkMessage),
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -4256,7 +4028,6 @@ pub(crate) static InkMessagesOutboundMessageFailedV1: ::energy_api_core::table::
         ::energy_api_core::table::Shape::Struct(&InkMessageWithVendor),
         ::energy_api_core::table::Shape::Struct(&InkFailureData),
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -4272,7 +4043,6 @@ pub(crate) static InkMessagesPhishingReportDismissedV1: ::energy_api_core::table
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Struct(&InkMessage),
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -4288,7 +4058,6 @@ pub(crate) static InkMessagesReportedPhishingV1: ::energy_api_core::table::Struc
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Struct(&InkMessage),
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -4304,7 +4073,6 @@ pub(crate) static InkMessagesReportedSpamV1: ::energy_api_core::table::StructSha
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Struct(&InkMessage),
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -4320,7 +4088,6 @@ pub(crate) static InkMessagesSpamReportDismissedV1: ::energy_api_core::table::St
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Struct(&InkMessage),
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -4335,7 +4102,6 @@ pub(crate) static CustomerAccessPartnerRolesCreatedV1: ::energy_api_core::table:
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Str),
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -4356,7 +4122,6 @@ pub(crate) static CustomerAccessPartnerRolesUpdatedV1: ::energy_api_core::table:
             ),
         ),
     ],
-    required: &[true, false, false, false],
     omit_none: &[false, true, true, true],
     keep_unlisted: false,
 };
@@ -4371,7 +4136,6 @@ pub(crate) static CustomerAccessPartnerUserRolesCreatedV1: ::energy_api_core::ta
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Str),
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -4392,7 +4156,6 @@ pub(crate) static CustomerAccessPartnerUserRolesUpdatedV1: ::energy_api_core::ta
             ),
         ),
     ],
-    required: &[true, false, false, false],
     omit_none: &[false, true, true, true],
     keep_unlisted: false,
 };
@@ -4408,7 +4171,6 @@ pub(crate) static CustomerAccessUserRolesCreatedV1: ::energy_api_core::table::St
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Str),
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -4429,7 +4191,6 @@ pub(crate) static CustomerAccessUserRolesUpdatedV1: ::energy_api_core::table::St
             ),
         ),
     ],
-    required: &[true, false, false, false],
     omit_none: &[false, true, true, true],
     keep_unlisted: false,
 };
@@ -4444,7 +4205,6 @@ pub(crate) static LoyaltyPointsUserRoleRemovalV1: ::energy_api_core::table::Stru
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -4460,7 +4220,6 @@ pub(crate) static DataImportImportProcessCancelledV1: ::energy_api_core::table::
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -4476,7 +4235,6 @@ pub(crate) static DataImportImportProcessCompleteV1: ::energy_api_core::table::S
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -4491,7 +4249,6 @@ pub(crate) static DataImportImportProcessDryRunCompleteV1: ::energy_api_core::ta
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -4508,7 +4265,6 @@ pub(crate) static DataImportImportProcessDryRunErrorV1: ::energy_api_core::table
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -4525,7 +4281,6 @@ pub(crate) static DataImportImportProcessErrorV1: ::energy_api_core::table::Stru
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -4547,7 +4302,6 @@ pub(crate) static DataImportImportProcessPostImportCompletedV1: ::energy_api_cor
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -4571,7 +4325,6 @@ pub(crate) static DataImportImportProcessPostImportErrorV1: ::energy_api_core::t
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true],
     omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -4586,7 +4339,6 @@ pub(crate) static DataImportOrderProcessCancelledV1: ::energy_api_core::table::S
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -4601,7 +4353,6 @@ pub(crate) static DataImportOrderProcessCompleteV1: ::energy_api_core::table::St
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -4617,7 +4368,6 @@ pub(crate) static DataImportOrderProcessErrorV1: ::energy_api_core::table::Struc
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -4629,7 +4379,6 @@ pub(crate) static ExternalMessagingUploadedFileProcessedV1: ::energy_api_core::t
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Str],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -4641,7 +4390,6 @@ pub(crate) static ExternalMessagingUploadedFileProcessingFailedV1: ::energy_api_
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Str],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -4653,7 +4401,6 @@ pub(crate) static ExternalMessagingUploadedFileSafeV1: ::energy_api_core::table:
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Str],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -4665,7 +4412,6 @@ pub(crate) static ExternalMessagingUploadedFileUnsafeV1: ::energy_api_core::tabl
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Str],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -4691,7 +4437,6 @@ pub(crate) static FlexDeviceDeauthenticatedV1: ::energy_api_core::table::StructS
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Obj),
     ],
-    required: &[true, true, true, true, true, false],
     omit_none: &[false, false, false, false, false, true],
     keep_unlisted: false,
 };
@@ -4717,7 +4462,6 @@ pub(crate) static FlexDeviceDisconnectedV1: ::energy_api_core::table::StructShap
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Struct(&FlexDeviceDisconnectedPayload),
     ],
-    required: &[true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -4743,7 +4487,6 @@ pub(crate) static FlexDeviceOptimisationCreatedV1: ::energy_api_core::table::Str
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Struct(&FlexDeviceOptimisationCreatedPayload),
     ],
-    required: &[true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -4769,7 +4512,6 @@ pub(crate) static FlexDeviceRegisteredV1: ::energy_api_core::table::StructShape 
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Obj),
     ],
-    required: &[true, true, true, true, true, false],
     omit_none: &[false, false, false, false, false, true],
     keep_unlisted: false,
 };
@@ -4785,7 +4527,6 @@ pub(crate) static IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1: :
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -4801,7 +4542,6 @@ pub(crate) static IndustryElectricityChangeOfServiceMeterDeactivatedV1: ::energy
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -4813,7 +4553,6 @@ pub(crate) static IndustryElectricityChangeOfSupplyGainInitiatedV1: ::energy_api
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Str],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -4830,7 +4569,6 @@ pub(crate) static IndustryElectricityChangeOfSupplyLossCompleteV1: ::energy_api_
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -4858,7 +4596,6 @@ pub(crate) static IndustryElectricityExportInstallationValidatedV1: ::energy_api
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Obj),
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -4888,7 +4625,6 @@ pub(crate) static IndustryElectricityExportInstallationValidatedV2: ::energy_api
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -4900,7 +4636,6 @@ pub(crate) static IndustryGasChangeOfSupplyGainInitiatedV1: ::energy_api_core::t
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Str],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -4917,7 +4652,6 @@ pub(crate) static IndustryGasChangeOfSupplyLossCompleteV1: ::energy_api_core::ta
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -4941,7 +4675,6 @@ pub(crate) static LifecycleJoinSupplierActivationCompletedV1: ::energy_api_core:
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Struct(&ActivatedSupplyPoint),
     ],
-    required: &[true, true, true, true, true],
     omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -4965,7 +4698,6 @@ pub(crate) static LifecycleJoinSupplierActivationInitiatedV1: ::energy_api_core:
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Struct(&ActivationInitiatedSupplyPoint),
     ],
-    required: &[true, true, true, true, true],
     omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -4991,7 +4723,6 @@ pub(crate) static LifecycleJoinSupplierAgreementCreatedV1: ::energy_api_core::ta
         ),
         ::energy_api_core::table::Shape::Struct(&ContractReferences),
     ],
-    required: &[true, true, true, true, true],
     omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -5007,7 +4738,6 @@ pub(crate) static LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1: :
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -5023,7 +4753,6 @@ pub(crate) static LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1: ::
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -5039,7 +4768,6 @@ pub(crate) static LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1: ::e
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -5063,7 +4791,6 @@ pub(crate) static LifecycleJoinSupplierCancellationRequestedV1: ::energy_api_cor
             &::energy_api_core::table::Shape::Struct(&JoinSupplyPoint),
         ),
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -5087,7 +4814,6 @@ pub(crate) static LifecycleJoinSupplierCancelledV1: ::energy_api_core::table::St
             &::energy_api_core::table::Shape::Struct(&JoinSupplyPoint),
         ),
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -5111,7 +4837,6 @@ pub(crate) static LifecycleJoinSupplierCompletedV1: ::energy_api_core::table::St
             &::energy_api_core::table::Shape::Struct(&ActivatedSupplyPoint),
         ),
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -5137,7 +4862,6 @@ pub(crate) static LifecycleJoinSupplierRequestedV1: ::energy_api_core::table::St
         ),
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true],
     omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -5161,7 +4885,6 @@ pub(crate) static LifecycleJoinSupplierReversalRequestedV1: ::energy_api_core::t
             &::energy_api_core::table::Shape::Struct(&JoinSupplyPoint),
         ),
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -5185,7 +4908,6 @@ pub(crate) static LifecycleJoinSupplierReversedV1: ::energy_api_core::table::Str
             &::energy_api_core::table::Shape::Struct(&JoinSupplyPoint),
         ),
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -5209,7 +4931,6 @@ pub(crate) static LifecycleJoinSupplierSupplyPeriodCreatedV1: ::energy_api_core:
         ::energy_api_core::table::Shape::Struct(&SupplyPeriodData),
         ::energy_api_core::table::Shape::Struct(&ContractReferences),
     ],
-    required: &[true, true, true, true, true],
     omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -5231,7 +4952,6 @@ pub(crate) static LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlow
         ::energy_api_core::table::Shape::Struct(&ActivatedSupplyPoint),
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -5253,7 +4973,6 @@ pub(crate) static LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowS
         ::energy_api_core::table::Shape::Struct(&JoinSupplyPoint),
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -5273,7 +4992,6 @@ pub(crate) static LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2:
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -5293,7 +5011,6 @@ pub(crate) static LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2:
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -5305,7 +5022,6 @@ pub(crate) static LifecycleJoinSupplierSecurityDepositsCreatedV1: ::energy_api_c
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Str],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -5320,7 +5036,6 @@ pub(crate) static LifecycleJoinSupplierTermsAndConditionsAcceptedV2: ::energy_ap
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -5336,7 +5051,6 @@ pub(crate) static LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -5352,7 +5066,6 @@ pub(crate) static LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1:
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -5368,7 +5081,6 @@ pub(crate) static LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1: 
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -5392,7 +5104,6 @@ pub(crate) static LifecycleLeaveSupplierCancellationRequestedV2: ::energy_api_co
             &::energy_api_core::table::Shape::Struct(&LeaveSupplyPoint),
         ),
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -5416,7 +5127,6 @@ pub(crate) static LifecycleLeaveSupplierCancelledV2: ::energy_api_core::table::S
             &::energy_api_core::table::Shape::Struct(&LeaveSupplyPoint),
         ),
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -5442,7 +5152,6 @@ pub(crate) static LifecycleLeaveSupplierCompletedV3: ::energy_api_core::table::S
             &::energy_api_core::table::Shape::Struct(&TerminatedSupplyPoint),
         ),
     ],
-    required: &[true, true, true, true, true],
     omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -5476,7 +5185,6 @@ pub(crate) static LifecycleLeaveSupplierRequestedV2: ::energy_api_core::table::S
         ::energy_api_core::table::Shape::Bool,
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Int),
     ],
-    required: &[true, true, true, true, true, true, true, true, false],
     omit_none: &[false, false, false, false, false, false, false, false, true],
     keep_unlisted: false,
 };
@@ -5512,7 +5220,6 @@ pub(crate) static LifecycleLeaveSupplierRequestedV3: ::energy_api_core::table::S
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Int),
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true, true, true, false, true],
     omit_none: &[false, false, false, false, false, false, false, false, true, false],
     keep_unlisted: false,
 };
@@ -5536,7 +5243,6 @@ pub(crate) static LifecycleLeaveSupplierReversalRequestedV2: ::energy_api_core::
             &::energy_api_core::table::Shape::Struct(&LeaveSupplyPoint),
         ),
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -5558,7 +5264,6 @@ pub(crate) static LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFl
         ::energy_api_core::table::Shape::Struct(&TerminatedSupplyPoint),
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -5580,7 +5285,6 @@ pub(crate) static LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTermi
         ::energy_api_core::table::Shape::Struct(&LeaveSupplyPoint),
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -5602,7 +5306,6 @@ pub(crate) static LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlo
         ::energy_api_core::table::Shape::Struct(&LeaveSupplyPoint),
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -5626,7 +5329,6 @@ pub(crate) static LifecycleLeaveSupplierTerminationConfirmedV2: ::energy_api_cor
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Struct(&TerminatedSupplyPoint),
     ],
-    required: &[true, true, true, true, true],
     omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -5648,7 +5350,6 @@ pub(crate) static LifecycleLeaveSupplierTerminationInitiatedV1: ::energy_api_cor
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Struct(&TerminationInitiatedSupplyPoint),
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -5682,7 +5383,6 @@ pub(crate) static LifecycleLeaveSupplierUpdatedV2: ::energy_api_core::table::Str
         ::energy_api_core::table::Shape::Bool,
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Int),
     ],
-    required: &[true, true, true, true, true, true, true, true, false],
     omit_none: &[false, false, false, false, false, false, false, false, true],
     keep_unlisted: false,
 };
@@ -5718,7 +5418,6 @@ pub(crate) static LifecycleLeaveSupplierUpdatedV3: ::energy_api_core::table::Str
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Int),
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true, true, true, false, true],
     omit_none: &[false, false, false, false, false, false, false, false, true, false],
     keep_unlisted: false,
 };
@@ -5744,7 +5443,6 @@ pub(crate) static LifecycleEnrollmentLoyaltyPointsQualificationReversedV1: ::ene
             &::energy_api_core::table::Shape::Struct(&EnrollmentSupplyPoint),
         ),
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -5772,7 +5470,6 @@ pub(crate) static LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint
             &::energy_api_core::table::Shape::Struct(&EnrollmentSupplyPoint),
         ),
     ],
-    required: &[true, true, true, true, true],
     omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -5789,7 +5486,6 @@ pub(crate) static LifecycleStatusChangedV1: ::energy_api_core::table::StructShap
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -5805,7 +5501,6 @@ pub(crate) static LifecycleSupportSiteSaleV1_0_0: ::energy_api_core::table::Stru
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true],
     omit_none: &[false, false, false],
     keep_unlisted: false,
 };
@@ -5817,7 +5512,6 @@ pub(crate) static ElectricityFlowFileCancellationInvoiceProcessedV1: ::energy_ap
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Int],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -5829,7 +5523,6 @@ pub(crate) static ElectricityFlowFileComplementaryInvoiceProcessedV1: ::energy_a
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Int],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -5841,7 +5534,6 @@ pub(crate) static ElectricityFlowFileRectificationInvoiceProcessedV1: ::energy_a
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Int],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -5853,7 +5545,6 @@ pub(crate) static ElectricityFlowFileRegularizerInvoiceProcessedV1: ::energy_api
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Int],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -5865,7 +5556,6 @@ pub(crate) static ElectricityFlowFileBillableConceptsInvoiceProcessedV1: ::energ
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Int],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -5877,7 +5567,6 @@ pub(crate) static ElectricityFlowFileRegularInvoiceProcessedV1: ::energy_api_cor
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Int],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: false,
 };
@@ -5894,7 +5583,6 @@ pub(crate) static EspSupplyPointsEnrichmentDataSentV1: ::energy_api_core::table:
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -5918,7 +5606,6 @@ pub(crate) static EspSupplyPointsAtrSnapshotSentV1: ::energy_api_core::table::St
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true],
     omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -5933,7 +5620,6 @@ pub(crate) static GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1: ::
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -5948,7 +5634,6 @@ pub(crate) static GasBillFlowDetailsCancellationInvoiceCreatedV1: ::energy_api_c
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -5963,7 +5648,6 @@ pub(crate) static GasBillFlowDetailsComplementaryInvoiceCreatedV1: ::energy_api_
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -5978,7 +5662,6 @@ pub(crate) static GasBillFlowDetailsRectificationInvoiceCreatedV1: ::energy_api_
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -5993,7 +5676,6 @@ pub(crate) static GasBillFlowDetailsRegularInvoiceCreatedV1: ::energy_api_core::
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -6008,7 +5690,6 @@ pub(crate) static GasFlowFileB7033ComplementaryInvoiceProcessedV1: ::energy_api_
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -6023,7 +5704,6 @@ pub(crate) static GasFlowFileB7033RegularInvoiceProcessedV1: ::energy_api_core::
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -6049,7 +5729,6 @@ pub(crate) static GasSupplyPointInspectionResultsReceivedV1: ::energy_api_core::
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Optional(&::energy_api_core::table::Shape::Obj),
     ],
-    required: &[true, false, false, true, true, false],
     omit_none: &[false, true, true, false, false, true],
     keep_unlisted: false,
 };
@@ -6075,7 +5754,6 @@ pub(crate) static MarketsEspBillFlowFileProcessedV1: ::energy_api_core::table::S
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -6092,7 +5770,6 @@ pub(crate) static MarketsEspFlowFileProcessedV1: ::energy_api_core::table::Struc
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -6107,7 +5784,6 @@ pub(crate) static MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1: ::e
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Array(&::energy_api_core::table::Shape::Obj),
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -6122,7 +5798,6 @@ pub(crate) static MarketsGasSupplyPointCreatedV1: ::energy_api_core::table::Stru
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Int,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -6140,7 +5815,6 @@ pub(crate) static MarketsNetworkOperatorCreatedV1: ::energy_api_core::table::Str
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true],
     omit_none: &[false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -6174,7 +5848,6 @@ pub(crate) static MeterDataQualityResolutionCancelledV1: ::energy_api_core::tabl
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -6210,7 +5883,6 @@ pub(crate) static MeterDataQualityResolutionCancelledV2: ::energy_api_core::tabl
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true, true, true, true, true, true],
     omit_none: &[
         false, false, false, false, false, false, false, false, false, false, false,
     ],
@@ -6246,7 +5918,6 @@ pub(crate) static MeterDataQualityResolutionRequestedV1: ::energy_api_core::tabl
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -6274,7 +5945,6 @@ pub(crate) static MeterpointElecCosGainRegistrationRequestedV1: ::energy_api_cor
         ::energy_api_core::table::Shape::Bool,
         ::energy_api_core::table::Shape::Bool,
     ],
-    required: &[true, true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -6300,7 +5970,6 @@ pub(crate) static MeterpointGasApiBackfillV1: ::energy_api_core::table::StructSh
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -6338,7 +6007,6 @@ pub(crate) static MeterpointGasAppointMamRequestedV1: ::energy_api_core::table::
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true, true, true, true, true, true, true],
     omit_none: &[
         false, false, false, false, false, false, false, false, false, false, false,
         false,
@@ -6401,10 +6069,6 @@ pub(crate) static MeterpointGasBackfillV1: ::energy_api_core::table::StructShape
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[
-        true, true, true, true, true, true, true, true, true, true, true, true, true,
-        true, true, true, true, true, true, true, true, true,
-    ],
     omit_none: &[
         false, false, false, false, false, false, false, false, false, false, false,
         false, false, false, false, false, false, false, false, false, false, false,
@@ -6422,7 +6086,6 @@ pub(crate) static MeterpointGasChangeOfCohortRequestedV1: ::energy_api_core::tab
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true],
     omit_none: &[false, false],
     keep_unlisted: false,
 };
@@ -6463,10 +6126,6 @@ pub(crate) static MeterpointGasChangeOfMamRequestedV1: ::energy_api_core::table:
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
-    ],
-    required: &[
-        true, true, true, true, true, true, true, true, true, true, true, true, true,
-        true,
     ],
     omit_none: &[
         false, false, false, false, false, false, false, false, false, false, false,
@@ -6547,11 +6206,6 @@ pub(crate) static MeterpointGasCosGainMtdReceivedV1: ::energy_api_core::table::S
         ::energy_api_core::table::Shape::Int,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[
-        true, true, true, true, true, true, true, true, true, true, true, true, true,
-        true, false, true, true, true, true, true, true, true, true, true, true, true,
-        true, true, true, true,
-    ],
     omit_none: &[
         false, false, false, false, false, false, false, false, false, false, false,
         false, false, false, true, false, false, false, false, false, false, false,
@@ -6572,7 +6226,6 @@ pub(crate) static MeterpointGasCosGainRegistrationConfirmedV1: ::energy_api_core
         ::energy_api_core::table::Shape::Bool,
         ::energy_api_core::table::Shape::Bool,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -6589,7 +6242,6 @@ pub(crate) static MeterpointGasCosGainRegistrationRequestedV1: ::energy_api_core
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true],
     omit_none: &[false, false, false, false],
     keep_unlisted: false,
 };
@@ -6623,7 +6275,6 @@ pub(crate) static MeterpointGasCosLossConfirmedV1: ::energy_api_core::table::Str
         ::energy_api_core::table::Shape::Num,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -6649,7 +6300,6 @@ pub(crate) static MeterpointGasDeappointMamRequestedV1: ::energy_api_core::table
         ::energy_api_core::table::Shape::Str,
         ::energy_api_core::table::Shape::Str,
     ],
-    required: &[true, true, true, true, true, true],
     omit_none: &[false, false, false, false, false, false],
     keep_unlisted: false,
 };
@@ -6661,7 +6311,6 @@ pub(crate) static MeterpointGasDisputedClosingReadingQueriedByUsV1: ::energy_api
     aliases: &[],
     by_name: &[0, 1],
     shapes: &[::energy_api_core::table::Shape::Str],
-    required: &[true],
     omit_none: &[false],
     keep_unlisted: true,
 };

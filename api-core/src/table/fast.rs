@@ -37,8 +37,8 @@ pub fn read<'a>(
             }
         }
     }
-    for (slot, required) in fields.slots.iter().zip(shape.required) {
-        if slot.is_none() && *required {
+    for (slot, field_shape) in fields.slots.iter().zip(shape.shapes) {
+        if slot.is_none() && !matches!(field_shape, Shape::Optional(_)) {
             return Err(Stop);
         }
     }

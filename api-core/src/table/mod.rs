@@ -1,5 +1,5 @@
 //! The one description of how a payload struct is read: a static table per struct ([`StructShape`]:
-//! its JSON field names, former names, the [`Shape`] of each field, which are required, whether it
+//! its JSON field names, former names, the [`Shape`] of each field (an `Optional` one may be absent), whether it
 //! keeps unlisted members), and the one reader of it.
 //!
 //! The generator writes a table per struct (the generated crate's `shapes` module) and, per struct, only
@@ -79,16 +79,22 @@ pub struct StructShape {
     pub by_name: &'static [usize],
     /// The shape of each field.
     pub shapes: &'static [Shape],
-    /// Whether each field is required.
-    pub required: &'static [bool],
-    /// Whether each field, when `None`, is left out when written (an optional field) rather than
-    /// written as `null` (a required, nullable one).
+    /// Whether each field whose shape is [`Shape::Optional`], when `None`, is left out when written
+    /// (an optional field) rather than written as `null` (a nullable one). Whether a field is required
+    /// is its shape's: every field but an `Optional` one (see [`StructShape::is_required`]).
     pub omit_none: &'static [bool],
     /// Whether members the struct does not list are kept (as JSON text) rather than skipped.
     pub keep_unlisted: bool,
 }
 
 impl StructShape {
+    /// Whether field `index` must be present: every field whose shape is not [`Shape::Optional`] (an
+    /// optional or nullable field may be absent, and is then `None`, as serde's derive reads an `Option`).
+    #[inline]
+    pub fn is_required(&self, index: usize) -> bool {
+        !matches!(self.shapes[index], Shape::Optional(_))
+    }
+
     /// The struct's Rust name, as serde's derive names it to serializers.
     pub fn rust_name(&self) -> &'static str {
         let name: &'static str = self.name;
@@ -442,7 +448,6 @@ pub const MISMATCH: &str = "internal error: a generated table does not match its
 ///     aliases: &[],
 ///     by_name: &[1, 2, 0],
 ///     shapes: &[Shape::Str, Shape::Optional(&Shape::Str)],
-///     required: &[true, false],
 ///     omit_none: &[false, true],
 ///     keep_unlisted: false,
 /// };

@@ -114,7 +114,7 @@ impl<'de> Visitor<'de> for StructVisitor {
             }
         }
         for (i, slot) in fields.slots.iter().enumerate() {
-            if slot.is_none() && shape.required[i] {
+            if slot.is_none() && shape.is_required(i) {
                 return Err(de::Error::missing_field(shape.fields[i]));
             }
         }

@@ -102,7 +102,6 @@ fn struct_shape(
             }
         })
         .collect();
-    let required: Vec<bool> = s.fields.iter().map(|f| !f.is_option()).collect();
     let aliases: Vec<(&'static str, usize)> = s
         .fields
         .iter()
@@ -116,7 +115,6 @@ fn struct_shape(
         // Only a hint of where to look first for a key: these shapes check one payload each.
         by_name: &[],
         shapes: shapes.leak(),
-        required: required.leak(),
         omit_none: s
             .fields
             .iter()

@@ -609,7 +609,6 @@ fn struct_shape(s: &Struct, cfg: TokenStream) -> TokenStream {
             shape
         }
     });
-    let required = s.fields.iter().map(|f| !f.is_option());
     let omit_none = s.fields.iter().map(|f| f.optional);
     let keep_unlisted = s.incomplete;
     let aliases = s.fields.iter().enumerate().flat_map(|(index, f)| {
@@ -629,7 +628,6 @@ fn struct_shape(s: &Struct, cfg: TokenStream) -> TokenStream {
             aliases: &[#(#aliases),*],
             by_name: &[#(#by_name),*],
             shapes: &[#(#shapes),*],
-            required: &[#(#required),*],
             omit_none: &[#(#omit_none),*],
             keep_unlisted: #keep_unlisted,
         };
