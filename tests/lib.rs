@@ -1,13 +1,12 @@
 //! Shared helpers of the cross-crate tests: where the workspace, the schema and the fixtures are.
 #![forbid(unsafe_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-/// The workspace root.
-pub fn workspace_root() -> PathBuf {
-    let tests_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    tests_dir.parent().map(PathBuf::from).unwrap_or(tests_dir)
-}
+// The helpers every test crate shares are in `energy-testkit`, under the names these tests know them by.
+pub use energy_testkit::{
+    copy_tree, copy_tree_in_order, fixture_path as fixture, workspace as workspace_root,
+};
 
 /// The real schema folder.
 pub fn schema_dir() -> PathBuf {
@@ -17,41 +16,6 @@ pub fn schema_dir() -> PathBuf {
 /// The checked-in `energy-api` crate.
 pub fn generated_dir() -> PathBuf {
     workspace_root().join("generated")
-}
-
-/// Copies a folder and everything in it into `to`, files created in sorted order.
-pub fn copy_tree(from: &Path, to: &Path) {
-    copy_tree_in_order(from, to, false);
-}
-
-/// [`copy_tree`], the files of each folder created in sorted or, with `reverse`, reverse sorted order (to
-/// show that what reads the copy does not depend on the order the file system lists them in).
-pub fn copy_tree_in_order(from: &Path, to: &Path, reverse: bool) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(from)
-        .unwrap_or_else(|e| panic!("cannot list {}: {e}", from.display()))
-        .map(|e| e.expect("a folder entry").path())
-        .collect();
-    entries.sort();
-    if reverse {
-        entries.reverse();
-    }
-    std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("cannot create {}: {e}", to.display()));
-    for path in entries {
-        let target = to.join(path.file_name().expect("a named entry"));
-        if path.is_dir() {
-            copy_tree_in_order(&path, &target, reverse);
-        } else {
-            std::fs::copy(&path, &target)
-                .unwrap_or_else(|e| panic!("cannot copy {}: {e}", path.display()));
-        }
-    }
-}
-
-/// A fixture file or folder under `tests/fixtures/`.
-pub fn fixture(path: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join(path)
 }
 
 /// The JSON Schema files of an output (`schemas/**/*.json`), each registered under its `$id`, so that the

@@ -9,14 +9,12 @@ use energy_testkit::nats::{NatsServer, cloud_headers, publish_raw};
 use energy_testkit::process::EnergyProcess;
 use energy_testkit::{bounded, golden_cases};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::Duration;
 
 fn energy(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_energy"))
+    energy_testkit::process::energy_command()
         .args(args)
-        .env_remove("NATS_URL")
-        .env_remove("ENERGY_SUBJECT_PREFIX")
         .output()
         .expect("energy runs")
 }

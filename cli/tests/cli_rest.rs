@@ -3,13 +3,12 @@
 use std::process::Command;
 
 use energy_testkit::fixture;
-use energy_testkit::server::{Reply, TestServer};
+use energy_testkit::server::{GREEN_FILTERS, Reply, TestServer, serve_green_products};
 
 const API_KEY: &str = "sk_live_8aFq2KmZ";
 const BASIC_HEADER: &str = "Basic c2tfbGl2ZV84YUZxMkttWjo=";
 const RATES_PATH: &str =
     "/v1/products/AGILE-24-04-03/electricity-tariffs/E-1R-AGILE-24-04-03-C/standard-unit-rates/";
-const GREEN_FILTERS: &str = "brand=OCTOPUS_ENERGY&is_green=true&is_prepay=false";
 
 /// What a run of `energy` gave, with the server's address replaced by `http://127.0.0.1:PORT`.
 struct Run {
@@ -19,12 +18,8 @@ struct Run {
 }
 
 fn energy(server: Option<&TestServer>, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let output = Command::new(env!("CARGO_BIN_EXE_energy"))
+    let output = energy_testkit::process::energy_command()
         .args(args)
-        .env_remove("ENERGY_BASE_URL")
-        .env_remove("ENERGY_API_KEY")
-        .env_remove("ENERGY_TOKEN")
-        .env("COLUMNS", "100")
         .envs(env.iter().copied())
         .output()
         .expect("run energy");
@@ -44,21 +39,6 @@ fn energy(server: Option<&TestServer>, args: &[&str], env: &[(&str, &str)]) -> R
 
 fn ok(body: String) -> Reply {
     Reply::json(200, body)
-}
-
-fn serve_green_products(server: &TestServer) {
-    for page in 1..=3 {
-        let target = if page == 1 {
-            format!("/v1/products/?{GREEN_FILTERS}&page_size=3")
-        } else {
-            format!("/v1/products/?{GREEN_FILTERS}&page={page}&page_size=3")
-        };
-        let body = fixture(
-            &format!("rest/products_green_page{page}.json"),
-            server.base_url(),
-        );
-        server.on(&target, [ok(body)]);
-    }
 }
 
 const GREEN_ARGS: [&str; 10] = [

@@ -5,7 +5,7 @@
 //! and every subcommand exits the same way on a closed stdout.
 
 use std::io::Write as _;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -18,16 +18,10 @@ const DATA_LIMIT: u64 = 256 * 1024 * 1024;
 
 /// `energy` with `args`, `env` and `stdin`, under the data limit; ENERGY_* variables cleared.
 fn energy(args: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> Output {
-    let mut child = Command::new("prlimit")
+    let mut child = energy_testkit::process::clean_command("prlimit")
         .arg(format!("--data={DATA_LIMIT}"))
-        .arg(env!("CARGO_BIN_EXE_energy"))
+        .arg(energy_testkit::process::energy())
         .args(args)
-        .env_remove("ENERGY_BASE_URL")
-        .env_remove("ENERGY_API_KEY")
-        .env_remove("ENERGY_TOKEN")
-        .env_remove("ENERGY_API_KEY_FILE")
-        .env_remove("ENERGY_TOKEN_FILE")
-        .env("COLUMNS", "100")
         .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -596,9 +590,8 @@ fn extreme_values_of_every_option_never_crash() {
 
 /// Runs `energy` with its stdout a pipe whose reader is already gone.
 fn with_closed_stdout(args: &[&str], stdin: &[u8]) -> Option<i32> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_energy"))
+    let mut child = energy_testkit::process::energy_command()
         .args(args)
-        .env_remove("ENERGY_BASE_URL")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -4,16 +4,14 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/events")
-        .join(name)
+    energy_testkit::fixture_path(&format!("events/{name}"))
 }
 
 fn energy(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_energy"))
+    let mut child = energy_testkit::process::energy_command()
         .args(args)
         .stdin(if stdin.is_some() {
             Stdio::piped()

@@ -4,6 +4,7 @@
 #![allow(missing_docs)]
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use energy_testkit::copy_tree;
 use std::hint::black_box;
 use std::path::Path;
 
@@ -169,19 +170,6 @@ fn compat(c: &mut Criterion) {
             assert!(report.errors() > 0);
         })
     });
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("folder");
-    for entry in std::fs::read_dir(from).expect("listing") {
-        let path = entry.expect("entry").path();
-        let target = to.join(path.file_name().expect("a name"));
-        if path.is_dir() {
-            copy_tree(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).expect("copied");
-        }
-    }
 }
 
 criterion_group!(benches, real_schema, scaling, compat);

@@ -13,7 +13,7 @@ use energy_runtime::rest::{
     BaseUrl, Client, ClientConfig, Credentials, DateTimeParam, Error, RetryPolicy,
 };
 use energy_testkit::fixture;
-use energy_testkit::server::{Reply, TestServer};
+use energy_testkit::server::{GREEN_FILTERS, Reply, TestServer, serve_green_products};
 use serde::de::DeserializeOwned;
 
 /// One way to drive the client: the blocking one, or the async one on a tokio runtime.
@@ -210,7 +210,6 @@ const PRODUCT: &str = "AGILE-24-04-03";
 const TARIFF: &str = "E-1R-AGILE-24-04-03-C";
 const RATES_PATH: &str =
     "/v1/products/AGILE-24-04-03/electricity-tariffs/E-1R-AGILE-24-04-03-C/standard-unit-rates/";
-const GREEN_FILTERS: &str = "brand=OCTOPUS_ENERGY&is_green=true&is_prepay=false";
 
 fn config(server: &TestServer) -> ClientConfig {
     ClientConfig::new(BaseUrl::parse(server.base_url()).expect("loopback base URL"))
@@ -226,22 +225,6 @@ fn green_products() -> ListProducts {
         .with_is_green(true)
         .with_is_prepay(false)
         .with_page_size(3)
-}
-
-/// Serves the three pages of green products.
-fn serve_green_products(server: &TestServer) {
-    for page in 1..=3 {
-        let target = if page == 1 {
-            format!("/v1/products/?{GREEN_FILTERS}&page_size=3")
-        } else {
-            format!("/v1/products/?{GREEN_FILTERS}&page={page}&page_size=3")
-        };
-        let body = fixture(
-            &format!("rest/products_green_page{page}.json"),
-            server.base_url(),
-        );
-        server.on(&target, [ok(body)]);
-    }
 }
 
 fn rates(from: &str, to: &str) -> ListStandardUnitRates {

@@ -19,6 +19,39 @@ pub fn fixture(path: &str, base_url: &str) -> String {
         .replace("{base_url}", base_url)
 }
 
+/// A file or folder under the workspace's `tests/fixtures/`.
+pub fn fixture_path(path: &str) -> PathBuf {
+    workspace().join("tests/fixtures").join(path)
+}
+
+/// Copies the folder `from` to `to`, recursively (the real schema into a scratch folder, say).
+pub fn copy_tree(from: &Path, to: &Path) {
+    copy_tree_in_order(from, to, false);
+}
+
+/// [`copy_tree`], the files of each folder created in sorted or, with `reverse`, reverse sorted order (to
+/// show that what reads the copy does not depend on the order the file system lists them in).
+pub fn copy_tree_in_order(from: &Path, to: &Path, reverse: bool) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(from)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", from.display()))
+        .map(|e| e.expect("a folder entry").path())
+        .collect();
+    entries.sort();
+    if reverse {
+        entries.reverse();
+    }
+    std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("cannot create {}: {e}", to.display()));
+    for path in entries {
+        let target = to.join(path.file_name().expect("a named entry"));
+        if path.is_dir() {
+            copy_tree_in_order(&path, &target, reverse);
+        } else {
+            std::fs::copy(&path, &target)
+                .unwrap_or_else(|e| panic!("cannot copy {}: {e}", path.display()));
+        }
+    }
+}
+
 /// A file of two valid events of the catalogue (the first lines of `tests/fixtures/events/mixed.ndjson`),
 /// in `dir`.
 pub fn two_events(dir: &Path) -> PathBuf {

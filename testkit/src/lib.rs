@@ -12,7 +12,9 @@ pub mod process;
 pub mod secrets;
 pub mod server;
 
-pub use fixtures::{fixture, golden_cases, two_events, workspace};
+pub use fixtures::{
+    copy_tree, copy_tree_in_order, fixture, fixture_path, golden_cases, two_events, workspace,
+};
 
 /// Runs `work` on a two-thread runtime of its own, failing the test when it takes more than `seconds`.
 pub fn bounded<F: std::future::Future>(seconds: u64, work: F) -> F::Output {

@@ -31,6 +31,29 @@ pub fn energy() -> PathBuf {
     binary
 }
 
+/// A command running `program` (the `energy` binary, or a wrapper such as `prlimit` given the binary as
+/// its first argument) as a test runs it: none of the user's `ENERGY_*` or `NATS_*` variables (a
+/// developer's own base URL, key or server must not leak into a test), and a fixed terminal width
+/// (`COLUMNS=100`) so that tables are laid out alike everywhere.
+pub fn clean_command(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut command = Command::new(program);
+    for (name, _) in std::env::vars_os() {
+        let name_text = name.to_string_lossy();
+        if name_text.starts_with("NATS_")
+            || (name_text.starts_with("ENERGY_") && name_text != "ENERGY_BIN")
+        {
+            command.env_remove(name);
+        }
+    }
+    command.env("COLUMNS", "100");
+    command
+}
+
+/// [`clean_command`] running the `energy` binary.
+pub fn energy_command() -> Command {
+    clean_command(energy())
+}
+
 /// An `energy` process whose standard output is collected line by line as it comes.
 pub struct EnergyProcess {
     child: Child,
@@ -47,12 +70,7 @@ impl EnergyProcess {
     /// Starts `energy` with `args` and the environment variables `env`, and none of the `nats` CLI's
     /// own (`NATS_URL`, `NATS_CREDS`, …) but those.
     pub fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> EnergyProcess {
-        let mut command = Command::new(energy());
-        for (name, _) in std::env::vars_os() {
-            if name.to_string_lossy().starts_with("NATS_") {
-                command.env_remove(name);
-            }
-        }
+        let mut command = energy_command();
         command.envs(env.iter().copied());
         let mut child = command
             .args(args)

@@ -186,3 +186,23 @@ fn reason(status: u16) -> &'static str {
         _ => "Other",
     }
 }
+
+/// The query of the REST tests' listing of green products (`brand`, `is_green`, `is_prepay`).
+pub const GREEN_FILTERS: &str = "brand=OCTOPUS_ENERGY&is_green=true&is_prepay=false";
+
+/// Serves the three pages of green products (`tests/fixtures/rest/products_green_page<n>.json`, three
+/// products a page, each page's `next` on this server).
+pub fn serve_green_products(server: &TestServer) {
+    for page in 1..=3 {
+        let target = if page == 1 {
+            format!("/v1/products/?{GREEN_FILTERS}&page_size=3")
+        } else {
+            format!("/v1/products/?{GREEN_FILTERS}&page={page}&page_size=3")
+        };
+        let body = crate::fixture(
+            &format!("rest/products_green_page{page}.json"),
+            server.base_url(),
+        );
+        server.on(&target, [Reply::json(200, body)]);
+    }
+}

@@ -1,14 +1,7 @@
 //! `cargo xtask codegen` as a user runs it: exit codes, human and JSON diagnostics, `--check`.
 
-use std::path::PathBuf;
+use energy_testkit::workspace;
 use std::process::{Command, Output};
-
-fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace")
-        .to_path_buf()
-}
 
 fn xtask(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_xtask"))

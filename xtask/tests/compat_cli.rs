@@ -2,15 +2,9 @@
 //! published version broken, against the baseline and against a git revision; every output format; the
 //! exit codes (0, 1 when something is an error, 2 when the check cannot run).
 
-use std::path::{Path, PathBuf};
+use energy_testkit::{copy_tree, workspace};
+use std::path::Path;
 use std::process::{Command, Output};
-
-fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace")
-        .to_path_buf()
-}
 
 fn xtask(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_xtask"))
@@ -20,19 +14,6 @@ fn xtask(dir: &Path, args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("xtask runs")
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let target = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_tree(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).unwrap();
-        }
-    }
 }
 
 /// A scratch copy of the real schema with its published baseline.

@@ -2,15 +2,9 @@
 //! can find the first checkout's xtask build fresh and run it in the second. `cargo xtask` must then
 //! refuse, never read or write the first checkout's `schema/` and `generated/`.
 
+use energy_testkit::workspace;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace")
-        .to_path_buf()
-}
 
 fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
