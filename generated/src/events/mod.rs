@@ -5538,14 +5538,17 @@ static CATALOGUE: &[EventRow<Event>] = &[
 static EVENT_TYPES_BY_INDEX: [::std::option::Option<EventType>; 274] = {
     use ::energy_api_core::catalogue::index_of;
     let mut by_index = [::std::option::Option::None; 274];
+    let (mut name_at, mut former_at) = (0, 0);
     let mut t = 0;
     while t < CATALOGUE.len() {
         let row = &CATALOGUE[t];
         let event_type = ::std::option::Option::Some(EventType::ALL[t]);
-        by_index[index_of(&EVENT_TYPE_NAMES, row.name)] = event_type;
+        name_at = index_of(&EVENT_TYPE_NAMES, row.name, name_at);
+        by_index[name_at] = event_type;
         let mut f = 0;
         while f < row.former_names.len() {
-            by_index[index_of(&EVENT_TYPE_NAMES, row.former_names[f])] = event_type;
+            former_at = index_of(&EVENT_TYPE_NAMES, row.former_names[f], former_at);
+            by_index[former_at] = event_type;
             f += 1;
         }
         t += 1;

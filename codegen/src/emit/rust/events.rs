@@ -436,14 +436,19 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
         static EVENT_TYPES_BY_INDEX: [::std::option::Option<EventType>; #count] = {
             use ::energy_api_core::catalogue::index_of;
             let mut by_index = [::std::option::Option::None; #count];
+            // Both lists are in the catalogue's order (the names, then the former names): each name is
+            // looked for from where the one before it was found.
+            let (mut name_at, mut former_at) = (0, 0);
             let mut t = 0;
             while t < CATALOGUE.len() {
                 let row = &CATALOGUE[t];
                 let event_type = ::std::option::Option::Some(EventType::ALL[t]);
-                by_index[index_of(&EVENT_TYPE_NAMES, row.name)] = event_type;
+                name_at = index_of(&EVENT_TYPE_NAMES, row.name, name_at);
+                by_index[name_at] = event_type;
                 let mut f = 0;
                 while f < row.former_names.len() {
-                    by_index[index_of(&EVENT_TYPE_NAMES, row.former_names[f])] = event_type;
+                    former_at = index_of(&EVENT_TYPE_NAMES, row.former_names[f], former_at);
+                    by_index[former_at] = event_type;
                     f += 1;
                 }
                 t += 1;
