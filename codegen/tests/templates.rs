@@ -17,7 +17,8 @@ pub use routing::{PayloadVersion, TypedEvent};
 mod borrowed_decode;
 pub use borrowed_decode::BorrowedPayload;
 
-use energy_api_core::table::{Fields, FromFields, Mode, Shape, StructShape};
+use energy_api_core::catalogue::{EventRow, PayloadRow, build_event};
+use energy_api_core::table::{Fields, Mode, Shape, StructShape};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct MeterReadV1 {
@@ -95,10 +96,10 @@ pub enum EventType {
 
 impl EventType {
     pub const fn as_str(self) -> &'static str {
-        "meter.read"
+        CATALOGUE[self as usize].name
     }
     pub const fn versions(self) -> &'static [&'static str] {
-        MeterRead::VERSIONS
+        CATALOGUE[self as usize].versions
     }
     pub fn kind(self, version: &str) -> Option<EventKind> {
         let index = self.versions().iter().position(|v| *v == version)?;
@@ -142,32 +143,41 @@ impl serde::Serialize for Event {
     }
 }
 
+/// The catalogue as the generator writes it: a row per event type (`EventType as usize`), a row per
+/// payload version in it.
+static CATALOGUE: &[EventRow<Event>] = &[EventRow {
+    name: "meter.read",
+    former_names: &[],
+    section: "meters",
+    versions: MeterRead::VERSIONS,
+    payloads: &[
+        PayloadRow::of::<MeterReadV1, MeterRead>(),
+        PayloadRow::of::<MeterReadV2, MeterRead>(),
+    ],
+}];
+
+/// The borrowed views' table, as the generator writes it.
+type ViewOf = for<'a> fn(Fields<'a>) -> Result<EventRef<'a>, energy_api_core::read::Stop>;
+static VIEWS: &[&[ViewOf]] = &[&[
+    |fields| build_event(fields, views::MeterRead::V1, EventRef::MeterRead),
+    |fields| build_event(fields, views::MeterRead::V2, EventRef::MeterRead),
+]];
+
 impl EventKind {
+    fn payload_row(self) -> &'static PayloadRow<Event> {
+        &CATALOGUE[self.event_type as usize].payloads[usize::from(self.version)]
+    }
+
     pub(crate) fn shape(self) -> &'static StructShape {
-        match self.version {
-            0 => &METER_READ_V1,
-            _ => &METER_READ_V2,
-        }
+        self.payload_row().shape
     }
 
     fn event_of(self, fields: Fields<'_>) -> Result<Event, energy_api_core::read::Stop> {
-        let versions = match self.version {
-            0 => MeterReadV1::from_fields(fields).map(MeterRead::V1),
-            _ => MeterReadV2::from_fields(fields).map(MeterRead::V2),
-        };
-        versions
-            .map(Event::MeterRead)
-            .ok_or(energy_api_core::read::Stop)
+        (self.payload_row().build)(fields)
     }
 
     fn view_of(self, fields: Fields<'_>) -> Result<EventRef<'_>, energy_api_core::read::Stop> {
-        let versions = match self.version {
-            0 => views::MeterReadV1::from_fields(fields).map(views::MeterRead::V1),
-            _ => views::MeterReadV2::from_fields(fields).map(views::MeterRead::V2),
-        };
-        versions
-            .map(EventRef::MeterRead)
-            .ok_or(energy_api_core::read::Stop)
+        VIEWS[self.event_type as usize][usize::from(self.version)](fields)
     }
 
     pub fn read(
