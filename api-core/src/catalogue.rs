@@ -8,7 +8,7 @@
 //! one generic function ([`build_event`]) instantiated per payload where each event type had its own.
 
 use crate::read::Stop;
-use crate::table::{Fields, FromFields, StructShape};
+use crate::table::{Fields, FromFields, StructTable};
 
 /// An event type of a generated catalogue: what its `EventType` says of it, and its payload versions.
 /// `E` is the generated crate's `Event`.
@@ -29,7 +29,7 @@ pub struct EventRow<E: 'static> {
 /// A payload version: the table every decoder of it reads, and the event made from what it read.
 pub struct PayloadRow<E: 'static> {
     /// The table of the payload struct.
-    pub shape: &'static StructShape,
+    pub table: &'static StructTable,
     /// The event made from the fields the table read; `Stop` only if the table and the struct
     /// disagree (see [`FromFields::build`]).
     pub build: fn(Fields<'_>) -> Result<E, Stop>,
@@ -44,7 +44,7 @@ impl<E> PayloadRow<E> {
         E: From<T>,
     {
         PayloadRow {
-            shape: <P as FromFields<'static>>::SHAPE,
+            table: <P as FromFields<'static>>::TABLE,
             build: build_owned::<P, T, E>,
         }
     }
@@ -64,7 +64,7 @@ where
 impl<E> std::fmt::Debug for PayloadRow<E> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PayloadRow")
-            .field("shape", &self.shape.name)
+            .field("table", &self.table.name)
             .finish_non_exhaustive()
     }
 }

@@ -9,11 +9,11 @@ use crate::table::{FieldKey, Key};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 
-pub use crate::table::{Shape, StructShape};
+pub use crate::table::{Shape, StructTable};
 
 /// Checks a struct of `shape` read from `deserializer`, keeping nothing.
 pub fn check_struct<'de, D: Deserializer<'de>>(
-    shape: &'static StructShape,
+    shape: &'static StructTable,
     deserializer: D,
 ) -> Result<(), D::Error> {
     deserializer.deserialize_struct(shape.name, shape.fields, StructCheck(shape))
@@ -154,7 +154,7 @@ impl<'de> Visitor<'de> for ValueMap {
 }
 
 /// A struct: known fields checked by shape, each at most once, the required ones present.
-struct StructCheck(&'static StructShape);
+struct StructCheck(&'static StructTable);
 
 impl<'de> Visitor<'de> for StructCheck {
     type Value = ();

@@ -20,7 +20,7 @@
 //!   map, length, skipped fields, `Some`), and the borrowed twins write the same JSON.
 
 use energy_api_core::read::{ReadJson, Reader};
-use energy_api_core::shape::{Shape, StructShape, check_struct};
+use energy_api_core::shape::{StructTable, check_struct};
 use energy_api_core::table::{Mode, deserialize_object};
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -31,15 +31,6 @@ use serde_json::{Map, Value, json};
 struct Account {
     number: String,
 }
-static ACCOUNT: StructShape = StructShape {
-    name: "struct Account",
-    aliases: &[],
-    by_name: &[0, 1],
-    fields: &["number"],
-    shapes: &[Shape::Str],
-    omit_none: &[false],
-    keep_unlisted: false,
-};
 
 #[derive(Debug, Deserialize, Serialize)]
 #[allow(dead_code, reason = "only decoded")]
@@ -49,19 +40,6 @@ struct Ledger {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     id: Option<String>,
 }
-static LEDGER: StructShape = StructShape {
-    name: "struct Ledger",
-    aliases: &[],
-    by_name: &[0, 2, 3, 1],
-    fields: &["account", "number", "id"],
-    shapes: &[
-        Shape::Struct(&ACCOUNT),
-        Shape::Str,
-        Shape::Optional(&Shape::Str),
-    ],
-    omit_none: &[false, false, true],
-    keep_unlisted: false,
-};
 
 #[derive(Debug, Deserialize, Serialize)]
 #[allow(dead_code, reason = "only decoded")]
@@ -76,31 +54,6 @@ struct Entry {
     /// Nullable, not optional: `null` when `None`.
     r#type: Option<i64>,
 }
-static ENTRY: StructShape = StructShape {
-    name: "struct Entry",
-    aliases: &[],
-    by_name: &[1, 2, 4, 5, 0, 3, 6, 7],
-    fields: &[
-        "id",
-        "amount",
-        "is_charge",
-        "flags",
-        "changes",
-        "ledgers",
-        "type",
-    ],
-    shapes: &[
-        Shape::Int,
-        Shape::Num,
-        Shape::Bool,
-        Shape::Array(&Shape::Bool),
-        Shape::Obj,
-        Shape::Optional(&Shape::Array(&Shape::Struct(&LEDGER))),
-        Shape::Optional(&Shape::Int),
-    ],
-    omit_none: &[false, false, false, false, false, true, false],
-    keep_unlisted: false,
-};
 
 #[derive(Debug, Deserialize, Serialize)]
 #[allow(dead_code, reason = "only decoded")]
@@ -110,15 +63,6 @@ struct Renamed {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     note: Option<String>,
 }
-static RENAMED: StructShape = StructShape {
-    name: "struct Renamed",
-    aliases: &[("account_number", 0)],
-    by_name: &[0, 1, 2],
-    fields: &["account_id", "note"],
-    shapes: &[Shape::Str, Shape::Optional(&Shape::Str)],
-    omit_none: &[false, true],
-    keep_unlisted: false,
-};
 
 #[derive(Debug, Deserialize, Serialize)]
 #[allow(dead_code, reason = "only decoded")]
@@ -127,18 +71,6 @@ struct Priced {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     quotes: Option<std::collections::BTreeMap<String, i64>>,
 }
-static PRICED: StructShape = StructShape {
-    name: "struct Priced",
-    aliases: &[],
-    by_name: &[1, 2, 0],
-    fields: &["tariffs", "quotes"],
-    shapes: &[
-        Shape::Map(&Shape::Map(&Shape::Struct(&ACCOUNT))),
-        Shape::Optional(&Shape::Map(&Shape::Int)),
-    ],
-    omit_none: &[false, true],
-    keep_unlisted: false,
-};
 
 /// serde's derive cannot read members kept as their text (`#[serde(flatten)]` buffers them as values
 /// first, and then refuses `RawJson`): the generated structs never derived it, and the reference here
@@ -152,15 +84,6 @@ struct Kept {
     additional_fields: energy_api_core::Unlisted,
 }
 energy_api_core::deserialize_struct!(Kept, "struct Kept", [(0, required, mprn, "mprn")], keep_unlisted_in additional_fields);
-static KEPT: StructShape = StructShape {
-    name: "struct Kept",
-    aliases: &[],
-    by_name: &[0, 1],
-    fields: &["mprn"],
-    shapes: &[Shape::Str],
-    omit_none: &[false],
-    keep_unlisted: true,
-};
 
 /// The same structs read and written by their tables (what the generator writes for payload types):
 /// owned, then borrowed. Named as the reference structs, so that their `Debug` texts and serde's
@@ -174,7 +97,7 @@ mod table {
     pub struct Account {
         number: String,
     }
-    table_struct!(nested Account, super::ACCOUNT, Owned, [number]);
+    table_struct!(nested Account, [number: Str], by_name: [0, 1]);
 
     #[derive(Debug)]
     #[allow(dead_code, reason = "only decoded")]
@@ -183,7 +106,11 @@ mod table {
         number: String,
         id: Option<String>,
     }
-    table_struct!(nested Ledger, super::LEDGER, Owned, [account, number, id: optional]);
+    table_struct!(
+        nested Ledger,
+        [account: Struct(&Account), number: Str, id: Optional(&Str) => omit_none],
+        by_name: [0, 2, 3, 1],
+    );
 
     #[derive(Debug)]
     #[allow(dead_code, reason = "only decoded")]
@@ -198,17 +125,17 @@ mod table {
     }
     table_struct!(
         Entry,
-        super::ENTRY,
-        Owned,
         [
-            id,
-            amount,
-            is_charge,
-            flags,
-            changes,
-            ledgers: optional,
-            r#type = "type"
-        ]
+            id: Int,
+            amount: Num,
+            is_charge: Bool,
+            flags: Array(&Bool),
+            changes: Obj,
+            ledgers: Optional(&Array(&Struct(&Ledger))) => omit_none,
+            // Nullable, not optional: `null` when `None`.
+            r#type = "type": Optional(&Int),
+        ],
+        by_name: [1, 2, 4, 5, 0, 3, 6, 7],
     );
 
     #[derive(Debug)]
@@ -217,7 +144,12 @@ mod table {
         account_id: String,
         note: Option<String>,
     }
-    table_struct!(Renamed, super::RENAMED, Owned, [account_id, note: optional]);
+    table_struct!(
+        Renamed,
+        [account_id: Str, note: Optional(&Str) => omit_none],
+        by_name: [0, 1, 2],
+        aliases: ["account_number" => account_id],
+    );
 
     #[derive(Debug)]
     #[allow(dead_code, reason = "only decoded")]
@@ -225,7 +157,14 @@ mod table {
         tariffs: std::collections::BTreeMap<String, std::collections::BTreeMap<String, Account>>,
         quotes: Option<std::collections::BTreeMap<String, i64>>,
     }
-    table_struct!(Priced, super::PRICED, Owned, [tariffs, quotes: optional]);
+    table_struct!(
+        Priced,
+        [
+            tariffs: Map(&Map(&Struct(&Account))),
+            quotes: Optional(&Map(&Int)) => omit_none,
+        ],
+        by_name: [1, 2, 0],
+    );
 
     #[derive(Debug)]
     #[allow(dead_code, reason = "only decoded")]
@@ -233,7 +172,7 @@ mod table {
         mprn: String,
         additional_fields: energy_api_core::Unlisted,
     }
-    table_struct!(Kept, super::KEPT, Owned, [mprn], keep_unlisted_in additional_fields);
+    table_struct!(Kept, [mprn: Str], by_name: [0, 1], keep_unlisted_in additional_fields);
 
     pub mod borrowed {
         use energy_api_core::{CowStr, RawObject, Unlisted, table_struct};
@@ -244,7 +183,7 @@ mod table {
         pub struct Account<'a> {
             number: CowStr<'a>,
         }
-        table_struct!(nested Account<'a>, super::super::ACCOUNT, Borrowed, [number]);
+        table_struct!(nested Account<'a>, view_of super::Account, [number]);
 
         #[derive(Debug)]
         #[allow(dead_code, reason = "only decoded")]
@@ -255,9 +194,8 @@ mod table {
         }
         table_struct!(
             nested Ledger<'a>,
-            super::super::LEDGER,
-            Borrowed,
-            [account, number, id: optional]
+            view_of super::Ledger,
+            [account, number, id => omit_none]
         );
 
         #[derive(Debug)]
@@ -273,15 +211,14 @@ mod table {
         }
         table_struct!(
             Entry<'a>,
-            super::super::ENTRY,
-            Borrowed,
+            view_of super::Entry,
             [
                 id,
                 amount,
                 is_charge,
                 flags,
                 changes,
-                ledgers: optional,
+                ledgers => omit_none,
                 r#type = "type"
             ]
         );
@@ -294,9 +231,8 @@ mod table {
         }
         table_struct!(
             Renamed<'a>,
-            super::super::RENAMED,
-            Borrowed,
-            [account_id, note: optional]
+            view_of super::Renamed,
+            [account_id, note => omit_none]
         );
 
         #[derive(Debug)]
@@ -307,9 +243,8 @@ mod table {
         }
         table_struct!(
             Priced<'a>,
-            super::super::PRICED,
-            Borrowed,
-            [tariffs, quotes: optional]
+            view_of super::Priced,
+            [tariffs, quotes => omit_none]
         );
 
         #[derive(Debug)]
@@ -318,7 +253,7 @@ mod table {
             mprn: CowStr<'a>,
             additional_fields: Unlisted,
         }
-        table_struct!(Kept<'a>, super::super::KEPT, Borrowed, [mprn], keep_unlisted_in additional_fields);
+        table_struct!(Kept<'a>, view_of super::Kept, [mprn], keep_unlisted_in additional_fields);
     }
 }
 
@@ -334,7 +269,7 @@ fn tokens<T: Serialize>(value: &T) -> Result<String, String> {
 /// Everything that reads or writes `json` as the struct `R` (the derive), its owned twin `T` and its
 /// borrowed twin `B` with their table `shape` agrees (see the module's documentation). Returns whether
 /// serde decoded it.
-fn agree<'a, R, T, B>(name: &str, shape: &'static StructShape, json: &'a str) -> bool
+fn agree<'a, R, T, B>(name: &str, shape: &'static StructTable, json: &'a str) -> bool
 where
     R: Deserialize<'a> + Serialize + std::fmt::Debug,
     T: Deserialize<'a> + Serialize + ReadJson<'a> + std::fmt::Debug,
@@ -415,37 +350,37 @@ fn assert_agree(json: &str) -> Vec<(&'static str, bool, bool)> {
     vec![
         (
             "Account",
-            agree::<Account, table::Account, b::Account<'_>>("Account", &ACCOUNT, json),
+            agree::<Account, table::Account, b::Account<'_>>("Account", &table::Account, json),
             Reader::read_all::<table::Account>(json).is_ok()
                 && Reader::read_all::<b::Account<'_>>(json).is_ok(),
         ),
         (
             "Ledger",
-            agree::<Ledger, table::Ledger, b::Ledger<'_>>("Ledger", &LEDGER, json),
+            agree::<Ledger, table::Ledger, b::Ledger<'_>>("Ledger", &table::Ledger, json),
             Reader::read_all::<table::Ledger>(json).is_ok()
                 && Reader::read_all::<b::Ledger<'_>>(json).is_ok(),
         ),
         (
             "Entry",
-            agree::<Entry, table::Entry, b::Entry<'_>>("Entry", &ENTRY, json),
+            agree::<Entry, table::Entry, b::Entry<'_>>("Entry", &table::Entry, json),
             Reader::read_all::<table::Entry>(json).is_ok()
                 && Reader::read_all::<b::Entry<'_>>(json).is_ok(),
         ),
         (
             "Renamed",
-            agree::<Renamed, table::Renamed, b::Renamed<'_>>("Renamed", &RENAMED, json),
+            agree::<Renamed, table::Renamed, b::Renamed<'_>>("Renamed", &table::Renamed, json),
             Reader::read_all::<table::Renamed>(json).is_ok()
                 && Reader::read_all::<b::Renamed<'_>>(json).is_ok(),
         ),
         (
             "Priced",
-            agree::<Priced, table::Priced, b::Priced<'_>>("Priced", &PRICED, json),
+            agree::<Priced, table::Priced, b::Priced<'_>>("Priced", &table::Priced, json),
             Reader::read_all::<table::Priced>(json).is_ok()
                 && Reader::read_all::<b::Priced<'_>>(json).is_ok(),
         ),
         (
             "Kept",
-            agree::<Kept, table::Kept, b::Kept<'_>>("Kept", &KEPT, json),
+            agree::<Kept, table::Kept, b::Kept<'_>>("Kept", &table::Kept, json),
             Reader::read_all::<table::Kept>(json).is_ok()
                 && Reader::read_all::<b::Kept<'_>>(json).is_ok(),
         ),

@@ -18,14 +18,14 @@ mod borrowed_decode;
 pub use borrowed_decode::BorrowedPayload;
 
 use energy_api_core::catalogue::{EventRow, PayloadRow, build_event};
-use energy_api_core::table::{Fields, Mode, Shape, StructShape};
+use energy_api_core::table::{Fields, Mode, StructTable};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct MeterReadV1 {
     pub mprn: String,
     pub reading: i64,
 }
-energy_api_core::table_struct!(MeterReadV1, METER_READ_V1, Owned, [mprn, reading]);
+energy_api_core::table_struct!(MeterReadV1, [mprn: Str, reading: Int], by_name: [0, 1, 2]);
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct MeterReadV2 {
@@ -35,29 +35,9 @@ pub struct MeterReadV2 {
 }
 energy_api_core::table_struct!(
     MeterReadV2,
-    METER_READ_V2,
-    Owned,
-    [mprn, reading, registers]
+    [mprn: Str, reading: Int, registers: Array(&Str)],
+    by_name: [0, 1, 2, 3],
 );
-
-static METER_READ_V1: StructShape = StructShape {
-    name: "struct MeterReadV1",
-    fields: &["mprn", "reading"],
-    aliases: &[],
-    by_name: &[0, 1, 2],
-    shapes: &[Shape::Str, Shape::Int],
-    omit_none: &[false, false],
-    keep_unlisted: false,
-};
-static METER_READ_V2: StructShape = StructShape {
-    name: "struct MeterReadV2",
-    fields: &["mprn", "reading", "registers"],
-    aliases: &[],
-    by_name: &[0, 1, 2, 3],
-    shapes: &[Shape::Str, Shape::Int, Shape::Array(&Shape::Str)],
-    omit_none: &[false, false, false],
-    keep_unlisted: false,
-};
 
 /// Where a section module finds them in a generated crate (`crate::events`).
 mod events {
@@ -168,8 +148,8 @@ impl EventKind {
         &CATALOGUE[self.event_type as usize].payloads[usize::from(self.version)]
     }
 
-    pub(crate) fn shape(self) -> &'static StructShape {
-        self.payload_row().shape
+    pub(crate) fn table(self) -> &'static StructTable {
+        self.payload_row().table
     }
 
     fn event_of(self, fields: Fields<'_>) -> Result<Event, energy_api_core::read::Stop> {
@@ -184,7 +164,7 @@ impl EventKind {
         self,
         reader: &mut energy_api_core::read::Reader<'_>,
     ) -> Result<Event, energy_api_core::read::Stop> {
-        let fields = energy_api_core::table::read(reader, self.shape(), Mode::Owned)?;
+        let fields = energy_api_core::table::read(reader, self.table(), Mode::Owned)?;
         self.event_of(fields)
     }
 
@@ -192,7 +172,7 @@ impl EventKind {
         self,
         reader: &mut energy_api_core::read::Reader<'a>,
     ) -> Result<EventRef<'a>, energy_api_core::read::Stop> {
-        let fields = energy_api_core::table::read(reader, self.shape(), Mode::Borrowed)?;
+        let fields = energy_api_core::table::read(reader, self.table(), Mode::Borrowed)?;
         self.view_of(fields)
     }
 }
@@ -200,7 +180,7 @@ impl EventKind {
 impl<'de> serde::de::DeserializeSeed<'de> for EventKind {
     type Value = Event;
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Event, D::Error> {
-        let fields = energy_api_core::table::deserialize_object(d, self.shape(), Mode::Owned)?;
+        let fields = energy_api_core::table::deserialize_object(d, self.table(), Mode::Owned)?;
         self.event_of(fields)
             .map_err(|_| <D::Error as serde::de::Error>::custom(energy_api_core::table::MISMATCH))
     }
@@ -217,8 +197,7 @@ pub mod views {
     }
     energy_api_core::table_struct!(
         MeterReadV1<'a>,
-        super::METER_READ_V1,
-        Borrowed,
+        view_of super::MeterReadV1,
         [mprn, reading]
     );
 
@@ -230,8 +209,7 @@ pub mod views {
     }
     energy_api_core::table_struct!(
         MeterReadV2<'a>,
-        super::METER_READ_V2,
-        Borrowed,
+        view_of super::MeterReadV2,
         [mprn, reading, registers]
     );
 
@@ -270,7 +248,7 @@ impl EventRef<'_> {
 impl<'de> serde::de::DeserializeSeed<'de> for BorrowedPayload {
     type Value = EventRef<'de>;
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<EventRef<'de>, D::Error> {
-        let fields = energy_api_core::table::deserialize_object(d, self.0.shape(), Mode::Borrowed)?;
+        let fields = energy_api_core::table::deserialize_object(d, self.0.table(), Mode::Borrowed)?;
         self.0
             .view_of(fields)
             .map_err(|_| <D::Error as serde::de::Error>::custom(energy_api_core::table::MISMATCH))

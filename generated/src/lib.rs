@@ -8,7 +8,6 @@ pub mod types;
 pub mod events;
 #[cfg(feature = "rest")]
 pub mod rest;
-mod shapes;
 #[cfg(feature = "documents")]
 pub mod documents;
 #[cfg(feature = "borrowed")]

@@ -35,13 +35,12 @@ impl ActivatedSupplyPoint {
 #[cfg(feature = "lifecycle-join")]
 ::energy_api_core::table_struct!(
     nested ActivatedSupplyPoint,
-    crate::shapes::ActivatedSupplyPoint,
-    Owned,
     [
-        external_identifier,
-        market_name,
-        confirmed_supply_start_date,
+        external_identifier: Str,
+        market_name: Str,
+        confirmed_supply_start_date: Str,
     ],
+    by_name: [2, 1, 3, 0],
 );
 
 /// A supply point whose activation started.
@@ -73,12 +72,11 @@ impl ActivationInitiatedSupplyPoint {
 #[cfg(feature = "lifecycle-join")]
 ::energy_api_core::table_struct!(
     nested ActivationInitiatedSupplyPoint,
-    crate::shapes::ActivationInitiatedSupplyPoint,
-    Owned,
     [
-        external_identifier,
-        market_name,
+        external_identifier: Str,
+        market_name: Str,
     ],
+    by_name: [0, 1, 2],
 );
 
 /// The source side of a delinquent debt allocation.
@@ -110,12 +108,11 @@ impl AllocationComponent {
 #[cfg(feature = "collections")]
 ::energy_api_core::table_struct!(
     nested AllocationComponent,
-    crate::shapes::AllocationComponent,
-    Owned,
     [
-        source_type,
-        source_identifier,
+        source_type: Str,
+        source_identifier: Str,
     ],
+    by_name: [1, 2, 0],
 );
 
 /// A subject added to, updated on or removed from a contract (`contracts.subject-amended`).
@@ -155,14 +152,13 @@ impl AmendedSubject {
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
     nested AmendedSubject,
-    crate::shapes::AmendedSubject,
-    Owned,
     [
-        r#type = "type",
-        identifier,
-        effective_from,
-        effective_to,
+        r#type = "type": Str,
+        identifier: Str,
+        effective_from: Str,
+        effective_to: Str,
     ],
+    by_name: [2, 4, 0, 3, 1],
 );
 
 /// The account a billing ledger belongs to.
@@ -186,11 +182,10 @@ impl BillingAccount {
 #[cfg(feature = "billing")]
 ::energy_api_core::table_struct!(
     nested BillingAccount,
-    crate::shapes::BillingAccount,
-    Owned,
     [
-        number,
+        number: Str,
     ],
+    by_name: [0, 1],
 );
 
 /// The period a charge covers.
@@ -222,12 +217,11 @@ impl ChargePeriod {
 #[cfg(feature = "billing")]
 ::energy_api_core::table_struct!(
     nested ChargePeriod,
-    crate::shapes::ChargePeriod,
-    Owned,
     [
-        start_at,
-        end_at,
+        start_at: Str,
+        end_at: Str,
     ],
+    by_name: [1, 2, 0],
 );
 
 /// Changes to an account's communications preferences; each field lists the values involved.
@@ -306,13 +300,12 @@ impl CommsPreferencesChanges {
 #[cfg(feature = "accounts")]
 ::energy_api_core::table_struct!(
     nested CommsPreferencesChanges,
-    crate::shapes::CommsPreferencesChanges,
-    Owned,
     [
-        requires_postal_comms: optional,
-        preferred_language_for_comms: optional,
-        document_accessibility: optional,
+        requires_postal_comms: Optional(&Array(&Bool)) => omit_none,
+        preferred_language_for_comms: Optional(&Array(&Str)) => omit_none,
+        document_accessibility: Optional(&Array(&Str)) => omit_none,
     ],
+    by_name: [2, 3, 0, 1],
 );
 
 /// A consent given or changed.
@@ -352,14 +345,13 @@ impl Consent {
 #[cfg(feature = "communications")]
 ::energy_api_core::table_struct!(
     nested Consent,
-    crate::shapes::Consent,
-    Owned,
     [
-        id,
-        consent_type_code,
-        value,
-        signed_at,
+        id: Int,
+        consent_type_code: Str,
+        value: Str,
+        signed_at: Str,
     ],
+    by_name: [1, 3, 0, 4, 2],
 );
 
 /// A journey (creation, variation or termination) of a contract.
@@ -395,13 +387,12 @@ impl ContractJourney {
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
     nested ContractJourney,
-    crate::shapes::ContractJourney,
-    Owned,
     [
-        number,
-        r#type = "type",
-        requested_at,
+        number: Str,
+        r#type = "type": Str,
+        requested_at: Str,
     ],
+    by_name: [0, 2, 3, 1],
 );
 
 /// References of the contracts an agreement or supply period belongs to.
@@ -456,12 +447,11 @@ impl ContractReferences {
 #[cfg(feature = "lifecycle-join")]
 ::energy_api_core::table_struct!(
     nested ContractReferences,
-    crate::shapes::ContractReferences,
-    Owned,
     [
-        account_contract_identifier: optional,
-        business_contract_identifier: optional,
+        account_contract_identifier: Optional(&Str) => omit_none,
+        business_contract_identifier: Optional(&Str) => omit_none,
     ],
+    by_name: [0, 1, 2],
 );
 
 /// One dispatch (charging slot) of a flexible device optimisation.
@@ -497,13 +487,12 @@ impl DispatchPayload {
 #[cfg(feature = "flexible-devices")]
 ::energy_api_core::table_struct!(
     nested DispatchPayload,
-    crate::shapes::DispatchPayload,
-    Owned,
     [
-        begin,
-        end,
-        power,
+        begin: Str,
+        end: Str,
+        power: Int,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 /// A disputed closing meter reading of a gas meter point, between the old and the new supplier.
@@ -613,32 +602,31 @@ impl DisputedClosingReading {
 
 ::energy_api_core::table_struct!(
     nested DisputedClosingReading,
-    crate::shapes::DisputedClosingReading,
-    Owned,
     [
-        mprn,
-        supplier,
-        reference_number,
-        transfer_date,
-        initiating_organisation,
-        io_contact_name,
-        recipient_organisation,
-        ro_contact_name,
-        meter_serial,
-        meter_digits,
-        house_name_number,
-        postcode,
-        disputed_reading,
-        disputed_reading_is_actual,
-        proposed_reading,
-        proposed_reading_is_actual,
-        status_response,
-        root_cause,
-        rejection_acceptance_code,
-        criteria,
-        comments,
-        is_gain,
+        mprn: Str,
+        supplier: Str,
+        reference_number: Int,
+        transfer_date: Str,
+        initiating_organisation: Str,
+        io_contact_name: Str,
+        recipient_organisation: Str,
+        ro_contact_name: Str,
+        meter_serial: Str,
+        meter_digits: Int,
+        house_name_number: Str,
+        postcode: Str,
+        disputed_reading: Int,
+        disputed_reading_is_actual: Bool,
+        proposed_reading: Int,
+        proposed_reading_is_actual: Bool,
+        status_response: Str,
+        root_cause: Str,
+        rejection_acceptance_code: Str,
+        criteria: Str,
+        comments: Str,
+        is_gain: Bool,
     ],
+    by_name: [20, 11, 3, 18, 22, 5, 21, 2, 17, 0, 8, 4, 14, 13, 10, 15, 6, 1, 16, 7, 12, 19, 9],
 );
 
 /// A supply point of an enrolment, with its confirmed supply start date.
@@ -678,14 +666,13 @@ impl EnrollmentSupplyPoint {
 #[cfg(feature = "lifecycle-status")]
 ::energy_api_core::table_struct!(
     nested EnrollmentSupplyPoint,
-    crate::shapes::EnrollmentSupplyPoint,
-    Owned,
     [
-        market_name,
-        external_identifier,
-        confirmed_ssd,
-        was_cancelled,
+        market_name: Str,
+        external_identifier: Str,
+        confirmed_ssd: Str,
+        was_cancelled: Bool,
     ],
+    by_name: [2, 3, 0, 1, 4],
 );
 
 /// Details of a flexible device's disconnection.
@@ -717,12 +704,11 @@ impl FlexDeviceDisconnectedPayload {
 #[cfg(feature = "flexible-devices")]
 ::energy_api_core::table_struct!(
     nested FlexDeviceDisconnectedPayload,
-    crate::shapes::FlexDeviceDisconnectedPayload,
-    Owned,
     [
-        cause,
-        disconnected_soc,
+        cause: Str,
+        disconnected_soc: Int,
     ],
+    by_name: [0, 1, 2],
 );
 
 /// Details of an optimisation created for a flexible device.
@@ -813,26 +799,25 @@ impl FlexDeviceOptimisationCreatedPayload {
 #[cfg(feature = "flexible-devices")]
 ::energy_api_core::table_struct!(
     nested FlexDeviceOptimisationCreatedPayload,
-    crate::shapes::FlexDeviceOptimisationCreatedPayload,
-    Owned,
     [
-        dispatches,
-        achievable_target_soc,
-        energy_capacity,
-        start_soc,
-        user_target_soc,
-        optimization_begin,
-        optimization_end,
-        is_reoptimization,
-        force_v1g_charging,
-        fleet_id,
-        target_type,
-        capped_target_soc,
-        is_charge_duration_capped,
-        can_cap_charging_duration,
-        dispatch_times,
-        will_reach_target_soc,
+        dispatches: Array(&Struct(&crate::types::DispatchPayload)),
+        achievable_target_soc: Int,
+        energy_capacity: Int,
+        start_soc: Int,
+        user_target_soc: Int,
+        optimization_begin: Str,
+        optimization_end: Str,
+        is_reoptimization: Bool,
+        force_v1g_charging: Bool,
+        fleet_id: Str,
+        target_type: Str,
+        capped_target_soc: Int,
+        is_charge_duration_capped: Bool,
+        can_cap_charging_duration: Bool,
+        dispatch_times: Str,
+        will_reach_target_soc: Bool,
     ],
+    by_name: [1, 2, 13, 9, 10, 15, 6, 3, 5, 12, 8, 4, 14, 7, 11, 0, 16],
 );
 
 /// A membership of a contract group that started or ended.
@@ -868,13 +853,12 @@ impl GroupMembership {
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
     nested GroupMembership,
-    crate::shapes::GroupMembership,
-    Owned,
     [
-        contract_identifier,
-        valid_from,
-        valid_to,
+        contract_identifier: Str,
+        valid_from: Str,
+        valid_to: Str,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 /// A membership of a new contract group; it may be open-ended.
@@ -920,13 +904,12 @@ impl GroupMembershipNew {
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
     nested GroupMembershipNew,
-    crate::shapes::GroupMembershipNew,
-    Owned,
     [
-        contract_identifier,
-        valid_from,
-        valid_to: optional,
+        contract_identifier: Str,
+        valid_from: Str,
+        valid_to: Optional(&Str) => omit_none,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 /// A period of a contract group version.
@@ -958,12 +941,11 @@ impl GroupPeriod {
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
     nested GroupPeriod,
-    crate::shapes::GroupPeriod,
-    Owned,
     [
-        start,
-        end,
+        start: Str,
+        end: Str,
     ],
+    by_name: [1, 2, 0],
 );
 
 /// A trait of a contract group, with free-form data.
@@ -1001,13 +983,12 @@ impl GroupTrait {
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
     nested GroupTrait,
-    crate::shapes::GroupTrait,
-    Owned,
     [
-        identifier,
-        r#type = "type",
-        data,
+        identifier: Str,
+        r#type = "type": Str,
+        data: Obj,
     ],
+    by_name: [2, 1, 3, 0],
 );
 
 /// A version of a contract group.
@@ -1047,14 +1028,13 @@ impl GroupVersion {
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
     nested GroupVersion,
-    crate::shapes::GroupVersion,
-    Owned,
     [
-        identifier,
-        effective_period,
-        system_period,
-        traits,
+        identifier: Str,
+        effective_period: Struct(&crate::types::GroupPeriod),
+        system_period: Struct(&crate::types::GroupPeriod),
+        traits: Array(&Struct(&crate::types::GroupTrait)),
     ],
+    by_name: [1, 2, 0, 3, 4],
 );
 
 /// An account involved in a house move. Shown in the catalogue but not attached to any listed event.
@@ -1083,12 +1063,11 @@ impl HouseMoveAccount {
 
 ::energy_api_core::table_struct!(
     nested HouseMoveAccount,
-    crate::shapes::HouseMoveAccount,
-    Owned,
     [
-        number,
-        external_reference,
+        number: Str,
+        external_reference: Str,
     ],
+    by_name: [1, 2, 0],
 );
 
 /// A supply point involved in a house move. Shown in the catalogue but not attached to any listed event.
@@ -1155,14 +1134,13 @@ impl HouseMoveSupplyPoint {
 
 ::energy_api_core::table_struct!(
     nested HouseMoveSupplyPoint,
-    crate::shapes::HouseMoveSupplyPoint,
-    Owned,
     [
-        id,
-        industry: optional,
-        tariff_code: optional,
-        tariff_payment_method: optional,
+        id: Str,
+        industry: Optional(&Str) => omit_none,
+        tariff_code: Optional(&Str) => omit_none,
+        tariff_payment_method: Optional(&Str) => omit_none,
     ],
+    by_name: [0, 1, 2, 3, 4],
 );
 
 /// The result of one action run on a conversation message.
@@ -1198,13 +1176,12 @@ impl InkAction {
 #[cfg(feature = "conversations")]
 ::energy_api_core::table_struct!(
     nested InkAction,
-    crate::shapes::InkAction,
-    Owned,
     [
-        code,
-        succeeded,
-        stop_further_evaluation,
+        code: Str,
+        succeeded: Bool,
+        stop_further_evaluation: Bool,
     ],
+    by_name: [0, 2, 3, 1],
 );
 
 /// The content of a conversation message.
@@ -1274,14 +1251,13 @@ impl InkContent {
 #[cfg(feature = "conversations")]
 ::energy_api_core::table_struct!(
     nested InkContent,
-    crate::shapes::InkContent,
-    Owned,
     [
-        from_address: optional,
-        subject: optional,
-        to_addresses: optional,
-        tags,
+        from_address: Optional(&Str) => omit_none,
+        subject: Optional(&Str) => omit_none,
+        to_addresses: Optional(&Array(&Str)) => omit_none,
+        tags: Array(&Str),
     ],
+    by_name: [0, 1, 3, 4, 2],
 );
 
 /// A conversation (a live chat, say) with its latest message.
@@ -1317,13 +1293,12 @@ impl InkConversation {
 #[cfg(feature = "conversations")]
 ::energy_api_core::table_struct!(
     nested InkConversation,
-    crate::shapes::InkConversation,
-    Owned,
     [
-        conversation_relay_id,
-        account_number,
-        message,
+        conversation_relay_id: Str,
+        account_number: Str,
+        message: Struct(&crate::types::InkMessage),
     ],
+    by_name: [1, 2, 0, 3],
 );
 
 /// Why sending a message failed.
@@ -1359,13 +1334,12 @@ impl InkFailureData {
 #[cfg(feature = "conversations")]
 ::energy_api_core::table_struct!(
     nested InkFailureData,
-    crate::shapes::InkFailureData,
-    Owned,
     [
-        r#type = "type",
-        reason,
-        occurred_at,
+        r#type = "type": Str,
+        reason: Str,
+        occurred_at: Str,
     ],
+    by_name: [2, 3, 0, 1],
 );
 
 /// A conversation message as relayed.
@@ -1405,14 +1379,13 @@ impl InkMessage {
 #[cfg(feature = "conversations")]
 ::energy_api_core::table_struct!(
     nested InkMessage,
-    crate::shapes::InkMessage,
-    Owned,
     [
-        relay_id,
-        vendor_id,
-        channel,
-        occurred_at,
+        relay_id: Str,
+        vendor_id: Str,
+        channel: Str,
+        occurred_at: Str,
     ],
+    by_name: [2, 1, 4, 3, 0],
 );
 
 /// A conversation message with its content.
@@ -1452,14 +1425,13 @@ impl InkMessageContent {
 #[cfg(feature = "conversations")]
 ::energy_api_core::table_struct!(
     nested InkMessageContent,
-    crate::shapes::InkMessageContent,
-    Owned,
     [
-        message_id,
-        occurred_at,
-        channel,
-        content,
+        message_id: Int,
+        occurred_at: Str,
+        channel: Str,
+        content: Struct(&crate::types::InkContent),
     ],
+    by_name: [2, 1, 4, 3, 0],
 );
 
 /// A conversation message as relayed, with its vendor.
@@ -1503,15 +1475,14 @@ impl InkMessageWithVendor {
 #[cfg(feature = "conversations")]
 ::energy_api_core::table_struct!(
     nested InkMessageWithVendor,
-    crate::shapes::InkMessageWithVendor,
-    Owned,
     [
-        relay_id,
-        vendor,
-        vendor_id,
-        channel,
-        occurred_at,
+        relay_id: Str,
+        vendor: Str,
+        vendor_id: Str,
+        channel: Str,
+        occurred_at: Str,
     ],
+    by_name: [3, 1, 2, 5, 4, 0],
 );
 
 /// An agreement created while joining a supplier.
@@ -1551,14 +1522,13 @@ impl JoinAgreement {
 #[cfg(feature = "lifecycle-join")]
 ::energy_api_core::table_struct!(
     nested JoinAgreement,
-    crate::shapes::JoinAgreement,
-    Owned,
     [
-        id,
-        valid_from,
-        valid_to,
-        product_code,
+        id: Int,
+        valid_from: Str,
+        valid_to: Str,
+        product_code: Str,
     ],
+    by_name: [0, 3, 2, 4, 1],
 );
 
 /// A supply point requested when joining a supplier.
@@ -1594,13 +1564,12 @@ impl JoinSupplyPoint {
 #[cfg(feature = "lifecycle-join")]
 ::energy_api_core::table_struct!(
     nested JoinSupplyPoint,
-    crate::shapes::JoinSupplyPoint,
-    Owned,
     [
-        external_identifier,
-        market_name,
-        requested_supply_start_date,
+        external_identifier: Str,
+        market_name: Str,
+        requested_supply_start_date: Str,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 /// A supply point leaving the supplier.
@@ -1636,13 +1605,12 @@ impl LeaveSupplyPoint {
 #[cfg(feature = "lifecycle-leave")]
 ::energy_api_core::table_struct!(
     nested LeaveSupplyPoint,
-    crate::shapes::LeaveSupplyPoint,
-    Owned,
     [
-        market_identifier,
-        external_identifier,
-        market_name,
+        market_identifier: Str,
+        external_identifier: Str,
+        market_name: Str,
     ],
+    by_name: [1, 2, 0, 3],
 );
 
 /// A billing ledger.
@@ -1688,13 +1656,12 @@ impl Ledger {
 #[cfg(feature = "billing")]
 ::energy_api_core::table_struct!(
     nested Ledger,
-    crate::shapes::Ledger,
-    Owned,
     [
-        account,
-        number,
-        id: optional,
+        account: Struct(&crate::types::BillingAccount),
+        number: Str,
+        id: Optional(&Str) => omit_none,
     ],
+    by_name: [0, 2, 3, 1],
 );
 
 /// An entry posted to a billing ledger.
@@ -1771,19 +1738,18 @@ impl LedgerEntry {
 #[cfg(feature = "billing")]
 ::energy_api_core::table_struct!(
     nested LedgerEntry,
-    crate::shapes::LedgerEntry,
-    Owned,
     [
-        id,
-        is_charge,
-        is_credit,
-        is_payment,
-        is_repayment,
-        is_reversal,
-        is_reversed,
-        source_id: optional,
-        source_type: optional,
+        id: Int,
+        is_charge: Bool,
+        is_credit: Bool,
+        is_payment: Bool,
+        is_repayment: Bool,
+        is_reversal: Bool,
+        is_reversed: Bool,
+        source_id: Optional(&Int) => omit_none,
+        source_type: Optional(&Str) => omit_none,
     ],
+    by_name: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
 );
 
 /// An entry removed from a billing ledger.
@@ -1844,19 +1810,18 @@ impl LedgerEntryRemoval {
 #[cfg(feature = "billing")]
 ::energy_api_core::table_struct!(
     nested LedgerEntryRemoval,
-    crate::shapes::LedgerEntryRemoval,
-    Owned,
     [
-        id,
-        amount,
-        is_charge,
-        is_credit,
-        is_payment,
-        is_repayment,
-        is_reversal,
-        is_reversed,
-        source_reason,
+        id: Int,
+        amount: Int,
+        is_charge: Bool,
+        is_credit: Bool,
+        is_payment: Bool,
+        is_repayment: Bool,
+        is_reversal: Bool,
+        is_reversed: Bool,
+        source_reason: Str,
     ],
+    by_name: [1, 2, 0, 3, 4, 5, 6, 7, 8, 9],
 );
 
 /// A meter with its registers. Shown in the catalogue but not attached to any listed event ("Meter is used only through its own shape").
@@ -1952,28 +1917,27 @@ impl Meter {
 
 ::energy_api_core::table_struct!(
     nested Meter,
-    crate::shapes::Meter,
-    Owned,
     [
-        serial_number,
-        current_rating,
-        location,
-        make_and_type,
-        meter_asset_provider_mpid,
-        meter_type,
-        retrieval_method,
-        retrieval_method_effective_from,
-        meter_cop,
-        meter_cop_dispensation,
-        communications_address,
-        communications_method,
-        vt_ratio,
-        installation_date,
-        timing_device_id,
-        is_tele_switch,
-        ct_ratio,
-        registers,
+        serial_number: Str,
+        current_rating: Int,
+        location: Str,
+        make_and_type: Str,
+        meter_asset_provider_mpid: Str,
+        meter_type: Str,
+        retrieval_method: Str,
+        retrieval_method_effective_from: Str,
+        meter_cop: Str,
+        meter_cop_dispensation: Str,
+        communications_address: Str,
+        communications_method: Str,
+        vt_ratio: Str,
+        installation_date: Str,
+        timing_device_id: Str,
+        is_tele_switch: Bool,
+        ct_ratio: Str,
+        registers: Array(&Struct(&crate::types::Register)),
     ],
+    by_name: [10, 14, 13, 3, 4, 8, 17, 7, 0, 9, 5, 11, 16, 18, 15, 12, 2, 1, 6],
 );
 
 /// A payment. Shown in the catalogue but not attached to any listed event.
@@ -2024,15 +1988,14 @@ impl Payment {
 
 ::energy_api_core::table_struct!(
     nested Payment,
-    crate::shapes::Payment,
-    Owned,
     [
-        id,
-        amount,
-        payment_date,
-        description,
-        failure_reason: optional,
+        id: Int,
+        amount: Int,
+        payment_date: Str,
+        description: Str,
+        failure_reason: Optional(&Str) => omit_none,
     ],
+    by_name: [1, 2, 3, 5, 4, 0],
 );
 
 /// The account of a payments ledger. Shown in the catalogue but not attached to any listed event.
@@ -2053,11 +2016,10 @@ impl PaymentsAccount {
 
 ::energy_api_core::table_struct!(
     nested PaymentsAccount,
-    crate::shapes::PaymentsAccount,
-    Owned,
     [
-        number,
+        number: Str,
     ],
+    by_name: [0, 1],
 );
 
 /// A payments ledger. Shown in the catalogue but not attached to any listed event.
@@ -2096,12 +2058,11 @@ impl PaymentsLedger {
 
 ::energy_api_core::table_struct!(
     nested PaymentsLedger,
-    crate::shapes::PaymentsLedger,
-    Owned,
     [
-        account,
-        id: optional,
+        account: Struct(&crate::types::PaymentsAccount),
+        id: Optional(&Str) => omit_none,
     ],
+    by_name: [0, 1, 2],
 );
 
 /// A product as referenced by an event (for example the product an agreement rolled on to).
@@ -2137,13 +2098,12 @@ impl Product {
 #[cfg(feature = "agreements-and-approvals")]
 ::energy_api_core::table_struct!(
     nested Product,
-    crate::shapes::Product,
-    Owned,
     [
-        code,
-        market_name,
-        brand_code,
+        code: Str,
+        market_name: Str,
+        brand_code: Str,
     ],
+    by_name: [2, 1, 3, 0],
 );
 
 /// A Priority Services Register record of an account user.
@@ -2179,13 +2139,12 @@ impl PsrRecord {
 #[cfg(feature = "account-users")]
 ::energy_api_core::table_struct!(
     nested PsrRecord,
-    crate::shapes::PsrRecord,
-    Owned,
     [
-        description,
-        electricity_industry_code,
-        gas_industry_code,
+        description: Str,
+        electricity_industry_code: Str,
+        gas_industry_code: Str,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 /// A register of a meter. Shown in the catalogue but not attached to any listed event (used by `Meter`).
@@ -2239,18 +2198,17 @@ impl Register {
 
 ::energy_api_core::table_struct!(
     nested Register,
-    crate::shapes::Register,
-    Owned,
     [
-        register_id,
-        register_type,
-        measurement_quantity,
-        multiplier,
-        digits,
-        is_main,
-        associated_meter_serial,
-        associated_register_id,
+        register_id: Str,
+        register_type: Str,
+        measurement_quantity: Str,
+        multiplier: Str,
+        digits: Int,
+        is_main: Bool,
+        associated_meter_serial: Str,
+        associated_register_id: Str,
     ],
+    by_name: [6, 1, 8, 3, 0, 5, 2, 7, 4],
 );
 
 /// A meter removed from a meter point. Shown in the catalogue but not attached to any listed event.
@@ -2283,13 +2241,12 @@ impl RemovedMeter {
 
 ::energy_api_core::table_struct!(
     nested RemovedMeter,
-    crate::shapes::RemovedMeter,
-    Owned,
     [
-        serial_number,
-        date_of_removal,
-        meter_asset_provider_mpid,
+        serial_number: Str,
+        date_of_removal: Str,
+        meter_asset_provider_mpid: Str,
     ],
+    by_name: [1, 3, 2, 0],
 );
 
 /// The identity that signed a consent.
@@ -2321,12 +2278,11 @@ impl SigningIdentity {
 #[cfg(feature = "communications")]
 ::energy_api_core::table_struct!(
     nested SigningIdentity,
-    crate::shapes::SigningIdentity,
-    Owned,
     [
-        identity_type,
-        identity,
+        identity_type: Str,
+        identity: Str,
     ],
+    by_name: [1, 2, 0],
 );
 
 /// The journey of one subject of a contract, within a contract journey.
@@ -2358,12 +2314,11 @@ impl SubjectContractJourney {
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
     nested SubjectContractJourney,
-    crate::shapes::SubjectContractJourney,
-    Owned,
     [
-        number,
-        subject_number,
+        number: Str,
+        subject_number: Str,
     ],
+    by_name: [0, 1, 2],
 );
 
 /// A supply period.
@@ -2399,13 +2354,12 @@ impl SupplyPeriodData {
 #[cfg(feature = "lifecycle-join")]
 ::energy_api_core::table_struct!(
     nested SupplyPeriodData,
-    crate::shapes::SupplyPeriodData,
-    Owned,
     [
-        id,
-        supply_start_at,
-        supply_end_at,
+        id: Int,
+        supply_start_at: Str,
+        supply_end_at: Str,
     ],
+    by_name: [0, 2, 3, 1],
 );
 
 /// A supply point whose supply ended.
@@ -2441,13 +2395,12 @@ impl TerminatedSupplyPoint {
 #[cfg(feature = "lifecycle-leave")]
 ::energy_api_core::table_struct!(
     nested TerminatedSupplyPoint,
-    crate::shapes::TerminatedSupplyPoint,
-    Owned,
     [
-        external_identifier,
-        market_name,
-        confirmed_supply_end_date,
+        external_identifier: Str,
+        market_name: Str,
+        confirmed_supply_end_date: Str,
     ],
+    by_name: [2, 1, 3, 0],
 );
 
 /// A supply point whose termination started.
@@ -2483,11 +2436,10 @@ impl TerminationInitiatedSupplyPoint {
 #[cfg(feature = "lifecycle-leave")]
 ::energy_api_core::table_struct!(
     nested TerminationInitiatedSupplyPoint,
-    crate::shapes::TerminationInitiatedSupplyPoint,
-    Owned,
     [
-        external_identifier,
-        market_name,
-        requested_supply_end_date,
+        external_identifier: Str,
+        market_name: Str,
+        requested_supply_end_date: Str,
     ],
+    by_name: [0, 1, 2, 3],
 );

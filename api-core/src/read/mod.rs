@@ -600,7 +600,7 @@ impl Members {
     }
 
     /// The next member as a field of a struct whose JSON names are `fields` (former names `aliases`,
-    /// name order `by_name`, see [`crate::table::StructShape::by_name`]; it may be empty), with its `:`
+    /// name order `by_name`, see [`crate::table::StructTable::by_name`]; it may be empty), with its `:`
     /// consumed; `None` at the closing `}` (consumed). `next` is one past the last field found (0 at
     /// first): the key expected next, in the schema's order (the field after the last) or in name
     /// order (`by_name[next]`), is compared in place, without scanning it first; so are the other
@@ -768,7 +768,7 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
 
 /// The index of `name` among `fields` (or of the field one of `aliases` names), trying first the one
 /// after the last found (`next`), in the schema's order and then in name order (`by_name`, see
-/// [`crate::table::StructShape::by_name`]; may be empty): keys usually come in one or the other.
+/// [`crate::table::StructTable::by_name`]; may be empty): keys usually come in one or the other.
 #[inline]
 pub fn find_field(
     fields: &[&str],

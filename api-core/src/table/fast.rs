@@ -6,7 +6,7 @@ use super::*;
 /// [`deserialize`], which gives the value or the error).
 pub fn read<'a>(
     reader: &mut Reader<'a>,
-    shape: &'static StructShape,
+    shape: &'static StructTable,
     mode: Mode,
 ) -> Result<Fields<'a>, Stop> {
     let mut fields = Fields::new(shape.fields.len());
@@ -48,7 +48,7 @@ pub fn read<'a>(
 /// Reads a struct with [`read`] by its table, then makes it ([`FromFields`]).
 #[inline]
 pub fn read_into<'a, T: FromFields<'a>>(reader: &mut Reader<'a>) -> Result<T, Stop> {
-    T::from_fields(read(reader, T::SHAPE, T::MODE)?).ok_or(Stop)
+    T::from_fields(read(reader, T::TABLE, T::MODE)?).ok_or(Stop)
 }
 
 /// Reads a field's value into its slot. Always inlined into the loop over a struct's members, with the

@@ -1,10 +1,12 @@
-//! The one description of how a payload struct is read: a static table per struct ([`StructShape`]:
+//! The one description of how a payload struct is read: a static table per struct ([`StructTable`]:
 //! its JSON field names, former names, the [`Shape`] of each field (an `Optional` one may be absent), whether it
-//! keeps unlisted members), and the one reader of it.
+//! keeps unlisted members), and the one reader of it. Two words, two things: a struct has a *table*; a
+//! value (a field) has a *shape*.
 //!
-//! The generator writes a table per struct (the generated crate's `shapes` module) and, per struct, only
-//! the small [`FromFields`] conversion that moves read values into the struct's fields
-//! ([`table_struct!`](crate::table_struct)). Everything that reads is here, once, for every struct:
+//! A generated struct states each field once, in a row of [`table_struct!`](crate::table_struct) beside
+//! the struct: the macro makes the struct's table from the rows, and the small [`FromFields`] conversion
+//! that moves read values into the struct's fields. Everything that reads is here, once, for every
+//! struct:
 //!
 //! - [`deserialize`]: a serde `Deserialize` of any struct from its table, through any deserializer, in
 //!   any format: what serde's derive reads (a map, or a sequence in field order; a struct that keeps
@@ -59,14 +61,14 @@ pub enum Shape {
     /// is not one, and a repeated name keeps its last value, as serde's map impls do).
     Map(&'static Shape),
     /// A struct.
-    Struct(&'static StructShape),
+    Struct(&'static StructTable),
     /// `null`, or a value of the shape.
     Optional(&'static Shape),
 }
 
-/// The shape of a struct: the table it is read by.
+/// The table of a struct: how it is read and written (made by [`table_struct!`](crate::table_struct)).
 #[derive(Debug)]
-pub struct StructShape {
+pub struct StructTable {
     /// As serde names it in messages: `struct Ledger`.
     pub name: &'static str,
     /// JSON field names, in declared order.
@@ -81,13 +83,13 @@ pub struct StructShape {
     pub shapes: &'static [Shape],
     /// Whether each field whose shape is [`Shape::Optional`], when `None`, is left out when written
     /// (an optional field) rather than written as `null` (a nullable one). Whether a field is required
-    /// is its shape's: every field but an `Optional` one (see [`StructShape::is_required`]).
+    /// is its shape's: every field but an `Optional` one (see [`StructTable::is_required`]).
     pub omit_none: &'static [bool],
     /// Whether members the struct does not list are kept (as JSON text) rather than skipped.
     pub keep_unlisted: bool,
 }
 
-impl StructShape {
+impl StructTable {
     /// Whether field `index` must be present: every field whose shape is not [`Shape::Optional`] (an
     /// optional or nullable field may be absent, and is then `None`, as serde's derive reads an `Option`).
     #[inline]
@@ -122,7 +124,7 @@ pub struct Key<'h> {
     /// Former names of fields (`renamed_from:` in the schema), each with its field's index: read as
     /// the field.
     pub aliases: &'static [(&'static str, usize)],
-    /// The fields in name order (see [`StructShape::by_name`]; may be empty).
+    /// The fields in name order (see [`StructTable::by_name`]; may be empty).
     pub by_name: &'static [usize],
     /// Where to look first: one past the last field found (start at 0).
     pub next: &'h mut usize,
@@ -298,7 +300,7 @@ impl<'a> Slots<'a> {
 #[doc(hidden)]
 pub trait FromFields<'a>: Sized {
     /// The table the struct is read by.
-    const SHAPE: &'static StructShape;
+    const TABLE: &'static StructTable;
     /// Whether its strings and free-form objects are copied out of the input or point into it.
     const MODE: Mode;
     /// Moves the read values into a struct, clearing `ok` where a slot does not hold what its field
@@ -434,54 +436,115 @@ pub fn struct_from_slot<'a, T: FromFields<'a>>(slot: Option<Slot<'a>>, ok: &mut 
 /// code): a bug of the generator, not of the input.
 pub const MISMATCH: &str = "internal error: a generated table does not match its struct";
 
-/// A generated struct read and written by its table: its [`FromFields`] (the one piece of code per
-/// struct that reads), `Deserialize` through [`deserialize_into`] (and the fast reader's `ReadJson`, for
-/// every [`FromFields`]), and `Serialize` through a [`Writer`].
+/// Whether a borrowed view names the fields of its table: the same JSON names in the same order, and
+/// the same fields left out when `None` (checked when a crate using [`table_struct!`] compiles).
+pub const fn view_matches(table: &StructTable, names: &[&str], omit_none: &[bool]) -> bool {
+    if table.fields.len() != names.len() || table.omit_none.len() != omit_none.len() {
+        return false;
+    }
+    let mut index = 0;
+    while index < names.len() {
+        if !same_str(table.fields[index], names[index])
+            || table.omit_none[index] != omit_none[index]
+        {
+            return false;
+        }
+        index += 1;
+    }
+    true
+}
+
+/// The index of the field named `name` among `idents` (a struct's field identifiers): where a former
+/// name of a field points, found by name when the crate compiles (an unknown name does not compile).
+pub const fn field_index(idents: &[&str], name: &str) -> usize {
+    let mut index = 0;
+    while index < idents.len() {
+        if same_str(idents[index], name) {
+            return index;
+        }
+        index += 1;
+    }
+    panic!("a former name points to a field the struct does not have")
+}
+
+const fn same_str(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut index = 0;
+    while index < a.len() {
+        if a[index] != b[index] {
+            return false;
+        }
+        index += 1;
+    }
+    true
+}
+
+/// A generated struct and its table, stated once: a row per field gives its identifier, its JSON name
+/// where the identifier is not it (`r#type = "type"`), its [`Shape`], and `=> omit_none` for an
+/// optional field, left out when `None` (a nullable field is written as `null`). From the rows the
+/// macro makes the struct's table, a [`StructTable`] static named as the struct (a struct with named
+/// fields has no name among values, so the two do not clash), and the struct's impls: its
+/// [`FromFields`] (the one piece of code per struct that reads), `Deserialize` through
+/// [`deserialize_into`] (and the fast reader's `ReadJson`, for every [`FromFields`]), and `Serialize`
+/// through a [`Writer`]. A field and its entry in the table are one row, so they cannot disagree.
 ///
 /// ```
-/// use energy_api_core::table::{Mode, Shape, StructShape};
-/// # use energy_api_core::table_struct;
+/// use energy_api_core::table_struct;
 ///
-/// static LEDGER: StructShape = StructShape {
-///     name: "struct Ledger",
-///     fields: &["number", "id"],
-///     aliases: &[],
-///     by_name: &[1, 2, 0],
-///     shapes: &[Shape::Str, Shape::Optional(&Shape::Str)],
-///     omit_none: &[false, true],
-///     keep_unlisted: false,
-/// };
 /// #[derive(Debug)]
 /// pub struct Ledger { number: String, id: Option<String> }
-/// table_struct!(Ledger, LEDGER, Owned, [number, id: optional]);
+/// table_struct!(Ledger, [number: Str, id: Optional(&Str) => omit_none], by_name: [1, 2, 0]);
 ///
 /// let ledger: Ledger = serde_json::from_str(r#"{"number": "L-1", "other": 1}"#).unwrap();
 /// assert_eq!((ledger.number.as_str(), ledger.id.as_deref()), ("L-1", None));
 /// let wrong = serde_json::from_str::<Ledger>(r#"{"number": 7}"#).unwrap_err();
 /// assert_eq!(wrong.to_string(), "invalid type: integer `7`, expected a string at line 1 column 12");
 /// assert_eq!(serde_json::to_string(&ledger).unwrap(), r#"{"number":"L-1"}"#);
+/// assert_eq!(Ledger.fields, ["number", "id"]);
 /// ```
 ///
-/// Fields are listed in the table's order, each as `field`, or `field = "json name"` where the
-/// identifier is not the JSON name (`r#type = "type"`), followed by `: optional` for a field that may be
-/// absent (left out when `None`, as the table's `omit_none` says); a struct may keep its unlisted members
-/// in a field (`keep_unlisted_in additional_fields`); a struct that other structs hold as a field is
-/// written `nested Name` (it is then read from a slot); a borrowed view is written `Name<'a>` with mode
-/// `Borrowed`.
+/// After the rows: `by_name`, the fields in the byte order of their names (see
+/// [`StructTable::by_name`]); `aliases: ["former" => field, …]` for fields read under former names too;
+/// `keep_unlisted_in additional_fields` for a struct that keeps the members it does not list. A struct
+/// that other structs hold as a field is written `nested Name` (it is then read from a slot) and is
+/// named in a row as `Struct(&path::to::Name)`.
+///
+/// A borrowed view shares its owned struct's table: `Name<'a>, view_of path::to::Owned, [rows]`, each
+/// row its field with the JSON name and `=> omit_none` but no shape; the view's rows are checked
+/// against the table, by name, when the crate compiles: a view that misses the optional field's
+/// `=> omit_none` (or names a field its table does not have) does not compile.
+///
+/// ```compile_fail,E0080
+/// # use energy_api_core::table_struct;
+/// pub struct Ledger { number: String, id: Option<String> }
+/// table_struct!(Ledger, [number: Str, id: Optional(&Str) => omit_none], by_name: [1, 2, 0]);
+/// mod view {
+///     use energy_api_core::CowStr;
+///     pub struct Ledger<'a> { number: CowStr<'a>, id: Option<CowStr<'a>> }
+///     energy_api_core::table_struct!(Ledger<'a>, view_of super::Ledger, [number, id]);
+/// }
+/// ```
 #[macro_export]
 macro_rules! table_struct {
-    (nested $name:ident <$lt:lifetime>, $($rest:tt)*) => {
-        $crate::table_struct!($name<$lt>, $($rest)*);
-        $crate::table_struct!(@nested $name<$lt>);
+    (nested $name:ident $($rest:tt)*) => {
+        $crate::table_struct!($name $($rest)*);
+        $crate::table_struct!(@nested $name $($rest)*);
     };
-    (nested $name:ident, $($rest:tt)*) => {
-        $crate::table_struct!($name, $($rest)*);
-        $crate::table_struct!(@nested $name);
-    };
-    ($name:ident <$lt:lifetime>, $shape:path, $mode:ident, [$($field:ident $(= $json:literal)? $(: $kind:ident)?),* $(,)?] $(, keep_unlisted_in $additional:ident)? $(,)?) => {
+    ($name:ident <$lt:lifetime>, view_of $table:path, [$($field:ident $(= $json:literal)? $(=> $omit:ident)?),* $(,)?] $(, keep_unlisted_in $additional:ident)? $(,)?) => {
+        const _: () = ::std::assert!(
+            $crate::table::view_matches(
+                &$table,
+                &[$($crate::table_struct!(@json $field $(= $json)?)),*],
+                &[$($crate::table_struct!(@omits $($omit)?)),*],
+            ),
+            ::std::concat!("the borrowed view ", ::std::stringify!($name), " does not name its table's fields"),
+        );
         impl<$lt> $crate::table::FromFields<$lt> for $name<$lt> {
-            const SHAPE: &'static $crate::table::StructShape = &$shape;
-            const MODE: $crate::table::Mode = $crate::table::Mode::$mode;
+            const TABLE: &'static $crate::table::StructTable = &$table;
+            const MODE: $crate::table::Mode = $crate::table::Mode::Borrowed;
             fn build(fields: $crate::table::Fields<$lt>, ok: &mut bool) -> Self {
                 $crate::table_struct!(@body $name, fields, ok, [$($field),*] $(, $additional)?)
             }
@@ -498,14 +561,28 @@ macro_rules! table_struct {
                 &self,
                 serializer: S,
             ) -> ::std::result::Result<S::Ok, S::Error> {
-                $crate::table_struct!(@serialize self, serializer, $name, [$($field $(= $json)? $(: $kind)?),*] $(, $additional)?)
+                $crate::table_struct!(@serialize self, serializer, $name, [$($field $(= $json)? $(=> $omit)?),*] $(, $additional)?)
             }
         }
     };
-    ($name:ident, $shape:path, $mode:ident, [$($field:ident $(= $json:literal)? $(: $kind:ident)?),* $(,)?] $(, keep_unlisted_in $additional:ident)? $(,)?) => {
+    ($name:ident, [$($field:ident $(= $json:literal)? : $shape:expr $(=> $omit:ident)?),* $(,)?], by_name: [$($by_name:literal),* $(,)?] $(, aliases: [$($former:literal => $target:ident),* $(,)?])? $(, keep_unlisted_in $additional:ident)? $(,)?) => {
+        #[allow(non_upper_case_globals, reason = "a struct's table is named as the struct")]
+        pub(crate) static $name: $crate::table::StructTable = {
+            #[allow(unused_imports, reason = "a struct of scalars names no composite shape")]
+            use $crate::table::Shape::*;
+            $crate::table::StructTable {
+                name: ::std::concat!("struct ", ::std::stringify!($name)),
+                fields: &[$($crate::table_struct!(@json $field $(= $json)?)),*],
+                aliases: $crate::table_struct!(@aliases [$(::std::stringify!($field)),*] $($($former => $target),*)?),
+                by_name: &[$($by_name),*],
+                shapes: &[$($shape),*],
+                omit_none: &[$($crate::table_struct!(@omits $($omit)?)),*],
+                keep_unlisted: $crate::table_struct!(@keeps $($additional)?),
+            }
+        };
         impl<'a> $crate::table::FromFields<'a> for $name {
-            const SHAPE: &'static $crate::table::StructShape = &$shape;
-            const MODE: $crate::table::Mode = $crate::table::Mode::$mode;
+            const TABLE: &'static $crate::table::StructTable = &$name;
+            const MODE: $crate::table::Mode = $crate::table::Mode::Owned;
             fn build(fields: $crate::table::Fields<'a>, ok: &mut bool) -> Self {
                 $crate::table_struct!(@body $name, fields, ok, [$($field),*] $(, $additional)?)
             }
@@ -522,12 +599,12 @@ macro_rules! table_struct {
                 &self,
                 serializer: S,
             ) -> ::std::result::Result<S::Ok, S::Error> {
-                $crate::table_struct!(@serialize self, serializer, $name, [$($field $(= $json)? $(: $kind)?),*] $(, $additional)?)
+                $crate::table_struct!(@serialize self, serializer, $name, [$($field $(= $json)? $(=> $omit)?),*] $(, $additional)?)
             }
         }
     };
     // A struct other structs hold: read from a slot, written as a field.
-    (@nested $name:ident <$lt:lifetime>) => {
+    (@nested $name:ident <$lt:lifetime> $($rest:tt)*) => {
         impl<$lt> $crate::table::FromSlot<$lt> for $name<$lt> {
             #[inline]
             fn from_slot(
@@ -538,7 +615,7 @@ macro_rules! table_struct {
             }
         }
     };
-    (@nested $name:ident) => {
+    (@nested $name:ident $($rest:tt)*) => {
         impl<'a> $crate::table::FromSlot<'a> for $name {
             #[inline]
             fn from_slot(
@@ -549,31 +626,38 @@ macro_rules! table_struct {
             }
         }
     };
+    // Former names, each pointing to its field by the field's identifier.
+    (@aliases $idents:tt) => { &[] };
+    (@aliases $idents:tt $($former:literal => $target:ident),+) => {
+        &[$(($former, $crate::table::field_index(&$idents, ::std::stringify!($target)))),+]
+    };
     // A field at a time, each by its own `Serialize` impl and under its JSON name (see `Writer`).
-    (@serialize $self:ident, $serializer:ident, $name:ident, [$($field:ident $(= $json:literal)? $(: $kind:ident)?),*] $(, $additional:ident)?) => {{
+    (@serialize $self:ident, $serializer:ident, $name:ident, [$($field:ident $(= $json:literal)? $(=> $omit:ident)?),*] $(, $additional:ident)?) => {{
         let mut writer = $crate::table::Writer::start(
             $serializer,
             ::std::stringify!($name),
             $crate::table_struct!(@keeps $($additional)?),
-            0 $(+ $crate::table_struct!(@written $self, $field $(, $kind)?))*,
+            0 $(+ $crate::table_struct!(@written $self, $field $(, $omit)?))*,
         )?;
         $($crate::table_struct!(
-            @write writer, $self, $field, $crate::table_struct!(@json $field $(= $json)?) $(, $kind)?
+            @write writer, $self, $field, $crate::table_struct!(@json $field $(= $json)?) $(, $omit)?
         );)*
         writer.end($crate::table_struct!(@unlisted $self $(, $additional)?))
     }};
     (@written $self:ident, $field:ident) => { 1 };
-    (@written $self:ident, $field:ident, optional) => {
+    (@written $self:ident, $field:ident, omit_none) => {
         usize::from(::std::option::Option::is_some(&$self.$field))
     };
     (@write $writer:ident, $self:ident, $field:ident, $name:expr) => {
         $writer.field($name, &$self.$field)
     };
-    (@write $writer:ident, $self:ident, $field:ident, $name:expr, optional) => {
+    (@write $writer:ident, $self:ident, $field:ident, $name:expr, omit_none) => {
         $writer.optional($name, &$self.$field)
     };
     (@json $field:ident) => { ::std::stringify!($field) };
     (@json $field:ident = $json:literal) => { $json };
+    (@omits) => { false };
+    (@omits omit_none) => { true };
     (@keeps) => { false };
     (@keeps $additional:ident) => { true };
     (@unlisted $self:ident) => { ::std::option::Option::None };

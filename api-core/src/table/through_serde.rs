@@ -21,7 +21,7 @@ enum Forms {
 /// those of the derive.
 pub fn deserialize<'de, D: Deserializer<'de>>(
     deserializer: D,
-    shape: &'static StructShape,
+    shape: &'static StructTable,
     mode: Mode,
 ) -> Result<Fields<'de>, D::Error> {
     read_struct(deserializer, shape, mode, Forms::Derived)
@@ -33,7 +33,7 @@ pub fn deserialize<'de, D: Deserializer<'de>>(
 /// ([`crate::shape`]) does.
 pub fn deserialize_object<'de, D: Deserializer<'de>>(
     deserializer: D,
-    shape: &'static StructShape,
+    shape: &'static StructTable,
     mode: Mode,
 ) -> Result<Fields<'de>, D::Error> {
     read_struct(deserializer, shape, mode, Forms::Objects)
@@ -41,7 +41,7 @@ pub fn deserialize_object<'de, D: Deserializer<'de>>(
 
 fn read_struct<'de, D: Deserializer<'de>>(
     deserializer: D,
-    shape: &'static StructShape,
+    shape: &'static StructTable,
     mode: Mode,
     forms: Forms,
 ) -> Result<Fields<'de>, D::Error> {
@@ -59,12 +59,12 @@ fn read_struct<'de, D: Deserializer<'de>>(
 pub fn deserialize_into<'de, D: Deserializer<'de>, T: FromFields<'de>>(
     deserializer: D,
 ) -> Result<T, D::Error> {
-    let fields = deserialize(deserializer, T::SHAPE, T::MODE)?;
+    let fields = deserialize(deserializer, T::TABLE, T::MODE)?;
     T::from_fields(fields).ok_or_else(|| de::Error::custom(MISMATCH))
 }
 
 struct StructVisitor {
-    shape: &'static StructShape,
+    shape: &'static StructTable,
     mode: Mode,
     forms: Forms,
 }

@@ -5,7 +5,7 @@
 use super::finding::{Counterexample, Finding, Subject, Verdict};
 use crate::model::{EventVersion, Model, Struct, Type};
 use crate::samples::{Optionals, event_payload};
-use energy_api_core::shape::{Shape, StructShape, check_struct};
+use energy_api_core::shape::{Shape, StructTable, check_struct};
 
 /// How deep a type that contains itself is unrolled; sample payloads are shallower.
 const MAX_DEPTH: usize = 12;
@@ -74,7 +74,7 @@ fn find(
 }
 
 /// The shape checker's verdict on `payload`, with serde_json's message.
-fn check(shape: &'static StructShape, payload: &str) -> Result<(), String> {
+fn check(shape: &'static StructTable, payload: &str) -> Result<(), String> {
     let mut de = serde_json::Deserializer::from_str(payload);
     check_struct(shape, &mut de)
         .and_then(|()| de.end())
@@ -88,7 +88,7 @@ fn struct_shape(
     s: &Struct,
     arg: Option<&Type>,
     depth: usize,
-) -> &'static StructShape {
+) -> &'static StructTable {
     let fields: Vec<&'static str> = s.fields.iter().map(|f| leak_str(&f.name)).collect();
     let shapes: Vec<Shape> = s
         .fields
@@ -108,7 +108,7 @@ fn struct_shape(
         .enumerate()
         .flat_map(|(i, f)| f.renamed_from.iter().map(move |r| (leak_str(r), i)))
         .collect();
-    Box::leak(Box::new(StructShape {
+    Box::leak(Box::new(StructTable {
         name: leak_str(&format!("struct {}", s.rust_name)),
         fields: fields.leak(),
         aliases: aliases.leak(),

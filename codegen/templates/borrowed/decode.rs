@@ -38,7 +38,7 @@ impl EventKind {
         let mut reader = energy_api_core::read::Reader::new(text);
         if let Ok(fields) = energy_api_core::table::read(
             &mut reader,
-            self.shape(),
+            self.table(),
             energy_api_core::table::Mode::Borrowed,
         ) && reader.end().is_ok()
             && let Ok(event) = self.view_of(fields)

@@ -82,7 +82,7 @@ impl EventKind {
         let mut reader = energy_api_core::read::Reader::new(text);
         if let Ok(fields) = energy_api_core::table::read(
             &mut reader,
-            self.shape(),
+            self.table(),
             energy_api_core::table::Mode::Owned,
         ) && reader.end().is_ok()
             && let Ok(event) = self.event_of(fields)
@@ -146,7 +146,7 @@ pub struct PayloadValidator(EventKind);
 impl<'de> serde::de::DeserializeSeed<'de> for PayloadValidator {
     type Value = ();
     fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        energy_api_core::shape::check_struct(self.0.shape(), deserializer)
+        energy_api_core::shape::check_struct(self.0.table(), deserializer)
     }
 }
 

@@ -6249,7 +6249,7 @@ impl crate::EventKind {
     ) -> ::std::result::Result<EventRef<'a>, ::energy_api_core::read::Stop> {
         let fields = ::energy_api_core::table::read(
             reader,
-            self.shape(),
+            self.table(),
             ::energy_api_core::table::Mode::Borrowed,
         )?;
         self.view_of(fields)
@@ -6266,7 +6266,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for BorrowedPayload {
         let kind = self.0;
         let fields = ::energy_api_core::table::deserialize_object(
             deserializer,
-            kind.shape(),
+            kind.table(),
             ::energy_api_core::table::Mode::Borrowed,
         )?;
         kind.view_of(fields)

@@ -18,8 +18,7 @@ pub struct ActivatedSupplyPoint<'a> {
 #[cfg(feature = "lifecycle-join")]
 ::energy_api_core::table_struct!(
     nested ActivatedSupplyPoint<'a>,
-    crate::shapes::ActivatedSupplyPoint,
-    Borrowed,
+    view_of crate::types::ActivatedSupplyPoint,
     [
         external_identifier,
         market_name,
@@ -41,8 +40,7 @@ pub struct ActivationInitiatedSupplyPoint<'a> {
 #[cfg(feature = "lifecycle-join")]
 ::energy_api_core::table_struct!(
     nested ActivationInitiatedSupplyPoint<'a>,
-    crate::shapes::ActivationInitiatedSupplyPoint,
-    Borrowed,
+    view_of crate::types::ActivationInitiatedSupplyPoint,
     [
         external_identifier,
         market_name,
@@ -63,8 +61,7 @@ pub struct AllocationComponent<'a> {
 #[cfg(feature = "collections")]
 ::energy_api_core::table_struct!(
     nested AllocationComponent<'a>,
-    crate::shapes::AllocationComponent,
-    Borrowed,
+    view_of crate::types::AllocationComponent,
     [
         source_type,
         source_identifier,
@@ -89,8 +86,7 @@ pub struct AmendedSubject<'a> {
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
     nested AmendedSubject<'a>,
-    crate::shapes::AmendedSubject,
-    Borrowed,
+    view_of crate::types::AmendedSubject,
     [
         r#type = "type",
         identifier,
@@ -111,8 +107,7 @@ pub struct BillingAccount<'a> {
 #[cfg(feature = "billing")]
 ::energy_api_core::table_struct!(
     nested BillingAccount<'a>,
-    crate::shapes::BillingAccount,
-    Borrowed,
+    view_of crate::types::BillingAccount,
     [
         number,
     ],
@@ -132,8 +127,7 @@ pub struct ChargePeriod<'a> {
 #[cfg(feature = "billing")]
 ::energy_api_core::table_struct!(
     nested ChargePeriod<'a>,
-    crate::shapes::ChargePeriod,
-    Borrowed,
+    view_of crate::types::ChargePeriod,
     [
         start_at,
         end_at,
@@ -160,12 +154,11 @@ pub struct CommsPreferencesChanges<'a> {
 #[cfg(feature = "accounts")]
 ::energy_api_core::table_struct!(
     nested CommsPreferencesChanges<'a>,
-    crate::shapes::CommsPreferencesChanges,
-    Borrowed,
+    view_of crate::types::CommsPreferencesChanges,
     [
-        requires_postal_comms: optional,
-        preferred_language_for_comms: optional,
-        document_accessibility: optional,
+        requires_postal_comms => omit_none,
+        preferred_language_for_comms => omit_none,
+        document_accessibility => omit_none,
     ],
 );
 
@@ -187,8 +180,7 @@ pub struct Consent<'a> {
 #[cfg(feature = "communications")]
 ::energy_api_core::table_struct!(
     nested Consent<'a>,
-    crate::shapes::Consent,
-    Borrowed,
+    view_of crate::types::Consent,
     [
         id,
         consent_type_code,
@@ -213,8 +205,7 @@ pub struct ContractJourney<'a> {
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
     nested ContractJourney<'a>,
-    crate::shapes::ContractJourney,
-    Borrowed,
+    view_of crate::types::ContractJourney,
     [
         number,
         r#type = "type",
@@ -240,11 +231,10 @@ pub struct ContractReferences<'a> {
 #[cfg(feature = "lifecycle-join")]
 ::energy_api_core::table_struct!(
     nested ContractReferences<'a>,
-    crate::shapes::ContractReferences,
-    Borrowed,
+    view_of crate::types::ContractReferences,
     [
-        account_contract_identifier: optional,
-        business_contract_identifier: optional,
+        account_contract_identifier => omit_none,
+        business_contract_identifier => omit_none,
     ],
 );
 
@@ -264,8 +254,7 @@ pub struct DispatchPayload<'a> {
 #[cfg(feature = "flexible-devices")]
 ::energy_api_core::table_struct!(
     nested DispatchPayload<'a>,
-    crate::shapes::DispatchPayload,
-    Borrowed,
+    view_of crate::types::DispatchPayload,
     [
         begin,
         end,
@@ -325,8 +314,7 @@ pub struct DisputedClosingReading<'a> {
 
 ::energy_api_core::table_struct!(
     nested DisputedClosingReading<'a>,
-    crate::shapes::DisputedClosingReading,
-    Borrowed,
+    view_of crate::types::DisputedClosingReading,
     [
         mprn,
         supplier,
@@ -371,8 +359,7 @@ pub struct EnrollmentSupplyPoint<'a> {
 #[cfg(feature = "lifecycle-status")]
 ::energy_api_core::table_struct!(
     nested EnrollmentSupplyPoint<'a>,
-    crate::shapes::EnrollmentSupplyPoint,
-    Borrowed,
+    view_of crate::types::EnrollmentSupplyPoint,
     [
         market_name,
         external_identifier,
@@ -395,8 +382,7 @@ pub struct FlexDeviceDisconnectedPayload<'a> {
 #[cfg(feature = "flexible-devices")]
 ::energy_api_core::table_struct!(
     nested FlexDeviceDisconnectedPayload<'a>,
-    crate::shapes::FlexDeviceDisconnectedPayload,
-    Borrowed,
+    view_of crate::types::FlexDeviceDisconnectedPayload,
     [
         cause,
         disconnected_soc,
@@ -445,8 +431,7 @@ pub struct FlexDeviceOptimisationCreatedPayload<'a> {
 #[cfg(feature = "flexible-devices")]
 ::energy_api_core::table_struct!(
     nested FlexDeviceOptimisationCreatedPayload<'a>,
-    crate::shapes::FlexDeviceOptimisationCreatedPayload,
-    Borrowed,
+    view_of crate::types::FlexDeviceOptimisationCreatedPayload,
     [
         dispatches,
         achievable_target_soc,
@@ -483,8 +468,7 @@ pub struct GroupMembership<'a> {
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
     nested GroupMembership<'a>,
-    crate::shapes::GroupMembership,
-    Borrowed,
+    view_of crate::types::GroupMembership,
     [
         contract_identifier,
         valid_from,
@@ -508,12 +492,11 @@ pub struct GroupMembershipNew<'a> {
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
     nested GroupMembershipNew<'a>,
-    crate::shapes::GroupMembershipNew,
-    Borrowed,
+    view_of crate::types::GroupMembershipNew,
     [
         contract_identifier,
         valid_from,
-        valid_to: optional,
+        valid_to => omit_none,
     ],
 );
 
@@ -531,8 +514,7 @@ pub struct GroupPeriod<'a> {
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
     nested GroupPeriod<'a>,
-    crate::shapes::GroupPeriod,
-    Borrowed,
+    view_of crate::types::GroupPeriod,
     [
         start,
         end,
@@ -555,8 +537,7 @@ pub struct GroupTrait<'a> {
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
     nested GroupTrait<'a>,
-    crate::shapes::GroupTrait,
-    Borrowed,
+    view_of crate::types::GroupTrait,
     [
         identifier,
         r#type = "type",
@@ -582,8 +563,7 @@ pub struct GroupVersion<'a> {
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
     nested GroupVersion<'a>,
-    crate::shapes::GroupVersion,
-    Borrowed,
+    view_of crate::types::GroupVersion,
     [
         identifier,
         effective_period,
@@ -604,8 +584,7 @@ pub struct HouseMoveAccount<'a> {
 
 ::energy_api_core::table_struct!(
     nested HouseMoveAccount<'a>,
-    crate::shapes::HouseMoveAccount,
-    Borrowed,
+    view_of crate::types::HouseMoveAccount,
     [
         number,
         external_reference,
@@ -628,13 +607,12 @@ pub struct HouseMoveSupplyPoint<'a> {
 
 ::energy_api_core::table_struct!(
     nested HouseMoveSupplyPoint<'a>,
-    crate::shapes::HouseMoveSupplyPoint,
-    Borrowed,
+    view_of crate::types::HouseMoveSupplyPoint,
     [
         id,
-        industry: optional,
-        tariff_code: optional,
-        tariff_payment_method: optional,
+        industry => omit_none,
+        tariff_code => omit_none,
+        tariff_payment_method => omit_none,
     ],
 );
 
@@ -654,8 +632,7 @@ pub struct InkAction<'a> {
 #[cfg(feature = "conversations")]
 ::energy_api_core::table_struct!(
     nested InkAction<'a>,
-    crate::shapes::InkAction,
-    Borrowed,
+    view_of crate::types::InkAction,
     [
         code,
         succeeded,
@@ -683,12 +660,11 @@ pub struct InkContent<'a> {
 #[cfg(feature = "conversations")]
 ::energy_api_core::table_struct!(
     nested InkContent<'a>,
-    crate::shapes::InkContent,
-    Borrowed,
+    view_of crate::types::InkContent,
     [
-        from_address: optional,
-        subject: optional,
-        to_addresses: optional,
+        from_address => omit_none,
+        subject => omit_none,
+        to_addresses => omit_none,
         tags,
     ],
 );
@@ -709,8 +685,7 @@ pub struct InkConversation<'a> {
 #[cfg(feature = "conversations")]
 ::energy_api_core::table_struct!(
     nested InkConversation<'a>,
-    crate::shapes::InkConversation,
-    Borrowed,
+    view_of crate::types::InkConversation,
     [
         conversation_relay_id,
         account_number,
@@ -734,8 +709,7 @@ pub struct InkFailureData<'a> {
 #[cfg(feature = "conversations")]
 ::energy_api_core::table_struct!(
     nested InkFailureData<'a>,
-    crate::shapes::InkFailureData,
-    Borrowed,
+    view_of crate::types::InkFailureData,
     [
         r#type = "type",
         reason,
@@ -761,8 +735,7 @@ pub struct InkMessage<'a> {
 #[cfg(feature = "conversations")]
 ::energy_api_core::table_struct!(
     nested InkMessage<'a>,
-    crate::shapes::InkMessage,
-    Borrowed,
+    view_of crate::types::InkMessage,
     [
         relay_id,
         vendor_id,
@@ -789,8 +762,7 @@ pub struct InkMessageContent<'a> {
 #[cfg(feature = "conversations")]
 ::energy_api_core::table_struct!(
     nested InkMessageContent<'a>,
-    crate::shapes::InkMessageContent,
-    Borrowed,
+    view_of crate::types::InkMessageContent,
     [
         message_id,
         occurred_at,
@@ -819,8 +791,7 @@ pub struct InkMessageWithVendor<'a> {
 #[cfg(feature = "conversations")]
 ::energy_api_core::table_struct!(
     nested InkMessageWithVendor<'a>,
-    crate::shapes::InkMessageWithVendor,
-    Borrowed,
+    view_of crate::types::InkMessageWithVendor,
     [
         relay_id,
         vendor,
@@ -848,8 +819,7 @@ pub struct JoinAgreement<'a> {
 #[cfg(feature = "lifecycle-join")]
 ::energy_api_core::table_struct!(
     nested JoinAgreement<'a>,
-    crate::shapes::JoinAgreement,
-    Borrowed,
+    view_of crate::types::JoinAgreement,
     [
         id,
         valid_from,
@@ -874,8 +844,7 @@ pub struct JoinSupplyPoint<'a> {
 #[cfg(feature = "lifecycle-join")]
 ::energy_api_core::table_struct!(
     nested JoinSupplyPoint<'a>,
-    crate::shapes::JoinSupplyPoint,
-    Borrowed,
+    view_of crate::types::JoinSupplyPoint,
     [
         external_identifier,
         market_name,
@@ -899,8 +868,7 @@ pub struct LeaveSupplyPoint<'a> {
 #[cfg(feature = "lifecycle-leave")]
 ::energy_api_core::table_struct!(
     nested LeaveSupplyPoint<'a>,
-    crate::shapes::LeaveSupplyPoint,
-    Borrowed,
+    view_of crate::types::LeaveSupplyPoint,
     [
         market_identifier,
         external_identifier,
@@ -924,12 +892,11 @@ pub struct Ledger<'a> {
 #[cfg(feature = "billing")]
 ::energy_api_core::table_struct!(
     nested Ledger<'a>,
-    crate::shapes::Ledger,
-    Borrowed,
+    view_of crate::types::Ledger,
     [
         account,
         number,
-        id: optional,
+        id => omit_none,
     ],
 );
 
@@ -961,8 +928,7 @@ pub struct LedgerEntry<'a> {
 #[cfg(feature = "billing")]
 ::energy_api_core::table_struct!(
     nested LedgerEntry<'a>,
-    crate::shapes::LedgerEntry,
-    Borrowed,
+    view_of crate::types::LedgerEntry,
     [
         id,
         is_charge,
@@ -971,8 +937,8 @@ pub struct LedgerEntry<'a> {
         is_repayment,
         is_reversal,
         is_reversed,
-        source_id: optional,
-        source_type: optional,
+        source_id => omit_none,
+        source_type => omit_none,
     ],
 );
 
@@ -1004,8 +970,7 @@ pub struct LedgerEntryRemoval<'a> {
 #[cfg(feature = "billing")]
 ::energy_api_core::table_struct!(
     nested LedgerEntryRemoval<'a>,
-    crate::shapes::LedgerEntryRemoval,
-    Borrowed,
+    view_of crate::types::LedgerEntryRemoval,
     [
         id,
         amount,
@@ -1063,8 +1028,7 @@ pub struct Meter<'a> {
 
 ::energy_api_core::table_struct!(
     nested Meter<'a>,
-    crate::shapes::Meter,
-    Borrowed,
+    view_of crate::types::Meter,
     [
         serial_number,
         current_rating,
@@ -1105,14 +1069,13 @@ pub struct Payment<'a> {
 
 ::energy_api_core::table_struct!(
     nested Payment<'a>,
-    crate::shapes::Payment,
-    Borrowed,
+    view_of crate::types::Payment,
     [
         id,
         amount,
         payment_date,
         description,
-        failure_reason: optional,
+        failure_reason => omit_none,
     ],
 );
 
@@ -1126,8 +1089,7 @@ pub struct PaymentsAccount<'a> {
 
 ::energy_api_core::table_struct!(
     nested PaymentsAccount<'a>,
-    crate::shapes::PaymentsAccount,
-    Borrowed,
+    view_of crate::types::PaymentsAccount,
     [
         number,
     ],
@@ -1145,11 +1107,10 @@ pub struct PaymentsLedger<'a> {
 
 ::energy_api_core::table_struct!(
     nested PaymentsLedger<'a>,
-    crate::shapes::PaymentsLedger,
-    Borrowed,
+    view_of crate::types::PaymentsLedger,
     [
         account,
-        id: optional,
+        id => omit_none,
     ],
 );
 
@@ -1169,8 +1130,7 @@ pub struct Product<'a> {
 #[cfg(feature = "agreements-and-approvals")]
 ::energy_api_core::table_struct!(
     nested Product<'a>,
-    crate::shapes::Product,
-    Borrowed,
+    view_of crate::types::Product,
     [
         code,
         market_name,
@@ -1194,8 +1154,7 @@ pub struct PsrRecord<'a> {
 #[cfg(feature = "account-users")]
 ::energy_api_core::table_struct!(
     nested PsrRecord<'a>,
-    crate::shapes::PsrRecord,
-    Borrowed,
+    view_of crate::types::PsrRecord,
     [
         description,
         electricity_industry_code,
@@ -1227,8 +1186,7 @@ pub struct Register<'a> {
 
 ::energy_api_core::table_struct!(
     nested Register<'a>,
-    crate::shapes::Register,
-    Borrowed,
+    view_of crate::types::Register,
     [
         register_id,
         register_type,
@@ -1255,8 +1213,7 @@ pub struct RemovedMeter<'a> {
 
 ::energy_api_core::table_struct!(
     nested RemovedMeter<'a>,
-    crate::shapes::RemovedMeter,
-    Borrowed,
+    view_of crate::types::RemovedMeter,
     [
         serial_number,
         date_of_removal,
@@ -1278,8 +1235,7 @@ pub struct SigningIdentity<'a> {
 #[cfg(feature = "communications")]
 ::energy_api_core::table_struct!(
     nested SigningIdentity<'a>,
-    crate::shapes::SigningIdentity,
-    Borrowed,
+    view_of crate::types::SigningIdentity,
     [
         identity_type,
         identity,
@@ -1300,8 +1256,7 @@ pub struct SubjectContractJourney<'a> {
 #[cfg(feature = "contracts")]
 ::energy_api_core::table_struct!(
     nested SubjectContractJourney<'a>,
-    crate::shapes::SubjectContractJourney,
-    Borrowed,
+    view_of crate::types::SubjectContractJourney,
     [
         number,
         subject_number,
@@ -1324,8 +1279,7 @@ pub struct SupplyPeriodData<'a> {
 #[cfg(feature = "lifecycle-join")]
 ::energy_api_core::table_struct!(
     nested SupplyPeriodData<'a>,
-    crate::shapes::SupplyPeriodData,
-    Borrowed,
+    view_of crate::types::SupplyPeriodData,
     [
         id,
         supply_start_at,
@@ -1349,8 +1303,7 @@ pub struct TerminatedSupplyPoint<'a> {
 #[cfg(feature = "lifecycle-leave")]
 ::energy_api_core::table_struct!(
     nested TerminatedSupplyPoint<'a>,
-    crate::shapes::TerminatedSupplyPoint,
-    Borrowed,
+    view_of crate::types::TerminatedSupplyPoint,
     [
         external_identifier,
         market_name,
@@ -1374,8 +1327,7 @@ pub struct TerminationInitiatedSupplyPoint<'a> {
 #[cfg(feature = "lifecycle-leave")]
 ::energy_api_core::table_struct!(
     nested TerminationInitiatedSupplyPoint<'a>,
-    crate::shapes::TerminationInitiatedSupplyPoint,
-    Borrowed,
+    view_of crate::types::TerminationInitiatedSupplyPoint,
     [
         external_identifier,
         market_name,

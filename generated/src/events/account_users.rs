@@ -93,17 +93,16 @@ impl AccountUserCreatedV1 {
 
 ::energy_api_core::table_struct!(
     AccountUserCreatedV1,
-    crate::shapes::AccountUserCreatedV1,
-    Owned,
     [
-        user_id,
-        user_email,
-        user_number,
-        linked_accounts,
-        user_identifiers: optional,
-        initiator_type: optional,
-        is_customer_initiated: optional,
+        user_id: Int,
+        user_email: Str,
+        user_number: Str,
+        linked_accounts: Array(&Obj),
+        user_identifiers: Optional(&Obj) => omit_none,
+        initiator_type: Optional(&Str) => omit_none,
+        is_customer_initiated: Optional(&Bool) => omit_none,
     ],
+    by_name: [5, 4, 0, 7, 1, 2, 6, 3],
 );
 
 super::routing::version_enum! {
@@ -134,11 +133,10 @@ impl AccountUserPasswordChangedV1 {
 
 ::energy_api_core::table_struct!(
     AccountUserPasswordChangedV1,
-    crate::shapes::AccountUserPasswordChangedV1,
-    Owned,
     [
-        user_id,
+        user_id: Int,
     ],
+    by_name: [0, 1],
 );
 
 super::routing::version_enum! {
@@ -177,12 +175,11 @@ impl AccountUserPasswordResetRequestedV1 {
 
 ::energy_api_core::table_struct!(
     AccountUserPasswordResetRequestedV1,
-    crate::shapes::AccountUserPasswordResetRequestedV1,
-    Owned,
     [
-        account_user_id,
-        account_user_number,
+        account_user_id: Int,
+        account_user_number: Str,
     ],
+    by_name: [0, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -235,14 +232,13 @@ impl AccountUserPsrRecordsUpdatedV1 {
 
 ::energy_api_core::table_struct!(
     AccountUserPsrRecordsUpdatedV1,
-    crate::shapes::AccountUserPsrRecordsUpdatedV1,
-    Owned,
     [
-        user_id,
-        created_records,
-        updated_records,
-        deleted_records,
+        user_id: Int,
+        created_records: Array(&Struct(&crate::types::PsrRecord)),
+        updated_records: Array(&Struct(&crate::types::PsrRecord)),
+        deleted_records: Array(&Struct(&crate::types::PsrRecord)),
     ],
+    by_name: [1, 4, 3, 0, 2],
 );
 
 super::routing::version_enum! {
@@ -345,17 +341,16 @@ impl AccountUserRemovedV1 {
 
 ::energy_api_core::table_struct!(
     AccountUserRemovedV1,
-    crate::shapes::AccountUserRemovedV1,
-    Owned,
     [
-        user_id,
-        user_email,
-        user_number,
-        linked_accounts,
-        user_identifiers: optional,
-        initiator_type: optional,
-        is_customer_initiated: optional,
+        user_id: Int,
+        user_email: Str,
+        user_number: Str,
+        linked_accounts: Array(&Obj),
+        user_identifiers: Optional(&Obj) => omit_none,
+        initiator_type: Optional(&Str) => omit_none,
+        is_customer_initiated: Optional(&Bool) => omit_none,
     ],
+    by_name: [5, 4, 0, 7, 1, 2, 6, 3],
 );
 
 super::routing::version_enum! {
@@ -478,19 +473,18 @@ impl AccountUserUpdatedV1 {
 
 ::energy_api_core::table_struct!(
     AccountUserUpdatedV1,
-    crate::shapes::AccountUserUpdatedV1,
-    Owned,
     [
-        user_id,
-        user_email,
-        user_number,
-        linked_accounts,
-        user_identifiers: optional,
-        initiator_type: optional,
-        is_customer_initiated: optional,
-        changes,
-        is_override: optional,
+        user_id: Int,
+        user_email: Str,
+        user_number: Str,
+        linked_accounts: Array(&Obj),
+        user_identifiers: Optional(&Obj) => omit_none,
+        initiator_type: Optional(&Str) => omit_none,
+        is_customer_initiated: Optional(&Bool) => omit_none,
+        changes: Obj,
+        is_override: Optional(&Bool) => omit_none,
     ],
+    by_name: [7, 4, 0, 9, 1, 2, 6, 8, 5, 3],
 );
 
 super::routing::version_enum! {
@@ -533,13 +527,12 @@ impl AccountUserVerificationCompletedV1 {
 
 ::energy_api_core::table_struct!(
     AccountUserVerificationCompletedV1,
-    crate::shapes::AccountUserVerificationCompletedV1,
-    Owned,
     [
-        user_number,
-        verification_id,
-        verification_type,
+        user_number: Str,
+        verification_id: Int,
+        verification_type: Str,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 super::routing::version_enum! {
@@ -582,13 +575,12 @@ impl AccountUserVerificationStartedV1 {
 
 ::energy_api_core::table_struct!(
     AccountUserVerificationStartedV1,
-    crate::shapes::AccountUserVerificationStartedV1,
-    Owned,
     [
-        user_number,
-        verification_id,
-        verification_type,
+        user_number: Str,
+        verification_id: Int,
+        verification_type: Str,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 super::routing::version_enum! {
@@ -631,13 +623,12 @@ impl AccountUserMetadataCreatedV1 {
 
 ::energy_api_core::table_struct!(
     AccountUserMetadataCreatedV1,
-    crate::shapes::AccountUserMetadataCreatedV1,
-    Owned,
     [
-        user_id,
-        key,
-        value,
+        user_id: Int,
+        key: Str,
+        value: Str,
     ],
+    by_name: [1, 2, 0, 3],
 );
 
 super::routing::version_enum! {
@@ -680,13 +671,12 @@ impl AccountUserMetadataRemovedV1 {
 
 ::energy_api_core::table_struct!(
     AccountUserMetadataRemovedV1,
-    crate::shapes::AccountUserMetadataRemovedV1,
-    Owned,
     [
-        user_id,
-        key,
-        value,
+        user_id: Int,
+        key: Str,
+        value: Str,
     ],
+    by_name: [1, 2, 0, 3],
 );
 
 super::routing::version_enum! {
@@ -727,12 +717,11 @@ impl AccountUserMetadataUpdatedV1 {
 
 ::energy_api_core::table_struct!(
     AccountUserMetadataUpdatedV1,
-    crate::shapes::AccountUserMetadataUpdatedV1,
-    Owned,
     [
-        user_id,
-        changes,
+        user_id: Int,
+        changes: Obj,
     ],
+    by_name: [1, 2, 0],
 );
 
 super::routing::version_enum! {

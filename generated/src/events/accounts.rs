@@ -29,12 +29,11 @@ impl AccountCommunicationsPreferencesUpdatedV1 {
 
 ::energy_api_core::table_struct!(
     AccountCommunicationsPreferencesUpdatedV1,
-    crate::shapes::AccountCommunicationsPreferencesUpdatedV1,
-    Owned,
     [
-        account_number,
-        changes,
+        account_number: Str,
+        changes: Struct(&crate::types::CommsPreferencesChanges),
     ],
+    by_name: [0, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -89,13 +88,12 @@ impl AccountCreatedV1 {
 
 ::energy_api_core::table_struct!(
     AccountCreatedV1,
-    crate::shapes::AccountCreatedV1,
-    Owned,
     [
-        account_number,
-        account_user_emails,
-        is_imported: optional,
+        account_number: Str,
+        account_user_emails: Array(&Str),
+        is_imported: Optional(&Bool) => omit_none,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 super::routing::version_enum! {
@@ -130,11 +128,10 @@ impl AccountOccupiedV1 {
 
 ::energy_api_core::table_struct!(
     AccountOccupiedV1,
-    crate::shapes::AccountOccupiedV1,
-    Owned,
     [
-        account_number,
+        account_number: Str,
     ],
+    by_name: [0, 1],
 );
 
 super::routing::version_enum! {
@@ -177,13 +174,12 @@ impl AccountReactivatedV1 {
 
 ::energy_api_core::table_struct!(
     AccountReactivatedV1,
-    crate::shapes::AccountReactivatedV1,
-    Owned,
     [
-        account_number,
-        previous_status,
-        reactivation_source,
+        account_number: Str,
+        previous_status: Str,
+        reactivation_source: Str,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 super::routing::version_enum! {
@@ -238,16 +234,15 @@ impl AccountSmartMeterReadPermissionChangedV1 {
 
 ::energy_api_core::table_struct!(
     AccountSmartMeterReadPermissionChangedV1,
-    crate::shapes::AccountSmartMeterReadPermissionChangedV1,
-    Owned,
     [
-        account_number,
-        old_permission,
-        new_permission,
-        effective_from,
-        changed_by_id,
-        changed_by_type,
+        account_number: Str,
+        old_permission: Str,
+        new_permission: Str,
+        effective_from: Str,
+        changed_by_id: Str,
+        changed_by_type: Str,
     ],
+    by_name: [0, 4, 6, 1, 2, 5, 3],
 );
 
 super::routing::version_enum! {
@@ -308,14 +303,13 @@ impl AccountUpdatedV1 {
 
 ::energy_api_core::table_struct!(
     AccountUpdatedV1,
-    crate::shapes::AccountUpdatedV1,
-    Owned,
     [
-        account_number,
-        account_user_emails,
-        changes,
-        is_override: optional,
+        account_number: Str,
+        account_user_emails: Array(&Str),
+        changes: Obj,
+        is_override: Optional(&Bool) => omit_none,
     ],
+    by_name: [0, 1, 2, 3, 4],
 );
 
 super::routing::version_enum! {
@@ -358,13 +352,12 @@ impl AccountMetadataCreatedV1 {
 
 ::energy_api_core::table_struct!(
     AccountMetadataCreatedV1,
-    crate::shapes::AccountMetadataCreatedV1,
-    Owned,
     [
-        account_number,
-        key,
-        value,
+        account_number: Str,
+        key: Str,
+        value: Str,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 super::routing::version_enum! {
@@ -407,13 +400,12 @@ impl AccountMetadataRemovedV1 {
 
 ::energy_api_core::table_struct!(
     AccountMetadataRemovedV1,
-    crate::shapes::AccountMetadataRemovedV1,
-    Owned,
     [
-        account_number,
-        key,
-        value,
+        account_number: Str,
+        key: Str,
+        value: Str,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 super::routing::version_enum! {
@@ -454,12 +446,11 @@ impl AccountMetadataUpdatedV1 {
 
 ::energy_api_core::table_struct!(
     AccountMetadataUpdatedV1,
-    crate::shapes::AccountMetadataUpdatedV1,
-    Owned,
     [
-        account_number,
-        changes,
+        account_number: Str,
+        changes: Obj,
     ],
+    by_name: [0, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -503,13 +494,12 @@ impl AccountPropertyEffectivePeriodMetadataCreatedV1 {
 
 ::energy_api_core::table_struct!(
     AccountPropertyEffectivePeriodMetadataCreatedV1,
-    crate::shapes::AccountPropertyEffectivePeriodMetadataCreatedV1,
-    Owned,
     [
-        account_property_effective_period_id,
-        key,
-        value,
+        account_property_effective_period_id: Int,
+        key: Str,
+        value: Str,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 super::routing::version_enum! {
@@ -553,13 +543,12 @@ impl AccountPropertyEffectivePeriodMetadataRemovedV1 {
 
 ::energy_api_core::table_struct!(
     AccountPropertyEffectivePeriodMetadataRemovedV1,
-    crate::shapes::AccountPropertyEffectivePeriodMetadataRemovedV1,
-    Owned,
     [
-        account_property_effective_period_id,
-        key,
-        value,
+        account_property_effective_period_id: Int,
+        key: Str,
+        value: Str,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 super::routing::version_enum! {
@@ -601,12 +590,11 @@ impl AccountPropertyEffectivePeriodMetadataUpdatedV1 {
 
 ::energy_api_core::table_struct!(
     AccountPropertyEffectivePeriodMetadataUpdatedV1,
-    crate::shapes::AccountPropertyEffectivePeriodMetadataUpdatedV1,
-    Owned,
     [
-        account_property_effective_period_id,
-        changes,
+        account_property_effective_period_id: Int,
+        changes: Obj,
     ],
+    by_name: [0, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -691,15 +679,14 @@ impl CampaignAccountAddedV1 {
 
 ::energy_api_core::table_struct!(
     CampaignAccountAddedV1,
-    crate::shapes::CampaignAccountAddedV1,
-    Owned,
     [
-        account_number,
-        campaign_name,
-        campaign_slug: optional,
-        campaign_expiry_date: optional,
-        campaign_account_expiry_date: optional,
+        account_number: Str,
+        campaign_name: Str,
+        campaign_slug: Optional(&Str) => omit_none,
+        campaign_expiry_date: Optional(&Str) => omit_none,
+        campaign_account_expiry_date: Optional(&Str) => omit_none,
     ],
+    by_name: [0, 4, 2, 5, 1, 3],
 );
 
 super::routing::version_enum! {
@@ -752,13 +739,12 @@ impl CampaignAccountRemovedV1 {
 
 ::energy_api_core::table_struct!(
     CampaignAccountRemovedV1,
-    crate::shapes::CampaignAccountRemovedV1,
-    Owned,
     [
-        account_number,
-        campaign_name,
-        campaign_slug: optional,
+        account_number: Str,
+        campaign_name: Str,
+        campaign_slug: Optional(&Str) => omit_none,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 super::routing::version_enum! {
@@ -817,14 +803,13 @@ impl CampaignAccountUpdatedV1 {
 
 ::energy_api_core::table_struct!(
     CampaignAccountUpdatedV1,
-    crate::shapes::CampaignAccountUpdatedV1,
-    Owned,
     [
-        account_number,
-        campaign_name,
-        campaign_slug: optional,
-        changes,
+        account_number: Str,
+        campaign_name: Str,
+        campaign_slug: Optional(&Str) => omit_none,
+        changes: Obj,
     ],
+    by_name: [0, 1, 2, 3, 4],
 );
 
 super::routing::version_enum! {

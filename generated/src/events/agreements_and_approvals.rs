@@ -29,12 +29,11 @@ impl ActualIntervalsReceivedV1 {
 
 ::energy_api_core::table_struct!(
     ActualIntervalsReceivedV1,
-    crate::shapes::ActualIntervalsReceivedV1,
-    Owned,
     [
-        mpan,
-        rebill_from,
+        mpan: Str,
+        rebill_from: Str,
     ],
+    by_name: [0, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -81,14 +80,13 @@ impl AffiliatesAffiliateAccountContractCreatedV1 {
 
 ::energy_api_core::table_struct!(
     AffiliatesAffiliateAccountContractCreatedV1,
-    crate::shapes::AffiliatesAffiliateAccountContractCreatedV1,
-    Owned,
     [
-        affiliate_account_contract_id,
-        affiliate_contract_id,
-        account_number,
-        fuel,
+        affiliate_account_contract_id: Int,
+        affiliate_contract_id: Int,
+        account_number: Str,
+        fuel: Str,
     ],
+    by_name: [2, 1, 3, 0, 4],
 );
 
 super::routing::version_enum! {
@@ -167,16 +165,15 @@ impl AgreementCreatedV1 {
 
 ::energy_api_core::table_struct!(
     AgreementCreatedV1,
-    crate::shapes::AgreementCreatedV1,
-    Owned,
     [
-        agreement_id,
-        account_number,
-        valid_from,
-        product_code,
-        account_contract_identifier: optional,
-        business_contract_identifier: optional,
+        agreement_id: Int,
+        account_number: Str,
+        valid_from: Str,
+        product_code: Str,
+        account_contract_identifier: Optional(&Str) => omit_none,
+        business_contract_identifier: Optional(&Str) => omit_none,
     ],
+    by_name: [4, 5, 0, 6, 2, 1, 3],
 );
 
 super::routing::version_enum! {
@@ -209,11 +206,10 @@ impl AgreementRevokedV1 {
 
 ::energy_api_core::table_struct!(
     AgreementRevokedV1,
-    crate::shapes::AgreementRevokedV1,
-    Owned,
     [
-        agreement_id,
+        agreement_id: Int,
     ],
+    by_name: [0, 1],
 );
 
 /// Payload of `agreement.revoked` version `v2` (Agreements and approvals).
@@ -246,12 +242,11 @@ impl AgreementRevokedV2 {
 
 ::energy_api_core::table_struct!(
     AgreementRevokedV2,
-    crate::shapes::AgreementRevokedV2,
-    Owned,
     [
-        agreement_id,
-        account_number,
+        agreement_id: Int,
+        account_number: Str,
     ],
+    by_name: [1, 2, 0],
 );
 
 super::routing::version_enum! {
@@ -325,17 +320,16 @@ impl AgreementRolloverCompletedV1 {
 
 ::energy_api_core::table_struct!(
     AgreementRolloverCompletedV1,
-    crate::shapes::AgreementRolloverCompletedV1,
-    Owned,
     [
-        account_number,
-        supply_point_id,
-        expiring_agreement_id,
-        rolled_on_to_agreement_id,
-        new_product,
-        rolled_on_to_agreement_valid_from,
-        rolled_on_to_agreement_valid_to,
+        account_number: Str,
+        supply_point_id: Str,
+        expiring_agreement_id: Int,
+        rolled_on_to_agreement_id: Int,
+        new_product: Struct(&crate::types::Product),
+        rolled_on_to_agreement_valid_from: Str,
+        rolled_on_to_agreement_valid_to: Str,
     ],
+    by_name: [0, 2, 7, 4, 5, 3, 6, 1],
 );
 
 super::routing::version_enum! {
@@ -368,11 +362,10 @@ impl AgreementTerminatedV1 {
 
 ::energy_api_core::table_struct!(
     AgreementTerminatedV1,
-    crate::shapes::AgreementTerminatedV1,
-    Owned,
     [
-        agreement_id,
+        agreement_id: Int,
     ],
+    by_name: [0, 1],
 );
 
 /// Payload of `agreement.terminated` version `v2` (Agreements and approvals).
@@ -405,12 +398,11 @@ impl AgreementTerminatedV2 {
 
 ::energy_api_core::table_struct!(
     AgreementTerminatedV2,
-    crate::shapes::AgreementTerminatedV2,
-    Owned,
     [
-        agreement_id,
-        account_number,
+        agreement_id: Int,
+        account_number: Str,
     ],
+    by_name: [1, 2, 0],
 );
 
 super::routing::version_enum! {
@@ -478,13 +470,12 @@ impl AgreementUpdatedV1 {
 
 ::energy_api_core::table_struct!(
     AgreementUpdatedV1,
-    crate::shapes::AgreementUpdatedV1,
-    Owned,
     [
-        agreement_id,
-        changes,
-        is_override: optional,
+        agreement_id: Int,
+        changes: Obj,
+        is_override: Optional(&Bool) => omit_none,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 /// Payload of `agreement.updated` version `v2` (Agreements and approvals).
@@ -537,14 +528,13 @@ impl AgreementUpdatedV2 {
 
 ::energy_api_core::table_struct!(
     AgreementUpdatedV2,
-    crate::shapes::AgreementUpdatedV2,
-    Owned,
     [
-        agreement_id,
-        changes,
-        is_override: optional,
-        account_number,
+        agreement_id: Int,
+        changes: Obj,
+        is_override: Optional(&Bool) => omit_none,
+        account_number: Str,
     ],
+    by_name: [3, 1, 2, 4, 0],
 );
 
 super::routing::version_enum! {
@@ -608,14 +598,13 @@ impl ApprovalsApprovalApprovedV1 {
 
 ::energy_api_core::table_struct!(
     ApprovalsApprovalApprovedV1,
-    crate::shapes::ApprovalsApprovalApprovedV1,
-    Owned,
     [
-        approval_id,
-        process_type,
-        process_data,
-        approved_at,
+        approval_id: Str,
+        process_type: Str,
+        process_data: Obj,
+        approved_at: Str,
     ],
+    by_name: [0, 3, 4, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -666,15 +655,14 @@ impl ApprovalsApprovalCreatedV1 {
 
 ::energy_api_core::table_struct!(
     ApprovalsApprovalCreatedV1,
-    crate::shapes::ApprovalsApprovalCreatedV1,
-    Owned,
     [
-        approval_id,
-        process_type,
-        requested_at,
-        assigned_to_id,
-        requested_by_id,
+        approval_id: Str,
+        process_type: Str,
+        requested_at: Str,
+        assigned_to_id: Int,
+        requested_by_id: Int,
     ],
+    by_name: [0, 3, 2, 4, 1, 5],
 );
 
 super::routing::version_enum! {
@@ -723,14 +711,13 @@ impl ApprovalsApprovalRejectedV1 {
 
 ::energy_api_core::table_struct!(
     ApprovalsApprovalRejectedV1,
-    crate::shapes::ApprovalsApprovalRejectedV1,
-    Owned,
     [
-        approval_id,
-        process_type,
-        process_data,
-        rejected_at,
+        approval_id: Str,
+        process_type: Str,
+        process_data: Obj,
+        rejected_at: Str,
     ],
+    by_name: [0, 2, 3, 1, 4],
 );
 
 super::routing::version_enum! {
@@ -785,16 +772,15 @@ impl ApprovalsApprovalRequestApprovedV1 {
 
 ::energy_api_core::table_struct!(
     ApprovalsApprovalRequestApprovedV1,
-    crate::shapes::ApprovalsApprovalRequestApprovedV1,
-    Owned,
     [
-        approval_id,
-        process_type,
-        request_id,
-        approved_by_id,
-        approved_at,
-        approval_reason,
+        approval_id: Str,
+        process_type: Str,
+        request_id: Str,
+        approved_by_id: Int,
+        approved_at: Str,
+        approval_reason: Str,
     ],
+    by_name: [0, 5, 2, 6, 1, 3, 4],
 );
 
 super::routing::version_enum! {
@@ -845,15 +831,14 @@ impl ApprovalsApprovalRequestAssignedV1 {
 
 ::energy_api_core::table_struct!(
     ApprovalsApprovalRequestAssignedV1,
-    crate::shapes::ApprovalsApprovalRequestAssignedV1,
-    Owned,
     [
-        approval_id,
-        process_type,
-        request_id,
-        assigned_to_id,
-        assigned_at,
+        approval_id: Str,
+        process_type: Str,
+        request_id: Str,
+        assigned_to_id: Int,
+        assigned_at: Str,
     ],
+    by_name: [0, 4, 2, 5, 1, 3],
 );
 
 super::routing::version_enum! {
@@ -908,16 +893,15 @@ impl ApprovalsApprovalRequestRejectedV1 {
 
 ::energy_api_core::table_struct!(
     ApprovalsApprovalRequestRejectedV1,
-    crate::shapes::ApprovalsApprovalRequestRejectedV1,
-    Owned,
     [
-        approval_id,
-        process_type,
-        request_id,
-        rejected_by_id,
-        rejection_reason,
-        rejected_at,
+        approval_id: Str,
+        process_type: Str,
+        request_id: Str,
+        rejected_by_id: Int,
+        rejection_reason: Str,
+        rejected_at: Str,
     ],
+    by_name: [0, 1, 5, 6, 4, 2, 3],
 );
 
 super::routing::version_enum! {

@@ -33,13 +33,12 @@ impl AuthServerAccessTokenIssuedV1 {
 
 ::energy_api_core::table_struct!(
     AuthServerAccessTokenIssuedV1,
-    crate::shapes::AuthServerAccessTokenIssuedV1,
-    Owned,
     [
-        delegate,
-        viewer,
-        viewer_id,
+        delegate: Str,
+        viewer: Str,
+        viewer_id: Int,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 super::routing::version_enum! {
@@ -82,13 +81,12 @@ impl AuthServerAccountUserGenerateMfaChallengeErrorV1 {
 
 ::energy_api_core::table_struct!(
     AuthServerAccountUserGenerateMfaChallengeErrorV1,
-    crate::shapes::AuthServerAccountUserGenerateMfaChallengeErrorV1,
-    Owned,
     [
-        account_user_id,
-        account_user_number,
-        device,
+        account_user_id: Int,
+        account_user_number: Str,
+        device: Str,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 super::routing::version_enum! {
@@ -135,14 +133,13 @@ impl AuthServerAccountUserLoggedInV1 {
 
 ::energy_api_core::table_struct!(
     AuthServerAccountUserLoggedInV1,
-    crate::shapes::AuthServerAccountUserLoggedInV1,
-    Owned,
     [
-        account_user_id,
-        account_user_number,
-        login_method,
-        mfa_device_type,
+        account_user_id: Int,
+        account_user_number: Str,
+        login_method: Str,
+        mfa_device_type: Str,
     ],
+    by_name: [0, 1, 2, 3, 4],
 );
 
 super::routing::version_enum! {
@@ -185,13 +182,12 @@ impl AuthServerAccountUserLoginDeniedV1 {
 
 ::energy_api_core::table_struct!(
     AuthServerAccountUserLoginDeniedV1,
-    crate::shapes::AuthServerAccountUserLoginDeniedV1,
-    Owned,
     [
-        account_user_id,
-        account_user_number,
-        enforced_security_rule_ids,
+        account_user_id: Int,
+        account_user_number: Str,
+        enforced_security_rule_ids: Array(&Int),
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 super::routing::version_enum! {
@@ -246,16 +242,15 @@ impl AuthServerAccountUserLoginFailedV1 {
 
 ::energy_api_core::table_struct!(
     AuthServerAccountUserLoginFailedV1,
-    crate::shapes::AuthServerAccountUserLoginFailedV1,
-    Owned,
     [
-        account_user_id,
-        account_user_number,
-        step,
-        failure_reason,
-        brand,
-        user_brands,
+        account_user_id: Int,
+        account_user_number: Str,
+        step: Str,
+        failure_reason: Str,
+        brand: Str,
+        user_brands: Array(&Str),
     ],
+    by_name: [0, 1, 4, 5, 2, 3, 6],
 );
 
 super::routing::version_enum! {
@@ -302,14 +297,13 @@ impl AuthServerAccountUserLoginStepCompletedV1 {
 
 ::energy_api_core::table_struct!(
     AuthServerAccountUserLoginStepCompletedV1,
-    crate::shapes::AuthServerAccountUserLoginStepCompletedV1,
-    Owned,
     [
-        account_user_id,
-        account_user_number,
-        step,
-        mfa_device_type,
+        account_user_id: Int,
+        account_user_number: Str,
+        step: Str,
+        mfa_device_type: Str,
     ],
+    by_name: [0, 1, 3, 4, 2],
 );
 
 super::routing::version_enum! {

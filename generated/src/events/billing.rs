@@ -58,19 +58,18 @@ impl BillingBillingDocumentHeldV1 {
 
 ::energy_api_core::table_struct!(
     BillingBillingDocumentHeldV1,
-    crate::shapes::BillingBillingDocumentHeldV1,
-    Owned,
     [
-        account_number,
-        document_type,
-        document_id,
-        document_identifier,
-        document_uuid,
-        hold_code,
-        is_strict,
-        held_at,
-        held_by_id,
+        account_number: Str,
+        document_type: Str,
+        document_id: Int,
+        document_identifier: Str,
+        document_uuid: Str,
+        hold_code: Str,
+        is_strict: Bool,
+        held_at: Str,
+        held_by_id: Int,
     ],
+    by_name: [0, 2, 4, 3, 1, 7, 6, 9, 8, 5],
 );
 
 super::routing::version_enum! {
@@ -113,13 +112,12 @@ impl BillingBillingDocumentIssuedV1 {
 
 ::energy_api_core::table_struct!(
     BillingBillingDocumentIssuedV1,
-    crate::shapes::BillingBillingDocumentIssuedV1,
-    Owned,
     [
-        account_number,
-        billing_document_id,
-        billing_document_identifier,
+        account_number: Str,
+        billing_document_id: Int,
+        billing_document_identifier: Str,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 /// Payload of `billing.billing_document.issued` version `v2` (Billing).
@@ -160,14 +158,13 @@ impl BillingBillingDocumentIssuedV2 {
 
 ::energy_api_core::table_struct!(
     BillingBillingDocumentIssuedV2,
-    crate::shapes::BillingBillingDocumentIssuedV2,
-    Owned,
     [
-        account_number,
-        billing_document_id,
-        billing_document_identifier,
-        billing_document_uuid,
+        account_number: Str,
+        billing_document_id: Int,
+        billing_document_identifier: Str,
+        billing_document_uuid: Str,
     ],
+    by_name: [0, 1, 2, 3, 4],
 );
 
 super::routing::version_enum! {
@@ -226,13 +223,12 @@ impl BillingBillingDocumentRepresentationDispatchedV1 {
 
 ::energy_api_core::table_struct!(
     BillingBillingDocumentRepresentationDispatchedV1,
-    crate::shapes::BillingBillingDocumentRepresentationDispatchedV1,
-    Owned,
     [
-        account_number,
-        billing_document_id,
-        billing_document_identifier,
+        account_number: Str,
+        billing_document_id: Int,
+        billing_document_identifier: Str,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 /// Payload of `billing.billing_document_representation.dispatched` version `v2` (Billing).
@@ -281,15 +277,14 @@ impl BillingBillingDocumentRepresentationDispatchedV2 {
 
 ::energy_api_core::table_struct!(
     BillingBillingDocumentRepresentationDispatchedV2,
-    crate::shapes::BillingBillingDocumentRepresentationDispatchedV2,
-    Owned,
     [
-        account_number,
-        billing_document_id,
-        billing_document_identifier,
-        billing_document_representation_dispatch_id,
-        billing_document_representations_id,
+        account_number: Str,
+        billing_document_id: Int,
+        billing_document_identifier: Str,
+        billing_document_representation_dispatch_id: Int,
+        billing_document_representations_id: Array(&Int),
     ],
+    by_name: [0, 1, 2, 3, 4, 5],
 );
 
 /// Payload of `billing.billing_document_representation.dispatched` version `v3` (Billing).
@@ -342,16 +337,15 @@ impl BillingBillingDocumentRepresentationDispatchedV3 {
 
 ::energy_api_core::table_struct!(
     BillingBillingDocumentRepresentationDispatchedV3,
-    crate::shapes::BillingBillingDocumentRepresentationDispatchedV3,
-    Owned,
     [
-        account_number,
-        billing_document_id,
-        billing_document_identifier,
-        billing_document_representation_dispatch_id,
-        billing_document_representations_id,
-        support_user_id,
+        account_number: Str,
+        billing_document_id: Int,
+        billing_document_identifier: Str,
+        billing_document_representation_dispatch_id: Int,
+        billing_document_representations_id: Array(&Int),
+        support_user_id: Int,
     ],
+    by_name: [0, 1, 2, 3, 4, 5, 6],
 );
 
 super::routing::version_enum! {
@@ -446,14 +440,13 @@ impl BillingBillingOptionsUpdatedV1 {
 
 ::energy_api_core::table_struct!(
     BillingBillingOptionsUpdatedV1,
-    crate::shapes::BillingBillingOptionsUpdatedV1,
-    Owned,
     [
-        account_number,
-        previous_billing_options_id,
-        new_billing_options_id,
-        support_user_id,
+        account_number: Str,
+        previous_billing_options_id: Int,
+        new_billing_options_id: Int,
+        support_user_id: Int,
     ],
+    by_name: [0, 2, 3, 1, 4],
 );
 
 super::routing::version_enum! {
@@ -496,13 +489,12 @@ impl BillingChargingLedgerAssignedToAgreementV1 {
 
 ::energy_api_core::table_struct!(
     BillingChargingLedgerAssignedToAgreementV1,
-    crate::shapes::BillingChargingLedgerAssignedToAgreementV1,
-    Owned,
     [
-        ledger_number,
-        agreement_id,
-        assigned_at,
+        ledger_number: Str,
+        agreement_id: Int,
+        assigned_at: Str,
     ],
+    by_name: [1, 3, 2, 0],
 );
 
 super::routing::version_enum! {
@@ -541,12 +533,11 @@ impl BillingChargingSupplyPointTriggeredV1 {
 
 ::energy_api_core::table_struct!(
     BillingChargingSupplyPointTriggeredV1,
-    crate::shapes::BillingChargingSupplyPointTriggeredV1,
-    Owned,
     [
-        supply_point_id,
-        charge_period,
+        supply_point_id: Int,
+        charge_period: Struct(&crate::types::ChargePeriod),
     ],
+    by_name: [1, 2, 0],
 );
 
 super::routing::version_enum! {
@@ -579,11 +570,10 @@ impl BillingDuosInvoiceCancelV1 {
 
 ::energy_api_core::table_struct!(
     BillingDuosInvoiceCancelV1,
-    crate::shapes::BillingDuosInvoiceCancelV1,
-    Owned,
     [
-        invoice_event_id,
+        invoice_event_id: Int,
     ],
+    by_name: [0, 1],
 );
 
 super::routing::version_enum! {
@@ -616,11 +606,10 @@ impl BillingDuosInvoiceNewV1 {
 
 ::energy_api_core::table_struct!(
     BillingDuosInvoiceNewV1,
-    crate::shapes::BillingDuosInvoiceNewV1,
-    Owned,
     [
-        invoice_event_id,
+        invoice_event_id: Int,
     ],
+    by_name: [0, 1],
 );
 
 super::routing::version_enum! {
@@ -653,11 +642,10 @@ impl BillingDuosInvoiceReplaceV1 {
 
 ::energy_api_core::table_struct!(
     BillingDuosInvoiceReplaceV1,
-    crate::shapes::BillingDuosInvoiceReplaceV1,
-    Owned,
     [
-        invoice_event_id,
+        invoice_event_id: Int,
     ],
+    by_name: [0, 1],
 );
 
 super::routing::version_enum! {
@@ -702,13 +690,12 @@ impl BillingFinalBillV1 {
 
 ::energy_api_core::table_struct!(
     BillingFinalBillV1,
-    crate::shapes::BillingFinalBillV1,
-    Owned,
     [
-        account_number,
-        account_user_emails,
-        statement_id,
+        account_number: Str,
+        account_user_emails: Array(&Str),
+        statement_id: Int,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 super::routing::version_enum! {
@@ -755,14 +742,13 @@ impl BillingIssuanceExternalStatusCreatedV1 {
 
 ::energy_api_core::table_struct!(
     BillingIssuanceExternalStatusCreatedV1,
-    crate::shapes::BillingIssuanceExternalStatusCreatedV1,
-    Owned,
     [
-        billing_document_identifier,
-        status,
-        status_code,
-        external_status_id,
+        billing_document_identifier: Str,
+        status: Str,
+        status_code: Str,
+        external_status_id: Int,
     ],
+    by_name: [0, 3, 2, 4, 1],
 );
 
 super::routing::version_enum! {
@@ -801,12 +787,11 @@ impl BillingIssuedBillV1 {
 
 ::energy_api_core::table_struct!(
     BillingIssuedBillV1,
-    crate::shapes::BillingIssuedBillV1,
-    Owned,
     [
-        account_number,
-        statement_id,
+        account_number: Str,
+        statement_id: Int,
     ],
+    by_name: [0, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -837,11 +822,10 @@ impl BillingLedgerEntryPostedV1 {
 
 ::energy_api_core::table_struct!(
     BillingLedgerEntryPostedV1,
-    crate::shapes::BillingLedgerEntryPostedV1,
-    Owned,
     [
-        ledger,
+        ledger: Struct(&crate::types::Ledger),
     ],
+    by_name: [0, 1],
 );
 
 /// Payload of `billing.ledger.entry_posted` version `v2` (Billing).
@@ -874,12 +858,11 @@ impl BillingLedgerEntryPostedV2 {
 
 ::energy_api_core::table_struct!(
     BillingLedgerEntryPostedV2,
-    crate::shapes::BillingLedgerEntryPostedV2,
-    Owned,
     [
-        ledger,
-        entry,
+        ledger: Struct(&crate::types::Ledger),
+        entry: Struct(&crate::types::LedgerEntry),
     ],
+    by_name: [1, 2, 0],
 );
 
 super::routing::version_enum! {
@@ -921,11 +904,10 @@ impl BillingLedgerEntryRemovedV1 {
 
 ::energy_api_core::table_struct!(
     BillingLedgerEntryRemovedV1,
-    crate::shapes::BillingLedgerEntryRemovedV1,
-    Owned,
     [
-        ledger,
+        ledger: Struct(&crate::types::Ledger),
     ],
+    by_name: [0, 1],
 );
 
 /// Payload of `billing.ledger.entry_removed` version `v2` (Billing).
@@ -958,12 +940,11 @@ impl BillingLedgerEntryRemovedV2 {
 
 ::energy_api_core::table_struct!(
     BillingLedgerEntryRemovedV2,
-    crate::shapes::BillingLedgerEntryRemovedV2,
-    Owned,
     [
-        ledger,
-        entry,
+        ledger: Struct(&crate::types::Ledger),
+        entry: Struct(&crate::types::LedgerEntryRemoval),
     ],
+    by_name: [1, 2, 0],
 );
 
 super::routing::version_enum! {
@@ -1038,17 +1019,16 @@ impl BillingPathwayTraversalFailedV1 {
 
 ::energy_api_core::table_struct!(
     BillingPathwayTraversalFailedV1,
-    crate::shapes::BillingPathwayTraversalFailedV1,
-    Owned,
     [
-        pathway_id,
-        traversal_attempt_id,
-        traversal_attempt_context,
-        trigger_id,
-        failed_action_name,
-        failed_action_error,
-        failed_at,
+        pathway_id: Str,
+        traversal_attempt_id: Int,
+        traversal_attempt_context: Obj,
+        trigger_id: Int,
+        failed_action_name: Str,
+        failed_action_error: Str,
+        failed_at: Str,
     ],
+    by_name: [5, 2, 3, 1, 7, 6, 4, 0],
 );
 
 super::routing::version_enum! {
@@ -1095,14 +1075,13 @@ impl BillingPathwayTraversalSucceededV1 {
 
 ::energy_api_core::table_struct!(
     BillingPathwayTraversalSucceededV1,
-    crate::shapes::BillingPathwayTraversalSucceededV1,
-    Owned,
     [
-        pathway_id,
-        traversal_attempt_id,
-        trigger_id,
-        succeeded_at,
+        pathway_id: Str,
+        traversal_attempt_id: Int,
+        trigger_id: Int,
+        succeeded_at: Str,
     ],
+    by_name: [0, 3, 2, 4, 1],
 );
 
 super::routing::version_enum! {
@@ -1149,14 +1128,13 @@ impl BillingPortfolioInvoiceSummaryCompletedV1 {
 
 ::energy_api_core::table_struct!(
     BillingPortfolioInvoiceSummaryCompletedV1,
-    crate::shapes::BillingPortfolioInvoiceSummaryCompletedV1,
-    Owned,
     [
-        run_identifier,
-        storage_bucket,
-        storage_key_prefix,
-        summary_count,
+        run_identifier: Str,
+        storage_bucket: Str,
+        storage_key_prefix: Str,
+        summary_count: Int,
     ],
+    by_name: [0, 1, 2, 3, 4],
 );
 
 super::routing::version_enum! {
@@ -1207,15 +1185,14 @@ impl BillingRebateAcceptedV1 {
 
 ::energy_api_core::table_struct!(
     BillingRebateAcceptedV1,
-    crate::shapes::BillingRebateAcceptedV1,
-    Owned,
     [
-        account_number,
-        rebate_period_id,
-        rebate_type,
-        effective_from,
-        effective_to,
+        account_number: Str,
+        rebate_period_id: Int,
+        rebate_type: Str,
+        effective_from: Str,
+        effective_to: Str,
     ],
+    by_name: [0, 3, 2, 5, 4, 1],
 );
 
 super::routing::version_enum! {
@@ -1274,16 +1251,15 @@ impl BillingRebateCreatedV1 {
 
 ::energy_api_core::table_struct!(
     BillingRebateCreatedV1,
-    crate::shapes::BillingRebateCreatedV1,
-    Owned,
     [
-        account_number,
-        rebate_period_id,
-        rebate_type,
-        effective_from,
-        effective_to,
-        is_application_accepted,
+        account_number: Str,
+        rebate_period_id: Int,
+        rebate_type: Str,
+        effective_from: Str,
+        effective_to: Str,
+        is_application_accepted: Bool,
     ],
+    by_name: [0, 3, 2, 6, 4, 5, 1],
 );
 
 super::routing::version_enum! {
@@ -1342,16 +1318,15 @@ impl BillingRebateDeclinedV1 {
 
 ::energy_api_core::table_struct!(
     BillingRebateDeclinedV1,
-    crate::shapes::BillingRebateDeclinedV1,
-    Owned,
     [
-        account_number,
-        rebate_period_id,
-        rebate_type,
-        effective_from,
-        effective_to,
-        decline_reason,
+        account_number: Str,
+        rebate_period_id: Int,
+        rebate_type: Str,
+        effective_from: Str,
+        effective_to: Str,
+        decline_reason: Str,
     ],
+    by_name: [0, 5, 2, 6, 4, 1, 3],
 );
 
 super::routing::version_enum! {
@@ -1410,16 +1385,15 @@ impl BillingRebateUpdatedV1 {
 
 ::energy_api_core::table_struct!(
     BillingRebateUpdatedV1,
-    crate::shapes::BillingRebateUpdatedV1,
-    Owned,
     [
-        account_number,
-        rebate_period_id,
-        rebate_type,
-        effective_from,
-        effective_to,
-        is_application_accepted,
+        account_number: Str,
+        rebate_period_id: Int,
+        rebate_type: Str,
+        effective_from: Str,
+        effective_to: Str,
+        is_application_accepted: Bool,
     ],
+    by_name: [0, 3, 2, 6, 4, 5, 1],
 );
 
 super::routing::version_enum! {
@@ -1466,14 +1440,13 @@ impl ChargingPrimingErroredV1 {
 
 ::energy_api_core::table_struct!(
     ChargingPrimingErroredV1,
-    crate::shapes::ChargingPrimingErroredV1,
-    Owned,
     [
-        errors,
-        supply_point_id,
-        period_start,
-        period_end,
+        errors: Array(&Str),
+        supply_point_id: Str,
+        period_start: Str,
+        period_end: Str,
     ],
+    by_name: [0, 3, 4, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -1520,14 +1493,13 @@ impl LatePaymentFeeApplicationServiceCompletedV1 {
 
 ::energy_api_core::table_struct!(
     LatePaymentFeeApplicationServiceCompletedV1,
-    crate::shapes::LatePaymentFeeApplicationServiceCompletedV1,
-    Owned,
     [
-        run_id,
-        account_number,
-        fees_applied_count,
-        fees_unapplied_count,
+        run_id: Str,
+        account_number: Str,
+        fees_applied_count: Int,
+        fees_unapplied_count: Int,
     ],
+    by_name: [1, 4, 2, 3, 0],
 );
 
 super::routing::version_enum! {
@@ -1592,16 +1564,15 @@ impl LatePaymentFeeApplicationServiceFeeAppliedV1 {
 
 ::energy_api_core::table_struct!(
     LatePaymentFeeApplicationServiceFeeAppliedV1,
-    crate::shapes::LatePaymentFeeApplicationServiceFeeAppliedV1,
-    Owned,
     [
-        run_id,
-        account_number,
-        fee_amount,
-        fee_date,
-        fee_type: optional,
-        charge_id,
+        run_id: Str,
+        account_number: Str,
+        fee_amount: Int,
+        fee_date: Str,
+        fee_type: Optional(&Str) => omit_none,
+        charge_id: Str,
     ],
+    by_name: [1, 6, 5, 3, 4, 0, 2],
 );
 
 super::routing::version_enum! {
@@ -1640,12 +1611,11 @@ impl LatePaymentFeeApplicationServiceStartedV1 {
 
 ::energy_api_core::table_struct!(
     LatePaymentFeeApplicationServiceStartedV1,
-    crate::shapes::LatePaymentFeeApplicationServiceStartedV1,
-    Owned,
     [
-        run_id,
-        account_number,
+        run_id: Str,
+        account_number: Str,
     ],
+    by_name: [1, 2, 0],
 );
 
 super::routing::version_enum! {
@@ -1688,13 +1658,12 @@ impl LatePaymentFeeCalculationServiceCompletedV1 {
 
 ::energy_api_core::table_struct!(
     LatePaymentFeeCalculationServiceCompletedV1,
-    crate::shapes::LatePaymentFeeCalculationServiceCompletedV1,
-    Owned,
     [
-        run_id,
-        account_number,
-        fees_calculated_count,
+        run_id: Str,
+        account_number: Str,
+        fees_calculated_count: Int,
     ],
+    by_name: [1, 3, 2, 0],
 );
 
 super::routing::version_enum! {
@@ -1733,12 +1702,11 @@ impl LatePaymentFeeCalculationServiceStartedV1 {
 
 ::energy_api_core::table_struct!(
     LatePaymentFeeCalculationServiceStartedV1,
-    crate::shapes::LatePaymentFeeCalculationServiceStartedV1,
-    Owned,
     [
-        run_id,
-        account_number,
+        run_id: Str,
+        account_number: Str,
     ],
+    by_name: [1, 2, 0],
 );
 
 super::routing::version_enum! {
@@ -1785,14 +1753,13 @@ impl LatePaymentFeeCalculatorCompletedV1 {
 
 ::energy_api_core::table_struct!(
     LatePaymentFeeCalculatorCompletedV1,
-    crate::shapes::LatePaymentFeeCalculatorCompletedV1,
-    Owned,
     [
-        run_id,
-        account_number,
-        fees_applied_count,
-        fees_unapplied_count,
+        run_id: Str,
+        account_number: Str,
+        fees_applied_count: Int,
+        fees_unapplied_count: Int,
     ],
+    by_name: [1, 4, 2, 3, 0],
 );
 
 super::routing::version_enum! {
@@ -1835,13 +1802,12 @@ impl LatePaymentFeeCalculatorFeeAppliedV1 {
 
 ::energy_api_core::table_struct!(
     LatePaymentFeeCalculatorFeeAppliedV1,
-    crate::shapes::LatePaymentFeeCalculatorFeeAppliedV1,
-    Owned,
     [
-        run_id,
-        account_number,
-        charge_id,
+        run_id: Str,
+        account_number: Str,
+        charge_id: Str,
     ],
+    by_name: [1, 3, 2, 0],
 );
 
 super::routing::version_enum! {
@@ -1880,12 +1846,11 @@ impl LatePaymentFeeCalculatorStartedV1 {
 
 ::energy_api_core::table_struct!(
     LatePaymentFeeCalculatorStartedV1,
-    crate::shapes::LatePaymentFeeCalculatorStartedV1,
-    Owned,
     [
-        run_id,
-        account_number,
+        run_id: Str,
+        account_number: Str,
     ],
+    by_name: [1, 2, 0],
 );
 
 super::routing::version_enum! {
@@ -1928,13 +1893,12 @@ impl LatePaymentFeeWaivedV1 {
 
 ::energy_api_core::table_struct!(
     LatePaymentFeeWaivedV1,
-    crate::shapes::LatePaymentFeeWaivedV1,
-    Owned,
     [
-        fee_id,
-        waived_at,
-        support_user_id,
+        fee_id: Int,
+        waived_at: Str,
+        support_user_id: Int,
     ],
+    by_name: [0, 2, 3, 1],
 );
 
 super::routing::version_enum! {

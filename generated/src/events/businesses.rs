@@ -21,11 +21,10 @@ impl BusinessCreatedV1 {
 
 ::energy_api_core::table_struct!(
     BusinessCreatedV1,
-    crate::shapes::BusinessCreatedV1,
-    Owned,
     [
-        id,
+        id: Int,
     ],
+    by_name: [0, 1],
 );
 
 super::routing::version_enum! {
@@ -66,12 +65,11 @@ impl BusinessUpdatedV1 {
 
 ::energy_api_core::table_struct!(
     BusinessUpdatedV1,
-    crate::shapes::BusinessUpdatedV1,
-    Owned,
     [
-        id,
-        changes,
+        id: Int,
+        changes: Obj,
     ],
+    by_name: [1, 2, 0],
 );
 
 super::routing::version_enum! {
@@ -110,12 +108,11 @@ impl BusinessOperationsTeamUpdatedV1 {
 
 ::energy_api_core::table_struct!(
     BusinessOperationsTeamUpdatedV1,
-    crate::shapes::BusinessOperationsTeamUpdatedV1,
-    Owned,
     [
-        id,
-        operations_team_id,
+        id: Int,
+        operations_team_id: Int,
     ],
+    by_name: [0, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -183,18 +180,17 @@ impl InternalCompanyCreatedV1 {
 
 ::energy_api_core::table_struct!(
     InternalCompanyCreatedV1,
-    crate::shapes::InternalCompanyCreatedV1,
-    Owned,
     [
-        id,
-        actor,
-        displayable_number,
-        name,
-        primary_registration_number,
-        secondary_registration_number,
-        primary_tax_identifier_number,
-        legal_address,
+        id: Str,
+        actor: Obj,
+        displayable_number: Str,
+        name: Str,
+        primary_registration_number: Str,
+        secondary_registration_number: Str,
+        primary_tax_identifier_number: Str,
+        legal_address: Obj,
     ],
+    by_name: [1, 7, 2, 0, 4, 6, 8, 5, 3],
 );
 
 super::routing::version_enum! {

@@ -33,13 +33,12 @@ impl CollateralAgreementFulfilledV1 {
 
 ::energy_api_core::table_struct!(
     CollateralAgreementFulfilledV1,
-    crate::shapes::CollateralAgreementFulfilledV1,
-    Owned,
     [
-        collateral_agreement_id,
-        contract_id,
-        fulfilled_at,
+        collateral_agreement_id: Int,
+        contract_id: Str,
+        fulfilled_at: Str,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 super::routing::version_enum! {
@@ -111,16 +110,15 @@ impl CollectionProceedingCreatedV1 {
 
 ::energy_api_core::table_struct!(
     CollectionProceedingCreatedV1,
-    crate::shapes::CollectionProceedingCreatedV1,
-    Owned,
     [
-        id,
-        account_number,
-        amount: optional,
-        campaign: optional,
-        is_white_label,
-        agency_code,
+        id: Int,
+        account_number: Str,
+        amount: Optional(&Int) => omit_none,
+        campaign: Optional(&Str) => omit_none,
+        is_white_label: Bool,
+        agency_code: Str,
     ],
+    by_name: [1, 4, 5, 3, 0, 6, 2],
 );
 
 super::routing::version_enum! {
@@ -197,18 +195,17 @@ impl CollectionProcessCommStepResolvedV1 {
 
 ::energy_api_core::table_struct!(
     CollectionProcessCommStepResolvedV1,
-    crate::shapes::CollectionProcessCommStepResolvedV1,
-    Owned,
     [
-        collection_process_number,
-        step_identifier,
-        trigger_id: optional,
-        status,
-        reason,
-        dispatched_channels,
-        failed_channels,
-        timestamp,
+        collection_process_number: Str,
+        step_identifier: Str,
+        trigger_id: Optional(&Str) => omit_none,
+        status: Str,
+        reason: Str,
+        dispatched_channels: Array(&Str),
+        failed_channels: Array(&Str),
+        timestamp: Str,
     ],
+    by_name: [0, 5, 7, 8, 1, 3, 6, 4, 2],
 );
 
 super::routing::version_enum! {
@@ -251,13 +248,12 @@ impl CollectionProcessLeaveSupplierInstigatedV1 {
 
 ::energy_api_core::table_struct!(
     CollectionProcessLeaveSupplierInstigatedV1,
-    crate::shapes::CollectionProcessLeaveSupplierInstigatedV1,
-    Owned,
     [
-        number,
-        account_number,
-        leave_supplier_process_number,
+        number: Str,
+        account_number: Str,
+        leave_supplier_process_number: Str,
     ],
+    by_name: [1, 3, 2, 0],
 );
 
 super::routing::version_enum! {
@@ -306,14 +302,13 @@ impl CollectionProcessPausedV1 {
 
 ::energy_api_core::table_struct!(
     CollectionProcessPausedV1,
-    crate::shapes::CollectionProcessPausedV1,
-    Owned,
     [
-        number,
-        account_number,
-        source,
-        active_pause_reasons,
+        number: Str,
+        account_number: Str,
+        source: Str,
+        active_pause_reasons: Array(&Str),
     ],
+    by_name: [1, 2, 3, 4, 0],
 );
 
 super::routing::version_enum! {
@@ -384,15 +379,14 @@ impl CollectionProcessRaisedV1 {
 
 ::energy_api_core::table_struct!(
     CollectionProcessRaisedV1,
-    crate::shapes::CollectionProcessRaisedV1,
-    Owned,
     [
-        number,
-        account_number,
-        ledger: optional,
-        billing_document: optional,
-        config_code,
+        number: Str,
+        account_number: Str,
+        ledger: Optional(&Str) => omit_none,
+        billing_document: Optional(&Str) => omit_none,
+        config_code: Str,
     ],
+    by_name: [1, 5, 3, 0, 4, 2],
 );
 
 super::routing::version_enum! {
@@ -423,11 +417,10 @@ impl CollectionProcessReactivatedV1 {
 
 ::energy_api_core::table_struct!(
     CollectionProcessReactivatedV1,
-    crate::shapes::CollectionProcessReactivatedV1,
-    Owned,
     [
-        number,
+        number: Str,
     ],
+    by_name: [0, 1],
 );
 
 super::routing::version_enum! {
@@ -458,11 +451,10 @@ impl CollectionProcessRunTerminationRequestedV1 {
 
 ::energy_api_core::table_struct!(
     CollectionProcessRunTerminationRequestedV1,
-    crate::shapes::CollectionProcessRunTerminationRequestedV1,
-    Owned,
     [
-        number,
+        number: Str,
     ],
+    by_name: [0, 1],
 );
 
 super::routing::version_enum! {
@@ -505,13 +497,12 @@ impl CollectionProcessUnpausedV1 {
 
 ::energy_api_core::table_struct!(
     CollectionProcessUnpausedV1,
-    crate::shapes::CollectionProcessUnpausedV1,
-    Owned,
     [
-        number,
-        account_number,
-        source,
+        number: Str,
+        account_number: Str,
+        source: Str,
     ],
+    by_name: [1, 2, 0, 3],
 );
 
 super::routing::version_enum! {
@@ -554,13 +545,12 @@ impl CollectionProcessWithdrawnV1 {
 
 ::energy_api_core::table_struct!(
     CollectionProcessWithdrawnV1,
-    crate::shapes::CollectionProcessWithdrawnV1,
-    Owned,
     [
-        number,
-        account_number,
-        external_reference,
+        number: Str,
+        account_number: Str,
+        external_reference: Str,
     ],
+    by_name: [1, 3, 2, 0],
 );
 
 /// Payload of `collection_process.withdrawn` version `v2` (Collections, debt and deposits).
@@ -591,12 +581,11 @@ impl CollectionProcessWithdrawnV2 {
 
 ::energy_api_core::table_struct!(
     CollectionProcessWithdrawnV2,
-    crate::shapes::CollectionProcessWithdrawnV2,
-    Owned,
     [
-        number,
-        account_number,
+        number: Str,
+        account_number: Str,
     ],
+    by_name: [1, 2, 0],
 );
 
 super::routing::version_enum! {
@@ -642,13 +631,12 @@ impl CreditCheckCreatedV1 {
 
 ::energy_api_core::table_struct!(
     CreditCheckCreatedV1,
-    crate::shapes::CreditCheckCreatedV1,
-    Owned,
     [
-        check_id,
-        entity_type,
-        entity_id,
+        check_id: Str,
+        entity_type: Str,
+        entity_id: Str,
     ],
+    by_name: [0, 2, 3, 1],
 );
 
 super::routing::version_enum! {
@@ -691,13 +679,12 @@ impl DebtActioningAutomatedDebtWriteBackCompletedV1 {
 
 ::energy_api_core::table_struct!(
     DebtActioningAutomatedDebtWriteBackCompletedV1,
-    crate::shapes::DebtActioningAutomatedDebtWriteBackCompletedV1,
-    Owned,
     [
-        ledger_number,
-        account_number,
-        amount,
+        ledger_number: Str,
+        account_number: Str,
+        amount: Int,
     ],
+    by_name: [1, 3, 2, 0],
 );
 
 super::routing::version_enum! {
@@ -744,14 +731,13 @@ impl DebtActioningAutomatedDebtWriteBackFailedV1 {
 
 ::energy_api_core::table_struct!(
     DebtActioningAutomatedDebtWriteBackFailedV1,
-    crate::shapes::DebtActioningAutomatedDebtWriteBackFailedV1,
-    Owned,
     [
-        ledger_number,
-        account_number,
-        reason,
-        exception,
+        ledger_number: Str,
+        account_number: Str,
+        reason: Str,
+        exception: Str,
     ],
+    by_name: [1, 2, 3, 4, 0],
 );
 
 super::routing::version_enum! {
@@ -794,13 +780,12 @@ impl DebtActioningAutomatedDebtWriteBackSkippedV1 {
 
 ::energy_api_core::table_struct!(
     DebtActioningAutomatedDebtWriteBackSkippedV1,
-    crate::shapes::DebtActioningAutomatedDebtWriteBackSkippedV1,
-    Owned,
     [
-        ledger_number,
-        account_number,
-        reason,
+        ledger_number: Str,
+        account_number: Str,
+        reason: Str,
     ],
+    by_name: [1, 2, 0, 3],
 );
 
 super::routing::version_enum! {
@@ -872,19 +857,18 @@ impl DelinquentDebtAllocationCreatedV1 {
 
 ::energy_api_core::table_struct!(
     DelinquentDebtAllocationCreatedV1,
-    crate::shapes::DelinquentDebtAllocationCreatedV1,
-    Owned,
     [
-        ledger_number,
-        account_number,
-        allocation_identifier,
-        amount,
-        reason,
-        created_at,
-        fulfilment,
-        obligation,
-        payout,
+        ledger_number: Str,
+        account_number: Str,
+        allocation_identifier: Str,
+        amount: Int,
+        reason: Str,
+        created_at: Str,
+        fulfilment: Struct(&crate::types::AllocationComponent),
+        obligation: Obj,
+        payout: Obj,
     ],
+    by_name: [1, 7, 2, 3, 5, 9, 6, 0, 8, 4],
 );
 
 super::routing::version_enum! {
@@ -931,14 +915,13 @@ impl DelinquentDebtPositionChangedV1 {
 
 ::energy_api_core::table_struct!(
     DelinquentDebtPositionChangedV1,
-    crate::shapes::DelinquentDebtPositionChangedV1,
-    Owned,
     [
-        ledger_number,
-        changed_on,
-        previous_value,
-        new_value,
+        ledger_number: Str,
+        changed_on: Str,
+        previous_value: Int,
+        new_value: Int,
     ],
+    by_name: [1, 3, 0, 4, 2],
 );
 
 /// Payload of `delinquent_debt.position_changed` version `v2` (Collections, debt and deposits).
@@ -983,15 +966,14 @@ impl DelinquentDebtPositionChangedV2 {
 
 ::energy_api_core::table_struct!(
     DelinquentDebtPositionChangedV2,
-    crate::shapes::DelinquentDebtPositionChangedV2,
-    Owned,
     [
-        ledger_number,
-        changed_on,
-        previous_value,
-        new_value,
-        account_number,
+        ledger_number: Str,
+        changed_on: Str,
+        previous_value: Int,
+        new_value: Int,
+        account_number: Str,
     ],
+    by_name: [4, 3, 0, 5, 2, 1],
 );
 
 super::routing::version_enum! {
@@ -1065,16 +1047,15 @@ impl DepositAgreementAcceptedV1 {
 
 ::energy_api_core::table_struct!(
     DepositAgreementAcceptedV1,
-    crate::shapes::DepositAgreementAcceptedV1,
-    Owned,
     [
-        deposit_key,
-        reason,
-        amount,
-        account_number,
-        ledger_identifier,
-        accepted_at,
+        deposit_key: Str,
+        reason: Str,
+        amount: Int,
+        account_number: Str,
+        ledger_identifier: Str,
+        accepted_at: Str,
     ],
+    by_name: [5, 4, 6, 0, 2, 1, 3],
 );
 
 super::routing::version_enum! {
@@ -1131,16 +1112,15 @@ impl DepositAgreementFulfilledV1 {
 
 ::energy_api_core::table_struct!(
     DepositAgreementFulfilledV1,
-    crate::shapes::DepositAgreementFulfilledV1,
-    Owned,
     [
-        deposit_key,
-        reason,
-        amount,
-        account_number,
-        ledger_identifier,
-        fulfilled_at,
+        deposit_key: Str,
+        reason: Str,
+        amount: Int,
+        account_number: Str,
+        ledger_identifier: Str,
+        fulfilled_at: Str,
     ],
+    by_name: [3, 5, 6, 0, 2, 1, 4],
 );
 
 super::routing::version_enum! {
@@ -1201,17 +1181,16 @@ impl DepositAgreementInstalmentReturnedV1 {
 
 ::energy_api_core::table_struct!(
     DepositAgreementInstalmentReturnedV1,
-    crate::shapes::DepositAgreementInstalmentReturnedV1,
-    Owned,
     [
-        deposit_key,
-        reason,
-        amount,
-        account_number,
-        ledger_identifier,
-        returned_amount,
-        returned_at,
+        deposit_key: Str,
+        reason: Str,
+        amount: Int,
+        account_number: Str,
+        ledger_identifier: Str,
+        returned_amount: Int,
+        returned_at: Str,
     ],
+    by_name: [3, 4, 5, 0, 2, 1, 6, 7],
 );
 
 super::routing::version_enum! {
@@ -1268,16 +1247,15 @@ impl DepositAgreementReturnedV1 {
 
 ::energy_api_core::table_struct!(
     DepositAgreementReturnedV1,
-    crate::shapes::DepositAgreementReturnedV1,
-    Owned,
     [
-        deposit_key,
-        reason,
-        amount,
-        account_number,
-        ledger_identifier,
-        returned_at,
+        deposit_key: Str,
+        reason: Str,
+        amount: Int,
+        account_number: Str,
+        ledger_identifier: Str,
+        returned_at: Str,
     ],
+    by_name: [3, 4, 5, 0, 2, 1, 6],
 );
 
 super::routing::version_enum! {
@@ -1334,16 +1312,15 @@ impl DepositAgreementWithdrawnV1 {
 
 ::energy_api_core::table_struct!(
     DepositAgreementWithdrawnV1,
-    crate::shapes::DepositAgreementWithdrawnV1,
-    Owned,
     [
-        deposit_key,
-        reason,
-        amount,
-        account_number,
-        ledger_identifier,
-        withdrawn_at,
+        deposit_key: Str,
+        reason: Str,
+        amount: Int,
+        account_number: Str,
+        ledger_identifier: Str,
+        withdrawn_at: Str,
     ],
+    by_name: [3, 4, 5, 0, 2, 1, 6],
 );
 
 super::routing::version_enum! {
@@ -1398,16 +1375,15 @@ impl DunningPathPausedV1 {
 
 ::energy_api_core::table_struct!(
     DunningPathPausedV1,
-    crate::shapes::DunningPathPausedV1,
-    Owned,
     [
-        account_number,
-        dunning_path_name,
-        dunning_process_id,
-        pause_start_date,
-        pause_end_date,
-        created_note,
+        account_number: Str,
+        dunning_path_name: Str,
+        dunning_process_id: Str,
+        pause_start_date: Str,
+        pause_end_date: Str,
+        created_note: Str,
     ],
+    by_name: [0, 5, 2, 4, 6, 3, 1],
 );
 
 super::routing::version_enum! {
@@ -1458,15 +1434,14 @@ impl DunningPathStartedV1 {
 
 ::energy_api_core::table_struct!(
     DunningPathStartedV1,
-    crate::shapes::DunningPathStartedV1,
-    Owned,
     [
-        dunning_path_name,
-        dunning_process_id,
-        account_number,
-        created_note,
-        start_date,
+        dunning_path_name: Str,
+        dunning_process_id: Str,
+        account_number: Str,
+        created_note: Str,
+        start_date: Str,
     ],
+    by_name: [2, 1, 4, 3, 0, 5],
 );
 
 super::routing::version_enum! {
@@ -1509,13 +1484,12 @@ impl DunningPathUnpausedV1 {
 
 ::energy_api_core::table_struct!(
     DunningPathUnpausedV1,
-    crate::shapes::DunningPathUnpausedV1,
-    Owned,
     [
-        account_number,
-        dunning_path_name,
-        dunning_process_id,
+        account_number: Str,
+        dunning_path_name: Str,
+        dunning_process_id: Str,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 super::routing::version_enum! {
@@ -1566,15 +1540,14 @@ impl DunningPathWithdrawnV1 {
 
 ::energy_api_core::table_struct!(
     DunningPathWithdrawnV1,
-    crate::shapes::DunningPathWithdrawnV1,
-    Owned,
     [
-        account_number,
-        dunning_path_name,
-        dunning_process_id,
-        withdrawn_date,
-        withdrawn_note,
+        account_number: Str,
+        dunning_path_name: Str,
+        dunning_process_id: Str,
+        withdrawn_date: Str,
+        withdrawn_note: Str,
     ],
+    by_name: [0, 1, 2, 3, 4, 5],
 );
 
 super::routing::version_enum! {

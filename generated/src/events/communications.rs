@@ -51,17 +51,16 @@ impl CommsAccountCallUpdatedV1 {
 
 ::energy_api_core::table_struct!(
     CommsAccountCallUpdatedV1,
-    crate::shapes::CommsAccountCallUpdatedV1,
-    Owned,
     [
-        account_number,
-        call_id,
-        call_key,
-        transcript_key,
-        redacted_transcript_key,
-        bucket,
-        changes,
+        account_number: Str,
+        call_id: Int,
+        call_key: Str,
+        transcript_key: Str,
+        redacted_transcript_key: Str,
+        bucket: Str,
+        changes: Obj,
     ],
+    by_name: [0, 5, 2, 6, 7, 3, 1, 4],
 );
 
 super::routing::version_enum! {
@@ -112,15 +111,14 @@ impl CommsCustomerEmailBouncedV1 {
 
 ::energy_api_core::table_struct!(
     CommsCustomerEmailBouncedV1,
-    crate::shapes::CommsCustomerEmailBouncedV1,
-    Owned,
     [
-        account_number,
-        user_id,
-        message_id,
-        template_code,
-        bounced_at,
+        account_number: Str,
+        user_id: Int,
+        message_id: Int,
+        template_code: Str,
+        bounced_at: Str,
     ],
+    by_name: [0, 4, 5, 3, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -153,11 +151,10 @@ impl CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1 {
 
 ::energy_api_core::table_struct!(
     CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1,
-    crate::shapes::CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1,
-    Owned,
     [
-        push_notification_binding_id,
+        push_notification_binding_id: Int,
     ],
+    by_name: [0, 1],
 );
 
 super::routing::version_enum! {
@@ -212,16 +209,15 @@ impl CommsTranscriptionCreatedV1 {
 
 ::energy_api_core::table_struct!(
     CommsTranscriptionCreatedV1,
-    crate::shapes::CommsTranscriptionCreatedV1,
-    Owned,
     [
-        account_number,
-        call_id,
-        call_key,
-        transcript_key,
-        redacted_transcript_key,
-        bucket,
+        account_number: Str,
+        call_id: Int,
+        call_key: Str,
+        transcript_key: Str,
+        redacted_transcript_key: Str,
+        bucket: Str,
     ],
+    by_name: [0, 5, 2, 4, 6, 3, 1],
 );
 
 super::routing::version_enum! {
@@ -278,14 +274,13 @@ impl ComplaintsComplaintNewContactV1 {
 
 ::energy_api_core::table_struct!(
     ComplaintsComplaintNewContactV1,
-    crate::shapes::ComplaintsComplaintNewContactV1,
-    Owned,
     [
-        account_number: optional,
-        complaint_id,
-        contact_id,
-        status,
+        account_number: Optional(&Str) => omit_none,
+        complaint_id: Int,
+        contact_id: Int,
+        status: Str,
     ],
+    by_name: [0, 1, 2, 3, 4],
 );
 
 super::routing::version_enum! {
@@ -332,12 +327,11 @@ impl ComplaintsComplaintOpenedV1 {
 
 ::energy_api_core::table_struct!(
     ComplaintsComplaintOpenedV1,
-    crate::shapes::ComplaintsComplaintOpenedV1,
-    Owned,
     [
-        account_number: optional,
-        complaint_id,
+        account_number: Optional(&Str) => omit_none,
+        complaint_id: Int,
     ],
+    by_name: [0, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -398,13 +392,12 @@ impl ComplaintsDrpFinishedV1 {
 
 ::energy_api_core::table_struct!(
     ComplaintsDrpFinishedV1,
-    crate::shapes::ComplaintsDrpFinishedV1,
-    Owned,
     [
-        account_number: optional,
-        complaint_id,
-        reason: optional,
+        account_number: Optional(&Str) => omit_none,
+        complaint_id: Int,
+        reason: Optional(&Str) => omit_none,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 super::routing::version_enum! {
@@ -457,13 +450,12 @@ impl ComplaintsDrpStartedV1 {
 
 ::energy_api_core::table_struct!(
     ComplaintsDrpStartedV1,
-    crate::shapes::ComplaintsDrpStartedV1,
-    Owned,
     [
-        account_number: optional,
-        complaint_id,
-        position,
+        account_number: Optional(&Str) => omit_none,
+        complaint_id: Int,
+        position: Str,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 super::routing::version_enum! {
@@ -506,13 +498,12 @@ impl ComplexQuotingCostCalculationFinishedV1 {
 
 ::energy_api_core::table_struct!(
     ComplexQuotingCostCalculationFinishedV1,
-    crate::shapes::ComplexQuotingCostCalculationFinishedV1,
-    Owned,
     [
-        quote_configuration_number,
-        succeeded,
-        triggered_by_id,
+        quote_configuration_number: Str,
+        succeeded: Bool,
+        triggered_by_id: Int,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 super::routing::version_enum! {
@@ -551,12 +542,11 @@ impl ConsentsConsentCreatedV1 {
 
 ::energy_api_core::table_struct!(
     ConsentsConsentCreatedV1,
-    crate::shapes::ConsentsConsentCreatedV1,
-    Owned,
     [
-        signing_identity,
-        consent,
+        signing_identity: Struct(&crate::types::SigningIdentity),
+        consent: Struct(&crate::types::Consent),
     ],
+    by_name: [1, 2, 0],
 );
 
 super::routing::version_enum! {
@@ -595,12 +585,11 @@ impl ConsentsConsentUpdatedV1 {
 
 ::energy_api_core::table_struct!(
     ConsentsConsentUpdatedV1,
-    crate::shapes::ConsentsConsentUpdatedV1,
-    Owned,
     [
-        signing_identity,
-        consent,
+        signing_identity: Struct(&crate::types::SigningIdentity),
+        consent: Struct(&crate::types::Consent),
     ],
+    by_name: [1, 2, 0],
 );
 
 super::routing::version_enum! {
@@ -653,13 +642,12 @@ impl GoodsPurchaseCreatedV1 {
 
 ::energy_api_core::table_struct!(
     GoodsPurchaseCreatedV1,
-    crate::shapes::GoodsPurchaseCreatedV1,
-    Owned,
     [
-        purchase_id,
-        account_id,
-        support_user_id: optional,
+        purchase_id: Int,
+        account_id: Int,
+        support_user_id: Optional(&Int) => omit_none,
     ],
+    by_name: [1, 2, 0, 3],
 );
 
 super::routing::version_enum! {
@@ -712,15 +700,14 @@ impl GoodsQuoteCreatedForAccountV1 {
 
 ::energy_api_core::table_struct!(
     GoodsQuoteCreatedForAccountV1,
-    crate::shapes::GoodsQuoteCreatedForAccountV1,
-    Owned,
     [
-        account_number,
-        market_name,
-        quote_id,
-        client_params,
-        lead_id,
+        account_number: Str,
+        market_name: Str,
+        quote_id: Int,
+        client_params: Obj,
+        lead_id: Int,
     ],
+    by_name: [0, 3, 2, 5, 4, 1],
 );
 
 super::routing::version_enum! {
@@ -775,15 +762,14 @@ impl GoodsQuoteCreatedWithoutAccountV1 {
 
 ::energy_api_core::table_struct!(
     GoodsQuoteCreatedWithoutAccountV1,
-    crate::shapes::GoodsQuoteCreatedWithoutAccountV1,
-    Owned,
     [
-        market_name,
-        quote_id,
-        contact_info,
-        client_params,
-        lead_id,
+        market_name: Str,
+        quote_id: Int,
+        contact_info: Obj,
+        client_params: Obj,
+        lead_id: Int,
     ],
+    by_name: [3, 1, 5, 4, 2, 0],
 );
 
 super::routing::version_enum! {
@@ -826,13 +812,12 @@ impl LeadsLeadStageUpdatedV1 {
 
 ::energy_api_core::table_struct!(
     LeadsLeadStageUpdatedV1,
-    crate::shapes::LeadsLeadStageUpdatedV1,
-    Owned,
     [
-        lead_number,
-        funnel_code,
-        stage,
+        lead_number: Str,
+        funnel_code: Str,
+        stage: Str,
     ],
+    by_name: [1, 2, 0, 3],
 );
 
 super::routing::version_enum! {
@@ -875,13 +860,12 @@ impl LeadsOpportunityDocumentAttachedToOpportunityV1 {
 
 ::energy_api_core::table_struct!(
     LeadsOpportunityDocumentAttachedToOpportunityV1,
-    crate::shapes::LeadsOpportunityDocumentAttachedToOpportunityV1,
-    Owned,
     [
-        opportunity_number,
-        attachment_id,
-        category,
+        opportunity_number: Str,
+        attachment_id: Int,
+        category: Str,
     ],
+    by_name: [1, 3, 2, 0],
 );
 
 super::routing::version_enum! {
@@ -922,12 +906,11 @@ impl LeadsOpportunityOfferGroupCreatedV2 {
 
 ::energy_api_core::table_struct!(
     LeadsOpportunityOfferGroupCreatedV2,
-    crate::shapes::LeadsOpportunityOfferGroupCreatedV2,
-    Owned,
     [
-        opportunity_number,
-        offer_group_identifier,
+        opportunity_number: Str,
+        offer_group_identifier: Str,
     ],
+    by_name: [1, 2, 0],
 );
 
 super::routing::version_enum! {
@@ -984,14 +967,13 @@ impl LeadsOpportunityStageUpdatedV1 {
 
 ::energy_api_core::table_struct!(
     LeadsOpportunityStageUpdatedV1,
-    crate::shapes::LeadsOpportunityStageUpdatedV1,
-    Owned,
     [
-        opportunity_number,
-        funnel_code,
-        stage,
-        updated_by_user_id: optional,
+        opportunity_number: Str,
+        funnel_code: Str,
+        stage: Str,
+        updated_by_user_id: Optional(&Int) => omit_none,
     ],
+    by_name: [1, 2, 0, 3, 4],
 );
 
 super::routing::version_enum! {
@@ -1030,12 +1012,11 @@ impl MessagingPushNotificationTokenUnregisteredV1 {
 
 ::energy_api_core::table_struct!(
     MessagingPushNotificationTokenUnregisteredV1,
-    crate::shapes::MessagingPushNotificationTokenUnregisteredV1,
-    Owned,
     [
-        token,
-        external_provider,
+        token: Str,
+        external_provider: Str,
     ],
+    by_name: [1, 2, 0],
 );
 
 super::routing::version_enum! {

@@ -103,19 +103,18 @@ impl ContractGroupsCreatedV1 {
 
 ::energy_api_core::table_struct!(
     ContractGroupsCreatedV1,
-    crate::shapes::ContractGroupsCreatedV1,
-    Owned,
     [
-        contract_group_identifier,
-        group_type,
-        valid_from,
-        valid_to: optional,
-        managing_party_identifier: optional,
-        external_identifier: optional,
-        name: optional,
-        memberships,
-        traits,
+        contract_group_identifier: Str,
+        group_type: Str,
+        valid_from: Str,
+        valid_to: Optional(&Str) => omit_none,
+        managing_party_identifier: Optional(&Str) => omit_none,
+        external_identifier: Optional(&Str) => omit_none,
+        name: Optional(&Str) => omit_none,
+        memberships: Array(&Struct(&crate::types::GroupMembershipNew)),
+        traits: Array(&Struct(&crate::types::GroupTrait)),
     ],
+    by_name: [0, 5, 4, 3, 9, 7, 1, 8, 6, 2],
 );
 
 super::routing::version_enum! {
@@ -162,13 +161,12 @@ impl ContractGroupsMembershipsChangedV1 {
 
 ::energy_api_core::table_struct!(
     ContractGroupsMembershipsChangedV1,
-    crate::shapes::ContractGroupsMembershipsChangedV1,
-    Owned,
     [
-        contract_group_identifier,
-        memberships_started,
-        memberships_ended,
+        contract_group_identifier: Str,
+        memberships_started: Array(&Struct(&crate::types::GroupMembership)),
+        memberships_ended: Array(&Struct(&crate::types::GroupMembership)),
     ],
+    by_name: [0, 2, 3, 1],
 );
 
 super::routing::version_enum! {
@@ -219,14 +217,13 @@ impl ContractGroupsVersionCreatedV1 {
 
 ::energy_api_core::table_struct!(
     ContractGroupsVersionCreatedV1,
-    crate::shapes::ContractGroupsVersionCreatedV1,
-    Owned,
     [
-        contract_group_identifier,
-        effective_period,
-        superseded_versions,
-        created_versions,
+        contract_group_identifier: Str,
+        effective_period: Struct(&crate::types::GroupPeriod),
+        superseded_versions: Array(&Struct(&crate::types::GroupVersion)),
+        created_versions: Array(&Struct(&crate::types::GroupVersion)),
     ],
+    by_name: [0, 3, 2, 4, 1],
 );
 
 super::routing::version_enum! {
@@ -273,14 +270,13 @@ impl ContractsActualizedV1 {
 
 ::energy_api_core::table_struct!(
     ContractsActualizedV1,
-    crate::shapes::ContractsActualizedV1,
-    Owned,
     [
-        contract_identifier,
-        version_reference,
-        occurred_at,
-        for_subjects,
+        contract_identifier: Str,
+        version_reference: Int,
+        occurred_at: Str,
+        for_subjects: Array(&Str),
     ],
+    by_name: [0, 3, 4, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -335,13 +331,12 @@ impl ContractsCreatedV1 {
 
 ::energy_api_core::table_struct!(
     ContractsCreatedV1,
-    crate::shapes::ContractsCreatedV1,
-    Owned,
     [
-        contract_identifier,
-        occurred_at,
-        sales_record_identifier: optional,
+        contract_identifier: Str,
+        occurred_at: Str,
+        sales_record_identifier: Optional(&Str) => omit_none,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 super::routing::version_enum! {
@@ -384,13 +379,12 @@ impl ContractsExpiredV1 {
 
 ::energy_api_core::table_struct!(
     ContractsExpiredV1,
-    crate::shapes::ContractsExpiredV1,
-    Owned,
     [
-        contract_identifier,
-        occurred_at,
-        valid_to,
+        contract_identifier: Str,
+        occurred_at: Str,
+        valid_to: Str,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 super::routing::version_enum! {
@@ -433,13 +427,12 @@ impl ContractsExpiryApproachingV1 {
 
 ::energy_api_core::table_struct!(
     ContractsExpiryApproachingV1,
-    crate::shapes::ContractsExpiryApproachingV1,
-    Owned,
     [
-        contract_identifier,
-        occurred_at,
-        days_before_expiry,
+        contract_identifier: Str,
+        occurred_at: Str,
+        days_before_expiry: Int,
     ],
+    by_name: [0, 2, 3, 1],
 );
 
 super::routing::version_enum! {
@@ -488,14 +481,13 @@ impl ContractsJourneysCreationStartedV1 {
 
 ::energy_api_core::table_struct!(
     ContractsJourneysCreationStartedV1,
-    crate::shapes::ContractsJourneysCreationStartedV1,
-    Owned,
     [
-        contract_journey,
-        contract_identifier,
-        occurred_at,
-        subject_contract_journeys,
+        contract_journey: Struct(&crate::types::ContractJourney),
+        contract_identifier: Str,
+        occurred_at: Str,
+        subject_contract_journeys: Array(&Struct(&crate::types::SubjectContractJourney)),
     ],
+    by_name: [1, 2, 0, 3, 4],
 );
 
 super::routing::version_enum! {
@@ -544,14 +536,13 @@ impl ContractsJourneysTerminationStartedV1 {
 
 ::energy_api_core::table_struct!(
     ContractsJourneysTerminationStartedV1,
-    crate::shapes::ContractsJourneysTerminationStartedV1,
-    Owned,
     [
-        contract_journey,
-        contract_identifier,
-        occurred_at,
-        subject_contract_journeys,
+        contract_journey: Struct(&crate::types::ContractJourney),
+        contract_identifier: Str,
+        occurred_at: Str,
+        subject_contract_journeys: Array(&Struct(&crate::types::SubjectContractJourney)),
     ],
+    by_name: [1, 2, 0, 3, 4],
 );
 
 super::routing::version_enum! {
@@ -594,13 +585,12 @@ impl ContractsJourneysVariationStartedV1 {
 
 ::energy_api_core::table_struct!(
     ContractsJourneysVariationStartedV1,
-    crate::shapes::ContractsJourneysVariationStartedV1,
-    Owned,
     [
-        contract_journey,
-        contract_identifier,
-        occurred_at,
+        contract_journey: Struct(&crate::types::ContractJourney),
+        contract_identifier: Str,
+        occurred_at: Str,
     ],
+    by_name: [1, 2, 0, 3],
 );
 
 super::routing::version_enum! {
@@ -643,13 +633,12 @@ impl ContractsNovatedV1 {
 
 ::energy_api_core::table_struct!(
     ContractsNovatedV1,
-    crate::shapes::ContractsNovatedV1,
-    Owned,
     [
-        contract_identifier,
-        new_contract_identifier,
-        occurred_at,
+        contract_identifier: Str,
+        new_contract_identifier: Str,
+        occurred_at: Str,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 super::routing::version_enum! {
@@ -688,12 +677,11 @@ impl ContractsRescindedV1 {
 
 ::energy_api_core::table_struct!(
     ContractsRescindedV1,
-    crate::shapes::ContractsRescindedV1,
-    Owned,
     [
-        contract_identifier,
-        occurred_at,
+        contract_identifier: Str,
+        occurred_at: Str,
     ],
+    by_name: [0, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -732,12 +720,11 @@ impl ContractsRevokedV1 {
 
 ::energy_api_core::table_struct!(
     ContractsRevokedV1,
-    crate::shapes::ContractsRevokedV1,
-    Owned,
     [
-        contract_identifier,
-        occurred_at,
+        contract_identifier: Str,
+        occurred_at: Str,
     ],
+    by_name: [0, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -790,15 +777,14 @@ impl ContractsSubjectAmendedV1 {
 
 ::energy_api_core::table_struct!(
     ContractsSubjectAmendedV1,
-    crate::shapes::ContractsSubjectAmendedV1,
-    Owned,
     [
-        contract_identifier,
-        occurred_at,
-        added,
-        updated,
-        removed,
+        contract_identifier: Str,
+        occurred_at: Str,
+        added: Array(&Struct(&crate::types::AmendedSubject)),
+        updated: Array(&Struct(&crate::types::AmendedSubject)),
+        removed: Array(&Struct(&crate::types::AmendedSubject)),
     ],
+    by_name: [2, 1, 4, 0, 5, 3],
 );
 
 super::routing::version_enum! {
@@ -837,12 +823,11 @@ impl ContractsTerminatedV1 {
 
 ::energy_api_core::table_struct!(
     ContractsTerminatedV1,
-    crate::shapes::ContractsTerminatedV1,
-    Owned,
     [
-        contract_identifier,
-        occurred_at,
+        contract_identifier: Str,
+        occurred_at: Str,
     ],
+    by_name: [0, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -881,12 +866,11 @@ impl ContractsTermsVariedV1 {
 
 ::energy_api_core::table_struct!(
     ContractsTermsVariedV1,
-    crate::shapes::ContractsTermsVariedV1,
-    Owned,
     [
-        contract_identifier,
-        occurred_at,
+        contract_identifier: Str,
+        occurred_at: Str,
     ],
+    by_name: [0, 1, 2],
 );
 
 super::routing::version_enum! {

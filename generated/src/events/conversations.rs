@@ -35,13 +35,12 @@ impl InkActionsRunV1 {
 
 ::energy_api_core::table_struct!(
     InkActionsRunV1,
-    crate::shapes::InkActionsRunV1,
-    Owned,
     [
-        conversation_relay_id,
-        message_relay_id,
-        actions_results,
+        conversation_relay_id: Str,
+        message_relay_id: Str,
+        actions_results: Array(&Struct(&crate::types::InkAction)),
     ],
+    by_name: [2, 1, 3, 0],
 );
 
 super::routing::version_enum! {
@@ -88,14 +87,13 @@ impl InkContentInboundMessageTaggedV1 {
 
 ::energy_api_core::table_struct!(
     InkContentInboundMessageTaggedV1,
-    crate::shapes::InkContentInboundMessageTaggedV1,
-    Owned,
     [
-        conversation_id,
-        conversation_relay_id,
-        account_number,
-        message,
+        conversation_id: Int,
+        conversation_relay_id: Str,
+        account_number: Str,
+        message: Struct(&crate::types::InkMessageContent),
     ],
+    by_name: [2, 1, 3, 0, 4],
 );
 
 super::routing::version_enum! {
@@ -150,16 +148,15 @@ impl InkConversationAssignedToBucketV1 {
 
 ::energy_api_core::table_struct!(
     InkConversationAssignedToBucketV1,
-    crate::shapes::InkConversationAssignedToBucketV1,
-    Owned,
     [
-        conversation_relay_id,
-        bucket_relay_id,
-        support_user_id,
-        organisation_id,
-        actor_type,
-        actor_id,
+        conversation_relay_id: Str,
+        bucket_relay_id: Str,
+        support_user_id: Int,
+        organisation_id: Int,
+        actor_type: Str,
+        actor_id: Int,
     ],
+    by_name: [5, 3, 0, 6, 2, 1, 4],
 );
 
 super::routing::version_enum! {
@@ -202,13 +199,12 @@ impl InkConversationAssignedToTimelineV1 {
 
 ::energy_api_core::table_struct!(
     InkConversationAssignedToTimelineV1,
-    crate::shapes::InkConversationAssignedToTimelineV1,
-    Owned,
     [
-        conversation_relay_id,
-        timeline_relay_id,
-        support_user_id,
+        conversation_relay_id: Str,
+        timeline_relay_id: Str,
+        support_user_id: Int,
     ],
+    by_name: [0, 2, 3, 1],
 );
 
 super::routing::version_enum! {
@@ -277,18 +273,17 @@ impl InkConversationAwaitCustomerReplyV1 {
 
 ::energy_api_core::table_struct!(
     InkConversationAwaitCustomerReplyV1,
-    crate::shapes::InkConversationAwaitCustomerReplyV1,
-    Owned,
     [
-        conversation_id,
-        conversation_relay_id,
-        account_number,
-        latest_contacted_account_user_number,
-        support_user_id,
-        actor_type,
-        actor_id,
-        organisation_id,
+        conversation_id: Int,
+        conversation_relay_id: Str,
+        account_number: Str,
+        latest_contacted_account_user_number: Str,
+        support_user_id: Int,
+        actor_type: Str,
+        actor_id: Int,
+        organisation_id: Int,
     ],
+    by_name: [2, 1, 3, 6, 7, 8, 0, 5, 4],
 );
 
 super::routing::version_enum! {
@@ -365,20 +360,19 @@ impl InkConversationClosedV1 {
 
 ::energy_api_core::table_struct!(
     InkConversationClosedV1,
-    crate::shapes::InkConversationClosedV1,
-    Owned,
     [
-        conversation_id,
-        conversation_relay_id,
-        account_number,
-        latest_contacted_account_user_number,
-        support_user_id,
-        actor_type,
-        actor_id,
-        organisation_id,
-        closed_at,
-        reason,
+        conversation_id: Int,
+        conversation_relay_id: Str,
+        account_number: Str,
+        latest_contacted_account_user_number: Str,
+        support_user_id: Int,
+        actor_type: Str,
+        actor_id: Int,
+        organisation_id: Int,
+        closed_at: Str,
+        reason: Str,
     ],
+    by_name: [2, 1, 3, 6, 7, 10, 8, 5, 9, 0, 4],
 );
 
 super::routing::version_enum! {
@@ -455,20 +449,19 @@ impl InkConversationOpenStatusChangedV1 {
 
 ::energy_api_core::table_struct!(
     InkConversationOpenStatusChangedV1,
-    crate::shapes::InkConversationOpenStatusChangedV1,
-    Owned,
     [
-        conversation_id,
-        conversation_relay_id,
-        account_number,
-        latest_contacted_account_user_number,
-        support_user_id,
-        actor_type,
-        actor_id,
-        organisation_id,
-        new_status,
-        previous_status,
+        conversation_id: Int,
+        conversation_relay_id: Str,
+        account_number: Str,
+        latest_contacted_account_user_number: Str,
+        support_user_id: Int,
+        actor_type: Str,
+        actor_id: Int,
+        organisation_id: Int,
+        new_status: Str,
+        previous_status: Str,
     ],
+    by_name: [2, 1, 3, 6, 8, 10, 0, 5, 9, 7, 4],
 );
 
 super::routing::version_enum! {
@@ -537,18 +530,17 @@ impl InkConversationOpenedV1 {
 
 ::energy_api_core::table_struct!(
     InkConversationOpenedV1,
-    crate::shapes::InkConversationOpenedV1,
-    Owned,
     [
-        conversation_id,
-        conversation_relay_id,
-        account_number,
-        latest_contacted_account_user_number,
-        support_user_id,
-        actor_type,
-        actor_id,
-        organisation_id,
+        conversation_id: Int,
+        conversation_relay_id: Str,
+        account_number: Str,
+        latest_contacted_account_user_number: Str,
+        support_user_id: Int,
+        actor_type: Str,
+        actor_id: Int,
+        organisation_id: Int,
     ],
+    by_name: [2, 1, 3, 6, 7, 8, 0, 5, 4],
 );
 
 super::routing::version_enum! {
@@ -627,21 +619,20 @@ impl InkConversationPriorityChangedV1 {
 
 ::energy_api_core::table_struct!(
     InkConversationPriorityChangedV1,
-    crate::shapes::InkConversationPriorityChangedV1,
-    Owned,
     [
-        conversation_id,
-        conversation_relay_id,
-        old_priority,
-        new_priority,
-        prioritized_at,
-        message_id,
-        message_relay_id,
-        account_number,
-        latest_contacted_account_user_number,
-        support_user_id,
-        organisation_id,
+        conversation_id: Int,
+        conversation_relay_id: Str,
+        old_priority: Num,
+        new_priority: Num,
+        prioritized_at: Str,
+        message_id: Int,
+        message_relay_id: Str,
+        account_number: Str,
+        latest_contacted_account_user_number: Str,
+        support_user_id: Int,
+        organisation_id: Int,
     ],
+    by_name: [7, 1, 8, 10, 2, 9, 6, 3, 0, 5, 11, 4],
 );
 
 super::routing::version_enum! {
@@ -718,20 +709,19 @@ impl InkConversationSnoozedV1 {
 
 ::energy_api_core::table_struct!(
     InkConversationSnoozedV1,
-    crate::shapes::InkConversationSnoozedV1,
-    Owned,
     [
-        conversation_id,
-        conversation_relay_id,
-        account_number,
-        latest_contacted_account_user_number,
-        support_user_id,
-        actor_type,
-        actor_id,
-        organisation_id,
-        snoozed_to,
-        ink_note_relay_id,
+        conversation_id: Int,
+        conversation_relay_id: Str,
+        account_number: Str,
+        latest_contacted_account_user_number: Str,
+        support_user_id: Int,
+        actor_type: Str,
+        actor_id: Int,
+        organisation_id: Int,
+        snoozed_to: Str,
+        ink_note_relay_id: Str,
     ],
+    by_name: [2, 1, 9, 6, 7, 10, 0, 5, 8, 4, 3],
 );
 
 super::routing::version_enum! {
@@ -786,16 +776,15 @@ impl InkConversationUnassignedFromBucketV1 {
 
 ::energy_api_core::table_struct!(
     InkConversationUnassignedFromBucketV1,
-    crate::shapes::InkConversationUnassignedFromBucketV1,
-    Owned,
     [
-        conversation_relay_id,
-        bucket_relay_id,
-        support_user_id,
-        organisation_id,
-        actor_type,
-        actor_id,
+        conversation_relay_id: Str,
+        bucket_relay_id: Str,
+        support_user_id: Int,
+        organisation_id: Int,
+        actor_type: Str,
+        actor_id: Int,
     ],
+    by_name: [5, 3, 0, 6, 2, 1, 4],
 );
 
 super::routing::version_enum! {
@@ -838,13 +827,12 @@ impl InkConversationUnassignedFromTimelineV1 {
 
 ::energy_api_core::table_struct!(
     InkConversationUnassignedFromTimelineV1,
-    crate::shapes::InkConversationUnassignedFromTimelineV1,
-    Owned,
     [
-        conversation_relay_id,
-        timeline_relay_id,
-        support_user_id,
+        conversation_relay_id: Str,
+        timeline_relay_id: Str,
+        support_user_id: Int,
     ],
+    by_name: [0, 2, 3, 1],
 );
 
 super::routing::version_enum! {
@@ -899,13 +887,12 @@ impl InkLiveChatClosedV1 {
 
 ::energy_api_core::table_struct!(
     InkLiveChatClosedV1,
-    crate::shapes::InkLiveChatClosedV1,
-    Owned,
     [
-        live_chat_conversation_relay_id,
-        close_reason,
-        account_number: optional,
+        live_chat_conversation_relay_id: Str,
+        close_reason: Str,
+        account_number: Optional(&Str) => omit_none,
     ],
+    by_name: [2, 3, 0, 1],
 );
 
 super::routing::version_enum! {
@@ -940,11 +927,10 @@ impl InkLiveChatInitiatedV1 {
 
 ::energy_api_core::table_struct!(
     InkLiveChatInitiatedV1,
-    crate::shapes::InkLiveChatInitiatedV1,
-    Owned,
     [
-        live_chat_conversation,
+        live_chat_conversation: Struct(&crate::types::InkConversation),
     ],
+    by_name: [0, 1],
 );
 
 super::routing::version_enum! {
@@ -979,11 +965,10 @@ impl InkLiveChatMessagesOutboundMessageCreatedV1 {
 
 ::energy_api_core::table_struct!(
     InkLiveChatMessagesOutboundMessageCreatedV1,
-    crate::shapes::InkLiveChatMessagesOutboundMessageCreatedV1,
-    Owned,
     [
-        live_chat_conversation,
+        live_chat_conversation: Struct(&crate::types::InkConversation),
     ],
+    by_name: [0, 1],
 );
 
 super::routing::version_enum! {
@@ -1030,14 +1015,13 @@ impl InkMessageAttachmentSafeV1 {
 
 ::energy_api_core::table_struct!(
     InkMessageAttachmentSafeV1,
-    crate::shapes::InkMessageAttachmentSafeV1,
-    Owned,
     [
-        filename,
-        storage_key,
-        storage_bucket,
-        size_in_bytes,
+        filename: Str,
+        storage_key: Str,
+        storage_bucket: Str,
+        size_in_bytes: Int,
     ],
+    by_name: [0, 3, 4, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -1084,14 +1068,13 @@ impl InkMessageAttachmentUnsafeV1 {
 
 ::energy_api_core::table_struct!(
     InkMessageAttachmentUnsafeV1,
-    crate::shapes::InkMessageAttachmentUnsafeV1,
-    Owned,
     [
-        filename,
-        storage_key,
-        storage_bucket,
-        size_in_bytes,
+        filename: Str,
+        storage_key: Str,
+        storage_bucket: Str,
+        size_in_bytes: Int,
     ],
+    by_name: [0, 3, 4, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -1134,13 +1117,12 @@ impl InkMessagesInboundEmailMigrationV1 {
 
 ::energy_api_core::table_struct!(
     InkMessagesInboundEmailMigrationV1,
-    crate::shapes::InkMessagesInboundEmailMigrationV1,
-    Owned,
     [
-        message_id,
-        storage_key,
-        storage_bucket,
+        message_id: Str,
+        storage_key: Str,
+        storage_bucket: Str,
     ],
+    by_name: [0, 2, 3, 1],
 );
 
 super::routing::version_enum! {
@@ -1183,13 +1165,12 @@ impl InkMessagesInboundMessageCreatedV1 {
 
 ::energy_api_core::table_struct!(
     InkMessagesInboundMessageCreatedV1,
-    crate::shapes::InkMessagesInboundMessageCreatedV1,
-    Owned,
     [
-        conversation_relay_id,
-        account_number,
-        message,
+        conversation_relay_id: Str,
+        account_number: Str,
+        message: Struct(&crate::types::InkMessage),
     ],
+    by_name: [1, 2, 0, 3],
 );
 
 super::routing::version_enum! {
@@ -1236,14 +1217,13 @@ impl InkMessagesInboundMessageIngestedV1 {
 
 ::energy_api_core::table_struct!(
     InkMessagesInboundMessageIngestedV1,
-    crate::shapes::InkMessagesInboundMessageIngestedV1,
-    Owned,
     [
-        channel,
-        vendor,
-        vendor_id,
-        message_relay_id,
+        channel: Str,
+        vendor: Str,
+        vendor_id: Str,
+        message_relay_id: Str,
     ],
+    by_name: [0, 3, 2, 4, 1],
 );
 
 super::routing::version_enum! {
@@ -1286,13 +1266,12 @@ impl InkMessagesOutboundMessageCreatedV1 {
 
 ::energy_api_core::table_struct!(
     InkMessagesOutboundMessageCreatedV1,
-    crate::shapes::InkMessagesOutboundMessageCreatedV1,
-    Owned,
     [
-        conversation_relay_id,
-        account_number,
-        message,
+        conversation_relay_id: Str,
+        account_number: Str,
+        message: Struct(&crate::types::InkMessage),
     ],
+    by_name: [1, 2, 0, 3],
 );
 
 super::routing::version_enum! {
@@ -1335,13 +1314,12 @@ impl InkMessagesOutboundMessageFailedV1 {
 
 ::energy_api_core::table_struct!(
     InkMessagesOutboundMessageFailedV1,
-    crate::shapes::InkMessagesOutboundMessageFailedV1,
-    Owned,
     [
-        conversation_relay_id,
-        message,
-        failure,
+        conversation_relay_id: Str,
+        message: Struct(&crate::types::InkMessageWithVendor),
+        failure: Struct(&crate::types::InkFailureData),
     ],
+    by_name: [0, 2, 3, 1],
 );
 
 super::routing::version_enum! {
@@ -1384,13 +1362,12 @@ impl InkMessagesPhishingReportDismissedV1 {
 
 ::energy_api_core::table_struct!(
     InkMessagesPhishingReportDismissedV1,
-    crate::shapes::InkMessagesPhishingReportDismissedV1,
-    Owned,
     [
-        conversation_relay_id,
-        account_number,
-        message,
+        conversation_relay_id: Str,
+        account_number: Str,
+        message: Struct(&crate::types::InkMessage),
     ],
+    by_name: [1, 2, 0, 3],
 );
 
 super::routing::version_enum! {
@@ -1433,13 +1410,12 @@ impl InkMessagesReportedPhishingV1 {
 
 ::energy_api_core::table_struct!(
     InkMessagesReportedPhishingV1,
-    crate::shapes::InkMessagesReportedPhishingV1,
-    Owned,
     [
-        conversation_relay_id,
-        account_number,
-        message,
+        conversation_relay_id: Str,
+        account_number: Str,
+        message: Struct(&crate::types::InkMessage),
     ],
+    by_name: [1, 2, 0, 3],
 );
 
 super::routing::version_enum! {
@@ -1482,13 +1458,12 @@ impl InkMessagesReportedSpamV1 {
 
 ::energy_api_core::table_struct!(
     InkMessagesReportedSpamV1,
-    crate::shapes::InkMessagesReportedSpamV1,
-    Owned,
     [
-        conversation_relay_id,
-        account_number,
-        message,
+        conversation_relay_id: Str,
+        account_number: Str,
+        message: Struct(&crate::types::InkMessage),
     ],
+    by_name: [1, 2, 0, 3],
 );
 
 super::routing::version_enum! {
@@ -1531,13 +1506,12 @@ impl InkMessagesSpamReportDismissedV1 {
 
 ::energy_api_core::table_struct!(
     InkMessagesSpamReportDismissedV1,
-    crate::shapes::InkMessagesSpamReportDismissedV1,
-    Owned,
     [
-        conversation_relay_id,
-        account_number,
-        message,
+        conversation_relay_id: Str,
+        account_number: Str,
+        message: Struct(&crate::types::InkMessage),
     ],
+    by_name: [1, 2, 0, 3],
 );
 
 super::routing::version_enum! {

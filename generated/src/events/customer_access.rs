@@ -29,12 +29,11 @@ impl CustomerAccessPartnerRolesCreatedV1 {
 
 ::energy_api_core::table_struct!(
     CustomerAccessPartnerRolesCreatedV1,
-    crate::shapes::CustomerAccessPartnerRolesCreatedV1,
-    Owned,
     [
-        code,
-        permissions,
+        code: Str,
+        permissions: Array(&Str),
     ],
+    by_name: [0, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -109,14 +108,13 @@ impl CustomerAccessPartnerRolesUpdatedV1 {
 
 ::energy_api_core::table_struct!(
     CustomerAccessPartnerRolesUpdatedV1,
-    crate::shapes::CustomerAccessPartnerRolesUpdatedV1,
-    Owned,
     [
-        code,
-        display_name: optional,
-        description: optional,
-        permissions: optional,
+        code: Str,
+        display_name: Optional(&Str) => omit_none,
+        description: Optional(&Str) => omit_none,
+        permissions: Optional(&Array(&Str)) => omit_none,
     ],
+    by_name: [0, 2, 3, 1, 4],
 );
 
 super::routing::version_enum! {
@@ -155,12 +153,11 @@ impl CustomerAccessPartnerUserRolesCreatedV1 {
 
 ::energy_api_core::table_struct!(
     CustomerAccessPartnerUserRolesCreatedV1,
-    crate::shapes::CustomerAccessPartnerUserRolesCreatedV1,
-    Owned,
     [
-        code,
-        permissions,
+        code: Str,
+        permissions: Array(&Str),
     ],
+    by_name: [0, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -235,14 +232,13 @@ impl CustomerAccessPartnerUserRolesUpdatedV1 {
 
 ::energy_api_core::table_struct!(
     CustomerAccessPartnerUserRolesUpdatedV1,
-    crate::shapes::CustomerAccessPartnerUserRolesUpdatedV1,
-    Owned,
     [
-        code,
-        display_name: optional,
-        description: optional,
-        permissions: optional,
+        code: Str,
+        display_name: Optional(&Str) => omit_none,
+        description: Optional(&Str) => omit_none,
+        permissions: Optional(&Array(&Str)) => omit_none,
     ],
+    by_name: [0, 2, 3, 1, 4],
 );
 
 super::routing::version_enum! {
@@ -285,13 +281,12 @@ impl CustomerAccessUserRolesCreatedV1 {
 
 ::energy_api_core::table_struct!(
     CustomerAccessUserRolesCreatedV1,
-    crate::shapes::CustomerAccessUserRolesCreatedV1,
-    Owned,
     [
-        code,
-        permissions,
-        name,
+        code: Str,
+        permissions: Array(&Str),
+        name: Str,
     ],
+    by_name: [0, 2, 3, 1],
 );
 
 super::routing::version_enum! {
@@ -366,14 +361,13 @@ impl CustomerAccessUserRolesUpdatedV1 {
 
 ::energy_api_core::table_struct!(
     CustomerAccessUserRolesUpdatedV1,
-    crate::shapes::CustomerAccessUserRolesUpdatedV1,
-    Owned,
     [
-        code,
-        display_name: optional,
-        description: optional,
-        permissions: optional,
+        code: Str,
+        display_name: Optional(&Str) => omit_none,
+        description: Optional(&Str) => omit_none,
+        permissions: Optional(&Array(&Str)) => omit_none,
     ],
+    by_name: [0, 2, 3, 1, 4],
 );
 
 super::routing::version_enum! {
@@ -412,12 +406,11 @@ impl LoyaltyPointsUserRoleRemovalV1 {
 
 ::energy_api_core::table_struct!(
     LoyaltyPointsUserRoleRemovalV1,
-    crate::shapes::LoyaltyPointsUserRoleRemovalV1,
-    Owned,
     [
-        user_id,
-        account_id,
+        user_id: Int,
+        account_id: Int,
     ],
+    by_name: [1, 2, 0],
 );
 
 super::routing::version_enum! {

@@ -33,13 +33,12 @@ impl DataImportImportProcessCancelledV1 {
 
 ::energy_api_core::table_struct!(
     DataImportImportProcessCancelledV1,
-    crate::shapes::DataImportImportProcessCancelledV1,
-    Owned,
     [
-        resource_type,
-        external_identifier,
-        expiry_window_end,
+        resource_type: Str,
+        external_identifier: Str,
+        expiry_window_end: Str,
     ],
+    by_name: [2, 3, 0, 1],
 );
 
 super::routing::version_enum! {
@@ -82,13 +81,12 @@ impl DataImportImportProcessCompleteV1 {
 
 ::energy_api_core::table_struct!(
     DataImportImportProcessCompleteV1,
-    crate::shapes::DataImportImportProcessCompleteV1,
-    Owned,
     [
-        resource_type,
-        external_identifier,
-        identifier,
+        resource_type: Str,
+        external_identifier: Str,
+        identifier: Str,
     ],
+    by_name: [1, 3, 2, 0],
 );
 
 super::routing::version_enum! {
@@ -127,12 +125,11 @@ impl DataImportImportProcessDryRunCompleteV1 {
 
 ::energy_api_core::table_struct!(
     DataImportImportProcessDryRunCompleteV1,
-    crate::shapes::DataImportImportProcessDryRunCompleteV1,
-    Owned,
     [
-        resource_type,
-        external_identifier,
+        resource_type: Str,
+        external_identifier: Str,
     ],
+    by_name: [1, 2, 0],
 );
 
 super::routing::version_enum! {
@@ -179,14 +176,13 @@ impl DataImportImportProcessDryRunErrorV1 {
 
 ::energy_api_core::table_struct!(
     DataImportImportProcessDryRunErrorV1,
-    crate::shapes::DataImportImportProcessDryRunErrorV1,
-    Owned,
     [
-        resource_type,
-        external_identifier,
-        error_code,
-        error_detail,
+        resource_type: Str,
+        external_identifier: Str,
+        error_code: Str,
+        error_detail: Str,
     ],
+    by_name: [2, 4, 0, 3, 1],
 );
 
 super::routing::version_enum! {
@@ -233,14 +229,13 @@ impl DataImportImportProcessErrorV1 {
 
 ::energy_api_core::table_struct!(
     DataImportImportProcessErrorV1,
-    crate::shapes::DataImportImportProcessErrorV1,
-    Owned,
     [
-        resource_type,
-        external_identifier,
-        error_code,
-        error_detail,
+        resource_type: Str,
+        external_identifier: Str,
+        error_code: Str,
+        error_detail: Str,
     ],
+    by_name: [2, 4, 0, 3, 1],
 );
 
 super::routing::version_enum! {
@@ -290,14 +285,13 @@ impl DataImportImportProcessPostImportCompletedV1 {
 
 ::energy_api_core::table_struct!(
     DataImportImportProcessPostImportCompletedV1,
-    crate::shapes::DataImportImportProcessPostImportCompletedV1,
-    Owned,
     [
-        resource_type,
-        import_process_resource_type,
-        import_process_external_identifier,
-        identifier,
+        resource_type: Str,
+        import_process_resource_type: Str,
+        import_process_external_identifier: Str,
+        identifier: Str,
     ],
+    by_name: [3, 4, 0, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -351,15 +345,14 @@ impl DataImportImportProcessPostImportErrorV1 {
 
 ::energy_api_core::table_struct!(
     DataImportImportProcessPostImportErrorV1,
-    crate::shapes::DataImportImportProcessPostImportErrorV1,
-    Owned,
     [
-        resource_type,
-        import_process_resource_type,
-        import_process_external_identifier,
-        error_code,
-        error_detail,
+        resource_type: Str,
+        import_process_resource_type: Str,
+        import_process_external_identifier: Str,
+        error_code: Str,
+        error_detail: Str,
     ],
+    by_name: [3, 5, 0, 1, 4, 2],
 );
 
 super::routing::version_enum! {
@@ -398,12 +391,11 @@ impl DataImportOrderProcessCancelledV1 {
 
 ::energy_api_core::table_struct!(
     DataImportOrderProcessCancelledV1,
-    crate::shapes::DataImportOrderProcessCancelledV1,
-    Owned,
     [
-        external_order_id,
-        expiry_window_end,
+        external_order_id: Str,
+        expiry_window_end: Str,
     ],
+    by_name: [1, 2, 0],
 );
 
 super::routing::version_enum! {
@@ -442,12 +434,11 @@ impl DataImportOrderProcessCompleteV1 {
 
 ::energy_api_core::table_struct!(
     DataImportOrderProcessCompleteV1,
-    crate::shapes::DataImportOrderProcessCompleteV1,
-    Owned,
     [
-        external_order_id,
-        process_id,
+        external_order_id: Str,
+        process_id: Str,
     ],
+    by_name: [0, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -490,13 +481,12 @@ impl DataImportOrderProcessErrorV1 {
 
 ::energy_api_core::table_struct!(
     DataImportOrderProcessErrorV1,
-    crate::shapes::DataImportOrderProcessErrorV1,
-    Owned,
     [
-        external_order_id,
-        error_code,
-        error_detail,
+        external_order_id: Str,
+        error_code: Str,
+        error_detail: Str,
     ],
+    by_name: [1, 3, 2, 0],
 );
 
 super::routing::version_enum! {
@@ -531,11 +521,10 @@ impl ExternalMessagingUploadedFileProcessedV1 {
 
 ::energy_api_core::table_struct!(
     ExternalMessagingUploadedFileProcessedV1,
-    crate::shapes::ExternalMessagingUploadedFileProcessedV1,
-    Owned,
     [
-        file_reference,
+        file_reference: Str,
     ],
+    by_name: [0, 1],
 );
 
 super::routing::version_enum! {
@@ -570,11 +559,10 @@ impl ExternalMessagingUploadedFileProcessingFailedV1 {
 
 ::energy_api_core::table_struct!(
     ExternalMessagingUploadedFileProcessingFailedV1,
-    crate::shapes::ExternalMessagingUploadedFileProcessingFailedV1,
-    Owned,
     [
-        file_reference,
+        file_reference: Str,
     ],
+    by_name: [0, 1],
 );
 
 super::routing::version_enum! {
@@ -609,11 +597,10 @@ impl ExternalMessagingUploadedFileSafeV1 {
 
 ::energy_api_core::table_struct!(
     ExternalMessagingUploadedFileSafeV1,
-    crate::shapes::ExternalMessagingUploadedFileSafeV1,
-    Owned,
     [
-        file_reference,
+        file_reference: Str,
     ],
+    by_name: [0, 1],
 );
 
 super::routing::version_enum! {
@@ -648,11 +635,10 @@ impl ExternalMessagingUploadedFileUnsafeV1 {
 
 ::energy_api_core::table_struct!(
     ExternalMessagingUploadedFileUnsafeV1,
-    crate::shapes::ExternalMessagingUploadedFileUnsafeV1,
-    Owned,
     [
-        file_reference,
+        file_reference: Str,
     ],
+    by_name: [0, 1],
 );
 
 super::routing::version_enum! {

@@ -61,16 +61,15 @@ impl FlexDeviceDeauthenticatedV1 {
 
 ::energy_api_core::table_struct!(
     FlexDeviceDeauthenticatedV1,
-    crate::shapes::FlexDeviceDeauthenticatedV1,
-    Owned,
     [
-        account_number,
-        property_id,
-        device_id,
-        site_id,
-        device_type,
-        payload: optional,
+        account_number: Str,
+        property_id: Int,
+        device_id: Str,
+        site_id: Str,
+        device_type: Str,
+        payload: Optional(&Obj) => omit_none,
     ],
+    by_name: [0, 2, 3, 4, 6, 5, 1],
 );
 
 super::routing::version_enum! {
@@ -127,16 +126,15 @@ impl FlexDeviceDisconnectedV1 {
 
 ::energy_api_core::table_struct!(
     FlexDeviceDisconnectedV1,
-    crate::shapes::FlexDeviceDisconnectedV1,
-    Owned,
     [
-        account_number,
-        property_id,
-        device_id,
-        site_id,
-        device_type,
-        payload,
+        account_number: Str,
+        property_id: Int,
+        device_id: Str,
+        site_id: Str,
+        device_type: Str,
+        payload: Struct(&crate::types::FlexDeviceDisconnectedPayload),
     ],
+    by_name: [0, 2, 3, 4, 6, 5, 1],
 );
 
 super::routing::version_enum! {
@@ -195,16 +193,15 @@ impl FlexDeviceOptimisationCreatedV1 {
 
 ::energy_api_core::table_struct!(
     FlexDeviceOptimisationCreatedV1,
-    crate::shapes::FlexDeviceOptimisationCreatedV1,
-    Owned,
     [
-        account_number,
-        property_id,
-        device_id,
-        site_id,
-        device_type,
-        payload,
+        account_number: Str,
+        property_id: Int,
+        device_id: Str,
+        site_id: Str,
+        device_type: Str,
+        payload: Struct(&crate::types::FlexDeviceOptimisationCreatedPayload),
     ],
+    by_name: [0, 2, 3, 4, 6, 5, 1],
 );
 
 super::routing::version_enum! {
@@ -275,16 +272,15 @@ impl FlexDeviceRegisteredV1 {
 
 ::energy_api_core::table_struct!(
     FlexDeviceRegisteredV1,
-    crate::shapes::FlexDeviceRegisteredV1,
-    Owned,
     [
-        account_number,
-        property_id,
-        device_id,
-        site_id,
-        device_type,
-        payload: optional,
+        account_number: Str,
+        property_id: Int,
+        device_id: Str,
+        site_id: Str,
+        device_type: Str,
+        payload: Optional(&Obj) => omit_none,
     ],
+    by_name: [0, 2, 3, 4, 6, 5, 1],
 );
 
 super::routing::version_enum! {

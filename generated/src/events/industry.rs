@@ -33,13 +33,12 @@ impl IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1 {
 
 ::energy_api_core::table_struct!(
     IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1,
-    crate::shapes::IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1,
-    Owned,
     [
-        mpan,
-        energisation_status,
-        effective_from,
+        mpan: Str,
+        energisation_status: Str,
+        effective_from: Str,
     ],
+    by_name: [2, 3, 0, 1],
 );
 
 super::routing::version_enum! {
@@ -82,13 +81,12 @@ impl IndustryElectricityChangeOfServiceMeterDeactivatedV1 {
 
 ::energy_api_core::table_struct!(
     IndustryElectricityChangeOfServiceMeterDeactivatedV1,
-    crate::shapes::IndustryElectricityChangeOfServiceMeterDeactivatedV1,
-    Owned,
     [
-        mpan,
-        serial_number,
-        effective_from,
+        mpan: Str,
+        serial_number: Str,
+        effective_from: Str,
     ],
+    by_name: [2, 1, 3, 0],
 );
 
 super::routing::version_enum! {
@@ -123,11 +121,10 @@ impl IndustryElectricityChangeOfSupplyGainInitiatedV1 {
 
 ::energy_api_core::table_struct!(
     IndustryElectricityChangeOfSupplyGainInitiatedV1,
-    crate::shapes::IndustryElectricityChangeOfSupplyGainInitiatedV1,
-    Owned,
     [
-        meter_point_identifier,
+        meter_point_identifier: Str,
     ],
+    by_name: [0, 1],
 );
 
 super::routing::version_enum! {
@@ -174,14 +171,13 @@ impl IndustryElectricityChangeOfSupplyLossCompleteV1 {
 
 ::energy_api_core::table_struct!(
     IndustryElectricityChangeOfSupplyLossCompleteV1,
-    crate::shapes::IndustryElectricityChangeOfSupplyLossCompleteV1,
-    Owned,
     [
-        account_number,
-        mpan,
-        supply_end_date,
-        new_supplier_id,
+        account_number: Str,
+        mpan: Str,
+        supply_end_date: Str,
+        new_supplier_id: Str,
     ],
+    by_name: [0, 1, 3, 4, 2],
 );
 
 super::routing::version_enum! {
@@ -246,17 +242,16 @@ impl IndustryElectricityExportInstallationValidatedV1 {
 
 ::energy_api_core::table_struct!(
     IndustryElectricityExportInstallationValidatedV1,
-    crate::shapes::IndustryElectricityExportInstallationValidatedV1,
-    Owned,
     [
-        import_mpan,
-        account_number,
-        product_code,
-        manual_declared_net_capacity,
-        manual_technology_type,
-        valid_mcs_installations,
-        journey_identifier,
+        import_mpan: Str,
+        account_number: Str,
+        product_code: Str,
+        manual_declared_net_capacity: Str,
+        manual_technology_type: Str,
+        valid_mcs_installations: Array(&Obj),
+        journey_identifier: Str,
     ],
+    by_name: [1, 6, 0, 5, 4, 2, 7, 3],
 );
 
 /// Payload of `industry.electricity.export_installation.validated` version `v2` (Industry (electricity and gas)).
@@ -320,18 +315,17 @@ impl IndustryElectricityExportInstallationValidatedV2 {
 
 ::energy_api_core::table_struct!(
     IndustryElectricityExportInstallationValidatedV2,
-    crate::shapes::IndustryElectricityExportInstallationValidatedV2,
-    Owned,
     [
-        import_mpan,
-        account_number,
-        product_code,
-        manual_declared_net_capacity,
-        manual_technology_type,
-        valid_mcs_installations,
-        journey_identifier,
-        export_mpan,
+        import_mpan: Str,
+        account_number: Str,
+        product_code: Str,
+        manual_declared_net_capacity: Str,
+        manual_technology_type: Str,
+        valid_mcs_installations: Array(&Obj),
+        journey_identifier: Str,
+        export_mpan: Str,
     ],
+    by_name: [1, 6, 7, 5, 4, 2, 8, 3, 0],
 );
 
 super::routing::version_enum! {
@@ -386,11 +380,10 @@ impl IndustryGasChangeOfSupplyGainInitiatedV1 {
 
 ::energy_api_core::table_struct!(
     IndustryGasChangeOfSupplyGainInitiatedV1,
-    crate::shapes::IndustryGasChangeOfSupplyGainInitiatedV1,
-    Owned,
     [
-        meter_point_identifier,
+        meter_point_identifier: Str,
     ],
+    by_name: [0, 1],
 );
 
 super::routing::version_enum! {
@@ -437,14 +430,13 @@ impl IndustryGasChangeOfSupplyLossCompleteV1 {
 
 ::energy_api_core::table_struct!(
     IndustryGasChangeOfSupplyLossCompleteV1,
-    crate::shapes::IndustryGasChangeOfSupplyLossCompleteV1,
-    Owned,
     [
-        account_number,
-        mprn,
-        supply_end_date,
-        new_supplier_id,
+        account_number: Str,
+        mprn: Str,
+        supply_end_date: Str,
+        new_supplier_id: Str,
     ],
+    by_name: [0, 1, 3, 4, 2],
 );
 
 super::routing::version_enum! {

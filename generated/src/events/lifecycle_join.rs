@@ -43,15 +43,14 @@ impl LifecycleJoinSupplierActivationCompletedV1 {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierActivationCompletedV1,
-    crate::shapes::LifecycleJoinSupplierActivationCompletedV1,
-    Owned,
     [
-        account_number,
-        join_supplier_process_number,
-        subtype,
-        activation_journey_type,
-        supply_point,
+        account_number: Str,
+        join_supplier_process_number: Str,
+        subtype: Str,
+        activation_journey_type: Str,
+        supply_point: Struct(&crate::types::ActivatedSupplyPoint),
     ],
+    by_name: [0, 3, 2, 4, 1, 5],
 );
 
 super::routing::version_enum! {
@@ -106,15 +105,14 @@ impl LifecycleJoinSupplierActivationInitiatedV1 {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierActivationInitiatedV1,
-    crate::shapes::LifecycleJoinSupplierActivationInitiatedV1,
-    Owned,
     [
-        account_number,
-        join_supplier_process_number,
-        subtype,
-        activation_journey_type,
-        supply_point,
+        account_number: Str,
+        join_supplier_process_number: Str,
+        subtype: Str,
+        activation_journey_type: Str,
+        supply_point: Struct(&crate::types::ActivationInitiatedSupplyPoint),
     ],
+    by_name: [0, 3, 2, 4, 1, 5],
 );
 
 super::routing::version_enum! {
@@ -169,15 +167,14 @@ impl LifecycleJoinSupplierAgreementCreatedV1 {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierAgreementCreatedV1,
-    crate::shapes::LifecycleJoinSupplierAgreementCreatedV1,
-    Owned,
     [
-        account_number,
-        join_supplier_process_number,
-        supply_point,
-        agreements,
-        contract_references,
+        account_number: Str,
+        join_supplier_process_number: Str,
+        supply_point: Struct(&crate::types::ActivatedSupplyPoint),
+        agreements: Array(&Struct(&crate::types::JoinAgreement)),
+        contract_references: Struct(&crate::types::ContractReferences),
     ],
+    by_name: [0, 3, 2, 5, 4, 1],
 );
 
 super::routing::version_enum! {
@@ -222,13 +219,12 @@ impl LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1 {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1,
-    crate::shapes::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1,
-    Owned,
     [
-        account_number,
-        join_supplier_process_number,
-        subtype,
+        account_number: Str,
+        join_supplier_process_number: Str,
+        subtype: Str,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 super::routing::version_enum! {
@@ -273,13 +269,12 @@ impl LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1 {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1,
-    crate::shapes::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1,
-    Owned,
     [
-        account_number,
-        join_supplier_process_number,
-        subtype,
+        account_number: Str,
+        join_supplier_process_number: Str,
+        subtype: Str,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 super::routing::version_enum! {
@@ -324,13 +319,12 @@ impl LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1 {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1,
-    crate::shapes::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1,
-    Owned,
     [
-        account_number,
-        join_supplier_process_number,
-        subtype,
+        account_number: Str,
+        join_supplier_process_number: Str,
+        subtype: Str,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 super::routing::version_enum! {
@@ -381,14 +375,13 @@ impl LifecycleJoinSupplierCancellationRequestedV1 {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierCancellationRequestedV1,
-    crate::shapes::LifecycleJoinSupplierCancellationRequestedV1,
-    Owned,
     [
-        account_number,
-        join_supplier_process_number,
-        subtype,
-        supply_points,
+        account_number: Str,
+        join_supplier_process_number: Str,
+        subtype: Str,
+        supply_points: Array(&Struct(&crate::types::JoinSupplyPoint)),
     ],
+    by_name: [0, 1, 2, 3, 4],
 );
 
 super::routing::version_enum! {
@@ -439,14 +432,13 @@ impl LifecycleJoinSupplierCancelledV1 {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierCancelledV1,
-    crate::shapes::LifecycleJoinSupplierCancelledV1,
-    Owned,
     [
-        account_number,
-        join_supplier_process_number,
-        subtype,
-        supply_points,
+        account_number: Str,
+        join_supplier_process_number: Str,
+        subtype: Str,
+        supply_points: Array(&Struct(&crate::types::JoinSupplyPoint)),
     ],
+    by_name: [0, 1, 2, 3, 4],
 );
 
 super::routing::version_enum! {
@@ -497,14 +489,13 @@ impl LifecycleJoinSupplierCompletedV1 {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierCompletedV1,
-    crate::shapes::LifecycleJoinSupplierCompletedV1,
-    Owned,
     [
-        account_number,
-        join_supplier_process_number,
-        subtype,
-        supply_points,
+        account_number: Str,
+        join_supplier_process_number: Str,
+        subtype: Str,
+        supply_points: Array(&Struct(&crate::types::ActivatedSupplyPoint)),
     ],
+    by_name: [0, 1, 2, 3, 4],
 );
 
 super::routing::version_enum! {
@@ -559,15 +550,14 @@ impl LifecycleJoinSupplierRequestedV1 {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierRequestedV1,
-    crate::shapes::LifecycleJoinSupplierRequestedV1,
-    Owned,
     [
-        account_number,
-        join_supplier_process_number,
-        subtype,
-        supply_points,
-        requested_at,
+        account_number: Str,
+        join_supplier_process_number: Str,
+        subtype: Str,
+        supply_points: Array(&Struct(&crate::types::JoinSupplyPoint)),
+        requested_at: Str,
     ],
+    by_name: [0, 1, 4, 3, 5, 2],
 );
 
 super::routing::version_enum! {
@@ -618,14 +608,13 @@ impl LifecycleJoinSupplierReversalRequestedV1 {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierReversalRequestedV1,
-    crate::shapes::LifecycleJoinSupplierReversalRequestedV1,
-    Owned,
     [
-        account_number,
-        join_supplier_process_number,
-        subtype,
-        supply_points,
+        account_number: Str,
+        join_supplier_process_number: Str,
+        subtype: Str,
+        supply_points: Array(&Struct(&crate::types::JoinSupplyPoint)),
     ],
+    by_name: [0, 1, 2, 3, 4],
 );
 
 super::routing::version_enum! {
@@ -676,14 +665,13 @@ impl LifecycleJoinSupplierReversedV1 {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierReversedV1,
-    crate::shapes::LifecycleJoinSupplierReversedV1,
-    Owned,
     [
-        account_number,
-        join_supplier_process_number,
-        subtype,
-        supply_points,
+        account_number: Str,
+        join_supplier_process_number: Str,
+        subtype: Str,
+        supply_points: Array(&Struct(&crate::types::JoinSupplyPoint)),
     ],
+    by_name: [0, 1, 2, 3, 4],
 );
 
 super::routing::version_enum! {
@@ -736,15 +724,14 @@ impl LifecycleJoinSupplierSupplyPeriodCreatedV1 {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierSupplyPeriodCreatedV1,
-    crate::shapes::LifecycleJoinSupplierSupplyPeriodCreatedV1,
-    Owned,
     [
-        account_number,
-        join_supplier_process_number,
-        supply_point,
-        supply_period,
-        contract_references,
+        account_number: Str,
+        join_supplier_process_number: Str,
+        supply_point: Struct(&crate::types::ActivatedSupplyPoint),
+        supply_period: Struct(&crate::types::SupplyPeriodData),
+        contract_references: Struct(&crate::types::ContractReferences),
     ],
+    by_name: [0, 4, 3, 5, 2, 1],
 );
 
 super::routing::version_enum! {
@@ -793,14 +780,13 @@ impl LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1,
-    crate::shapes::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1,
-    Owned,
     [
-        account_number,
-        join_supplier_process_number,
-        supply_point,
-        subtype,
+        account_number: Str,
+        join_supplier_process_number: Str,
+        supply_point: Struct(&crate::types::ActivatedSupplyPoint),
+        subtype: Str,
     ],
+    by_name: [0, 1, 3, 4, 2],
 );
 
 super::routing::version_enum! {
@@ -849,14 +835,13 @@ impl LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1,
-    crate::shapes::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1,
-    Owned,
     [
-        account_number,
-        join_supplier_process_number,
-        supply_point,
-        subtype,
+        account_number: Str,
+        join_supplier_process_number: Str,
+        supply_point: Struct(&crate::types::JoinSupplyPoint),
+        subtype: Str,
     ],
+    by_name: [0, 1, 3, 4, 2],
 );
 
 super::routing::version_enum! {
@@ -901,13 +886,12 @@ impl LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2 {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2,
-    crate::shapes::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2,
-    Owned,
     [
-        join_supplier_process_id,
-        join_supplier_process_number,
-        account_number,
+        join_supplier_process_id: Int,
+        join_supplier_process_number: Str,
+        account_number: Str,
     ],
+    by_name: [2, 1, 3, 0],
 );
 
 super::routing::version_enum! {
@@ -952,13 +936,12 @@ impl LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2 {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2,
-    crate::shapes::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2,
-    Owned,
     [
-        join_supplier_process_id,
-        join_supplier_process_number,
-        account_number,
+        join_supplier_process_id: Int,
+        join_supplier_process_number: Str,
+        account_number: Str,
     ],
+    by_name: [2, 1, 3, 0],
 );
 
 super::routing::version_enum! {
@@ -993,11 +976,10 @@ impl LifecycleJoinSupplierSecurityDepositsCreatedV1 {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierSecurityDepositsCreatedV1,
-    crate::shapes::LifecycleJoinSupplierSecurityDepositsCreatedV1,
-    Owned,
     [
-        join_supplier_process_number,
+        join_supplier_process_number: Str,
     ],
+    by_name: [0, 1],
 );
 
 super::routing::version_enum! {
@@ -1038,12 +1020,11 @@ impl LifecycleJoinSupplierTermsAndConditionsAcceptedV2 {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierTermsAndConditionsAcceptedV2,
-    crate::shapes::LifecycleJoinSupplierTermsAndConditionsAcceptedV2,
-    Owned,
     [
-        join_supplier_process_id,
-        join_supplier_process_number,
+        join_supplier_process_id: Int,
+        join_supplier_process_number: Str,
     ],
+    by_name: [0, 1, 2],
 );
 
 super::routing::version_enum! {

@@ -33,13 +33,12 @@ impl LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1 {
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1,
-    crate::shapes::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1,
-    Owned,
     [
-        account_number,
-        leave_supplier_process_number,
-        subtype,
+        account_number: Str,
+        leave_supplier_process_number: Str,
+        subtype: Str,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 super::routing::version_enum! {
@@ -82,13 +81,12 @@ impl LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1 {
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1,
-    crate::shapes::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1,
-    Owned,
     [
-        account_number,
-        leave_supplier_process_number,
-        subtype,
+        account_number: Str,
+        leave_supplier_process_number: Str,
+        subtype: Str,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 super::routing::version_enum! {
@@ -131,13 +129,12 @@ impl LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 {
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1,
-    crate::shapes::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1,
-    Owned,
     [
-        account_number,
-        leave_supplier_process_number,
-        subtype,
+        account_number: Str,
+        leave_supplier_process_number: Str,
+        subtype: Str,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 super::routing::version_enum! {
@@ -188,14 +185,13 @@ impl LifecycleLeaveSupplierCancellationRequestedV2 {
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierCancellationRequestedV2,
-    crate::shapes::LifecycleLeaveSupplierCancellationRequestedV2,
-    Owned,
     [
-        account_number,
-        leave_supplier_process_id,
-        leave_supplier_process_number,
-        supply_points,
+        account_number: Str,
+        leave_supplier_process_id: Int,
+        leave_supplier_process_number: Str,
+        supply_points: Array(&Struct(&crate::types::LeaveSupplyPoint)),
     ],
+    by_name: [0, 1, 2, 3, 4],
 );
 
 super::routing::version_enum! {
@@ -246,14 +242,13 @@ impl LifecycleLeaveSupplierCancelledV2 {
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierCancelledV2,
-    crate::shapes::LifecycleLeaveSupplierCancelledV2,
-    Owned,
     [
-        account_number,
-        leave_supplier_process_id,
-        leave_supplier_process_number,
-        supply_points,
+        account_number: Str,
+        leave_supplier_process_id: Int,
+        leave_supplier_process_number: Str,
+        supply_points: Array(&Struct(&crate::types::LeaveSupplyPoint)),
     ],
+    by_name: [0, 1, 2, 3, 4],
 );
 
 super::routing::version_enum! {
@@ -308,15 +303,14 @@ impl LifecycleLeaveSupplierCompletedV3 {
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierCompletedV3,
-    crate::shapes::LifecycleLeaveSupplierCompletedV3,
-    Owned,
     [
-        account_number,
-        leave_supplier_process_id,
-        leave_supplier_process_number,
-        leave_supplier_process_subtype,
-        supply_points,
+        account_number: Str,
+        leave_supplier_process_id: Int,
+        leave_supplier_process_number: Str,
+        leave_supplier_process_subtype: Str,
+        supply_points: Array(&Struct(&crate::types::TerminatedSupplyPoint)),
     ],
+    by_name: [0, 1, 2, 3, 4, 5],
 );
 
 super::routing::version_enum! {
@@ -400,19 +394,18 @@ impl LifecycleLeaveSupplierRequestedV2 {
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierRequestedV2,
-    crate::shapes::LifecycleLeaveSupplierRequestedV2,
-    Owned,
     [
-        account_number,
-        leave_supplier_process_id,
-        leave_supplier_process_subtype,
-        supply_points,
-        requested_supply_end_at,
-        requested_supply_end_date,
-        requested_at,
-        is_passive,
-        passive_loss_instigated_supply_point_id: optional,
+        account_number: Str,
+        leave_supplier_process_id: Int,
+        leave_supplier_process_subtype: Str,
+        supply_points: Array(&Struct(&crate::types::LeaveSupplyPoint)),
+        requested_supply_end_at: Str,
+        requested_supply_end_date: Str,
+        requested_at: Str,
+        is_passive: Bool,
+        passive_loss_instigated_supply_point_id: Optional(&Int) => omit_none,
     ],
+    by_name: [0, 7, 2, 8, 9, 5, 3, 4, 1, 6],
 );
 
 /// Payload of `lifecycle.leave-supplier.requested` version `v3` (Lifecycle: leaving a supplier).
@@ -492,20 +485,19 @@ impl LifecycleLeaveSupplierRequestedV3 {
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierRequestedV3,
-    crate::shapes::LifecycleLeaveSupplierRequestedV3,
-    Owned,
     [
-        account_number,
-        leave_supplier_process_id,
-        leave_supplier_process_subtype,
-        supply_points,
-        requested_supply_end_at,
-        requested_supply_end_date,
-        requested_at,
-        is_passive,
-        passive_loss_instigated_supply_point_id: optional,
-        leave_supplier_process_number,
+        account_number: Str,
+        leave_supplier_process_id: Int,
+        leave_supplier_process_subtype: Str,
+        supply_points: Array(&Struct(&crate::types::LeaveSupplyPoint)),
+        requested_supply_end_at: Str,
+        requested_supply_end_date: Str,
+        requested_at: Str,
+        is_passive: Bool,
+        passive_loss_instigated_supply_point_id: Optional(&Int) => omit_none,
+        leave_supplier_process_number: Str,
     ],
+    by_name: [0, 7, 9, 8, 10, 5, 3, 4, 1, 6, 2],
 );
 
 super::routing::version_enum! {
@@ -579,14 +571,13 @@ impl LifecycleLeaveSupplierReversalRequestedV2 {
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierReversalRequestedV2,
-    crate::shapes::LifecycleLeaveSupplierReversalRequestedV2,
-    Owned,
     [
-        account_number,
-        leave_supplier_process_id,
-        leave_supplier_process_number,
-        supply_points,
+        account_number: Str,
+        leave_supplier_process_id: Int,
+        leave_supplier_process_number: Str,
+        supply_points: Array(&Struct(&crate::types::LeaveSupplyPoint)),
     ],
+    by_name: [0, 1, 2, 3, 4],
 );
 
 super::routing::version_enum! {
@@ -633,14 +624,13 @@ impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiat
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1,
-    crate::shapes::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1,
-    Owned,
     [
-        account_number,
-        leave_supplier_process_number,
-        supply_point,
-        subtype,
+        account_number: Str,
+        leave_supplier_process_number: Str,
+        supply_point: Struct(&crate::types::TerminatedSupplyPoint),
+        subtype: Str,
     ],
+    by_name: [0, 1, 3, 4, 2],
 );
 
 super::routing::version_enum! {
@@ -687,14 +677,13 @@ impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowSte
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1,
-    crate::shapes::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1,
-    Owned,
     [
-        account_number,
-        leave_supplier_process_number,
-        supply_point,
-        subtype,
+        account_number: Str,
+        leave_supplier_process_number: Str,
+        supply_point: Struct(&crate::types::LeaveSupplyPoint),
+        subtype: Str,
     ],
+    by_name: [0, 1, 3, 4, 2],
 );
 
 super::routing::version_enum! {
@@ -743,14 +732,13 @@ impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiate
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1,
-    crate::shapes::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1,
-    Owned,
     [
-        account_number,
-        leave_supplier_process_number,
-        supply_point,
-        subtype,
+        account_number: Str,
+        leave_supplier_process_number: Str,
+        supply_point: Struct(&crate::types::LeaveSupplyPoint),
+        subtype: Str,
     ],
+    by_name: [0, 1, 3, 4, 2],
 );
 
 super::routing::version_enum! {
@@ -803,15 +791,14 @@ impl LifecycleLeaveSupplierTerminationConfirmedV2 {
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierTerminationConfirmedV2,
-    crate::shapes::LifecycleLeaveSupplierTerminationConfirmedV2,
-    Owned,
     [
-        account_number,
-        leave_supplier_process_id,
-        leave_supplier_process_number,
-        leave_supplier_process_subtype,
-        supply_point,
+        account_number: Str,
+        leave_supplier_process_id: Int,
+        leave_supplier_process_number: Str,
+        leave_supplier_process_subtype: Str,
+        supply_point: Struct(&crate::types::TerminatedSupplyPoint),
     ],
+    by_name: [0, 1, 2, 3, 4, 5],
 );
 
 super::routing::version_enum! {
@@ -860,14 +847,13 @@ impl LifecycleLeaveSupplierTerminationInitiatedV1 {
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierTerminationInitiatedV1,
-    crate::shapes::LifecycleLeaveSupplierTerminationInitiatedV1,
-    Owned,
     [
-        account_number,
-        leave_supplier_process_number,
-        leave_supplier_process_subtype,
-        supply_point,
+        account_number: Str,
+        leave_supplier_process_number: Str,
+        leave_supplier_process_subtype: Str,
+        supply_point: Struct(&crate::types::TerminationInitiatedSupplyPoint),
     ],
+    by_name: [0, 1, 2, 3, 4],
 );
 
 super::routing::version_enum! {
@@ -951,19 +937,18 @@ impl LifecycleLeaveSupplierUpdatedV2 {
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierUpdatedV2,
-    crate::shapes::LifecycleLeaveSupplierUpdatedV2,
-    Owned,
     [
-        account_number,
-        leave_supplier_process_id,
-        leave_supplier_process_subtype,
-        supply_points,
-        requested_supply_end_at,
-        requested_supply_end_date,
-        updated_at,
-        is_passive,
-        passive_loss_instigated_supply_point_id: optional,
+        account_number: Str,
+        leave_supplier_process_id: Int,
+        leave_supplier_process_subtype: Str,
+        supply_points: Array(&Struct(&crate::types::LeaveSupplyPoint)),
+        requested_supply_end_at: Str,
+        requested_supply_end_date: Str,
+        updated_at: Str,
+        is_passive: Bool,
+        passive_loss_instigated_supply_point_id: Optional(&Int) => omit_none,
     ],
+    by_name: [0, 7, 2, 8, 6, 5, 3, 9, 1, 4],
 );
 
 /// Payload of `lifecycle.leave-supplier.updated` version `v3` (Lifecycle: leaving a supplier).
@@ -1043,20 +1028,19 @@ impl LifecycleLeaveSupplierUpdatedV3 {
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierUpdatedV3,
-    crate::shapes::LifecycleLeaveSupplierUpdatedV3,
-    Owned,
     [
-        account_number,
-        leave_supplier_process_id,
-        leave_supplier_process_subtype,
-        supply_points,
-        requested_supply_end_at,
-        requested_supply_end_date,
-        updated_at,
-        is_passive,
-        passive_loss_instigated_supply_point_id: optional,
-        leave_supplier_process_number,
+        account_number: Str,
+        leave_supplier_process_id: Int,
+        leave_supplier_process_subtype: Str,
+        supply_points: Array(&Struct(&crate::types::LeaveSupplyPoint)),
+        requested_supply_end_at: Str,
+        requested_supply_end_date: Str,
+        updated_at: Str,
+        is_passive: Bool,
+        passive_loss_instigated_supply_point_id: Optional(&Int) => omit_none,
+        leave_supplier_process_number: Str,
     ],
+    by_name: [0, 7, 9, 8, 6, 5, 3, 10, 1, 4, 2],
 );
 
 super::routing::version_enum! {

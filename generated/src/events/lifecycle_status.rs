@@ -44,14 +44,13 @@ impl LifecycleEnrollmentLoyaltyPointsQualificationReversedV1 {
 
 ::energy_api_core::table_struct!(
     LifecycleEnrollmentLoyaltyPointsQualificationReversedV1,
-    crate::shapes::LifecycleEnrollmentLoyaltyPointsQualificationReversedV1,
-    Owned,
     [
-        join_supplier_process_number,
-        account_number,
-        supply_points_no_longer_coming_on_supply,
-        all_supply_points,
+        join_supplier_process_number: Str,
+        account_number: Str,
+        supply_points_no_longer_coming_on_supply: Array(&Struct(&crate::types::EnrollmentSupplyPoint)),
+        all_supply_points: Array(&Struct(&crate::types::EnrollmentSupplyPoint)),
     ],
+    by_name: [1, 2, 3, 4, 0],
 );
 
 super::routing::version_enum! {
@@ -108,15 +107,14 @@ impl LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2 {
 
 ::energy_api_core::table_struct!(
     LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2,
-    crate::shapes::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2,
-    Owned,
     [
-        join_supplier_process_id,
-        join_supplier_process_number,
-        account_number,
-        supply_points_past_ssd,
-        all_supply_points,
+        join_supplier_process_id: Int,
+        join_supplier_process_number: Str,
+        account_number: Str,
+        supply_points_past_ssd: Array(&Struct(&crate::types::EnrollmentSupplyPoint)),
+        all_supply_points: Array(&Struct(&crate::types::EnrollmentSupplyPoint)),
     ],
+    by_name: [2, 1, 3, 4, 5, 0],
 );
 
 super::routing::version_enum! {
@@ -163,14 +161,13 @@ impl LifecycleStatusChangedV1 {
 
 ::energy_api_core::table_struct!(
     LifecycleStatusChangedV1,
-    crate::shapes::LifecycleStatusChangedV1,
-    Owned,
     [
-        process_number,
-        account_number,
-        new_status,
-        previous_status,
+        process_number: Str,
+        account_number: Str,
+        new_status: Str,
+        previous_status: Str,
     ],
+    by_name: [1, 4, 2, 3, 0],
 );
 
 super::routing::version_enum! {
@@ -215,13 +212,12 @@ impl LifecycleSupportSiteSaleV1_0_0 {
 
 ::energy_api_core::table_struct!(
     LifecycleSupportSiteSaleV1_0_0,
-    crate::shapes::LifecycleSupportSiteSaleV1_0_0,
-    Owned,
     [
-        support_user_id,
-        supply_start_date,
-        trigger_action,
+        support_user_id: Str,
+        supply_start_date: Str,
+        trigger_action: Str,
     ],
+    by_name: [1, 2, 0, 3],
 );
 
 super::routing::version_enum! {

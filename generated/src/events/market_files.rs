@@ -23,11 +23,10 @@ impl ElectricityFlowFileCancellationInvoiceProcessedV1 {
 
 ::energy_api_core::table_struct!(
     ElectricityFlowFileCancellationInvoiceProcessedV1,
-    crate::shapes::ElectricityFlowFileCancellationInvoiceProcessedV1,
-    Owned,
     [
-        flow_file_id,
+        flow_file_id: Int,
     ],
+    by_name: [0, 1],
 );
 
 super::routing::version_enum! {
@@ -60,11 +59,10 @@ impl ElectricityFlowFileComplementaryInvoiceProcessedV1 {
 
 ::energy_api_core::table_struct!(
     ElectricityFlowFileComplementaryInvoiceProcessedV1,
-    crate::shapes::ElectricityFlowFileComplementaryInvoiceProcessedV1,
-    Owned,
     [
-        flow_file_id,
+        flow_file_id: Int,
     ],
+    by_name: [0, 1],
 );
 
 super::routing::version_enum! {
@@ -97,11 +95,10 @@ impl ElectricityFlowFileRectificationInvoiceProcessedV1 {
 
 ::energy_api_core::table_struct!(
     ElectricityFlowFileRectificationInvoiceProcessedV1,
-    crate::shapes::ElectricityFlowFileRectificationInvoiceProcessedV1,
-    Owned,
     [
-        flow_file_id,
+        flow_file_id: Int,
     ],
+    by_name: [0, 1],
 );
 
 super::routing::version_enum! {
@@ -134,11 +131,10 @@ impl ElectricityFlowFileRegularizerInvoiceProcessedV1 {
 
 ::energy_api_core::table_struct!(
     ElectricityFlowFileRegularizerInvoiceProcessedV1,
-    crate::shapes::ElectricityFlowFileRegularizerInvoiceProcessedV1,
-    Owned,
     [
-        flow_file_id,
+        flow_file_id: Int,
     ],
+    by_name: [0, 1],
 );
 
 super::routing::version_enum! {
@@ -171,11 +167,10 @@ impl ElectricityFlowFileBillableConceptsInvoiceProcessedV1 {
 
 ::energy_api_core::table_struct!(
     ElectricityFlowFileBillableConceptsInvoiceProcessedV1,
-    crate::shapes::ElectricityFlowFileBillableConceptsInvoiceProcessedV1,
-    Owned,
     [
-        flow_file_id,
+        flow_file_id: Int,
     ],
+    by_name: [0, 1],
 );
 
 super::routing::version_enum! {
@@ -208,11 +203,10 @@ impl ElectricityFlowFileRegularInvoiceProcessedV1 {
 
 ::energy_api_core::table_struct!(
     ElectricityFlowFileRegularInvoiceProcessedV1,
-    crate::shapes::ElectricityFlowFileRegularInvoiceProcessedV1,
-    Owned,
     [
-        flow_file_id,
+        flow_file_id: Int,
     ],
+    by_name: [0, 1],
 );
 
 super::routing::version_enum! {
@@ -259,14 +253,13 @@ impl EspSupplyPointsEnrichmentDataSentV1 {
 
 ::energy_api_core::table_struct!(
     EspSupplyPointsEnrichmentDataSentV1,
-    crate::shapes::EspSupplyPointsEnrichmentDataSentV1,
-    Owned,
     [
-        supply_point_identifier,
-        province_code,
-        atr,
-        valid_from,
+        supply_point_identifier: Str,
+        province_code: Str,
+        atr: Str,
+        valid_from: Str,
     ],
+    by_name: [2, 3, 0, 1, 4],
 );
 
 super::routing::version_enum! {
@@ -317,15 +310,14 @@ impl EspSupplyPointsAtrSnapshotSentV1 {
 
 ::energy_api_core::table_struct!(
     EspSupplyPointsAtrSnapshotSentV1,
-    crate::shapes::EspSupplyPointsAtrSnapshotSentV1,
-    Owned,
     [
-        supply_point_identifier,
-        market,
-        atr,
-        effective_datetime,
-        insert_datetime,
+        supply_point_identifier: Str,
+        market: Str,
+        atr: Str,
+        effective_datetime: Str,
+        insert_datetime: Str,
     ],
+    by_name: [2, 5, 0, 3, 4, 1],
 );
 
 super::routing::version_enum! {
@@ -364,12 +356,11 @@ impl GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1 {
 
 ::energy_api_core::table_struct!(
     GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1,
-    crate::shapes::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1,
-    Owned,
     [
-        flow_file_id,
-        invoice_identifier,
+        flow_file_id: Int,
+        invoice_identifier: Str,
     ],
+    by_name: [0, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -408,12 +399,11 @@ impl GasBillFlowDetailsCancellationInvoiceCreatedV1 {
 
 ::energy_api_core::table_struct!(
     GasBillFlowDetailsCancellationInvoiceCreatedV1,
-    crate::shapes::GasBillFlowDetailsCancellationInvoiceCreatedV1,
-    Owned,
     [
-        flow_file_id,
-        invoice_identifier,
+        flow_file_id: Int,
+        invoice_identifier: Str,
     ],
+    by_name: [0, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -452,12 +442,11 @@ impl GasBillFlowDetailsComplementaryInvoiceCreatedV1 {
 
 ::energy_api_core::table_struct!(
     GasBillFlowDetailsComplementaryInvoiceCreatedV1,
-    crate::shapes::GasBillFlowDetailsComplementaryInvoiceCreatedV1,
-    Owned,
     [
-        flow_file_id,
-        invoice_identifier,
+        flow_file_id: Int,
+        invoice_identifier: Str,
     ],
+    by_name: [0, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -496,12 +485,11 @@ impl GasBillFlowDetailsRectificationInvoiceCreatedV1 {
 
 ::energy_api_core::table_struct!(
     GasBillFlowDetailsRectificationInvoiceCreatedV1,
-    crate::shapes::GasBillFlowDetailsRectificationInvoiceCreatedV1,
-    Owned,
     [
-        flow_file_id,
-        invoice_identifier,
+        flow_file_id: Int,
+        invoice_identifier: Str,
     ],
+    by_name: [0, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -540,12 +528,11 @@ impl GasBillFlowDetailsRegularInvoiceCreatedV1 {
 
 ::energy_api_core::table_struct!(
     GasBillFlowDetailsRegularInvoiceCreatedV1,
-    crate::shapes::GasBillFlowDetailsRegularInvoiceCreatedV1,
-    Owned,
     [
-        flow_file_id,
-        invoice_identifier,
+        flow_file_id: Int,
+        invoice_identifier: Str,
     ],
+    by_name: [0, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -584,12 +571,11 @@ impl GasFlowFileB7033ComplementaryInvoiceProcessedV1 {
 
 ::energy_api_core::table_struct!(
     GasFlowFileB7033ComplementaryInvoiceProcessedV1,
-    crate::shapes::GasFlowFileB7033ComplementaryInvoiceProcessedV1,
-    Owned,
     [
-        flow_file_id,
-        invoice_identifier,
+        flow_file_id: Int,
+        invoice_identifier: Str,
     ],
+    by_name: [0, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -628,12 +614,11 @@ impl GasFlowFileB7033RegularInvoiceProcessedV1 {
 
 ::energy_api_core::table_struct!(
     GasFlowFileB7033RegularInvoiceProcessedV1,
-    crate::shapes::GasFlowFileB7033RegularInvoiceProcessedV1,
-    Owned,
     [
-        flow_file_id,
-        invoice_identifier,
+        flow_file_id: Int,
+        invoice_identifier: Str,
     ],
+    by_name: [0, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -722,16 +707,15 @@ impl GasSupplyPointInspectionResultsReceivedV1 {
 
 ::energy_api_core::table_struct!(
     GasSupplyPointInspectionResultsReceivedV1,
-    crate::shapes::GasSupplyPointInspectionResultsReceivedV1,
-    Owned,
     [
-        cups,
-        account_number: optional,
-        property_id: optional,
-        inspection_result,
-        inspection_datetime,
-        defects: optional,
+        cups: Str,
+        account_number: Optional(&Str) => omit_none,
+        property_id: Optional(&Int) => omit_none,
+        inspection_result: Str,
+        inspection_datetime: Str,
+        defects: Optional(&Obj) => omit_none,
     ],
+    by_name: [1, 5, 0, 6, 2, 3, 4],
 );
 
 super::routing::version_enum! {
@@ -786,16 +770,15 @@ impl MarketsEspBillFlowFileProcessedV1 {
 
 ::energy_api_core::table_struct!(
     MarketsEspBillFlowFileProcessedV1,
-    crate::shapes::MarketsEspBillFlowFileProcessedV1,
-    Owned,
     [
-        bill_details_id,
-        market,
-        bill_type,
-        cups,
-        billing_period_from,
-        billing_period_to,
+        bill_details_id: Str,
+        market: Str,
+        bill_type: Str,
+        cups: Str,
+        billing_period_from: Str,
+        billing_period_to: Str,
     ],
+    by_name: [0, 2, 6, 4, 1, 5, 3],
 );
 
 super::routing::version_enum! {
@@ -842,14 +825,13 @@ impl MarketsEspFlowFileProcessedV1 {
 
 ::energy_api_core::table_struct!(
     MarketsEspFlowFileProcessedV1,
-    crate::shapes::MarketsEspFlowFileProcessedV1,
-    Owned,
     [
-        market,
-        flow_type,
-        cups,
-        account_number,
+        market: Str,
+        flow_type: Str,
+        cups: Str,
+        account_number: Str,
     ],
+    by_name: [3, 4, 0, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -894,12 +876,11 @@ impl MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1 {
 
 ::energy_api_core::table_struct!(
     MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1,
-    crate::shapes::MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1,
-    Owned,
     [
-        id,
-        billable_items,
+        id: Int,
+        billable_items: Array(&Obj),
     ],
+    by_name: [1, 2, 0],
 );
 
 super::routing::version_enum! {
@@ -938,12 +919,11 @@ impl MarketsGasSupplyPointCreatedV1 {
 
 ::energy_api_core::table_struct!(
     MarketsGasSupplyPointCreatedV1,
-    crate::shapes::MarketsGasSupplyPointCreatedV1,
-    Owned,
     [
-        cups,
-        supply_point_id,
+        cups: Str,
+        supply_point_id: Int,
     ],
+    by_name: [0, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -994,15 +974,14 @@ impl MarketsNetworkOperatorCreatedV1 {
 
 ::energy_api_core::table_struct!(
     MarketsNetworkOperatorCreatedV1,
-    crate::shapes::MarketsNetworkOperatorCreatedV1,
-    Owned,
     [
-        network_operator_id,
-        name,
-        cif,
-        ree_code,
-        market,
+        network_operator_id: Int,
+        name: Str,
+        cif: Str,
+        ree_code: Str,
+        market: Str,
     ],
+    by_name: [2, 3, 0, 4, 5, 1],
 );
 
 super::routing::version_enum! {

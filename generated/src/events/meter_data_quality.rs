@@ -64,20 +64,19 @@ impl MeterDataQualityResolutionCancelledV1 {
 
 ::energy_api_core::table_struct!(
     MeterDataQualityResolutionCancelledV1,
-    crate::shapes::MeterDataQualityResolutionCancelledV1,
-    Owned,
     [
-        issue_id,
-        issue_category,
-        issue_subcategory,
-        issue_status,
-        market_supply_point_id,
-        opened_at,
-        period_start,
-        period_end,
-        reading_type,
-        utility,
+        issue_id: Int,
+        issue_category: Str,
+        issue_subcategory: Str,
+        issue_status: Str,
+        market_supply_point_id: Str,
+        opened_at: Str,
+        period_start: Str,
+        period_end: Str,
+        reading_type: Str,
+        utility: Str,
     ],
+    by_name: [1, 3, 0, 4, 2, 5, 7, 8, 6, 9, 10],
 );
 
 /// Payload of `meter_data_quality.resolution_cancelled` version `v2` (Meter data quality).
@@ -147,21 +146,20 @@ impl MeterDataQualityResolutionCancelledV2 {
 
 ::energy_api_core::table_struct!(
     MeterDataQualityResolutionCancelledV2,
-    crate::shapes::MeterDataQualityResolutionCancelledV2,
-    Owned,
     [
-        issue_id,
-        issue_category,
-        issue_subcategory,
-        issue_status,
-        market_supply_point_id,
-        opened_at,
-        period_start,
-        period_end,
-        reading_type,
-        utility,
-        source,
+        issue_id: Int,
+        issue_category: Str,
+        issue_subcategory: Str,
+        issue_status: Str,
+        market_supply_point_id: Str,
+        opened_at: Str,
+        period_start: Str,
+        period_end: Str,
+        reading_type: Str,
+        utility: Str,
+        source: Str,
     ],
+    by_name: [1, 3, 0, 4, 2, 5, 7, 8, 6, 10, 11, 9],
 );
 
 super::routing::version_enum! {
@@ -258,20 +256,19 @@ impl MeterDataQualityResolutionRequestedV1 {
 
 ::energy_api_core::table_struct!(
     MeterDataQualityResolutionRequestedV1,
-    crate::shapes::MeterDataQualityResolutionRequestedV1,
-    Owned,
     [
-        issue_id,
-        issue_category,
-        issue_subcategory,
-        issue_status,
-        market_supply_point_id,
-        opened_at,
-        period_start,
-        period_end,
-        reading_type,
-        utility,
+        issue_id: Int,
+        issue_category: Str,
+        issue_subcategory: Str,
+        issue_status: Str,
+        market_supply_point_id: Str,
+        opened_at: Str,
+        period_start: Str,
+        period_end: Str,
+        reading_type: Str,
+        utility: Str,
     ],
+    by_name: [1, 3, 0, 4, 2, 5, 7, 8, 6, 9, 10],
 );
 
 super::routing::version_enum! {

@@ -49,17 +49,16 @@ impl MeterpointElecCosGainRegistrationRequestedV1 {
 
 ::energy_api_core::table_struct!(
     MeterpointElecCosGainRegistrationRequestedV1,
-    crate::shapes::MeterpointElecCosGainRegistrationRequestedV1,
-    Owned,
     [
-        mpan,
-        supply_start_date,
-        supplier_mpid,
-        account_number,
-        is_internal_transfer,
-        is_migrated,
-        is_export,
+        mpan: Str,
+        supply_start_date: Str,
+        supplier_mpid: Str,
+        account_number: Str,
+        is_internal_transfer: Bool,
+        is_migrated: Bool,
+        is_export: Bool,
     ],
+    by_name: [3, 2, 7, 1, 6, 5, 0, 4],
 );
 
 super::routing::version_enum! {
@@ -114,16 +113,15 @@ impl MeterpointGasApiBackfillV1 {
 
 ::energy_api_core::table_struct!(
     MeterpointGasApiBackfillV1,
-    crate::shapes::MeterpointGasApiBackfillV1,
-    Owned,
     [
-        mprn,
-        supplier,
-        supply_start_date,
-        meter_reading_factor,
-        nomination_shipper_ref,
-        supply_end_date,
+        mprn: Str,
+        supplier: Str,
+        supply_start_date: Str,
+        meter_reading_factor: Str,
+        nomination_shipper_ref: Str,
+        supply_end_date: Str,
     ],
+    by_name: [3, 4, 5, 6, 0, 1, 2],
 );
 
 super::routing::version_enum! {
@@ -207,22 +205,21 @@ impl MeterpointGasAppointMamRequestedV1 {
 
 ::energy_api_core::table_struct!(
     MeterpointGasAppointMamRequestedV1,
-    crate::shapes::MeterpointGasAppointMamRequestedV1,
-    Owned,
     [
-        mprn,
-        mam_to_appoint,
-        force_appointment,
-        owner,
-        model,
-        manufacturer,
-        manufactured_year,
-        location,
-        location_description,
-        status,
-        meter_type,
-        meter_mechanism,
+        mprn: Str,
+        mam_to_appoint: Str,
+        force_appointment: Bool,
+        owner: Obj,
+        model: Str,
+        manufacturer: Str,
+        manufactured_year: Int,
+        location: Str,
+        location_description: Str,
+        status: Str,
+        meter_type: Str,
+        meter_mechanism: Str,
     ],
+    by_name: [2, 3, 6, 7, 9, 0, 11, 5, 8, 1, 12, 4, 10],
 );
 
 super::routing::version_enum! {
@@ -342,32 +339,31 @@ impl MeterpointGasBackfillV1 {
 
 ::energy_api_core::table_struct!(
     MeterpointGasBackfillV1,
-    crate::shapes::MeterpointGasBackfillV1,
-    Owned,
     [
-        mprn,
-        supplier,
-        supply_start_date,
-        sub_building_name,
-        building_name,
-        building_number,
-        dependent_street,
-        principal_street,
-        double_dependent_locality,
-        dependent_locality,
-        post_town,
-        county,
-        postcode,
-        meter_serial_number,
-        meter_digits,
-        meter_mechanism,
-        meter_is_imperial,
-        meter_reading_factor,
-        last_reading,
-        last_reading_on,
-        nomination_shipper_ref,
-        cohort,
+        mprn: Str,
+        supplier: Str,
+        supply_start_date: Str,
+        sub_building_name: Str,
+        building_name: Str,
+        building_number: Str,
+        dependent_street: Str,
+        principal_street: Str,
+        double_dependent_locality: Str,
+        dependent_locality: Str,
+        post_town: Str,
+        county: Str,
+        postcode: Str,
+        meter_serial_number: Str,
+        meter_digits: Int,
+        meter_mechanism: Str,
+        meter_is_imperial: Bool,
+        meter_reading_factor: Str,
+        last_reading: Str,
+        last_reading_on: Str,
+        nomination_shipper_ref: Str,
+        cohort: Str,
     ],
+    by_name: [4, 20, 2, 22, 1, 5, 21, 8, 3, 18, 6, 12, 9, 7, 0, 16, 17, 15, 13, 19, 14, 10, 11],
 );
 
 super::routing::version_enum! {
@@ -406,12 +402,11 @@ impl MeterpointGasChangeOfCohortRequestedV1 {
 
 ::energy_api_core::table_struct!(
     MeterpointGasChangeOfCohortRequestedV1,
-    crate::shapes::MeterpointGasChangeOfCohortRequestedV1,
-    Owned,
     [
-        mprn,
-        cohort,
+        mprn: Str,
+        cohort: Str,
     ],
+    by_name: [1, 2, 0],
 );
 
 super::routing::version_enum! {
@@ -503,24 +498,23 @@ impl MeterpointGasChangeOfMamRequestedV1 {
 
 ::energy_api_core::table_struct!(
     MeterpointGasChangeOfMamRequestedV1,
-    crate::shapes::MeterpointGasChangeOfMamRequestedV1,
-    Owned,
     [
-        mprn,
-        mam_to_appoint,
-        force_appointment,
-        owner,
-        model,
-        manufacturer,
-        manufactured_year,
-        location,
-        location_description,
-        status,
-        meter_type,
-        meter_mechanism,
-        effective_from_date,
-        current_mam,
+        mprn: Str,
+        mam_to_appoint: Str,
+        force_appointment: Bool,
+        owner: Obj,
+        model: Str,
+        manufacturer: Str,
+        manufactured_year: Int,
+        location: Str,
+        location_description: Str,
+        status: Str,
+        meter_type: Str,
+        meter_mechanism: Str,
+        effective_from_date: Str,
+        current_mam: Str,
     ],
+    by_name: [13, 3, 6, 7, 9, 0, 11, 5, 8, 1, 14, 4, 10, 2, 12],
 );
 
 super::routing::version_enum! {
@@ -682,40 +676,39 @@ impl MeterpointGasCosGainMtdReceivedV1 {
 
 ::energy_api_core::table_struct!(
     MeterpointGasCosGainMtdReceivedV1,
-    crate::shapes::MeterpointGasCosGainMtdReceivedV1,
-    Owned,
     [
-        mprn,
-        building_name,
-        building_number,
-        dependent_street,
-        principle_street,
-        dependent_locality,
-        post_town,
-        county,
-        meter_serial_number,
-        meter_digits,
-        meter_mechanism,
-        meter_type,
-        meter_is_imperial,
-        meter_reading_factor,
-        meter_link_code: optional,
-        owner,
-        model,
-        manufacturer,
-        manufactured_year,
-        location,
-        location_description,
-        instructions,
-        status,
-        pulse_value,
-        correction_factor,
-        bypass_fitted,
-        collar_fitted,
-        last_inspection_on,
-        last_reading,
-        last_reading_on,
+        mprn: Str,
+        building_name: Str,
+        building_number: Int,
+        dependent_street: Str,
+        principle_street: Str,
+        dependent_locality: Str,
+        post_town: Str,
+        county: Str,
+        meter_serial_number: Str,
+        meter_digits: Int,
+        meter_mechanism: Str,
+        meter_type: Str,
+        meter_is_imperial: Bool,
+        meter_reading_factor: Int,
+        meter_link_code: Optional(&Str) => omit_none,
+        owner: Str,
+        model: Str,
+        manufacturer: Str,
+        manufactured_year: Int,
+        location: Str,
+        location_description: Str,
+        instructions: Str,
+        status: Str,
+        pulse_value: Num,
+        correction_factor: Num,
+        bypass_fitted: Bool,
+        collar_fitted: Bool,
+        last_inspection_on: Str,
+        last_reading: Int,
+        last_reading_on: Str,
     ],
+    by_name: [1, 15, 2, 25, 21, 23, 3, 4, 5, 11, 12, 13, 16, 14, 8, 10, 6, 0, 9, 17, 20, 18, 27, 30, 22, 7, 26, 24, 28, 29, 19],
 );
 
 super::routing::version_enum! {
@@ -762,14 +755,13 @@ impl MeterpointGasCosGainRegistrationConfirmedV1 {
 
 ::energy_api_core::table_struct!(
     MeterpointGasCosGainRegistrationConfirmedV1,
-    crate::shapes::MeterpointGasCosGainRegistrationConfirmedV1,
-    Owned,
     [
-        mprn,
-        previous_mam,
-        is_domestic,
-        is_igt_mam,
+        mprn: Str,
+        previous_mam: Str,
+        is_domestic: Bool,
+        is_igt_mam: Bool,
     ],
+    by_name: [2, 1, 4, 3, 0],
 );
 
 super::routing::version_enum! {
@@ -816,14 +808,13 @@ impl MeterpointGasCosGainRegistrationRequestedV1 {
 
 ::energy_api_core::table_struct!(
     MeterpointGasCosGainRegistrationRequestedV1,
-    crate::shapes::MeterpointGasCosGainRegistrationRequestedV1,
-    Owned,
     [
-        mprn,
-        supply_start_date,
-        supplier_mpid,
-        account_number,
+        mprn: Str,
+        supply_start_date: Str,
+        supplier_mpid: Str,
+        account_number: Str,
     ],
+    by_name: [3, 2, 4, 1, 0],
 );
 
 super::routing::version_enum! {
@@ -897,20 +888,19 @@ impl MeterpointGasCosLossConfirmedV1 {
 
 ::energy_api_core::table_struct!(
     MeterpointGasCosLossConfirmedV1,
-    crate::shapes::MeterpointGasCosLossConfirmedV1,
-    Owned,
     [
-        account_id,
-        mprn,
-        supply_end_date,
-        meter_exists,
-        meter_serial_number,
-        meter_digits,
-        meter_mechanism,
-        meter_imperial_metric_indicator,
-        meter_reading_factor,
-        new_supplier,
+        account_id: Int,
+        mprn: Str,
+        supply_end_date: Str,
+        meter_exists: Bool,
+        meter_serial_number: Str,
+        meter_digits: Int,
+        meter_mechanism: Str,
+        meter_imperial_metric_indicator: Str,
+        meter_reading_factor: Num,
+        new_supplier: Str,
     ],
+    by_name: [0, 5, 9, 10, 7, 1, 3, 8, 6, 4, 2],
 );
 
 super::routing::version_enum! {
@@ -965,16 +955,15 @@ impl MeterpointGasDeappointMamRequestedV1 {
 
 ::energy_api_core::table_struct!(
     MeterpointGasDeappointMamRequestedV1,
-    crate::shapes::MeterpointGasDeappointMamRequestedV1,
-    Owned,
     [
-        mprn,
-        mam_to_deappoint,
-        effective_to_date,
-        is_cos_loss,
-        new_supplier,
-        current_mam,
+        mprn: Str,
+        mam_to_deappoint: Str,
+        effective_to_date: Str,
+        is_cos_loss: Bool,
+        new_supplier: Str,
+        current_mam: Str,
     ],
+    by_name: [5, 4, 0, 3, 1, 6, 2],
 );
 
 super::routing::version_enum! {
@@ -1075,11 +1064,10 @@ impl MeterpointGasDisputedClosingReadingQueriedByUsV1 {
 
 ::energy_api_core::table_struct!(
     MeterpointGasDisputedClosingReadingQueriedByUsV1,
-    crate::shapes::MeterpointGasDisputedClosingReadingQueriedByUsV1,
-    Owned,
     [
-        mprn,
+        mprn: Str,
     ],
+    by_name: [0, 1],
     keep_unlisted_in additional_fields,
 );
 

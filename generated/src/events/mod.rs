@@ -9138,8 +9138,8 @@ impl EventKind {
     }
 
     /// The table of this kind's payload: what every decoder of it reads.
-    pub(crate) fn shape(self) -> &'static ::energy_api_core::table::StructShape {
-        self.payload_row().shape
+    pub(crate) fn table(self) -> &'static ::energy_api_core::table::StructTable {
+        self.payload_row().table
     }
 
     /// The event of this kind from the fields its table read; `Stop` only if the table and the
@@ -9159,7 +9159,7 @@ impl EventKind {
     ) -> ::std::result::Result<Event, ::energy_api_core::read::Stop> {
         let fields = ::energy_api_core::table::read(
             reader,
-            self.shape(),
+            self.table(),
             ::energy_api_core::table::Mode::Owned,
         )?;
         self.event_of(fields)
@@ -9175,7 +9175,7 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
     ) -> ::std::result::Result<Event, D::Error> {
         let fields = ::energy_api_core::table::deserialize_object(
             deserializer,
-            self.shape(),
+            self.table(),
             ::energy_api_core::table::Mode::Owned,
         )?;
         self.event_of(fields)

@@ -131,7 +131,7 @@ impl Borrowing {
                 pub additional_fields: ::energy_api_core::Unlisted,
             }
         });
-        let deserialize = table_impl(s, quote!(#name<'a>), "Borrowed", nested);
+        let deserialize = table_impl(s, quote!(#name<'a>), Some(&owned), nested);
         quote! {
             #doc
             #deprecated
@@ -389,7 +389,7 @@ impl Borrowing {
                     self,
                     reader: &mut ::energy_api_core::read::Reader<'a>,
                 ) -> ::std::result::Result<EventRef<'a>, ::energy_api_core::read::Stop> {
-                    let fields = ::energy_api_core::table::read(reader, self.shape(), ::energy_api_core::table::Mode::Borrowed)?;
+                    let fields = ::energy_api_core::table::read(reader, self.table(), ::energy_api_core::table::Mode::Borrowed)?;
                     self.view_of(fields)
                 }
             }
@@ -398,7 +398,7 @@ impl Borrowing {
                 type Value = EventRef<'de>;
                 fn deserialize<D: ::serde::Deserializer<'de>>(self, deserializer: D) -> ::std::result::Result<EventRef<'de>, D::Error> {
                     let kind = self.0;
-                    let fields = ::energy_api_core::table::deserialize_object(deserializer, kind.shape(), ::energy_api_core::table::Mode::Borrowed)?;
+                    let fields = ::energy_api_core::table::deserialize_object(deserializer, kind.table(), ::energy_api_core::table::Mode::Borrowed)?;
                     kind.view_of(fields)
                         .map_err(|_| <D::Error as ::serde::de::Error>::custom(::energy_api_core::table::MISMATCH))
                 }

@@ -483,8 +483,8 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
             }
 
             /// The table of this kind's payload: what every decoder of it reads.
-            pub(crate) fn shape(self) -> &'static ::energy_api_core::table::StructShape {
-                self.payload_row().shape
+            pub(crate) fn table(self) -> &'static ::energy_api_core::table::StructTable {
+                self.payload_row().table
             }
 
             /// The event of this kind from the fields its table read; `Stop` only if the table and the
@@ -502,7 +502,7 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
                 self,
                 reader: &mut ::energy_api_core::read::Reader<'_>,
             ) -> ::std::result::Result<Event, ::energy_api_core::read::Stop> {
-                let fields = ::energy_api_core::table::read(reader, self.shape(), ::energy_api_core::table::Mode::Owned)?;
+                let fields = ::energy_api_core::table::read(reader, self.table(), ::energy_api_core::table::Mode::Owned)?;
                 self.event_of(fields)
             }
         }
@@ -510,7 +510,7 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
         impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
             type Value = Event;
             fn deserialize<D: ::serde::Deserializer<'de>>(self, deserializer: D) -> ::std::result::Result<Event, D::Error> {
-                let fields = ::energy_api_core::table::deserialize_object(deserializer, self.shape(), ::energy_api_core::table::Mode::Owned)?;
+                let fields = ::energy_api_core::table::deserialize_object(deserializer, self.table(), ::energy_api_core::table::Mode::Owned)?;
                 self.event_of(fields)
                     .map_err(|_| <D::Error as ::serde::de::Error>::custom(::energy_api_core::table::MISMATCH))
             }

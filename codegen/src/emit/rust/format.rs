@@ -357,7 +357,7 @@ fn split_top_level(tokens: TokenStream) -> Vec<Vec<proc_macro2::TokenTree>> {
 }
 
 /// Tokens as Rust text without the spaces `to_string` puts around punctuation: `Page<T>`,
-/// `(0, required, r#type, "type")`.
+/// `(0, required, r#type, "type")`, `Optional(&Str)`.
 fn compact(tokens: &[proc_macro2::TokenTree]) -> String {
     let mut out = String::new();
     // A `:` of its own (not half of `::`), as in `id: optional`, is followed by a space.
@@ -384,9 +384,16 @@ fn compact(tokens: &[proc_macro2::TokenTree]) -> String {
             }
             other => other.to_string(),
         };
+        // A call's parentheses follow its name: `Array(&Str)`.
+        let call = text.starts_with('(')
+            && matches!(
+                i.checked_sub(1).and_then(|j| tokens.get(j)),
+                Some(proc_macro2::TokenTree::Ident(_))
+            );
         let joins = !lone_colon(i)
             && (out.is_empty()
-                || out.ends_with(['<', ':', '\''])
+                || call
+                || out.ends_with(['<', ':', '\'', '&'])
                 || text.starts_with(['<', '>', ':']));
         if !joins {
             out.push(' ');

@@ -29,7 +29,6 @@ pub(crate) enum Home {
 enum Job {
     Lib,
     Types,
-    Shapes,
     /// `src/events/mod.rs`.
     EventsMod,
     /// `src/events/<section>.rs`, by index into the model's sections.
@@ -95,7 +94,6 @@ impl Job {
             }
             Job::Lib => ("src/lib.rs".to_owned(), lib_rs(model)),
             Job::Types => ("src/types.rs".to_owned(), types_rs(model)),
-            Job::Shapes => ("src/shapes.rs".to_owned(), shapes_rs(model)),
             Job::EventsMod => ("src/events/mod.rs".to_owned(), events::mod_rs(model)),
             Job::Rest => ("src/rest/mod.rs".to_owned(), rest::file(model)),
             Job::Documents => ("src/documents.rs".to_owned(), documents_rs(model)),
@@ -156,7 +154,7 @@ fn formatted_files(
     model: &Model,
     formatter: &format::Formatter,
 ) -> Result<BTreeMap<String, String>, String> {
-    let mut jobs = vec![Job::Lib, Job::Types, Job::Shapes];
+    let mut jobs = vec![Job::Lib, Job::Types];
     jobs.push(Job::EventsMod);
     jobs.extend((0..model.sections.len()).map(Job::EventsSection));
     jobs.push(Job::Rest);
@@ -274,7 +272,6 @@ fn lib_rs(model: &Model) -> TokenStream {
         pub mod events;
         #[cfg(feature = "rest")]
         pub mod rest;
-        mod shapes;
 
         #[cfg(feature = "documents")]
         pub mod documents;
@@ -567,74 +564,7 @@ pub(crate) fn struct_tokens(
     }
 }
 
-/// `src/shapes.rs`: the table of every struct of the events (shared types and payloads) as static data:
-/// what `energy_api_core::table` reads them by, and the checks of `energy_api_core::shape` walk.
-fn shapes_rs(model: &Model) -> TokenStream {
-    let cfgs = shared_type_cfgs(model);
-    let shared = model
-        .shared_types
-        .iter()
-        .map(|s| struct_shape(s, cfgs[&s.name].clone()));
-    let payloads = model.sections.iter().flat_map(|section| {
-        let feature = &section.feature;
-        section
-            .events
-            .iter()
-            .flat_map(|e| &e.versions)
-            .filter(|v| v.alias_of.is_none())
-            .map(move |v| struct_shape(&v.payload, quote!(#[cfg(feature = #feature)])))
-    });
-    quote! {
-        #![doc = " The table of every struct of the events, named as the structs: the one description of how each"]
-        #![doc = " is read, by `energy_api_core::table` (serde and the fast reader, owned structs and borrowed"]
-        #![doc = " views) and by the checker of `energy_api_core::shape` that locates errors."]
-        #![allow(non_upper_case_globals, reason = "each shape is named exactly as its struct")]
-        #![allow(dead_code, reason = "a shared type that no compiled event uses keeps its shape")]
-
-
-        #(#shared)*
-        #(#payloads)*
-    }
-}
-
-fn struct_shape(s: &Struct, cfg: TokenStream) -> TokenStream {
-    let name = format_ident!("{}", s.rust_name);
-    let expecting = format!("struct {}", s.rust_name);
-    let fields = s.fields.iter().map(|f| f.name.as_str());
-    let shapes = s.fields.iter().map(|f| {
-        let shape = shape_expr(&f.ty);
-        if f.is_option() {
-            quote!(::energy_api_core::table::Shape::Optional(&#shape))
-        } else {
-            shape
-        }
-    });
-    let omit_none = s.fields.iter().map(|f| f.optional);
-    let keep_unlisted = s.incomplete;
-    let aliases = s.fields.iter().enumerate().flat_map(|(index, f)| {
-        let index = proc_macro2::Literal::usize_unsuffixed(index);
-        f.renamed_from
-            .iter()
-            .map(move |former| quote!((#former, #index)))
-    });
-    let by_name = by_name(s)
-        .into_iter()
-        .map(proc_macro2::Literal::usize_unsuffixed);
-    quote! {
-        #cfg
-        pub(crate) static #name: ::energy_api_core::table::StructShape = ::energy_api_core::table::StructShape {
-            name: #expecting,
-            fields: &[#(#fields),*],
-            aliases: &[#(#aliases),*],
-            by_name: &[#(#by_name),*],
-            shapes: &[#(#shapes),*],
-            omit_none: &[#(#omit_none),*],
-            keep_unlisted: #keep_unlisted,
-        };
-    }
-}
-
-/// A struct's fields in the byte order of their JSON names, as a chain (`StructShape::by_name`): the
+/// A struct's fields in the byte order of their JSON names, as a chain (`StructTable::by_name`): the
 /// first, then for each field the one whose name follows its own (the count of fields after the last).
 fn by_name(s: &Struct) -> Vec<usize> {
     let mut order: Vec<usize> = (0..s.fields.len()).collect();
@@ -652,34 +582,37 @@ fn by_name(s: &Struct) -> Vec<usize> {
     chain
 }
 
+/// A field's shape as a row of `table_struct!` writes it (the macro brings `Shape`'s variants into
+/// scope); a struct by the path of its table, which is named as the struct.
 fn shape_expr(ty: &Type) -> TokenStream {
     match ty {
-        Type::Str => quote!(::energy_api_core::table::Shape::Str),
-        Type::Int => quote!(::energy_api_core::table::Shape::Int),
-        Type::Num => quote!(::energy_api_core::table::Shape::Num),
-        Type::Bool => quote!(::energy_api_core::table::Shape::Bool),
-        Type::Obj => quote!(::energy_api_core::table::Shape::Obj),
+        Type::Str => quote!(Str),
+        Type::Int => quote!(Int),
+        Type::Num => quote!(Num),
+        Type::Bool => quote!(Bool),
+        Type::Obj => quote!(Obj),
         Type::Array(inner) => {
             let inner = shape_expr(inner);
-            quote!(::energy_api_core::table::Shape::Array(&#inner))
+            quote!(Array(&#inner))
         }
         Type::Map(value) => {
             let value = shape_expr(value);
-            quote!(::energy_api_core::table::Shape::Map(&#value))
+            quote!(Map(&#value))
         }
+        // Events name shared types only, which live in `types`.
         Type::Named(r) => {
             let name = format_ident!("{}", r.name);
-            quote!(::energy_api_core::table::Shape::Struct(&#name))
+            quote!(Struct(&crate::types::#name))
         }
         // Only REST resources are generic; events have no type parameters.
-        Type::Param(_) => quote!(::energy_api_core::table::Shape::Obj),
+        Type::Param(_) => quote!(Obj),
     }
 }
 
 /// `Deserialize` for a struct.
 ///
-/// Event payloads and shared types are read by their table (the `shapes` module):
-/// `energy_api_core::table_struct!` writes only the conversion from the fields the one reader of
+/// Event payloads and shared types are read by their table: `energy_api_core::table_struct!`, beside
+/// the struct, makes the table from a row per field, the conversion from the fields the one reader of
 /// `energy_api_core::table` read, and `Deserialize` and the fast reader's `ReadJson` as calls to that
 /// reader. REST resources, read only by the client through serde, get `deserialize_struct!`'s compact
 /// map visitor.
@@ -690,35 +623,69 @@ fn deserialize_impl(s: &Struct, home: Home, nested: bool) -> TokenStream {
         quote!(<#g>)
     });
     match home {
-        Home::Types => table_impl(s, quote!(#name), "Owned", nested),
+        Home::Types => table_impl(s, quote!(#name), None, nested),
         Home::Rest => deserialize_impl_named(s, quote!(#name #generics)),
     }
 }
 
-/// The impls of a struct read by its table (`crate::shapes::<name>`), for the struct named `name` (a
-/// borrowed view's `Name<'a>`) in `mode` (`Owned` or `Borrowed`); `nested` for a shared type, which
+/// The `table_struct!` of a struct read by its table: a row per field, stating the field and its entry
+/// in the table at once. For an owned struct (`view_of: None`) each row gives the field's shape and the
+/// macro makes the table; a borrowed view (`view_of`: the path of the owned struct, whose table is
+/// named as it is) names its fields only and shares that table. `nested` for a shared type, which
 /// other structs hold (a payload struct is only ever read and written whole).
-pub(crate) fn table_impl(s: &Struct, name: TokenStream, mode: &str, nested: bool) -> TokenStream {
-    let shape = format_ident!("{}", s.rust_name);
-    let mode = format_ident!("{}", mode);
+pub(crate) fn table_impl(
+    s: &Struct,
+    name: TokenStream,
+    view_of: Option<&TokenStream>,
+    nested: bool,
+) -> TokenStream {
     // A field's JSON name, where the identifier is not it (a keyword, `r#type`), is written for the
-    // `Serialize` it makes, which names every field with a literal.
+    // table and for the `Serialize` the macro makes, which names every field with a literal.
     let fields = s.fields.iter().map(|f| {
         let id = ident(&f.rust_name);
-        let name = (f.rust_name != f.name).then(|| {
+        let json = (f.rust_name != f.name).then(|| {
             let json = &f.name;
             quote!(= #json)
         });
+        let shape = view_of.is_none().then(|| {
+            let shape = shape_expr(&f.ty);
+            if f.is_option() {
+                quote!(: Optional(&#shape))
+            } else {
+                quote!(: #shape)
+            }
+        });
         // Left out when `None`: the `Serialize` it makes counts and skips such fields as it writes.
-        let optional = f.optional.then(|| quote!(: optional));
-        quote!(#id #name #optional)
+        let omit = f.optional.then(|| quote!(=> omit_none));
+        quote!(#id #json #shape #omit)
     });
     let keep = s
         .incomplete
         .then(|| quote!(, keep_unlisted_in additional_fields));
     let nested = nested.then(|| quote!(nested));
-    quote! {
-        ::energy_api_core::table_struct!(#nested #name, crate::shapes::#shape, #mode, [#(#fields),*] #keep);
+    match view_of {
+        Some(owned) => quote! {
+            ::energy_api_core::table_struct!(#nested #name, view_of #owned, [#(#fields),*] #keep);
+        },
+        None => {
+            let by_name = by_name(s)
+                .into_iter()
+                .map(proc_macro2::Literal::usize_unsuffixed);
+            let renamed: Vec<TokenStream> = s
+                .fields
+                .iter()
+                .flat_map(|f| {
+                    let id = ident(&f.rust_name);
+                    f.renamed_from
+                        .iter()
+                        .map(move |former| quote!(#former => #id))
+                })
+                .collect();
+            let aliases = (!renamed.is_empty()).then(|| quote!(, aliases: [#(#renamed),*]));
+            quote! {
+                ::energy_api_core::table_struct!(#nested #name, [#(#fields),*], by_name: [#(#by_name),*] #aliases #keep);
+            }
+        }
     }
 }
 
@@ -777,7 +744,7 @@ mod tests {
         }
     }
 
-    /// The chain of `StructShape::by_name`: the first name, then each name's successor, in byte order.
+    /// The chain of `StructTable::by_name`: the first name, then each name's successor, in byte order.
     #[test]
     fn fields_are_chained_in_name_order() {
         let s = Struct {

@@ -23,16 +23,15 @@ pub struct AccountUserCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AccountUserCreatedV1<'a>,
-    crate::shapes::AccountUserCreatedV1,
-    Borrowed,
+    view_of crate::events::account_users::AccountUserCreatedV1,
     [
         user_id,
         user_email,
         user_number,
         linked_accounts,
-        user_identifiers: optional,
-        initiator_type: optional,
-        is_customer_initiated: optional,
+        user_identifiers => omit_none,
+        initiator_type => omit_none,
+        is_customer_initiated => omit_none,
     ],
 );
 
@@ -79,8 +78,7 @@ pub struct AccountUserPasswordResetRequestedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AccountUserPasswordResetRequestedV1<'a>,
-    crate::shapes::AccountUserPasswordResetRequestedV1,
-    Borrowed,
+    view_of crate::events::account_users::AccountUserPasswordResetRequestedV1,
     [
         account_user_id,
         account_user_number,
@@ -131,8 +129,7 @@ pub struct AccountUserPsrRecordsUpdatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AccountUserPsrRecordsUpdatedV1<'a>,
-    crate::shapes::AccountUserPsrRecordsUpdatedV1,
-    Borrowed,
+    view_of crate::events::account_users::AccountUserPsrRecordsUpdatedV1,
     [
         user_id,
         created_records,
@@ -191,16 +188,15 @@ pub struct AccountUserRemovedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AccountUserRemovedV1<'a>,
-    crate::shapes::AccountUserRemovedV1,
-    Borrowed,
+    view_of crate::events::account_users::AccountUserRemovedV1,
     [
         user_id,
         user_email,
         user_number,
         linked_accounts,
-        user_identifiers: optional,
-        initiator_type: optional,
-        is_customer_initiated: optional,
+        user_identifiers => omit_none,
+        initiator_type => omit_none,
+        is_customer_initiated => omit_none,
     ],
 );
 
@@ -258,18 +254,17 @@ pub struct AccountUserUpdatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AccountUserUpdatedV1<'a>,
-    crate::shapes::AccountUserUpdatedV1,
-    Borrowed,
+    view_of crate::events::account_users::AccountUserUpdatedV1,
     [
         user_id,
         user_email,
         user_number,
         linked_accounts,
-        user_identifiers: optional,
-        initiator_type: optional,
-        is_customer_initiated: optional,
+        user_identifiers => omit_none,
+        initiator_type => omit_none,
+        is_customer_initiated => omit_none,
         changes,
-        is_override: optional,
+        is_override => omit_none,
     ],
 );
 
@@ -315,8 +310,7 @@ pub struct AccountUserVerificationCompletedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AccountUserVerificationCompletedV1<'a>,
-    crate::shapes::AccountUserVerificationCompletedV1,
-    Borrowed,
+    view_of crate::events::account_users::AccountUserVerificationCompletedV1,
     [
         user_number,
         verification_id,
@@ -366,8 +360,7 @@ pub struct AccountUserVerificationStartedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AccountUserVerificationStartedV1<'a>,
-    crate::shapes::AccountUserVerificationStartedV1,
-    Borrowed,
+    view_of crate::events::account_users::AccountUserVerificationStartedV1,
     [
         user_number,
         verification_id,
@@ -417,8 +410,7 @@ pub struct AccountUserMetadataCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AccountUserMetadataCreatedV1<'a>,
-    crate::shapes::AccountUserMetadataCreatedV1,
-    Borrowed,
+    view_of crate::events::account_users::AccountUserMetadataCreatedV1,
     [
         user_id,
         key,
@@ -468,8 +460,7 @@ pub struct AccountUserMetadataRemovedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AccountUserMetadataRemovedV1<'a>,
-    crate::shapes::AccountUserMetadataRemovedV1,
-    Borrowed,
+    view_of crate::events::account_users::AccountUserMetadataRemovedV1,
     [
         user_id,
         key,
@@ -517,8 +508,7 @@ pub struct AccountUserMetadataUpdatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AccountUserMetadataUpdatedV1<'a>,
-    crate::shapes::AccountUserMetadataUpdatedV1,
-    Borrowed,
+    view_of crate::events::account_users::AccountUserMetadataUpdatedV1,
     [
         user_id,
         changes,

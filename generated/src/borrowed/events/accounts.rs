@@ -13,8 +13,7 @@ pub struct AccountCommunicationsPreferencesUpdatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AccountCommunicationsPreferencesUpdatedV1<'a>,
-    crate::shapes::AccountCommunicationsPreferencesUpdatedV1,
-    Borrowed,
+    view_of crate::events::accounts::AccountCommunicationsPreferencesUpdatedV1,
     [
         account_number,
         changes,
@@ -63,12 +62,11 @@ pub struct AccountCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AccountCreatedV1<'a>,
-    crate::shapes::AccountCreatedV1,
-    Borrowed,
+    view_of crate::events::accounts::AccountCreatedV1,
     [
         account_number,
         account_user_emails,
-        is_imported: optional,
+        is_imported => omit_none,
     ],
 );
 
@@ -110,8 +108,7 @@ pub struct AccountOccupiedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AccountOccupiedV1<'a>,
-    crate::shapes::AccountOccupiedV1,
-    Borrowed,
+    view_of crate::events::accounts::AccountOccupiedV1,
     [
         account_number,
     ],
@@ -159,8 +156,7 @@ pub struct AccountReactivatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AccountReactivatedV1<'a>,
-    crate::shapes::AccountReactivatedV1,
-    Borrowed,
+    view_of crate::events::accounts::AccountReactivatedV1,
     [
         account_number,
         previous_status,
@@ -216,8 +212,7 @@ pub struct AccountSmartMeterReadPermissionChangedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AccountSmartMeterReadPermissionChangedV1<'a>,
-    crate::shapes::AccountSmartMeterReadPermissionChangedV1,
-    Borrowed,
+    view_of crate::events::accounts::AccountSmartMeterReadPermissionChangedV1,
     [
         account_number,
         old_permission,
@@ -272,13 +267,12 @@ pub struct AccountUpdatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AccountUpdatedV1<'a>,
-    crate::shapes::AccountUpdatedV1,
-    Borrowed,
+    view_of crate::events::accounts::AccountUpdatedV1,
     [
         account_number,
         account_user_emails,
         changes,
-        is_override: optional,
+        is_override => omit_none,
     ],
 );
 
@@ -324,8 +318,7 @@ pub struct AccountMetadataCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AccountMetadataCreatedV1<'a>,
-    crate::shapes::AccountMetadataCreatedV1,
-    Borrowed,
+    view_of crate::events::accounts::AccountMetadataCreatedV1,
     [
         account_number,
         key,
@@ -375,8 +368,7 @@ pub struct AccountMetadataRemovedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AccountMetadataRemovedV1<'a>,
-    crate::shapes::AccountMetadataRemovedV1,
-    Borrowed,
+    view_of crate::events::accounts::AccountMetadataRemovedV1,
     [
         account_number,
         key,
@@ -424,8 +416,7 @@ pub struct AccountMetadataUpdatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AccountMetadataUpdatedV1<'a>,
-    crate::shapes::AccountMetadataUpdatedV1,
-    Borrowed,
+    view_of crate::events::accounts::AccountMetadataUpdatedV1,
     [
         account_number,
         changes,
@@ -474,8 +465,7 @@ pub struct AccountPropertyEffectivePeriodMetadataCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AccountPropertyEffectivePeriodMetadataCreatedV1<'a>,
-    crate::shapes::AccountPropertyEffectivePeriodMetadataCreatedV1,
-    Borrowed,
+    view_of crate::events::accounts::AccountPropertyEffectivePeriodMetadataCreatedV1,
     [
         account_property_effective_period_id,
         key,
@@ -525,8 +515,7 @@ pub struct AccountPropertyEffectivePeriodMetadataRemovedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AccountPropertyEffectivePeriodMetadataRemovedV1<'a>,
-    crate::shapes::AccountPropertyEffectivePeriodMetadataRemovedV1,
-    Borrowed,
+    view_of crate::events::accounts::AccountPropertyEffectivePeriodMetadataRemovedV1,
     [
         account_property_effective_period_id,
         key,
@@ -574,8 +563,7 @@ pub struct AccountPropertyEffectivePeriodMetadataUpdatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AccountPropertyEffectivePeriodMetadataUpdatedV1<'a>,
-    crate::shapes::AccountPropertyEffectivePeriodMetadataUpdatedV1,
-    Borrowed,
+    view_of crate::events::accounts::AccountPropertyEffectivePeriodMetadataUpdatedV1,
     [
         account_property_effective_period_id,
         changes,
@@ -630,14 +618,13 @@ pub struct CampaignAccountAddedV1<'a> {
 
 ::energy_api_core::table_struct!(
     CampaignAccountAddedV1<'a>,
-    crate::shapes::CampaignAccountAddedV1,
-    Borrowed,
+    view_of crate::events::accounts::CampaignAccountAddedV1,
     [
         account_number,
         campaign_name,
-        campaign_slug: optional,
-        campaign_expiry_date: optional,
-        campaign_account_expiry_date: optional,
+        campaign_slug => omit_none,
+        campaign_expiry_date => omit_none,
+        campaign_account_expiry_date => omit_none,
     ],
 );
 
@@ -683,12 +670,11 @@ pub struct CampaignAccountRemovedV1<'a> {
 
 ::energy_api_core::table_struct!(
     CampaignAccountRemovedV1<'a>,
-    crate::shapes::CampaignAccountRemovedV1,
-    Borrowed,
+    view_of crate::events::accounts::CampaignAccountRemovedV1,
     [
         account_number,
         campaign_name,
-        campaign_slug: optional,
+        campaign_slug => omit_none,
     ],
 );
 
@@ -736,12 +722,11 @@ pub struct CampaignAccountUpdatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     CampaignAccountUpdatedV1<'a>,
-    crate::shapes::CampaignAccountUpdatedV1,
-    Borrowed,
+    view_of crate::events::accounts::CampaignAccountUpdatedV1,
     [
         account_number,
         campaign_name,
-        campaign_slug: optional,
+        campaign_slug => omit_none,
         changes,
     ],
 );

@@ -13,8 +13,7 @@ pub struct ActualIntervalsReceivedV1<'a> {
 
 ::energy_api_core::table_struct!(
     ActualIntervalsReceivedV1<'a>,
-    crate::shapes::ActualIntervalsReceivedV1,
-    Borrowed,
+    view_of crate::events::agreements_and_approvals::ActualIntervalsReceivedV1,
     [
         mpan,
         rebill_from,
@@ -65,8 +64,7 @@ pub struct AffiliatesAffiliateAccountContractCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AffiliatesAffiliateAccountContractCreatedV1<'a>,
-    crate::shapes::AffiliatesAffiliateAccountContractCreatedV1,
-    Borrowed,
+    view_of crate::events::agreements_and_approvals::AffiliatesAffiliateAccountContractCreatedV1,
     [
         affiliate_account_contract_id,
         affiliate_contract_id,
@@ -127,15 +125,14 @@ pub struct AgreementCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AgreementCreatedV1<'a>,
-    crate::shapes::AgreementCreatedV1,
-    Borrowed,
+    view_of crate::events::agreements_and_approvals::AgreementCreatedV1,
     [
         agreement_id,
         account_number,
         valid_from,
         product_code,
-        account_contract_identifier: optional,
-        business_contract_identifier: optional,
+        account_contract_identifier => omit_none,
+        business_contract_identifier => omit_none,
     ],
 );
 
@@ -181,8 +178,7 @@ pub struct AgreementRevokedV2<'a> {
 
 ::energy_api_core::table_struct!(
     AgreementRevokedV2<'a>,
-    crate::shapes::AgreementRevokedV2,
-    Borrowed,
+    view_of crate::events::agreements_and_approvals::AgreementRevokedV2,
     [
         agreement_id,
         account_number,
@@ -243,8 +239,7 @@ pub struct AgreementRolloverCompletedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AgreementRolloverCompletedV1<'a>,
-    crate::shapes::AgreementRolloverCompletedV1,
-    Borrowed,
+    view_of crate::events::agreements_and_approvals::AgreementRolloverCompletedV1,
     [
         account_number,
         supply_point_id,
@@ -298,8 +293,7 @@ pub struct AgreementTerminatedV2<'a> {
 
 ::energy_api_core::table_struct!(
     AgreementTerminatedV2<'a>,
-    crate::shapes::AgreementTerminatedV2,
-    Borrowed,
+    view_of crate::events::agreements_and_approvals::AgreementTerminatedV2,
     [
         agreement_id,
         account_number,
@@ -352,12 +346,11 @@ pub struct AgreementUpdatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AgreementUpdatedV1<'a>,
-    crate::shapes::AgreementUpdatedV1,
-    Borrowed,
+    view_of crate::events::agreements_and_approvals::AgreementUpdatedV1,
     [
         agreement_id,
         changes,
-        is_override: optional,
+        is_override => omit_none,
     ],
 );
 
@@ -377,12 +370,11 @@ pub struct AgreementUpdatedV2<'a> {
 
 ::energy_api_core::table_struct!(
     AgreementUpdatedV2<'a>,
-    crate::shapes::AgreementUpdatedV2,
-    Borrowed,
+    view_of crate::events::agreements_and_approvals::AgreementUpdatedV2,
     [
         agreement_id,
         changes,
-        is_override: optional,
+        is_override => omit_none,
         account_number,
     ],
 );
@@ -435,8 +427,7 @@ pub struct ApprovalsApprovalApprovedV1<'a> {
 
 ::energy_api_core::table_struct!(
     ApprovalsApprovalApprovedV1<'a>,
-    crate::shapes::ApprovalsApprovalApprovedV1,
-    Borrowed,
+    view_of crate::events::agreements_and_approvals::ApprovalsApprovalApprovedV1,
     [
         approval_id,
         process_type,
@@ -491,8 +482,7 @@ pub struct ApprovalsApprovalCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     ApprovalsApprovalCreatedV1<'a>,
-    crate::shapes::ApprovalsApprovalCreatedV1,
-    Borrowed,
+    view_of crate::events::agreements_and_approvals::ApprovalsApprovalCreatedV1,
     [
         approval_id,
         process_type,
@@ -546,8 +536,7 @@ pub struct ApprovalsApprovalRejectedV1<'a> {
 
 ::energy_api_core::table_struct!(
     ApprovalsApprovalRejectedV1<'a>,
-    crate::shapes::ApprovalsApprovalRejectedV1,
-    Borrowed,
+    view_of crate::events::agreements_and_approvals::ApprovalsApprovalRejectedV1,
     [
         approval_id,
         process_type,
@@ -604,8 +593,7 @@ pub struct ApprovalsApprovalRequestApprovedV1<'a> {
 
 ::energy_api_core::table_struct!(
     ApprovalsApprovalRequestApprovedV1<'a>,
-    crate::shapes::ApprovalsApprovalRequestApprovedV1,
-    Borrowed,
+    view_of crate::events::agreements_and_approvals::ApprovalsApprovalRequestApprovedV1,
     [
         approval_id,
         process_type,
@@ -662,8 +650,7 @@ pub struct ApprovalsApprovalRequestAssignedV1<'a> {
 
 ::energy_api_core::table_struct!(
     ApprovalsApprovalRequestAssignedV1<'a>,
-    crate::shapes::ApprovalsApprovalRequestAssignedV1,
-    Borrowed,
+    view_of crate::events::agreements_and_approvals::ApprovalsApprovalRequestAssignedV1,
     [
         approval_id,
         process_type,
@@ -721,8 +708,7 @@ pub struct ApprovalsApprovalRequestRejectedV1<'a> {
 
 ::energy_api_core::table_struct!(
     ApprovalsApprovalRequestRejectedV1<'a>,
-    crate::shapes::ApprovalsApprovalRequestRejectedV1,
-    Borrowed,
+    view_of crate::events::agreements_and_approvals::ApprovalsApprovalRequestRejectedV1,
     [
         approval_id,
         process_type,

@@ -15,8 +15,7 @@ pub struct AuthServerAccessTokenIssuedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AuthServerAccessTokenIssuedV1<'a>,
-    crate::shapes::AuthServerAccessTokenIssuedV1,
-    Borrowed,
+    view_of crate::events::authentication_server::AuthServerAccessTokenIssuedV1,
     [
         delegate,
         viewer,
@@ -66,8 +65,7 @@ pub struct AuthServerAccountUserGenerateMfaChallengeErrorV1<'a> {
 
 ::energy_api_core::table_struct!(
     AuthServerAccountUserGenerateMfaChallengeErrorV1<'a>,
-    crate::shapes::AuthServerAccountUserGenerateMfaChallengeErrorV1,
-    Borrowed,
+    view_of crate::events::authentication_server::AuthServerAccountUserGenerateMfaChallengeErrorV1,
     [
         account_user_id,
         account_user_number,
@@ -119,8 +117,7 @@ pub struct AuthServerAccountUserLoggedInV1<'a> {
 
 ::energy_api_core::table_struct!(
     AuthServerAccountUserLoggedInV1<'a>,
-    crate::shapes::AuthServerAccountUserLoggedInV1,
-    Borrowed,
+    view_of crate::events::authentication_server::AuthServerAccountUserLoggedInV1,
     [
         account_user_id,
         account_user_number,
@@ -171,8 +168,7 @@ pub struct AuthServerAccountUserLoginDeniedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AuthServerAccountUserLoginDeniedV1<'a>,
-    crate::shapes::AuthServerAccountUserLoginDeniedV1,
-    Borrowed,
+    view_of crate::events::authentication_server::AuthServerAccountUserLoginDeniedV1,
     [
         account_user_id,
         account_user_number,
@@ -228,8 +224,7 @@ pub struct AuthServerAccountUserLoginFailedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AuthServerAccountUserLoginFailedV1<'a>,
-    crate::shapes::AuthServerAccountUserLoginFailedV1,
-    Borrowed,
+    view_of crate::events::authentication_server::AuthServerAccountUserLoginFailedV1,
     [
         account_user_id,
         account_user_number,
@@ -284,8 +279,7 @@ pub struct AuthServerAccountUserLoginStepCompletedV1<'a> {
 
 ::energy_api_core::table_struct!(
     AuthServerAccountUserLoginStepCompletedV1<'a>,
-    crate::shapes::AuthServerAccountUserLoginStepCompletedV1,
-    Borrowed,
+    view_of crate::events::authentication_server::AuthServerAccountUserLoginStepCompletedV1,
     [
         account_user_id,
         account_user_number,

@@ -27,8 +27,7 @@ pub struct BillingBillingDocumentHeldV1<'a> {
 
 ::energy_api_core::table_struct!(
     BillingBillingDocumentHeldV1<'a>,
-    crate::shapes::BillingBillingDocumentHeldV1,
-    Borrowed,
+    view_of crate::events::billing::BillingBillingDocumentHeldV1,
     [
         account_number,
         document_type,
@@ -84,8 +83,7 @@ pub struct BillingBillingDocumentIssuedV1<'a> {
 
 ::energy_api_core::table_struct!(
     BillingBillingDocumentIssuedV1<'a>,
-    crate::shapes::BillingBillingDocumentIssuedV1,
-    Borrowed,
+    view_of crate::events::billing::BillingBillingDocumentIssuedV1,
     [
         account_number,
         billing_document_id,
@@ -109,8 +107,7 @@ pub struct BillingBillingDocumentIssuedV2<'a> {
 
 ::energy_api_core::table_struct!(
     BillingBillingDocumentIssuedV2<'a>,
-    crate::shapes::BillingBillingDocumentIssuedV2,
-    Borrowed,
+    view_of crate::events::billing::BillingBillingDocumentIssuedV2,
     [
         account_number,
         billing_document_id,
@@ -165,8 +162,7 @@ pub struct BillingBillingDocumentRepresentationDispatchedV1<'a> {
 
 ::energy_api_core::table_struct!(
     BillingBillingDocumentRepresentationDispatchedV1<'a>,
-    crate::shapes::BillingBillingDocumentRepresentationDispatchedV1,
-    Borrowed,
+    view_of crate::events::billing::BillingBillingDocumentRepresentationDispatchedV1,
     [
         account_number,
         billing_document_id,
@@ -192,8 +188,7 @@ pub struct BillingBillingDocumentRepresentationDispatchedV2<'a> {
 
 ::energy_api_core::table_struct!(
     BillingBillingDocumentRepresentationDispatchedV2<'a>,
-    crate::shapes::BillingBillingDocumentRepresentationDispatchedV2,
-    Borrowed,
+    view_of crate::events::billing::BillingBillingDocumentRepresentationDispatchedV2,
     [
         account_number,
         billing_document_id,
@@ -223,8 +218,7 @@ pub struct BillingBillingDocumentRepresentationDispatchedV3<'a> {
 
 ::energy_api_core::table_struct!(
     BillingBillingDocumentRepresentationDispatchedV3<'a>,
-    crate::shapes::BillingBillingDocumentRepresentationDispatchedV3,
-    Borrowed,
+    view_of crate::events::billing::BillingBillingDocumentRepresentationDispatchedV3,
     [
         account_number,
         billing_document_id,
@@ -287,8 +281,7 @@ pub struct BillingBillingOptionsUpdatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     BillingBillingOptionsUpdatedV1<'a>,
-    crate::shapes::BillingBillingOptionsUpdatedV1,
-    Borrowed,
+    view_of crate::events::billing::BillingBillingOptionsUpdatedV1,
     [
         account_number,
         previous_billing_options_id,
@@ -339,8 +332,7 @@ pub struct BillingChargingLedgerAssignedToAgreementV1<'a> {
 
 ::energy_api_core::table_struct!(
     BillingChargingLedgerAssignedToAgreementV1<'a>,
-    crate::shapes::BillingChargingLedgerAssignedToAgreementV1,
-    Borrowed,
+    view_of crate::events::billing::BillingChargingLedgerAssignedToAgreementV1,
     [
         ledger_number,
         agreement_id,
@@ -388,8 +380,7 @@ pub struct BillingChargingSupplyPointTriggeredV1<'a> {
 
 ::energy_api_core::table_struct!(
     BillingChargingSupplyPointTriggeredV1<'a>,
-    crate::shapes::BillingChargingSupplyPointTriggeredV1,
-    Borrowed,
+    view_of crate::events::billing::BillingChargingSupplyPointTriggeredV1,
     [
         supply_point_id,
         charge_period,
@@ -445,8 +436,7 @@ pub struct BillingFinalBillV1<'a> {
 
 ::energy_api_core::table_struct!(
     BillingFinalBillV1<'a>,
-    crate::shapes::BillingFinalBillV1,
-    Borrowed,
+    view_of crate::events::billing::BillingFinalBillV1,
     [
         account_number,
         account_user_emails,
@@ -498,8 +488,7 @@ pub struct BillingIssuanceExternalStatusCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     BillingIssuanceExternalStatusCreatedV1<'a>,
-    crate::shapes::BillingIssuanceExternalStatusCreatedV1,
-    Borrowed,
+    view_of crate::events::billing::BillingIssuanceExternalStatusCreatedV1,
     [
         billing_document_identifier,
         status,
@@ -548,8 +537,7 @@ pub struct BillingIssuedBillV1<'a> {
 
 ::energy_api_core::table_struct!(
     BillingIssuedBillV1<'a>,
-    crate::shapes::BillingIssuedBillV1,
-    Borrowed,
+    view_of crate::events::billing::BillingIssuedBillV1,
     [
         account_number,
         statement_id,
@@ -594,8 +582,7 @@ pub struct BillingLedgerEntryPostedV1<'a> {
 
 ::energy_api_core::table_struct!(
     BillingLedgerEntryPostedV1<'a>,
-    crate::shapes::BillingLedgerEntryPostedV1,
-    Borrowed,
+    view_of crate::events::billing::BillingLedgerEntryPostedV1,
     [
         ledger,
     ],
@@ -613,8 +600,7 @@ pub struct BillingLedgerEntryPostedV2<'a> {
 
 ::energy_api_core::table_struct!(
     BillingLedgerEntryPostedV2<'a>,
-    crate::shapes::BillingLedgerEntryPostedV2,
-    Borrowed,
+    view_of crate::events::billing::BillingLedgerEntryPostedV2,
     [
         ledger,
         entry,
@@ -663,8 +649,7 @@ pub struct BillingLedgerEntryRemovedV1<'a> {
 
 ::energy_api_core::table_struct!(
     BillingLedgerEntryRemovedV1<'a>,
-    crate::shapes::BillingLedgerEntryRemovedV1,
-    Borrowed,
+    view_of crate::events::billing::BillingLedgerEntryRemovedV1,
     [
         ledger,
     ],
@@ -682,8 +667,7 @@ pub struct BillingLedgerEntryRemovedV2<'a> {
 
 ::energy_api_core::table_struct!(
     BillingLedgerEntryRemovedV2<'a>,
-    crate::shapes::BillingLedgerEntryRemovedV2,
-    Borrowed,
+    view_of crate::events::billing::BillingLedgerEntryRemovedV2,
     [
         ledger,
         entry,
@@ -744,8 +728,7 @@ pub struct BillingPathwayTraversalFailedV1<'a> {
 
 ::energy_api_core::table_struct!(
     BillingPathwayTraversalFailedV1<'a>,
-    crate::shapes::BillingPathwayTraversalFailedV1,
-    Borrowed,
+    view_of crate::events::billing::BillingPathwayTraversalFailedV1,
     [
         pathway_id,
         traversal_attempt_id,
@@ -801,8 +784,7 @@ pub struct BillingPathwayTraversalSucceededV1<'a> {
 
 ::energy_api_core::table_struct!(
     BillingPathwayTraversalSucceededV1<'a>,
-    crate::shapes::BillingPathwayTraversalSucceededV1,
-    Borrowed,
+    view_of crate::events::billing::BillingPathwayTraversalSucceededV1,
     [
         pathway_id,
         traversal_attempt_id,
@@ -855,8 +837,7 @@ pub struct BillingPortfolioInvoiceSummaryCompletedV1<'a> {
 
 ::energy_api_core::table_struct!(
     BillingPortfolioInvoiceSummaryCompletedV1<'a>,
-    crate::shapes::BillingPortfolioInvoiceSummaryCompletedV1,
-    Borrowed,
+    view_of crate::events::billing::BillingPortfolioInvoiceSummaryCompletedV1,
     [
         run_identifier,
         storage_bucket,
@@ -911,8 +892,7 @@ pub struct BillingRebateAcceptedV1<'a> {
 
 ::energy_api_core::table_struct!(
     BillingRebateAcceptedV1<'a>,
-    crate::shapes::BillingRebateAcceptedV1,
-    Borrowed,
+    view_of crate::events::billing::BillingRebateAcceptedV1,
     [
         account_number,
         rebate_period_id,
@@ -970,8 +950,7 @@ pub struct BillingRebateCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     BillingRebateCreatedV1<'a>,
-    crate::shapes::BillingRebateCreatedV1,
-    Borrowed,
+    view_of crate::events::billing::BillingRebateCreatedV1,
     [
         account_number,
         rebate_period_id,
@@ -1030,8 +1009,7 @@ pub struct BillingRebateDeclinedV1<'a> {
 
 ::energy_api_core::table_struct!(
     BillingRebateDeclinedV1<'a>,
-    crate::shapes::BillingRebateDeclinedV1,
-    Borrowed,
+    view_of crate::events::billing::BillingRebateDeclinedV1,
     [
         account_number,
         rebate_period_id,
@@ -1090,8 +1068,7 @@ pub struct BillingRebateUpdatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     BillingRebateUpdatedV1<'a>,
-    crate::shapes::BillingRebateUpdatedV1,
-    Borrowed,
+    view_of crate::events::billing::BillingRebateUpdatedV1,
     [
         account_number,
         rebate_period_id,
@@ -1146,8 +1123,7 @@ pub struct ChargingPrimingErroredV1<'a> {
 
 ::energy_api_core::table_struct!(
     ChargingPrimingErroredV1<'a>,
-    crate::shapes::ChargingPrimingErroredV1,
-    Borrowed,
+    view_of crate::events::billing::ChargingPrimingErroredV1,
     [
         errors,
         supply_point_id,
@@ -1200,8 +1176,7 @@ pub struct LatePaymentFeeApplicationServiceCompletedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LatePaymentFeeApplicationServiceCompletedV1<'a>,
-    crate::shapes::LatePaymentFeeApplicationServiceCompletedV1,
-    Borrowed,
+    view_of crate::events::billing::LatePaymentFeeApplicationServiceCompletedV1,
     [
         run_id,
         account_number,
@@ -1258,14 +1233,13 @@ pub struct LatePaymentFeeApplicationServiceFeeAppliedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LatePaymentFeeApplicationServiceFeeAppliedV1<'a>,
-    crate::shapes::LatePaymentFeeApplicationServiceFeeAppliedV1,
-    Borrowed,
+    view_of crate::events::billing::LatePaymentFeeApplicationServiceFeeAppliedV1,
     [
         run_id,
         account_number,
         fee_amount,
         fee_date,
-        fee_type: optional,
+        fee_type => omit_none,
         charge_id,
     ],
 );
@@ -1310,8 +1284,7 @@ pub struct LatePaymentFeeApplicationServiceStartedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LatePaymentFeeApplicationServiceStartedV1<'a>,
-    crate::shapes::LatePaymentFeeApplicationServiceStartedV1,
-    Borrowed,
+    view_of crate::events::billing::LatePaymentFeeApplicationServiceStartedV1,
     [
         run_id,
         account_number,
@@ -1360,8 +1333,7 @@ pub struct LatePaymentFeeCalculationServiceCompletedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LatePaymentFeeCalculationServiceCompletedV1<'a>,
-    crate::shapes::LatePaymentFeeCalculationServiceCompletedV1,
-    Borrowed,
+    view_of crate::events::billing::LatePaymentFeeCalculationServiceCompletedV1,
     [
         run_id,
         account_number,
@@ -1409,8 +1381,7 @@ pub struct LatePaymentFeeCalculationServiceStartedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LatePaymentFeeCalculationServiceStartedV1<'a>,
-    crate::shapes::LatePaymentFeeCalculationServiceStartedV1,
-    Borrowed,
+    view_of crate::events::billing::LatePaymentFeeCalculationServiceStartedV1,
     [
         run_id,
         account_number,
@@ -1461,8 +1432,7 @@ pub struct LatePaymentFeeCalculatorCompletedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LatePaymentFeeCalculatorCompletedV1<'a>,
-    crate::shapes::LatePaymentFeeCalculatorCompletedV1,
-    Borrowed,
+    view_of crate::events::billing::LatePaymentFeeCalculatorCompletedV1,
     [
         run_id,
         account_number,
@@ -1513,8 +1483,7 @@ pub struct LatePaymentFeeCalculatorFeeAppliedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LatePaymentFeeCalculatorFeeAppliedV1<'a>,
-    crate::shapes::LatePaymentFeeCalculatorFeeAppliedV1,
-    Borrowed,
+    view_of crate::events::billing::LatePaymentFeeCalculatorFeeAppliedV1,
     [
         run_id,
         account_number,
@@ -1562,8 +1531,7 @@ pub struct LatePaymentFeeCalculatorStartedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LatePaymentFeeCalculatorStartedV1<'a>,
-    crate::shapes::LatePaymentFeeCalculatorStartedV1,
-    Borrowed,
+    view_of crate::events::billing::LatePaymentFeeCalculatorStartedV1,
     [
         run_id,
         account_number,
@@ -1612,8 +1580,7 @@ pub struct LatePaymentFeeWaivedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LatePaymentFeeWaivedV1<'a>,
-    crate::shapes::LatePaymentFeeWaivedV1,
-    Borrowed,
+    view_of crate::events::billing::LatePaymentFeeWaivedV1,
     [
         fee_id,
         waived_at,

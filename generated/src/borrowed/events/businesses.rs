@@ -16,8 +16,7 @@ pub struct BusinessUpdatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     BusinessUpdatedV1<'a>,
-    crate::shapes::BusinessUpdatedV1,
-    Borrowed,
+    view_of crate::events::businesses::BusinessUpdatedV1,
     [
         id,
         changes,
@@ -79,8 +78,7 @@ pub struct InternalCompanyCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     InternalCompanyCreatedV1<'a>,
-    crate::shapes::InternalCompanyCreatedV1,
-    Borrowed,
+    view_of crate::events::businesses::InternalCompanyCreatedV1,
     [
         id,
         actor,

@@ -15,8 +15,7 @@ pub struct CollateralAgreementFulfilledV1<'a> {
 
 ::energy_api_core::table_struct!(
     CollateralAgreementFulfilledV1<'a>,
-    crate::shapes::CollateralAgreementFulfilledV1,
-    Borrowed,
+    view_of crate::events::collections::CollateralAgreementFulfilledV1,
     [
         collateral_agreement_id,
         contract_id,
@@ -72,13 +71,12 @@ pub struct CollectionProceedingCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     CollectionProceedingCreatedV1<'a>,
-    crate::shapes::CollectionProceedingCreatedV1,
-    Borrowed,
+    view_of crate::events::collections::CollectionProceedingCreatedV1,
     [
         id,
         account_number,
-        amount: optional,
-        campaign: optional,
+        amount => omit_none,
+        campaign => omit_none,
         is_white_label,
         agency_code,
     ],
@@ -136,12 +134,11 @@ pub struct CollectionProcessCommStepResolvedV1<'a> {
 
 ::energy_api_core::table_struct!(
     CollectionProcessCommStepResolvedV1<'a>,
-    crate::shapes::CollectionProcessCommStepResolvedV1,
-    Borrowed,
+    view_of crate::events::collections::CollectionProcessCommStepResolvedV1,
     [
         collection_process_number,
         step_identifier,
-        trigger_id: optional,
+        trigger_id => omit_none,
         status,
         reason,
         dispatched_channels,
@@ -192,8 +189,7 @@ pub struct CollectionProcessLeaveSupplierInstigatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     CollectionProcessLeaveSupplierInstigatedV1<'a>,
-    crate::shapes::CollectionProcessLeaveSupplierInstigatedV1,
-    Borrowed,
+    view_of crate::events::collections::CollectionProcessLeaveSupplierInstigatedV1,
     [
         number,
         account_number,
@@ -245,8 +241,7 @@ pub struct CollectionProcessPausedV1<'a> {
 
 ::energy_api_core::table_struct!(
     CollectionProcessPausedV1<'a>,
-    crate::shapes::CollectionProcessPausedV1,
-    Borrowed,
+    view_of crate::events::collections::CollectionProcessPausedV1,
     [
         number,
         account_number,
@@ -301,13 +296,12 @@ pub struct CollectionProcessRaisedV1<'a> {
 
 ::energy_api_core::table_struct!(
     CollectionProcessRaisedV1<'a>,
-    crate::shapes::CollectionProcessRaisedV1,
-    Borrowed,
+    view_of crate::events::collections::CollectionProcessRaisedV1,
     [
         number,
         account_number,
-        ledger: optional,
-        billing_document: optional,
+        ledger => omit_none,
+        billing_document => omit_none,
         config_code,
     ],
 );
@@ -350,8 +344,7 @@ pub struct CollectionProcessReactivatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     CollectionProcessReactivatedV1<'a>,
-    crate::shapes::CollectionProcessReactivatedV1,
-    Borrowed,
+    view_of crate::events::collections::CollectionProcessReactivatedV1,
     [
         number,
     ],
@@ -395,8 +388,7 @@ pub struct CollectionProcessRunTerminationRequestedV1<'a> {
 
 ::energy_api_core::table_struct!(
     CollectionProcessRunTerminationRequestedV1<'a>,
-    crate::shapes::CollectionProcessRunTerminationRequestedV1,
-    Borrowed,
+    view_of crate::events::collections::CollectionProcessRunTerminationRequestedV1,
     [
         number,
     ],
@@ -444,8 +436,7 @@ pub struct CollectionProcessUnpausedV1<'a> {
 
 ::energy_api_core::table_struct!(
     CollectionProcessUnpausedV1<'a>,
-    crate::shapes::CollectionProcessUnpausedV1,
-    Borrowed,
+    view_of crate::events::collections::CollectionProcessUnpausedV1,
     [
         number,
         account_number,
@@ -495,8 +486,7 @@ pub struct CollectionProcessWithdrawnV1<'a> {
 
 ::energy_api_core::table_struct!(
     CollectionProcessWithdrawnV1<'a>,
-    crate::shapes::CollectionProcessWithdrawnV1,
-    Borrowed,
+    view_of crate::events::collections::CollectionProcessWithdrawnV1,
     [
         number,
         account_number,
@@ -516,8 +506,7 @@ pub struct CollectionProcessWithdrawnV2<'a> {
 
 ::energy_api_core::table_struct!(
     CollectionProcessWithdrawnV2<'a>,
-    crate::shapes::CollectionProcessWithdrawnV2,
-    Borrowed,
+    view_of crate::events::collections::CollectionProcessWithdrawnV2,
     [
         number,
         account_number,
@@ -570,8 +559,7 @@ pub struct CreditCheckCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     CreditCheckCreatedV1<'a>,
-    crate::shapes::CreditCheckCreatedV1,
-    Borrowed,
+    view_of crate::events::collections::CreditCheckCreatedV1,
     [
         check_id,
         entity_type,
@@ -621,8 +609,7 @@ pub struct DebtActioningAutomatedDebtWriteBackCompletedV1<'a> {
 
 ::energy_api_core::table_struct!(
     DebtActioningAutomatedDebtWriteBackCompletedV1<'a>,
-    crate::shapes::DebtActioningAutomatedDebtWriteBackCompletedV1,
-    Borrowed,
+    view_of crate::events::collections::DebtActioningAutomatedDebtWriteBackCompletedV1,
     [
         ledger_number,
         account_number,
@@ -674,8 +661,7 @@ pub struct DebtActioningAutomatedDebtWriteBackFailedV1<'a> {
 
 ::energy_api_core::table_struct!(
     DebtActioningAutomatedDebtWriteBackFailedV1<'a>,
-    crate::shapes::DebtActioningAutomatedDebtWriteBackFailedV1,
-    Borrowed,
+    view_of crate::events::collections::DebtActioningAutomatedDebtWriteBackFailedV1,
     [
         ledger_number,
         account_number,
@@ -726,8 +712,7 @@ pub struct DebtActioningAutomatedDebtWriteBackSkippedV1<'a> {
 
 ::energy_api_core::table_struct!(
     DebtActioningAutomatedDebtWriteBackSkippedV1<'a>,
-    crate::shapes::DebtActioningAutomatedDebtWriteBackSkippedV1,
-    Borrowed,
+    view_of crate::events::collections::DebtActioningAutomatedDebtWriteBackSkippedV1,
     [
         ledger_number,
         account_number,
@@ -789,8 +774,7 @@ pub struct DelinquentDebtAllocationCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     DelinquentDebtAllocationCreatedV1<'a>,
-    crate::shapes::DelinquentDebtAllocationCreatedV1,
-    Borrowed,
+    view_of crate::events::collections::DelinquentDebtAllocationCreatedV1,
     [
         ledger_number,
         account_number,
@@ -848,8 +832,7 @@ pub struct DelinquentDebtPositionChangedV1<'a> {
 
 ::energy_api_core::table_struct!(
     DelinquentDebtPositionChangedV1<'a>,
-    crate::shapes::DelinquentDebtPositionChangedV1,
-    Borrowed,
+    view_of crate::events::collections::DelinquentDebtPositionChangedV1,
     [
         ledger_number,
         changed_on,
@@ -876,8 +859,7 @@ pub struct DelinquentDebtPositionChangedV2<'a> {
 
 ::energy_api_core::table_struct!(
     DelinquentDebtPositionChangedV2<'a>,
-    crate::shapes::DelinquentDebtPositionChangedV2,
-    Borrowed,
+    view_of crate::events::collections::DelinquentDebtPositionChangedV2,
     [
         ledger_number,
         changed_on,
@@ -939,8 +921,7 @@ pub struct DepositAgreementAcceptedV1<'a> {
 
 ::energy_api_core::table_struct!(
     DepositAgreementAcceptedV1<'a>,
-    crate::shapes::DepositAgreementAcceptedV1,
-    Borrowed,
+    view_of crate::events::collections::DepositAgreementAcceptedV1,
     [
         deposit_key,
         reason,
@@ -999,8 +980,7 @@ pub struct DepositAgreementFulfilledV1<'a> {
 
 ::energy_api_core::table_struct!(
     DepositAgreementFulfilledV1<'a>,
-    crate::shapes::DepositAgreementFulfilledV1,
-    Borrowed,
+    view_of crate::events::collections::DepositAgreementFulfilledV1,
     [
         deposit_key,
         reason,
@@ -1061,8 +1041,7 @@ pub struct DepositAgreementInstalmentReturnedV1<'a> {
 
 ::energy_api_core::table_struct!(
     DepositAgreementInstalmentReturnedV1<'a>,
-    crate::shapes::DepositAgreementInstalmentReturnedV1,
-    Borrowed,
+    view_of crate::events::collections::DepositAgreementInstalmentReturnedV1,
     [
         deposit_key,
         reason,
@@ -1122,8 +1101,7 @@ pub struct DepositAgreementReturnedV1<'a> {
 
 ::energy_api_core::table_struct!(
     DepositAgreementReturnedV1<'a>,
-    crate::shapes::DepositAgreementReturnedV1,
-    Borrowed,
+    view_of crate::events::collections::DepositAgreementReturnedV1,
     [
         deposit_key,
         reason,
@@ -1182,8 +1160,7 @@ pub struct DepositAgreementWithdrawnV1<'a> {
 
 ::energy_api_core::table_struct!(
     DepositAgreementWithdrawnV1<'a>,
-    crate::shapes::DepositAgreementWithdrawnV1,
-    Borrowed,
+    view_of crate::events::collections::DepositAgreementWithdrawnV1,
     [
         deposit_key,
         reason,
@@ -1242,8 +1219,7 @@ pub struct DunningPathPausedV1<'a> {
 
 ::energy_api_core::table_struct!(
     DunningPathPausedV1<'a>,
-    crate::shapes::DunningPathPausedV1,
-    Borrowed,
+    view_of crate::events::collections::DunningPathPausedV1,
     [
         account_number,
         dunning_path_name,
@@ -1300,8 +1276,7 @@ pub struct DunningPathStartedV1<'a> {
 
 ::energy_api_core::table_struct!(
     DunningPathStartedV1<'a>,
-    crate::shapes::DunningPathStartedV1,
-    Borrowed,
+    view_of crate::events::collections::DunningPathStartedV1,
     [
         dunning_path_name,
         dunning_process_id,
@@ -1353,8 +1328,7 @@ pub struct DunningPathUnpausedV1<'a> {
 
 ::energy_api_core::table_struct!(
     DunningPathUnpausedV1<'a>,
-    crate::shapes::DunningPathUnpausedV1,
-    Borrowed,
+    view_of crate::events::collections::DunningPathUnpausedV1,
     [
         account_number,
         dunning_path_name,
@@ -1408,8 +1382,7 @@ pub struct DunningPathWithdrawnV1<'a> {
 
 ::energy_api_core::table_struct!(
     DunningPathWithdrawnV1<'a>,
-    crate::shapes::DunningPathWithdrawnV1,
-    Borrowed,
+    view_of crate::events::collections::DunningPathWithdrawnV1,
     [
         account_number,
         dunning_path_name,

@@ -23,8 +23,7 @@ pub struct CommsAccountCallUpdatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     CommsAccountCallUpdatedV1<'a>,
-    crate::shapes::CommsAccountCallUpdatedV1,
-    Borrowed,
+    view_of crate::events::communications::CommsAccountCallUpdatedV1,
     [
         account_number,
         call_id,
@@ -82,8 +81,7 @@ pub struct CommsCustomerEmailBouncedV1<'a> {
 
 ::energy_api_core::table_struct!(
     CommsCustomerEmailBouncedV1<'a>,
-    crate::shapes::CommsCustomerEmailBouncedV1,
-    Borrowed,
+    view_of crate::events::communications::CommsCustomerEmailBouncedV1,
     [
         account_number,
         user_id,
@@ -144,8 +142,7 @@ pub struct CommsTranscriptionCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     CommsTranscriptionCreatedV1<'a>,
-    crate::shapes::CommsTranscriptionCreatedV1,
-    Borrowed,
+    view_of crate::events::communications::CommsTranscriptionCreatedV1,
     [
         account_number,
         call_id,
@@ -200,10 +197,9 @@ pub struct ComplaintsComplaintNewContactV1<'a> {
 
 ::energy_api_core::table_struct!(
     ComplaintsComplaintNewContactV1<'a>,
-    crate::shapes::ComplaintsComplaintNewContactV1,
-    Borrowed,
+    view_of crate::events::communications::ComplaintsComplaintNewContactV1,
     [
-        account_number: optional,
+        account_number => omit_none,
         complaint_id,
         contact_id,
         status,
@@ -250,10 +246,9 @@ pub struct ComplaintsComplaintOpenedV1<'a> {
 
 ::energy_api_core::table_struct!(
     ComplaintsComplaintOpenedV1<'a>,
-    crate::shapes::ComplaintsComplaintOpenedV1,
-    Borrowed,
+    view_of crate::events::communications::ComplaintsComplaintOpenedV1,
     [
-        account_number: optional,
+        account_number => omit_none,
         complaint_id,
     ],
 );
@@ -300,12 +295,11 @@ pub struct ComplaintsDrpFinishedV1<'a> {
 
 ::energy_api_core::table_struct!(
     ComplaintsDrpFinishedV1<'a>,
-    crate::shapes::ComplaintsDrpFinishedV1,
-    Borrowed,
+    view_of crate::events::communications::ComplaintsDrpFinishedV1,
     [
-        account_number: optional,
+        account_number => omit_none,
         complaint_id,
-        reason: optional,
+        reason => omit_none,
     ],
 );
 
@@ -351,10 +345,9 @@ pub struct ComplaintsDrpStartedV1<'a> {
 
 ::energy_api_core::table_struct!(
     ComplaintsDrpStartedV1<'a>,
-    crate::shapes::ComplaintsDrpStartedV1,
-    Borrowed,
+    view_of crate::events::communications::ComplaintsDrpStartedV1,
     [
-        account_number: optional,
+        account_number => omit_none,
         complaint_id,
         position,
     ],
@@ -402,8 +395,7 @@ pub struct ComplexQuotingCostCalculationFinishedV1<'a> {
 
 ::energy_api_core::table_struct!(
     ComplexQuotingCostCalculationFinishedV1<'a>,
-    crate::shapes::ComplexQuotingCostCalculationFinishedV1,
-    Borrowed,
+    view_of crate::events::communications::ComplexQuotingCostCalculationFinishedV1,
     [
         quote_configuration_number,
         succeeded,
@@ -451,8 +443,7 @@ pub struct ConsentsConsentCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     ConsentsConsentCreatedV1<'a>,
-    crate::shapes::ConsentsConsentCreatedV1,
-    Borrowed,
+    view_of crate::events::communications::ConsentsConsentCreatedV1,
     [
         signing_identity,
         consent,
@@ -499,8 +490,7 @@ pub struct ConsentsConsentUpdatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     ConsentsConsentUpdatedV1<'a>,
-    crate::shapes::ConsentsConsentUpdatedV1,
-    Borrowed,
+    view_of crate::events::communications::ConsentsConsentUpdatedV1,
     [
         signing_identity,
         consent,
@@ -556,8 +546,7 @@ pub struct GoodsQuoteCreatedForAccountV1<'a> {
 
 ::energy_api_core::table_struct!(
     GoodsQuoteCreatedForAccountV1<'a>,
-    crate::shapes::GoodsQuoteCreatedForAccountV1,
-    Borrowed,
+    view_of crate::events::communications::GoodsQuoteCreatedForAccountV1,
     [
         account_number,
         market_name,
@@ -613,8 +602,7 @@ pub struct GoodsQuoteCreatedWithoutAccountV1<'a> {
 
 ::energy_api_core::table_struct!(
     GoodsQuoteCreatedWithoutAccountV1<'a>,
-    crate::shapes::GoodsQuoteCreatedWithoutAccountV1,
-    Borrowed,
+    view_of crate::events::communications::GoodsQuoteCreatedWithoutAccountV1,
     [
         market_name,
         quote_id,
@@ -666,8 +654,7 @@ pub struct LeadsLeadStageUpdatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LeadsLeadStageUpdatedV1<'a>,
-    crate::shapes::LeadsLeadStageUpdatedV1,
-    Borrowed,
+    view_of crate::events::communications::LeadsLeadStageUpdatedV1,
     [
         lead_number,
         funnel_code,
@@ -717,8 +704,7 @@ pub struct LeadsOpportunityDocumentAttachedToOpportunityV1<'a> {
 
 ::energy_api_core::table_struct!(
     LeadsOpportunityDocumentAttachedToOpportunityV1<'a>,
-    crate::shapes::LeadsOpportunityDocumentAttachedToOpportunityV1,
-    Borrowed,
+    view_of crate::events::communications::LeadsOpportunityDocumentAttachedToOpportunityV1,
     [
         opportunity_number,
         attachment_id,
@@ -766,8 +752,7 @@ pub struct LeadsOpportunityOfferGroupCreatedV2<'a> {
 
 ::energy_api_core::table_struct!(
     LeadsOpportunityOfferGroupCreatedV2<'a>,
-    crate::shapes::LeadsOpportunityOfferGroupCreatedV2,
-    Borrowed,
+    view_of crate::events::communications::LeadsOpportunityOfferGroupCreatedV2,
     [
         opportunity_number,
         offer_group_identifier,
@@ -818,13 +803,12 @@ pub struct LeadsOpportunityStageUpdatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LeadsOpportunityStageUpdatedV1<'a>,
-    crate::shapes::LeadsOpportunityStageUpdatedV1,
-    Borrowed,
+    view_of crate::events::communications::LeadsOpportunityStageUpdatedV1,
     [
         opportunity_number,
         funnel_code,
         stage,
-        updated_by_user_id: optional,
+        updated_by_user_id => omit_none,
     ],
 );
 
@@ -868,8 +852,7 @@ pub struct MessagingPushNotificationTokenUnregisteredV1<'a> {
 
 ::energy_api_core::table_struct!(
     MessagingPushNotificationTokenUnregisteredV1<'a>,
-    crate::shapes::MessagingPushNotificationTokenUnregisteredV1,
-    Borrowed,
+    view_of crate::events::communications::MessagingPushNotificationTokenUnregisteredV1,
     [
         token,
         external_provider,

@@ -27,16 +27,15 @@ pub struct ContractGroupsCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     ContractGroupsCreatedV1<'a>,
-    crate::shapes::ContractGroupsCreatedV1,
-    Borrowed,
+    view_of crate::events::contracts::ContractGroupsCreatedV1,
     [
         contract_group_identifier,
         group_type,
         valid_from,
-        valid_to: optional,
-        managing_party_identifier: optional,
-        external_identifier: optional,
-        name: optional,
+        valid_to => omit_none,
+        managing_party_identifier => omit_none,
+        external_identifier => omit_none,
+        name => omit_none,
         memberships,
         traits,
     ],
@@ -86,8 +85,7 @@ pub struct ContractGroupsMembershipsChangedV1<'a> {
 
 ::energy_api_core::table_struct!(
     ContractGroupsMembershipsChangedV1<'a>,
-    crate::shapes::ContractGroupsMembershipsChangedV1,
-    Borrowed,
+    view_of crate::events::contracts::ContractGroupsMembershipsChangedV1,
     [
         contract_group_identifier,
         memberships_started,
@@ -139,8 +137,7 @@ pub struct ContractGroupsVersionCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     ContractGroupsVersionCreatedV1<'a>,
-    crate::shapes::ContractGroupsVersionCreatedV1,
-    Borrowed,
+    view_of crate::events::contracts::ContractGroupsVersionCreatedV1,
     [
         contract_group_identifier,
         effective_period,
@@ -193,8 +190,7 @@ pub struct ContractsActualizedV1<'a> {
 
 ::energy_api_core::table_struct!(
     ContractsActualizedV1<'a>,
-    crate::shapes::ContractsActualizedV1,
-    Borrowed,
+    view_of crate::events::contracts::ContractsActualizedV1,
     [
         contract_identifier,
         version_reference,
@@ -245,12 +241,11 @@ pub struct ContractsCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     ContractsCreatedV1<'a>,
-    crate::shapes::ContractsCreatedV1,
-    Borrowed,
+    view_of crate::events::contracts::ContractsCreatedV1,
     [
         contract_identifier,
         occurred_at,
-        sales_record_identifier: optional,
+        sales_record_identifier => omit_none,
     ],
 );
 
@@ -296,8 +291,7 @@ pub struct ContractsExpiredV1<'a> {
 
 ::energy_api_core::table_struct!(
     ContractsExpiredV1<'a>,
-    crate::shapes::ContractsExpiredV1,
-    Borrowed,
+    view_of crate::events::contracts::ContractsExpiredV1,
     [
         contract_identifier,
         occurred_at,
@@ -347,8 +341,7 @@ pub struct ContractsExpiryApproachingV1<'a> {
 
 ::energy_api_core::table_struct!(
     ContractsExpiryApproachingV1<'a>,
-    crate::shapes::ContractsExpiryApproachingV1,
-    Borrowed,
+    view_of crate::events::contracts::ContractsExpiryApproachingV1,
     [
         contract_identifier,
         occurred_at,
@@ -402,8 +395,7 @@ pub struct ContractsJourneysCreationStartedV1<'a> {
 
 ::energy_api_core::table_struct!(
     ContractsJourneysCreationStartedV1<'a>,
-    crate::shapes::ContractsJourneysCreationStartedV1,
-    Borrowed,
+    view_of crate::events::contracts::ContractsJourneysCreationStartedV1,
     [
         contract_journey,
         contract_identifier,
@@ -458,8 +450,7 @@ pub struct ContractsJourneysTerminationStartedV1<'a> {
 
 ::energy_api_core::table_struct!(
     ContractsJourneysTerminationStartedV1<'a>,
-    crate::shapes::ContractsJourneysTerminationStartedV1,
-    Borrowed,
+    view_of crate::events::contracts::ContractsJourneysTerminationStartedV1,
     [
         contract_journey,
         contract_identifier,
@@ -510,8 +501,7 @@ pub struct ContractsJourneysVariationStartedV1<'a> {
 
 ::energy_api_core::table_struct!(
     ContractsJourneysVariationStartedV1<'a>,
-    crate::shapes::ContractsJourneysVariationStartedV1,
-    Borrowed,
+    view_of crate::events::contracts::ContractsJourneysVariationStartedV1,
     [
         contract_journey,
         contract_identifier,
@@ -561,8 +551,7 @@ pub struct ContractsNovatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     ContractsNovatedV1<'a>,
-    crate::shapes::ContractsNovatedV1,
-    Borrowed,
+    view_of crate::events::contracts::ContractsNovatedV1,
     [
         contract_identifier,
         new_contract_identifier,
@@ -610,8 +599,7 @@ pub struct ContractsRescindedV1<'a> {
 
 ::energy_api_core::table_struct!(
     ContractsRescindedV1<'a>,
-    crate::shapes::ContractsRescindedV1,
-    Borrowed,
+    view_of crate::events::contracts::ContractsRescindedV1,
     [
         contract_identifier,
         occurred_at,
@@ -658,8 +646,7 @@ pub struct ContractsRevokedV1<'a> {
 
 ::energy_api_core::table_struct!(
     ContractsRevokedV1<'a>,
-    crate::shapes::ContractsRevokedV1,
-    Borrowed,
+    view_of crate::events::contracts::ContractsRevokedV1,
     [
         contract_identifier,
         occurred_at,
@@ -712,8 +699,7 @@ pub struct ContractsSubjectAmendedV1<'a> {
 
 ::energy_api_core::table_struct!(
     ContractsSubjectAmendedV1<'a>,
-    crate::shapes::ContractsSubjectAmendedV1,
-    Borrowed,
+    view_of crate::events::contracts::ContractsSubjectAmendedV1,
     [
         contract_identifier,
         occurred_at,
@@ -763,8 +749,7 @@ pub struct ContractsTerminatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     ContractsTerminatedV1<'a>,
-    crate::shapes::ContractsTerminatedV1,
-    Borrowed,
+    view_of crate::events::contracts::ContractsTerminatedV1,
     [
         contract_identifier,
         occurred_at,
@@ -811,8 +796,7 @@ pub struct ContractsTermsVariedV1<'a> {
 
 ::energy_api_core::table_struct!(
     ContractsTermsVariedV1<'a>,
-    crate::shapes::ContractsTermsVariedV1,
-    Borrowed,
+    view_of crate::events::contracts::ContractsTermsVariedV1,
     [
         contract_identifier,
         occurred_at,

@@ -15,8 +15,7 @@ pub struct InkActionsRunV1<'a> {
 
 ::energy_api_core::table_struct!(
     InkActionsRunV1<'a>,
-    crate::shapes::InkActionsRunV1,
-    Borrowed,
+    view_of crate::events::conversations::InkActionsRunV1,
     [
         conversation_relay_id,
         message_relay_id,
@@ -68,8 +67,7 @@ pub struct InkContentInboundMessageTaggedV1<'a> {
 
 ::energy_api_core::table_struct!(
     InkContentInboundMessageTaggedV1<'a>,
-    crate::shapes::InkContentInboundMessageTaggedV1,
-    Borrowed,
+    view_of crate::events::conversations::InkContentInboundMessageTaggedV1,
     [
         conversation_id,
         conversation_relay_id,
@@ -126,8 +124,7 @@ pub struct InkConversationAssignedToBucketV1<'a> {
 
 ::energy_api_core::table_struct!(
     InkConversationAssignedToBucketV1<'a>,
-    crate::shapes::InkConversationAssignedToBucketV1,
-    Borrowed,
+    view_of crate::events::conversations::InkConversationAssignedToBucketV1,
     [
         conversation_relay_id,
         bucket_relay_id,
@@ -180,8 +177,7 @@ pub struct InkConversationAssignedToTimelineV1<'a> {
 
 ::energy_api_core::table_struct!(
     InkConversationAssignedToTimelineV1<'a>,
-    crate::shapes::InkConversationAssignedToTimelineV1,
-    Borrowed,
+    view_of crate::events::conversations::InkConversationAssignedToTimelineV1,
     [
         conversation_relay_id,
         timeline_relay_id,
@@ -241,8 +237,7 @@ pub struct InkConversationAwaitCustomerReplyV1<'a> {
 
 ::energy_api_core::table_struct!(
     InkConversationAwaitCustomerReplyV1<'a>,
-    crate::shapes::InkConversationAwaitCustomerReplyV1,
-    Borrowed,
+    view_of crate::events::conversations::InkConversationAwaitCustomerReplyV1,
     [
         conversation_id,
         conversation_relay_id,
@@ -311,8 +306,7 @@ pub struct InkConversationClosedV1<'a> {
 
 ::energy_api_core::table_struct!(
     InkConversationClosedV1<'a>,
-    crate::shapes::InkConversationClosedV1,
-    Borrowed,
+    view_of crate::events::conversations::InkConversationClosedV1,
     [
         conversation_id,
         conversation_relay_id,
@@ -383,8 +377,7 @@ pub struct InkConversationOpenStatusChangedV1<'a> {
 
 ::energy_api_core::table_struct!(
     InkConversationOpenStatusChangedV1<'a>,
-    crate::shapes::InkConversationOpenStatusChangedV1,
-    Borrowed,
+    view_of crate::events::conversations::InkConversationOpenStatusChangedV1,
     [
         conversation_id,
         conversation_relay_id,
@@ -451,8 +444,7 @@ pub struct InkConversationOpenedV1<'a> {
 
 ::energy_api_core::table_struct!(
     InkConversationOpenedV1<'a>,
-    crate::shapes::InkConversationOpenedV1,
-    Borrowed,
+    view_of crate::events::conversations::InkConversationOpenedV1,
     [
         conversation_id,
         conversation_relay_id,
@@ -523,8 +515,7 @@ pub struct InkConversationPriorityChangedV1<'a> {
 
 ::energy_api_core::table_struct!(
     InkConversationPriorityChangedV1<'a>,
-    crate::shapes::InkConversationPriorityChangedV1,
-    Borrowed,
+    view_of crate::events::conversations::InkConversationPriorityChangedV1,
     [
         conversation_id,
         conversation_relay_id,
@@ -596,8 +587,7 @@ pub struct InkConversationSnoozedV1<'a> {
 
 ::energy_api_core::table_struct!(
     InkConversationSnoozedV1<'a>,
-    crate::shapes::InkConversationSnoozedV1,
-    Borrowed,
+    view_of crate::events::conversations::InkConversationSnoozedV1,
     [
         conversation_id,
         conversation_relay_id,
@@ -660,8 +650,7 @@ pub struct InkConversationUnassignedFromBucketV1<'a> {
 
 ::energy_api_core::table_struct!(
     InkConversationUnassignedFromBucketV1<'a>,
-    crate::shapes::InkConversationUnassignedFromBucketV1,
-    Borrowed,
+    view_of crate::events::conversations::InkConversationUnassignedFromBucketV1,
     [
         conversation_relay_id,
         bucket_relay_id,
@@ -714,8 +703,7 @@ pub struct InkConversationUnassignedFromTimelineV1<'a> {
 
 ::energy_api_core::table_struct!(
     InkConversationUnassignedFromTimelineV1<'a>,
-    crate::shapes::InkConversationUnassignedFromTimelineV1,
-    Borrowed,
+    view_of crate::events::conversations::InkConversationUnassignedFromTimelineV1,
     [
         conversation_relay_id,
         timeline_relay_id,
@@ -765,12 +753,11 @@ pub struct InkLiveChatClosedV1<'a> {
 
 ::energy_api_core::table_struct!(
     InkLiveChatClosedV1<'a>,
-    crate::shapes::InkLiveChatClosedV1,
-    Borrowed,
+    view_of crate::events::conversations::InkLiveChatClosedV1,
     [
         live_chat_conversation_relay_id,
         close_reason,
-        account_number: optional,
+        account_number => omit_none,
     ],
 );
 
@@ -812,8 +799,7 @@ pub struct InkLiveChatInitiatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     InkLiveChatInitiatedV1<'a>,
-    crate::shapes::InkLiveChatInitiatedV1,
-    Borrowed,
+    view_of crate::events::conversations::InkLiveChatInitiatedV1,
     [
         live_chat_conversation,
     ],
@@ -857,8 +843,7 @@ pub struct InkLiveChatMessagesOutboundMessageCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     InkLiveChatMessagesOutboundMessageCreatedV1<'a>,
-    crate::shapes::InkLiveChatMessagesOutboundMessageCreatedV1,
-    Borrowed,
+    view_of crate::events::conversations::InkLiveChatMessagesOutboundMessageCreatedV1,
     [
         live_chat_conversation,
     ],
@@ -908,8 +893,7 @@ pub struct InkMessageAttachmentSafeV1<'a> {
 
 ::energy_api_core::table_struct!(
     InkMessageAttachmentSafeV1<'a>,
-    crate::shapes::InkMessageAttachmentSafeV1,
-    Borrowed,
+    view_of crate::events::conversations::InkMessageAttachmentSafeV1,
     [
         filename,
         storage_key,
@@ -962,8 +946,7 @@ pub struct InkMessageAttachmentUnsafeV1<'a> {
 
 ::energy_api_core::table_struct!(
     InkMessageAttachmentUnsafeV1<'a>,
-    crate::shapes::InkMessageAttachmentUnsafeV1,
-    Borrowed,
+    view_of crate::events::conversations::InkMessageAttachmentUnsafeV1,
     [
         filename,
         storage_key,
@@ -1014,8 +997,7 @@ pub struct InkMessagesInboundEmailMigrationV1<'a> {
 
 ::energy_api_core::table_struct!(
     InkMessagesInboundEmailMigrationV1<'a>,
-    crate::shapes::InkMessagesInboundEmailMigrationV1,
-    Borrowed,
+    view_of crate::events::conversations::InkMessagesInboundEmailMigrationV1,
     [
         message_id,
         storage_key,
@@ -1065,8 +1047,7 @@ pub struct InkMessagesInboundMessageCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     InkMessagesInboundMessageCreatedV1<'a>,
-    crate::shapes::InkMessagesInboundMessageCreatedV1,
-    Borrowed,
+    view_of crate::events::conversations::InkMessagesInboundMessageCreatedV1,
     [
         conversation_relay_id,
         account_number,
@@ -1118,8 +1099,7 @@ pub struct InkMessagesInboundMessageIngestedV1<'a> {
 
 ::energy_api_core::table_struct!(
     InkMessagesInboundMessageIngestedV1<'a>,
-    crate::shapes::InkMessagesInboundMessageIngestedV1,
-    Borrowed,
+    view_of crate::events::conversations::InkMessagesInboundMessageIngestedV1,
     [
         channel,
         vendor,
@@ -1170,8 +1150,7 @@ pub struct InkMessagesOutboundMessageCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     InkMessagesOutboundMessageCreatedV1<'a>,
-    crate::shapes::InkMessagesOutboundMessageCreatedV1,
-    Borrowed,
+    view_of crate::events::conversations::InkMessagesOutboundMessageCreatedV1,
     [
         conversation_relay_id,
         account_number,
@@ -1221,8 +1200,7 @@ pub struct InkMessagesOutboundMessageFailedV1<'a> {
 
 ::energy_api_core::table_struct!(
     InkMessagesOutboundMessageFailedV1<'a>,
-    crate::shapes::InkMessagesOutboundMessageFailedV1,
-    Borrowed,
+    view_of crate::events::conversations::InkMessagesOutboundMessageFailedV1,
     [
         conversation_relay_id,
         message,
@@ -1272,8 +1250,7 @@ pub struct InkMessagesPhishingReportDismissedV1<'a> {
 
 ::energy_api_core::table_struct!(
     InkMessagesPhishingReportDismissedV1<'a>,
-    crate::shapes::InkMessagesPhishingReportDismissedV1,
-    Borrowed,
+    view_of crate::events::conversations::InkMessagesPhishingReportDismissedV1,
     [
         conversation_relay_id,
         account_number,
@@ -1323,8 +1300,7 @@ pub struct InkMessagesReportedPhishingV1<'a> {
 
 ::energy_api_core::table_struct!(
     InkMessagesReportedPhishingV1<'a>,
-    crate::shapes::InkMessagesReportedPhishingV1,
-    Borrowed,
+    view_of crate::events::conversations::InkMessagesReportedPhishingV1,
     [
         conversation_relay_id,
         account_number,
@@ -1374,8 +1350,7 @@ pub struct InkMessagesReportedSpamV1<'a> {
 
 ::energy_api_core::table_struct!(
     InkMessagesReportedSpamV1<'a>,
-    crate::shapes::InkMessagesReportedSpamV1,
-    Borrowed,
+    view_of crate::events::conversations::InkMessagesReportedSpamV1,
     [
         conversation_relay_id,
         account_number,
@@ -1425,8 +1400,7 @@ pub struct InkMessagesSpamReportDismissedV1<'a> {
 
 ::energy_api_core::table_struct!(
     InkMessagesSpamReportDismissedV1<'a>,
-    crate::shapes::InkMessagesSpamReportDismissedV1,
-    Borrowed,
+    view_of crate::events::conversations::InkMessagesSpamReportDismissedV1,
     [
         conversation_relay_id,
         account_number,

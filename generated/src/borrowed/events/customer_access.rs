@@ -13,8 +13,7 @@ pub struct CustomerAccessPartnerRolesCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     CustomerAccessPartnerRolesCreatedV1<'a>,
-    crate::shapes::CustomerAccessPartnerRolesCreatedV1,
-    Borrowed,
+    view_of crate::events::customer_access::CustomerAccessPartnerRolesCreatedV1,
     [
         code,
         permissions,
@@ -67,13 +66,12 @@ pub struct CustomerAccessPartnerRolesUpdatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     CustomerAccessPartnerRolesUpdatedV1<'a>,
-    crate::shapes::CustomerAccessPartnerRolesUpdatedV1,
-    Borrowed,
+    view_of crate::events::customer_access::CustomerAccessPartnerRolesUpdatedV1,
     [
         code,
-        display_name: optional,
-        description: optional,
-        permissions: optional,
+        display_name => omit_none,
+        description => omit_none,
+        permissions => omit_none,
     ],
 );
 
@@ -117,8 +115,7 @@ pub struct CustomerAccessPartnerUserRolesCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     CustomerAccessPartnerUserRolesCreatedV1<'a>,
-    crate::shapes::CustomerAccessPartnerUserRolesCreatedV1,
-    Borrowed,
+    view_of crate::events::customer_access::CustomerAccessPartnerUserRolesCreatedV1,
     [
         code,
         permissions,
@@ -171,13 +168,12 @@ pub struct CustomerAccessPartnerUserRolesUpdatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     CustomerAccessPartnerUserRolesUpdatedV1<'a>,
-    crate::shapes::CustomerAccessPartnerUserRolesUpdatedV1,
-    Borrowed,
+    view_of crate::events::customer_access::CustomerAccessPartnerUserRolesUpdatedV1,
     [
         code,
-        display_name: optional,
-        description: optional,
-        permissions: optional,
+        display_name => omit_none,
+        description => omit_none,
+        permissions => omit_none,
     ],
 );
 
@@ -223,8 +219,7 @@ pub struct CustomerAccessUserRolesCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     CustomerAccessUserRolesCreatedV1<'a>,
-    crate::shapes::CustomerAccessUserRolesCreatedV1,
-    Borrowed,
+    view_of crate::events::customer_access::CustomerAccessUserRolesCreatedV1,
     [
         code,
         permissions,
@@ -278,13 +273,12 @@ pub struct CustomerAccessUserRolesUpdatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     CustomerAccessUserRolesUpdatedV1<'a>,
-    crate::shapes::CustomerAccessUserRolesUpdatedV1,
-    Borrowed,
+    view_of crate::events::customer_access::CustomerAccessUserRolesUpdatedV1,
     [
         code,
-        display_name: optional,
-        description: optional,
-        permissions: optional,
+        display_name => omit_none,
+        description => omit_none,
+        permissions => omit_none,
     ],
 );
 

@@ -15,8 +15,7 @@ pub struct DataImportImportProcessCancelledV1<'a> {
 
 ::energy_api_core::table_struct!(
     DataImportImportProcessCancelledV1<'a>,
-    crate::shapes::DataImportImportProcessCancelledV1,
-    Borrowed,
+    view_of crate::events::data_import::DataImportImportProcessCancelledV1,
     [
         resource_type,
         external_identifier,
@@ -66,8 +65,7 @@ pub struct DataImportImportProcessCompleteV1<'a> {
 
 ::energy_api_core::table_struct!(
     DataImportImportProcessCompleteV1<'a>,
-    crate::shapes::DataImportImportProcessCompleteV1,
-    Borrowed,
+    view_of crate::events::data_import::DataImportImportProcessCompleteV1,
     [
         resource_type,
         external_identifier,
@@ -115,8 +113,7 @@ pub struct DataImportImportProcessDryRunCompleteV1<'a> {
 
 ::energy_api_core::table_struct!(
     DataImportImportProcessDryRunCompleteV1<'a>,
-    crate::shapes::DataImportImportProcessDryRunCompleteV1,
-    Borrowed,
+    view_of crate::events::data_import::DataImportImportProcessDryRunCompleteV1,
     [
         resource_type,
         external_identifier,
@@ -167,8 +164,7 @@ pub struct DataImportImportProcessDryRunErrorV1<'a> {
 
 ::energy_api_core::table_struct!(
     DataImportImportProcessDryRunErrorV1<'a>,
-    crate::shapes::DataImportImportProcessDryRunErrorV1,
-    Borrowed,
+    view_of crate::events::data_import::DataImportImportProcessDryRunErrorV1,
     [
         resource_type,
         external_identifier,
@@ -221,8 +217,7 @@ pub struct DataImportImportProcessErrorV1<'a> {
 
 ::energy_api_core::table_struct!(
     DataImportImportProcessErrorV1<'a>,
-    crate::shapes::DataImportImportProcessErrorV1,
-    Borrowed,
+    view_of crate::events::data_import::DataImportImportProcessErrorV1,
     [
         resource_type,
         external_identifier,
@@ -275,8 +270,7 @@ pub struct DataImportImportProcessPostImportCompletedV1<'a> {
 
 ::energy_api_core::table_struct!(
     DataImportImportProcessPostImportCompletedV1<'a>,
-    crate::shapes::DataImportImportProcessPostImportCompletedV1,
-    Borrowed,
+    view_of crate::events::data_import::DataImportImportProcessPostImportCompletedV1,
     [
         resource_type,
         import_process_resource_type,
@@ -331,8 +325,7 @@ pub struct DataImportImportProcessPostImportErrorV1<'a> {
 
 ::energy_api_core::table_struct!(
     DataImportImportProcessPostImportErrorV1<'a>,
-    crate::shapes::DataImportImportProcessPostImportErrorV1,
-    Borrowed,
+    view_of crate::events::data_import::DataImportImportProcessPostImportErrorV1,
     [
         resource_type,
         import_process_resource_type,
@@ -382,8 +375,7 @@ pub struct DataImportOrderProcessCancelledV1<'a> {
 
 ::energy_api_core::table_struct!(
     DataImportOrderProcessCancelledV1<'a>,
-    crate::shapes::DataImportOrderProcessCancelledV1,
-    Borrowed,
+    view_of crate::events::data_import::DataImportOrderProcessCancelledV1,
     [
         external_order_id,
         expiry_window_end,
@@ -430,8 +422,7 @@ pub struct DataImportOrderProcessCompleteV1<'a> {
 
 ::energy_api_core::table_struct!(
     DataImportOrderProcessCompleteV1<'a>,
-    crate::shapes::DataImportOrderProcessCompleteV1,
-    Borrowed,
+    view_of crate::events::data_import::DataImportOrderProcessCompleteV1,
     [
         external_order_id,
         process_id,
@@ -480,8 +471,7 @@ pub struct DataImportOrderProcessErrorV1<'a> {
 
 ::energy_api_core::table_struct!(
     DataImportOrderProcessErrorV1<'a>,
-    crate::shapes::DataImportOrderProcessErrorV1,
-    Borrowed,
+    view_of crate::events::data_import::DataImportOrderProcessErrorV1,
     [
         external_order_id,
         error_code,
@@ -527,8 +517,7 @@ pub struct ExternalMessagingUploadedFileProcessedV1<'a> {
 
 ::energy_api_core::table_struct!(
     ExternalMessagingUploadedFileProcessedV1<'a>,
-    crate::shapes::ExternalMessagingUploadedFileProcessedV1,
-    Borrowed,
+    view_of crate::events::data_import::ExternalMessagingUploadedFileProcessedV1,
     [
         file_reference,
     ],
@@ -572,8 +561,7 @@ pub struct ExternalMessagingUploadedFileProcessingFailedV1<'a> {
 
 ::energy_api_core::table_struct!(
     ExternalMessagingUploadedFileProcessingFailedV1<'a>,
-    crate::shapes::ExternalMessagingUploadedFileProcessingFailedV1,
-    Borrowed,
+    view_of crate::events::data_import::ExternalMessagingUploadedFileProcessingFailedV1,
     [
         file_reference,
     ],
@@ -617,8 +605,7 @@ pub struct ExternalMessagingUploadedFileSafeV1<'a> {
 
 ::energy_api_core::table_struct!(
     ExternalMessagingUploadedFileSafeV1<'a>,
-    crate::shapes::ExternalMessagingUploadedFileSafeV1,
-    Borrowed,
+    view_of crate::events::data_import::ExternalMessagingUploadedFileSafeV1,
     [
         file_reference,
     ],
@@ -662,8 +649,7 @@ pub struct ExternalMessagingUploadedFileUnsafeV1<'a> {
 
 ::energy_api_core::table_struct!(
     ExternalMessagingUploadedFileUnsafeV1<'a>,
-    crate::shapes::ExternalMessagingUploadedFileUnsafeV1,
-    Borrowed,
+    view_of crate::events::data_import::ExternalMessagingUploadedFileUnsafeV1,
     [
         file_reference,
     ],

@@ -21,15 +21,14 @@ pub struct FlexDeviceDeauthenticatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     FlexDeviceDeauthenticatedV1<'a>,
-    crate::shapes::FlexDeviceDeauthenticatedV1,
-    Borrowed,
+    view_of crate::events::flexible_devices::FlexDeviceDeauthenticatedV1,
     [
         account_number,
         property_id,
         device_id,
         site_id,
         device_type,
-        payload: optional,
+        payload => omit_none,
     ],
 );
 
@@ -81,8 +80,7 @@ pub struct FlexDeviceDisconnectedV1<'a> {
 
 ::energy_api_core::table_struct!(
     FlexDeviceDisconnectedV1<'a>,
-    crate::shapes::FlexDeviceDisconnectedV1,
-    Borrowed,
+    view_of crate::events::flexible_devices::FlexDeviceDisconnectedV1,
     [
         account_number,
         property_id,
@@ -141,8 +139,7 @@ pub struct FlexDeviceOptimisationCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     FlexDeviceOptimisationCreatedV1<'a>,
-    crate::shapes::FlexDeviceOptimisationCreatedV1,
-    Borrowed,
+    view_of crate::events::flexible_devices::FlexDeviceOptimisationCreatedV1,
     [
         account_number,
         property_id,
@@ -201,15 +198,14 @@ pub struct FlexDeviceRegisteredV1<'a> {
 
 ::energy_api_core::table_struct!(
     FlexDeviceRegisteredV1<'a>,
-    crate::shapes::FlexDeviceRegisteredV1,
-    Borrowed,
+    view_of crate::events::flexible_devices::FlexDeviceRegisteredV1,
     [
         account_number,
         property_id,
         device_id,
         site_id,
         device_type,
-        payload: optional,
+        payload => omit_none,
     ],
 );
 

@@ -15,8 +15,7 @@ pub struct IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1<'a> {
 
 ::energy_api_core::table_struct!(
     IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1<'a>,
-    crate::shapes::IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1,
-    Borrowed,
+    view_of crate::events::industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1,
     [
         mpan,
         energisation_status,
@@ -67,8 +66,7 @@ pub struct IndustryElectricityChangeOfServiceMeterDeactivatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     IndustryElectricityChangeOfServiceMeterDeactivatedV1<'a>,
-    crate::shapes::IndustryElectricityChangeOfServiceMeterDeactivatedV1,
-    Borrowed,
+    view_of crate::events::industry::IndustryElectricityChangeOfServiceMeterDeactivatedV1,
     [
         mpan,
         serial_number,
@@ -114,8 +112,7 @@ pub struct IndustryElectricityChangeOfSupplyGainInitiatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     IndustryElectricityChangeOfSupplyGainInitiatedV1<'a>,
-    crate::shapes::IndustryElectricityChangeOfSupplyGainInitiatedV1,
-    Borrowed,
+    view_of crate::events::industry::IndustryElectricityChangeOfSupplyGainInitiatedV1,
     [
         meter_point_identifier,
     ],
@@ -165,8 +162,7 @@ pub struct IndustryElectricityChangeOfSupplyLossCompleteV1<'a> {
 
 ::energy_api_core::table_struct!(
     IndustryElectricityChangeOfSupplyLossCompleteV1<'a>,
-    crate::shapes::IndustryElectricityChangeOfSupplyLossCompleteV1,
-    Borrowed,
+    view_of crate::events::industry::IndustryElectricityChangeOfSupplyLossCompleteV1,
     [
         account_number,
         mpan,
@@ -225,8 +221,7 @@ pub struct IndustryElectricityExportInstallationValidatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     IndustryElectricityExportInstallationValidatedV1<'a>,
-    crate::shapes::IndustryElectricityExportInstallationValidatedV1,
-    Borrowed,
+    view_of crate::events::industry::IndustryElectricityExportInstallationValidatedV1,
     [
         import_mpan,
         account_number,
@@ -262,8 +257,7 @@ pub struct IndustryElectricityExportInstallationValidatedV2<'a> {
 
 ::energy_api_core::table_struct!(
     IndustryElectricityExportInstallationValidatedV2<'a>,
-    crate::shapes::IndustryElectricityExportInstallationValidatedV2,
-    Borrowed,
+    view_of crate::events::industry::IndustryElectricityExportInstallationValidatedV2,
     [
         import_mpan,
         account_number,
@@ -318,8 +312,7 @@ pub struct IndustryGasChangeOfSupplyGainInitiatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     IndustryGasChangeOfSupplyGainInitiatedV1<'a>,
-    crate::shapes::IndustryGasChangeOfSupplyGainInitiatedV1,
-    Borrowed,
+    view_of crate::events::industry::IndustryGasChangeOfSupplyGainInitiatedV1,
     [
         meter_point_identifier,
     ],
@@ -369,8 +362,7 @@ pub struct IndustryGasChangeOfSupplyLossCompleteV1<'a> {
 
 ::energy_api_core::table_struct!(
     IndustryGasChangeOfSupplyLossCompleteV1<'a>,
-    crate::shapes::IndustryGasChangeOfSupplyLossCompleteV1,
-    Borrowed,
+    view_of crate::events::industry::IndustryGasChangeOfSupplyLossCompleteV1,
     [
         account_number,
         mprn,

@@ -19,8 +19,7 @@ pub struct LifecycleJoinSupplierActivationCompletedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierActivationCompletedV1<'a>,
-    crate::shapes::LifecycleJoinSupplierActivationCompletedV1,
-    Borrowed,
+    view_of crate::events::lifecycle_join::LifecycleJoinSupplierActivationCompletedV1,
     [
         account_number,
         join_supplier_process_number,
@@ -76,8 +75,7 @@ pub struct LifecycleJoinSupplierActivationInitiatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierActivationInitiatedV1<'a>,
-    crate::shapes::LifecycleJoinSupplierActivationInitiatedV1,
-    Borrowed,
+    view_of crate::events::lifecycle_join::LifecycleJoinSupplierActivationInitiatedV1,
     [
         account_number,
         join_supplier_process_number,
@@ -133,8 +131,7 @@ pub struct LifecycleJoinSupplierAgreementCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierAgreementCreatedV1<'a>,
-    crate::shapes::LifecycleJoinSupplierAgreementCreatedV1,
-    Borrowed,
+    view_of crate::events::lifecycle_join::LifecycleJoinSupplierAgreementCreatedV1,
     [
         account_number,
         join_supplier_process_number,
@@ -186,8 +183,7 @@ pub struct LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1<'a>,
-    crate::shapes::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1,
-    Borrowed,
+    view_of crate::events::lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1,
     [
         account_number,
         join_supplier_process_number,
@@ -238,8 +234,7 @@ pub struct LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1<'a>,
-    crate::shapes::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1,
-    Borrowed,
+    view_of crate::events::lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1,
     [
         account_number,
         join_supplier_process_number,
@@ -290,8 +285,7 @@ pub struct LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1<'a>,
-    crate::shapes::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1,
-    Borrowed,
+    view_of crate::events::lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1,
     [
         account_number,
         join_supplier_process_number,
@@ -343,8 +337,7 @@ pub struct LifecycleJoinSupplierCancellationRequestedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierCancellationRequestedV1<'a>,
-    crate::shapes::LifecycleJoinSupplierCancellationRequestedV1,
-    Borrowed,
+    view_of crate::events::lifecycle_join::LifecycleJoinSupplierCancellationRequestedV1,
     [
         account_number,
         join_supplier_process_number,
@@ -397,8 +390,7 @@ pub struct LifecycleJoinSupplierCancelledV1<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierCancelledV1<'a>,
-    crate::shapes::LifecycleJoinSupplierCancelledV1,
-    Borrowed,
+    view_of crate::events::lifecycle_join::LifecycleJoinSupplierCancelledV1,
     [
         account_number,
         join_supplier_process_number,
@@ -451,8 +443,7 @@ pub struct LifecycleJoinSupplierCompletedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierCompletedV1<'a>,
-    crate::shapes::LifecycleJoinSupplierCompletedV1,
-    Borrowed,
+    view_of crate::events::lifecycle_join::LifecycleJoinSupplierCompletedV1,
     [
         account_number,
         join_supplier_process_number,
@@ -507,8 +498,7 @@ pub struct LifecycleJoinSupplierRequestedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierRequestedV1<'a>,
-    crate::shapes::LifecycleJoinSupplierRequestedV1,
-    Borrowed,
+    view_of crate::events::lifecycle_join::LifecycleJoinSupplierRequestedV1,
     [
         account_number,
         join_supplier_process_number,
@@ -562,8 +552,7 @@ pub struct LifecycleJoinSupplierReversalRequestedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierReversalRequestedV1<'a>,
-    crate::shapes::LifecycleJoinSupplierReversalRequestedV1,
-    Borrowed,
+    view_of crate::events::lifecycle_join::LifecycleJoinSupplierReversalRequestedV1,
     [
         account_number,
         join_supplier_process_number,
@@ -616,8 +605,7 @@ pub struct LifecycleJoinSupplierReversedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierReversedV1<'a>,
-    crate::shapes::LifecycleJoinSupplierReversedV1,
-    Borrowed,
+    view_of crate::events::lifecycle_join::LifecycleJoinSupplierReversedV1,
     [
         account_number,
         join_supplier_process_number,
@@ -672,8 +660,7 @@ pub struct LifecycleJoinSupplierSupplyPeriodCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierSupplyPeriodCreatedV1<'a>,
-    crate::shapes::LifecycleJoinSupplierSupplyPeriodCreatedV1,
-    Borrowed,
+    view_of crate::events::lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreatedV1,
     [
         account_number,
         join_supplier_process_number,
@@ -729,8 +716,7 @@ pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepIni
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1<'a>,
-    crate::shapes::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1,
-    Borrowed,
+    view_of crate::events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1,
     [
         account_number,
         join_supplier_process_number,
@@ -792,8 +778,7 @@ pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInit
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1<'a>,
-    crate::shapes::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1,
-    Borrowed,
+    view_of crate::events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1,
     [
         account_number,
         join_supplier_process_number,
@@ -845,8 +830,7 @@ pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2<'a>,
-    crate::shapes::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2,
-    Borrowed,
+    view_of crate::events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2,
     [
         join_supplier_process_id,
         join_supplier_process_number,
@@ -897,8 +881,7 @@ pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2<'a>,
-    crate::shapes::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2,
-    Borrowed,
+    view_of crate::events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2,
     [
         join_supplier_process_id,
         join_supplier_process_number,
@@ -945,8 +928,7 @@ pub struct LifecycleJoinSupplierSecurityDepositsCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierSecurityDepositsCreatedV1<'a>,
-    crate::shapes::LifecycleJoinSupplierSecurityDepositsCreatedV1,
-    Borrowed,
+    view_of crate::events::lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreatedV1,
     [
         join_supplier_process_number,
     ],
@@ -992,8 +974,7 @@ pub struct LifecycleJoinSupplierTermsAndConditionsAcceptedV2<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierTermsAndConditionsAcceptedV2<'a>,
-    crate::shapes::LifecycleJoinSupplierTermsAndConditionsAcceptedV2,
-    Borrowed,
+    view_of crate::events::lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAcceptedV2,
     [
         join_supplier_process_id,
         join_supplier_process_number,

@@ -15,8 +15,7 @@ pub struct LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1<'a>,
-    crate::shapes::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1,
-    Borrowed,
+    view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1,
     [
         account_number,
         leave_supplier_process_number,
@@ -67,8 +66,7 @@ pub struct LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1<'a>,
-    crate::shapes::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1,
-    Borrowed,
+    view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1,
     [
         account_number,
         leave_supplier_process_number,
@@ -119,8 +117,7 @@ pub struct LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1<'a>,
-    crate::shapes::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1,
-    Borrowed,
+    view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1,
     [
         account_number,
         leave_supplier_process_number,
@@ -173,8 +170,7 @@ pub struct LifecycleLeaveSupplierCancellationRequestedV2<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierCancellationRequestedV2<'a>,
-    crate::shapes::LifecycleLeaveSupplierCancellationRequestedV2,
-    Borrowed,
+    view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierCancellationRequestedV2,
     [
         account_number,
         leave_supplier_process_id,
@@ -227,8 +223,7 @@ pub struct LifecycleLeaveSupplierCancelledV2<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierCancelledV2<'a>,
-    crate::shapes::LifecycleLeaveSupplierCancelledV2,
-    Borrowed,
+    view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierCancelledV2,
     [
         account_number,
         leave_supplier_process_id,
@@ -285,8 +280,7 @@ pub struct LifecycleLeaveSupplierCompletedV3<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierCompletedV3<'a>,
-    crate::shapes::LifecycleLeaveSupplierCompletedV3,
-    Borrowed,
+    view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierCompletedV3,
     [
         account_number,
         leave_supplier_process_id,
@@ -350,8 +344,7 @@ pub struct LifecycleLeaveSupplierRequestedV2<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierRequestedV2<'a>,
-    crate::shapes::LifecycleLeaveSupplierRequestedV2,
-    Borrowed,
+    view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierRequestedV2,
     [
         account_number,
         leave_supplier_process_id,
@@ -361,7 +354,7 @@ pub struct LifecycleLeaveSupplierRequestedV2<'a> {
         requested_supply_end_date,
         requested_at,
         is_passive,
-        passive_loss_instigated_supply_point_id: optional,
+        passive_loss_instigated_supply_point_id => omit_none,
     ],
 );
 
@@ -393,8 +386,7 @@ pub struct LifecycleLeaveSupplierRequestedV3<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierRequestedV3<'a>,
-    crate::shapes::LifecycleLeaveSupplierRequestedV3,
-    Borrowed,
+    view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierRequestedV3,
     [
         account_number,
         leave_supplier_process_id,
@@ -404,7 +396,7 @@ pub struct LifecycleLeaveSupplierRequestedV3<'a> {
         requested_supply_end_date,
         requested_at,
         is_passive,
-        passive_loss_instigated_supply_point_id: optional,
+        passive_loss_instigated_supply_point_id => omit_none,
         leave_supplier_process_number,
     ],
 );
@@ -457,8 +449,7 @@ pub struct LifecycleLeaveSupplierReversalRequestedV2<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierReversalRequestedV2<'a>,
-    crate::shapes::LifecycleLeaveSupplierReversalRequestedV2,
-    Borrowed,
+    view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierReversalRequestedV2,
     [
         account_number,
         leave_supplier_process_id,
@@ -513,8 +504,7 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepI
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1<'a>,
-    crate::shapes::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1,
-    Borrowed,
+    view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1,
     [
         account_number,
         leave_supplier_process_number,
@@ -578,8 +568,7 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationF
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1<'a>,
-    crate::shapes::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1,
-    Borrowed,
+    view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1,
     [
         account_number,
         leave_supplier_process_number,
@@ -647,8 +636,7 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepIn
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1<'a>,
-    crate::shapes::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1,
-    Borrowed,
+    view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1,
     [
         account_number,
         leave_supplier_process_number,
@@ -712,8 +700,7 @@ pub struct LifecycleLeaveSupplierTerminationConfirmedV2<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierTerminationConfirmedV2<'a>,
-    crate::shapes::LifecycleLeaveSupplierTerminationConfirmedV2,
-    Borrowed,
+    view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmedV2,
     [
         account_number,
         leave_supplier_process_id,
@@ -767,8 +754,7 @@ pub struct LifecycleLeaveSupplierTerminationInitiatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierTerminationInitiatedV1<'a>,
-    crate::shapes::LifecycleLeaveSupplierTerminationInitiatedV1,
-    Borrowed,
+    view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierTerminationInitiatedV1,
     [
         account_number,
         leave_supplier_process_number,
@@ -831,8 +817,7 @@ pub struct LifecycleLeaveSupplierUpdatedV2<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierUpdatedV2<'a>,
-    crate::shapes::LifecycleLeaveSupplierUpdatedV2,
-    Borrowed,
+    view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierUpdatedV2,
     [
         account_number,
         leave_supplier_process_id,
@@ -842,7 +827,7 @@ pub struct LifecycleLeaveSupplierUpdatedV2<'a> {
         requested_supply_end_date,
         updated_at,
         is_passive,
-        passive_loss_instigated_supply_point_id: optional,
+        passive_loss_instigated_supply_point_id => omit_none,
     ],
 );
 
@@ -874,8 +859,7 @@ pub struct LifecycleLeaveSupplierUpdatedV3<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierUpdatedV3<'a>,
-    crate::shapes::LifecycleLeaveSupplierUpdatedV3,
-    Borrowed,
+    view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierUpdatedV3,
     [
         account_number,
         leave_supplier_process_id,
@@ -885,7 +869,7 @@ pub struct LifecycleLeaveSupplierUpdatedV3<'a> {
         requested_supply_end_date,
         updated_at,
         is_passive,
-        passive_loss_instigated_supply_point_id: optional,
+        passive_loss_instigated_supply_point_id => omit_none,
         leave_supplier_process_number,
     ],
 );

@@ -21,8 +21,7 @@ pub struct LifecycleEnrollmentLoyaltyPointsQualificationReversedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleEnrollmentLoyaltyPointsQualificationReversedV1<'a>,
-    crate::shapes::LifecycleEnrollmentLoyaltyPointsQualificationReversedV1,
-    Borrowed,
+    view_of crate::events::lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversedV1,
     [
         join_supplier_process_number,
         account_number,
@@ -81,8 +80,7 @@ pub struct LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2<'a> 
 
 ::energy_api_core::table_struct!(
     LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2<'a>,
-    crate::shapes::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2,
-    Borrowed,
+    view_of crate::events::lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2,
     [
         join_supplier_process_id,
         join_supplier_process_number,
@@ -137,8 +135,7 @@ pub struct LifecycleStatusChangedV1<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleStatusChangedV1<'a>,
-    crate::shapes::LifecycleStatusChangedV1,
-    Borrowed,
+    view_of crate::events::lifecycle_status::LifecycleStatusChangedV1,
     [
         process_number,
         account_number,
@@ -189,8 +186,7 @@ pub struct LifecycleSupportSiteSaleV1_0_0<'a> {
 
 ::energy_api_core::table_struct!(
     LifecycleSupportSiteSaleV1_0_0<'a>,
-    crate::shapes::LifecycleSupportSiteSaleV1_0_0,
-    Borrowed,
+    view_of crate::events::lifecycle_status::LifecycleSupportSiteSaleV1_0_0,
     [
         support_user_id,
         supply_start_date,

@@ -30,8 +30,7 @@ pub struct EspSupplyPointsEnrichmentDataSentV1<'a> {
 
 ::energy_api_core::table_struct!(
     EspSupplyPointsEnrichmentDataSentV1<'a>,
-    crate::shapes::EspSupplyPointsEnrichmentDataSentV1,
-    Borrowed,
+    view_of crate::events::market_files::EspSupplyPointsEnrichmentDataSentV1,
     [
         supply_point_identifier,
         province_code,
@@ -86,8 +85,7 @@ pub struct EspSupplyPointsAtrSnapshotSentV1<'a> {
 
 ::energy_api_core::table_struct!(
     EspSupplyPointsAtrSnapshotSentV1<'a>,
-    crate::shapes::EspSupplyPointsAtrSnapshotSentV1,
-    Borrowed,
+    view_of crate::events::market_files::EspSupplyPointsAtrSnapshotSentV1,
     [
         supply_point_identifier,
         market,
@@ -137,8 +135,7 @@ pub struct GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1<'a>,
-    crate::shapes::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1,
-    Borrowed,
+    view_of crate::events::market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1,
     [
         flow_file_id,
         invoice_identifier,
@@ -186,8 +183,7 @@ pub struct GasBillFlowDetailsCancellationInvoiceCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     GasBillFlowDetailsCancellationInvoiceCreatedV1<'a>,
-    crate::shapes::GasBillFlowDetailsCancellationInvoiceCreatedV1,
-    Borrowed,
+    view_of crate::events::market_files::GasBillFlowDetailsCancellationInvoiceCreatedV1,
     [
         flow_file_id,
         invoice_identifier,
@@ -234,8 +230,7 @@ pub struct GasBillFlowDetailsComplementaryInvoiceCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     GasBillFlowDetailsComplementaryInvoiceCreatedV1<'a>,
-    crate::shapes::GasBillFlowDetailsComplementaryInvoiceCreatedV1,
-    Borrowed,
+    view_of crate::events::market_files::GasBillFlowDetailsComplementaryInvoiceCreatedV1,
     [
         flow_file_id,
         invoice_identifier,
@@ -282,8 +277,7 @@ pub struct GasBillFlowDetailsRectificationInvoiceCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     GasBillFlowDetailsRectificationInvoiceCreatedV1<'a>,
-    crate::shapes::GasBillFlowDetailsRectificationInvoiceCreatedV1,
-    Borrowed,
+    view_of crate::events::market_files::GasBillFlowDetailsRectificationInvoiceCreatedV1,
     [
         flow_file_id,
         invoice_identifier,
@@ -330,8 +324,7 @@ pub struct GasBillFlowDetailsRegularInvoiceCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     GasBillFlowDetailsRegularInvoiceCreatedV1<'a>,
-    crate::shapes::GasBillFlowDetailsRegularInvoiceCreatedV1,
-    Borrowed,
+    view_of crate::events::market_files::GasBillFlowDetailsRegularInvoiceCreatedV1,
     [
         flow_file_id,
         invoice_identifier,
@@ -378,8 +371,7 @@ pub struct GasFlowFileB7033ComplementaryInvoiceProcessedV1<'a> {
 
 ::energy_api_core::table_struct!(
     GasFlowFileB7033ComplementaryInvoiceProcessedV1<'a>,
-    crate::shapes::GasFlowFileB7033ComplementaryInvoiceProcessedV1,
-    Borrowed,
+    view_of crate::events::market_files::GasFlowFileB7033ComplementaryInvoiceProcessedV1,
     [
         flow_file_id,
         invoice_identifier,
@@ -426,8 +418,7 @@ pub struct GasFlowFileB7033RegularInvoiceProcessedV1<'a> {
 
 ::energy_api_core::table_struct!(
     GasFlowFileB7033RegularInvoiceProcessedV1<'a>,
-    crate::shapes::GasFlowFileB7033RegularInvoiceProcessedV1,
-    Borrowed,
+    view_of crate::events::market_files::GasFlowFileB7033RegularInvoiceProcessedV1,
     [
         flow_file_id,
         invoice_identifier,
@@ -482,15 +473,14 @@ pub struct GasSupplyPointInspectionResultsReceivedV1<'a> {
 
 ::energy_api_core::table_struct!(
     GasSupplyPointInspectionResultsReceivedV1<'a>,
-    crate::shapes::GasSupplyPointInspectionResultsReceivedV1,
-    Borrowed,
+    view_of crate::events::market_files::GasSupplyPointInspectionResultsReceivedV1,
     [
         cups,
-        account_number: optional,
-        property_id: optional,
+        account_number => omit_none,
+        property_id => omit_none,
         inspection_result,
         inspection_datetime,
-        defects: optional,
+        defects => omit_none,
     ],
 );
 
@@ -542,8 +532,7 @@ pub struct MarketsEspBillFlowFileProcessedV1<'a> {
 
 ::energy_api_core::table_struct!(
     MarketsEspBillFlowFileProcessedV1<'a>,
-    crate::shapes::MarketsEspBillFlowFileProcessedV1,
-    Borrowed,
+    view_of crate::events::market_files::MarketsEspBillFlowFileProcessedV1,
     [
         bill_details_id,
         market,
@@ -598,8 +587,7 @@ pub struct MarketsEspFlowFileProcessedV1<'a> {
 
 ::energy_api_core::table_struct!(
     MarketsEspFlowFileProcessedV1<'a>,
-    crate::shapes::MarketsEspFlowFileProcessedV1,
-    Borrowed,
+    view_of crate::events::market_files::MarketsEspFlowFileProcessedV1,
     [
         market,
         flow_type,
@@ -648,8 +636,7 @@ pub struct MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1<'a> {
 
 ::energy_api_core::table_struct!(
     MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1<'a>,
-    crate::shapes::MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1,
-    Borrowed,
+    view_of crate::events::market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1,
     [
         id,
         billable_items,
@@ -696,8 +683,7 @@ pub struct MarketsGasSupplyPointCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     MarketsGasSupplyPointCreatedV1<'a>,
-    crate::shapes::MarketsGasSupplyPointCreatedV1,
-    Borrowed,
+    view_of crate::events::market_files::MarketsGasSupplyPointCreatedV1,
     [
         cups,
         supply_point_id,
@@ -750,8 +736,7 @@ pub struct MarketsNetworkOperatorCreatedV1<'a> {
 
 ::energy_api_core::table_struct!(
     MarketsNetworkOperatorCreatedV1<'a>,
-    crate::shapes::MarketsNetworkOperatorCreatedV1,
-    Borrowed,
+    view_of crate::events::market_files::MarketsNetworkOperatorCreatedV1,
     [
         network_operator_id,
         name,

@@ -29,8 +29,7 @@ pub struct MeterDataQualityResolutionCancelledV1<'a> {
 
 ::energy_api_core::table_struct!(
     MeterDataQualityResolutionCancelledV1<'a>,
-    crate::shapes::MeterDataQualityResolutionCancelledV1,
-    Borrowed,
+    view_of crate::events::meter_data_quality::MeterDataQualityResolutionCancelledV1,
     [
         issue_id,
         issue_category,
@@ -75,8 +74,7 @@ pub struct MeterDataQualityResolutionCancelledV2<'a> {
 
 ::energy_api_core::table_struct!(
     MeterDataQualityResolutionCancelledV2<'a>,
-    crate::shapes::MeterDataQualityResolutionCancelledV2,
-    Borrowed,
+    view_of crate::events::meter_data_quality::MeterDataQualityResolutionCancelledV2,
     [
         issue_id,
         issue_category,
@@ -152,8 +150,7 @@ pub struct MeterDataQualityResolutionRequestedV1<'a> {
 
 ::energy_api_core::table_struct!(
     MeterDataQualityResolutionRequestedV1<'a>,
-    crate::shapes::MeterDataQualityResolutionRequestedV1,
-    Borrowed,
+    view_of crate::events::meter_data_quality::MeterDataQualityResolutionRequestedV1,
     [
         issue_id,
         issue_category,

@@ -23,8 +23,7 @@ pub struct MeterpointElecCosGainRegistrationRequestedV1<'a> {
 
 ::energy_api_core::table_struct!(
     MeterpointElecCosGainRegistrationRequestedV1<'a>,
-    crate::shapes::MeterpointElecCosGainRegistrationRequestedV1,
-    Borrowed,
+    view_of crate::events::meter_points::MeterpointElecCosGainRegistrationRequestedV1,
     [
         mpan,
         supply_start_date,
@@ -84,8 +83,7 @@ pub struct MeterpointGasApiBackfillV1<'a> {
 
 ::energy_api_core::table_struct!(
     MeterpointGasApiBackfillV1<'a>,
-    crate::shapes::MeterpointGasApiBackfillV1,
-    Borrowed,
+    view_of crate::events::meter_points::MeterpointGasApiBackfillV1,
     [
         mprn,
         supplier,
@@ -156,8 +154,7 @@ pub struct MeterpointGasAppointMamRequestedV1<'a> {
 
 ::energy_api_core::table_struct!(
     MeterpointGasAppointMamRequestedV1<'a>,
-    crate::shapes::MeterpointGasAppointMamRequestedV1,
-    Borrowed,
+    view_of crate::events::meter_points::MeterpointGasAppointMamRequestedV1,
     [
         mprn,
         mam_to_appoint,
@@ -254,8 +251,7 @@ pub struct MeterpointGasBackfillV1<'a> {
 
 ::energy_api_core::table_struct!(
     MeterpointGasBackfillV1<'a>,
-    crate::shapes::MeterpointGasBackfillV1,
-    Borrowed,
+    view_of crate::events::meter_points::MeterpointGasBackfillV1,
     [
         mprn,
         supplier,
@@ -322,8 +318,7 @@ pub struct MeterpointGasChangeOfCohortRequestedV1<'a> {
 
 ::energy_api_core::table_struct!(
     MeterpointGasChangeOfCohortRequestedV1<'a>,
-    crate::shapes::MeterpointGasChangeOfCohortRequestedV1,
-    Borrowed,
+    view_of crate::events::meter_points::MeterpointGasChangeOfCohortRequestedV1,
     [
         mprn,
         cohort,
@@ -394,8 +389,7 @@ pub struct MeterpointGasChangeOfMamRequestedV1<'a> {
 
 ::energy_api_core::table_struct!(
     MeterpointGasChangeOfMamRequestedV1<'a>,
-    crate::shapes::MeterpointGasChangeOfMamRequestedV1,
-    Borrowed,
+    view_of crate::events::meter_points::MeterpointGasChangeOfMamRequestedV1,
     [
         mprn,
         mam_to_appoint,
@@ -510,8 +504,7 @@ pub struct MeterpointGasCosGainMtdReceivedV1<'a> {
 
 ::energy_api_core::table_struct!(
     MeterpointGasCosGainMtdReceivedV1<'a>,
-    crate::shapes::MeterpointGasCosGainMtdReceivedV1,
-    Borrowed,
+    view_of crate::events::meter_points::MeterpointGasCosGainMtdReceivedV1,
     [
         mprn,
         building_name,
@@ -527,7 +520,7 @@ pub struct MeterpointGasCosGainMtdReceivedV1<'a> {
         meter_type,
         meter_is_imperial,
         meter_reading_factor,
-        meter_link_code: optional,
+        meter_link_code => omit_none,
         owner,
         model,
         manufacturer,
@@ -590,8 +583,7 @@ pub struct MeterpointGasCosGainRegistrationConfirmedV1<'a> {
 
 ::energy_api_core::table_struct!(
     MeterpointGasCosGainRegistrationConfirmedV1<'a>,
-    crate::shapes::MeterpointGasCosGainRegistrationConfirmedV1,
-    Borrowed,
+    view_of crate::events::meter_points::MeterpointGasCosGainRegistrationConfirmedV1,
     [
         mprn,
         previous_mam,
@@ -644,8 +636,7 @@ pub struct MeterpointGasCosGainRegistrationRequestedV1<'a> {
 
 ::energy_api_core::table_struct!(
     MeterpointGasCosGainRegistrationRequestedV1<'a>,
-    crate::shapes::MeterpointGasCosGainRegistrationRequestedV1,
-    Borrowed,
+    view_of crate::events::meter_points::MeterpointGasCosGainRegistrationRequestedV1,
     [
         mprn,
         supply_start_date,
@@ -710,8 +701,7 @@ pub struct MeterpointGasCosLossConfirmedV1<'a> {
 
 ::energy_api_core::table_struct!(
     MeterpointGasCosLossConfirmedV1<'a>,
-    crate::shapes::MeterpointGasCosLossConfirmedV1,
-    Borrowed,
+    view_of crate::events::meter_points::MeterpointGasCosLossConfirmedV1,
     [
         account_id,
         mprn,
@@ -774,8 +764,7 @@ pub struct MeterpointGasDeappointMamRequestedV1<'a> {
 
 ::energy_api_core::table_struct!(
     MeterpointGasDeappointMamRequestedV1<'a>,
-    crate::shapes::MeterpointGasDeappointMamRequestedV1,
-    Borrowed,
+    view_of crate::events::meter_points::MeterpointGasDeappointMamRequestedV1,
     [
         mprn,
         mam_to_deappoint,
@@ -969,8 +958,7 @@ pub struct MeterpointGasDisputedClosingReadingQueriedByUsV1<'a> {
 
 ::energy_api_core::table_struct!(
     MeterpointGasDisputedClosingReadingQueriedByUsV1<'a>,
-    crate::shapes::MeterpointGasDisputedClosingReadingQueriedByUsV1,
-    Borrowed,
+    view_of crate::events::meter_points::MeterpointGasDisputedClosingReadingQueriedByUsV1,
     [
         mprn,
     ],
