@@ -1,6 +1,6 @@
 //! Consumer contracts in `cargo xtask compat`, case by case: each case edits a copy of a published
-//! schema (`tests/fixtures/compat/base/`) that carries three contracts
-//! (`tests/fixtures/compat/consumers/`: `billing-ledger` reads three fields of `invoice.issued` and all
+//! schema (`codegen/tests/fixtures/compat/base/`) that carries three contracts
+//! (`codegen/tests/fixtures/compat/consumers/`: `billing-ledger` reads three fields of `invoice.issued` and all
 //! of `ledger.posted`; `payments-crm` all of `payment.taken` and `/reason` of `invoice.voided` v2, a
 //! deprecated version; `archive` is retired), and asserts each finding's rule, subject, path, severity
 //! and the consumers it names.
@@ -320,7 +320,10 @@ fn baseline() -> &'static Path {
     LOCK.get_or_init(|| {
         let dir = scratch().join("published");
         let _ = std::fs::remove_dir_all(&dir);
-        energy_tests::copy_tree(&energy_tests::fixture("compat/base"), &dir.join("schema"));
+        energy_tests::copy_tree(
+            &energy_tests::generator_fixture("compat/base"),
+            &dir.join("schema"),
+        );
         let lock = dir.join("published.lock");
         let (report, _) = compat::publish(&dir.join("schema"), &lock, &dir.join("golden"), TODAY)
             .map_err(|f| f.render(false))
@@ -334,9 +337,9 @@ fn baseline() -> &'static Path {
 fn edited(name: &str, edits: &[(&str, &str, &str)]) -> PathBuf {
     let dir = scratch().join("cases").join(name);
     let _ = std::fs::remove_dir_all(&dir);
-    energy_tests::copy_tree(&energy_tests::fixture("compat/base"), &dir);
+    energy_tests::copy_tree(&energy_tests::generator_fixture("compat/base"), &dir);
     energy_tests::copy_tree(
-        &energy_tests::fixture("compat/consumers"),
+        &energy_tests::generator_fixture("compat/consumers"),
         &dir.join("consumers"),
     );
     for (file, from, to) in edits {

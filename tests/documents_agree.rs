@@ -165,7 +165,7 @@ fn every_event_version_agrees_with_its_schemas() {
         .expect("messages")
         .clone();
     let document = Document::new("json-schema:///asyncapi.yaml", asyncapi, Draft::Draft7);
-    let files = energy_tests::SchemaFiles::generated();
+    let files = energy_tests::generated_schema_files();
     let shared = |name: &str| model.shared_type(name).cloned();
     let mut versions = 0;
     let mut payloads = 0;
@@ -614,7 +614,7 @@ fn the_json_schema_files_are_the_asyncapi_schemas() {
 fn integers_are_bounded_alike_and_their_refused_forms_are_stated() {
     let model = model();
     let (asyncapi, document) = asyncapi_document();
-    let files = energy_tests::SchemaFiles::generated();
+    let files = energy_tests::generated_schema_files();
     let (event, v, field) = model
         .events()
         .flat_map(|(_, e)| e.versions.iter().map(move |v| (e, v)))
@@ -725,7 +725,7 @@ fn visit(value: &Value, key: &str, f: &mut dyn FnMut(&str, &Value)) {
 #[test]
 fn every_example_validates_against_its_own_schema() {
     let (asyncapi, document) = asyncapi_document();
-    let files = energy_tests::SchemaFiles::generated();
+    let files = energy_tests::generated_schema_files();
     let model = model();
     let mut failures = Vec::new();
     let mut message_examples = 0;

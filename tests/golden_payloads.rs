@@ -53,7 +53,7 @@ fn every_published_version_has_its_golden_payloads() {
 fn past_payloads_still_decode_round_trip_and_validate() {
     let model =
         energy_codegen::build_model(&energy_tests::schema_dir()).expect("the schema builds");
-    let schemas = energy_tests::SchemaFiles::generated();
+    let schemas = energy_tests::generated_schema_files();
     let mut failures = Vec::new();
     let mut cases = 0;
     for (id, file) in golden_files() {

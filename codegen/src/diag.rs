@@ -7,7 +7,7 @@ use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 macro_rules! codes {
     ($($(#[doc = $doc:literal])* $variant:ident = $text:literal,)*) => {
         /// A kind of schema mistake. Its text (`unknown-type`) is stable: it is shown in brackets, in JSON
-        /// diagnostics, and names the mistake's fixture in `tests/fixtures/mistakes/`.
+        /// diagnostics, and names the mistake's fixture in `codegen/tests/fixtures/mistakes/`.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum Code {
             $($(#[doc = $doc])* $variant,)*

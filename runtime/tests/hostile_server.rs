@@ -552,7 +552,7 @@ fn self_signed_tls_server() -> String {
     use rustls::pki_types::{CertificateDer, PrivateKeyDer};
     let fixture = |name: &str| {
         std::fs::read(format!(
-            "{}/../tests/fixtures/tls/{name}",
+            "{}/tests/fixtures/tls/{name}",
             env!("CARGO_MANIFEST_DIR")
         ))
         .expect("fixture")

@@ -19,9 +19,26 @@ pub fn fixture(path: &str, base_url: &str) -> String {
         .replace("{base_url}", base_url)
 }
 
-/// A file or folder under the workspace's `tests/fixtures/`.
+/// A file or folder under the workspace's `tests/fixtures/` (what several crates' tests read: REST
+/// responses, event streams).
 pub fn fixture_path(path: &str) -> PathBuf {
     workspace().join("tests/fixtures").join(path)
+}
+
+/// A file or folder under `codegen/tests/fixtures/`: the generator's small schemas (`schemas/`), its
+/// mistake catalogue (`mistakes/`) and the evolution cases (`compat/`).
+pub fn generator_fixture(path: &str) -> PathBuf {
+    workspace().join("codegen/tests/fixtures").join(path)
+}
+
+/// The real schema folder.
+pub fn schema_dir() -> PathBuf {
+    workspace().join("schema")
+}
+
+/// The checked-in `energy-api` crate.
+pub fn generated_dir() -> PathBuf {
+    workspace().join("generated")
 }
 
 /// Copies the folder `from` to `to`, recursively (the real schema into a scratch folder, say).

@@ -7,14 +7,17 @@
 
 pub mod fixtures;
 pub mod hostile;
+pub mod json_schemas;
 pub mod nats;
 pub mod process;
 pub mod secrets;
 pub mod server;
 
 pub use fixtures::{
-    copy_tree, copy_tree_in_order, fixture, fixture_path, golden_cases, two_events, workspace,
+    copy_tree, copy_tree_in_order, fixture, fixture_path, generated_dir, generator_fixture,
+    golden_cases, schema_dir, two_events, workspace,
 };
+pub use json_schemas::SchemaFiles;
 
 /// Runs `work` on a two-thread runtime of its own, failing the test when it takes more than `seconds`.
 pub fn bounded<F: std::future::Future>(seconds: u64, work: F) -> F::Output {

@@ -1,5 +1,5 @@
 //! The step of `cargo xtask test` that holds `cargo xtask compat`'s semver bumps to cargo-semver-checks:
-//! the ignored test `cargo_semver_checks_agrees_with_every_bump` (`tests/semver_checks.rs`), run with the
+//! the ignored test `cargo_semver_checks_agrees_with_every_bump` (`codegen/tests/semver_checks.rs`), run with the
 //! pinned cargo-semver-checks.
 //!
 //! No registry this project reaches ships cargo-semver-checks prebuilt, so it is built from crates.io

@@ -14,7 +14,7 @@ fn xtask(args: &[&str]) -> Output {
 #[test]
 fn schema_mistakes_exit_1_with_located_diagnostics() {
     let out = tempfile::tempdir().unwrap();
-    let schema = "tests/fixtures/mistakes/several-mistakes";
+    let schema = "codegen/tests/fixtures/mistakes/several-mistakes";
     let run = xtask(&[
         "codegen",
         "--schema",
@@ -29,7 +29,7 @@ fn schema_mistakes_exit_1_with_located_diagnostics() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("--> tests/fixtures/mistakes/several-mistakes/types.yaml:4:36"),
+        stderr.contains("--> codegen/tests/fixtures/mistakes/several-mistakes/types.yaml:4:36"),
         "{stderr}"
     );
     assert!(
@@ -56,7 +56,7 @@ fn schema_mistakes_exit_1_with_located_diagnostics() {
 fn check_fails_until_generated_then_passes() {
     let out = tempfile::tempdir().unwrap();
     let out_dir = out.path().to_str().unwrap();
-    let schema = "tests/fixtures/schemas/extends";
+    let schema = "codegen/tests/fixtures/schemas/extends";
     let stale = xtask(&["codegen", "--check", "--schema", schema, "--out", out_dir]);
     assert_eq!(stale.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&stale.stderr);

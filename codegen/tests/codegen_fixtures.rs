@@ -1,0 +1,201 @@
+//! The generator on small purpose-made schemas (`tests/fixtures/schemas/<feature>/`): its output is
+//! snapshotted (a 30-line fixture's output is a specification), and every fixture's crate compiles
+//! without warnings.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+fn fixture_schemas() -> Vec<(String, PathBuf)> {
+    let mut dirs: Vec<(String, PathBuf)> =
+        std::fs::read_dir(energy_testkit::generator_fixture("schemas"))
+            .expect("fixture folder")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_dir())
+            .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), p))
+            .collect();
+    dirs.sort();
+    dirs
+}
+
+/// Generated files that are the same for every schema (copied from `codegen/templates/`, and tested
+/// there): not snapshotted.
+const SCHEMA_INDEPENDENT: &[&str] = &[
+    "src/borrowed/decode.rs",
+    "src/events/decode.rs",
+    "src/events/routing.rs",
+];
+
+/// The generated Rust files of a fixture (and its manifest), by path.
+fn rust_output(dir: &Path) -> Vec<(String, String)> {
+    let files = energy_codegen::generate(dir, None)
+        .unwrap_or_else(|f| panic!("{}: {}", dir.display(), f.render(false)));
+    files
+        .into_iter()
+        .filter(|(path, _)| path.ends_with(".rs") || path.as_str() == "Cargo.toml")
+        .filter(|(path, _)| !SCHEMA_INDEPENDENT.contains(&path.as_str()))
+        .collect()
+}
+
+/// A snapshot per generated file (`snapshots/rust/<fixture>/<path>.snap`, `/` in the path written as
+/// `__`), so that a change to one emitter rewrites the snapshots of the files it writes, not every
+/// fixture's whole crate.
+#[test]
+fn generated_rust_matches_snapshots() {
+    let fixtures = fixture_schemas();
+    assert!(fixtures.len() >= 8, "every feature has its fixture");
+    for (name, dir) in fixtures {
+        let snapshot_path = format!("snapshots/rust/{name}");
+        for (path, contents) in rust_output(&dir) {
+            insta::with_settings!({snapshot_path => &snapshot_path, prepend_module_to_snapshot => false}, {
+                insta::assert_snapshot!(path.replace('/', "__"), contents);
+            });
+        }
+    }
+}
+
+/// Generates every fixture into a scratch workspace beside the real one and builds it with warnings
+/// denied, reusing the workspace's dependency versions.
+#[test]
+fn fixture_crates_compile_without_warnings() {
+    let root = energy_testkit::workspace();
+    let scratch = root.join("target").join("fixture-crates");
+    let mut members = Vec::new();
+    for (name, dir) in fixture_schemas() {
+        let files = energy_codegen::generate(&dir, None)
+            .unwrap_or_else(|f| panic!("{name}: {}", f.render(false)));
+        support::write_scratch_crate(&scratch, &format!("fixture-{name}"), files);
+        members.push(format!("\"fixture-{name}\""));
+    }
+    support::check_scratch_workspace(&scratch, &members);
+}
+
+/// The real crate builds with any set of section features (none, one, or all), with or without the
+/// borrowed views.
+#[test]
+fn energy_api_compiles_with_any_features() {
+    let manifest = energy_testkit::generated_dir().join("Cargo.toml");
+    let manifest = manifest.to_string_lossy();
+    for features in [
+        &["--no-default-features"][..],
+        &["--no-default-features", "--features", "billing"],
+        &["--no-default-features", "--features", "borrowed"],
+        &["--no-default-features", "--features", "billing,borrowed"],
+    ] {
+        let mut args = vec!["--manifest-path", manifest.as_ref()];
+        args.extend(features);
+        support::cargo_check(&energy_testkit::workspace(), &args);
+    }
+}
+
+/// A team vendors the generated crate (with `energy-api-core`, its sibling folder) or publishes both to
+/// its registry: copied out of this workspace, the crate builds on its own manifest, and packaging it
+/// finds nothing missing in its metadata.
+#[test]
+fn the_generated_crate_builds_and_packages_outside_the_workspace() {
+    let root = energy_testkit::workspace();
+    let outside = tempfile::tempdir().expect("a folder outside the workspace");
+    for folder in ["generated", "api-core"] {
+        energy_testkit::copy_tree(&root.join(folder), &outside.path().join(folder));
+    }
+    let vendored = outside.path().join("generated");
+    // The workspace's lock file pins the same dependency versions (cargo drops what is not needed).
+    std::fs::copy(root.join("Cargo.lock"), vendored.join("Cargo.lock")).expect("lock copied");
+    support::cargo_check(
+        &vendored,
+        &["--no-default-features", "--features", "billing"],
+    );
+    // Publishing: the two crates are packaged together (the generated one names the other by version).
+    std::fs::write(
+        outside.path().join("Cargo.toml"),
+        "[workspace]\nresolver = \"3\"\nmembers = [\"api-core\", \"generated\"]\n",
+    )
+    .expect("publishing workspace written");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let output = std::process::Command::new(&cargo)
+        .current_dir(outside.path())
+        .args(["package", "--no-verify", "--offline", "--allow-dirty"])
+        .args(["-p", "energy-api-core", "-p", "energy-api"])
+        .env(
+            "CARGO_TARGET_DIR",
+            root.join("target").join("scratch-package"),
+        )
+        .output()
+        .expect("cargo runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "`cargo package`:\n{stderr}");
+    assert!(
+        !stderr.contains("warning"),
+        "`cargo package` warns:\n{stderr}"
+    );
+    assert_eq!(stderr.matches("Packaged ").count(), 2, "{stderr}");
+}
+
+/// Former names work in a generated crate: an event under its type's former name decodes as the renamed
+/// type, a field under its former name decodes into the renamed field (in a payload and in a shared type),
+/// and the deprecated version still decodes, warning only code that names it.
+#[test]
+fn former_names_decode_in_a_generated_crate() {
+    let root = energy_testkit::workspace();
+    let scratch = root.join("target").join("evolution-crate");
+    let files = energy_codegen::generate(
+        &energy_testkit::generator_fixture("schemas/docs-evolution"),
+        None,
+    )
+    .unwrap_or_else(|f| panic!("{}", f.render(false)));
+    support::write_scratch_crate(&scratch, "evolution", files);
+    std::fs::create_dir_all(scratch.join("evolution/tests")).unwrap();
+    std::fs::write(
+        scratch.join("evolution/tests/former_names.rs"),
+        r##"//! Former names, read by the generated decoder.
+use evolution::events::{MeterRead, MeterReadV2};
+use evolution::{Event, EventType};
+
+#[test]
+fn former_names_are_read() {
+    assert_eq!("meter.reading_taken".parse::<EventType>(), Ok(EventType::MeterRead));
+    let payload = br#"{"meter_point": "7512345606", "reading": 12.5, "meter": {"serial_number": "S1"}}"#;
+    let event = Event::decode("meter.reading_taken", "v2", payload).expect("decodes");
+    let Event::MeterRead(MeterRead::V2(MeterReadV2 { mprn, meter, .. })) = &event else {
+        panic!("{event:?}")
+    };
+    assert_eq!((mprn.as_str(), meter.serial.as_str()), ("7512345606", "S1"));
+    assert_eq!(event.event_type().as_str(), "meter.read");
+    // Written back under the new names.
+    let json = String::from_utf8(event.to_payload_json()).unwrap();
+    assert!(json.contains("\"mprn\"") && json.contains("\"serial\""), "{json}");
+    // Both names at once is a repeated field.
+    let both = br#"{"mprn": "1", "meter_point": "2", "reading": 1.0, "meter": {"serial": "S"}}"#;
+    assert!(Event::decode("meter.read", "v2", both).unwrap_err().to_string().contains("duplicate field `mprn`"));
+    // The deprecated version still decodes; validation agrees.
+    assert!(Event::decode("meter.read", "v1", br#"{"mprn": "1", "reading": 3}"#).is_ok());
+    let kind = evolution::EventKind::new("meter.reading_taken", "v2").unwrap();
+    assert_eq!(kind.validate(payload), Ok(()));
+}
+"##,
+    )
+    .unwrap();
+    std::fs::write(
+        scratch.join("Cargo.toml"),
+        "[workspace]\nresolver = \"3\"\nmembers = [\"evolution\"]\n",
+    )
+    .unwrap();
+    std::fs::copy(root.join("Cargo.lock"), scratch.join("Cargo.lock")).unwrap();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let output = std::process::Command::new(cargo)
+        .current_dir(&scratch)
+        .args(["test", "--offline", "--quiet", "--test", "former_names"])
+        .env("RUSTFLAGS", "-D warnings")
+        .env(
+            "CARGO_TARGET_DIR",
+            root.join("target").join("scratch-check"),
+        )
+        .output()
+        .expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
