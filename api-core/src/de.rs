@@ -1,6 +1,7 @@
-//! The `Deserialize` impl of REST resources ([`deserialize_struct!`](crate::deserialize_struct)): an
-//! adapter over the tables' field-name lookup ([`crate::table::Key`]). REST resources are read only by
-//! the REST client, through serde, and some are generic (`Page<T>`), so they have no table.
+//! The `Deserialize` impl of a generic REST resource ([`deserialize_struct!`](crate::deserialize_struct)):
+//! an adapter over the tables' field-name lookup ([`crate::table::Key`]). A table is a static, of no
+//! type parameter, so a generic struct (`Page<T>`) has none; every other REST resource is read by its
+//! table, as the payload structs are.
 //!
 //! serde_derive writes a field enum, a key visitor, a map visitor and a sequence visitor for every struct;
 //! the macro writes one map and one sequence visitor per struct and shares everything else. It accepts

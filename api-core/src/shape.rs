@@ -39,6 +39,10 @@ impl<'de> DeserializeSeed<'de> for Check {
             Shape::Int => deserializer.deserialize_i64(Scalar::Int),
             Shape::Num => deserializer.deserialize_f64(Scalar::Num),
             Shape::Bool => deserializer.deserialize_bool(Scalar::Bool),
+            #[cfg(feature = "jiff")]
+            Shape::Timestamp => {
+                <jiff::Timestamp as serde::Deserialize>::deserialize(deserializer).map(drop)
+            }
             Shape::Obj => crate::borrowed::check_free_form(deserializer),
             Shape::Array(item) => deserializer.deserialize_seq(Array(item)),
             Shape::Map(value) => deserializer.deserialize_map(ValueMap(value)),

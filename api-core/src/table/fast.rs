@@ -88,6 +88,9 @@ fn read_value<'a>(
         (Shape::Int, _) => Slot::Int(reader.integer()?),
         (Shape::Num, _) => Slot::Num(reader.float()?),
         (Shape::Bool, _) => Slot::Bool(reader.boolean()?),
+        // What `jiff::Timestamp`'s `Deserialize` reads (its `FromStr`); where it refuses, serde says why.
+        #[cfg(feature = "jiff")]
+        (Shape::Timestamp, _) => Slot::Timestamp(reader.string()?.parse().map_err(|_| Stop)?),
         (Shape::Obj, Mode::Owned) => Slot::Map(crate::read::ReadJson::read(reader)?),
         (Shape::Obj, Mode::Borrowed) => Slot::Raw(crate::read::ReadJson::read(reader)?),
         (Shape::Array(item), _) => {

@@ -53,6 +53,9 @@ pub enum Shape {
     Num,
     /// A boolean.
     Bool,
+    /// An instant, written as an RFC 3339 string with an offset (`jiff::Timestamp`).
+    #[cfg(feature = "jiff")]
+    Timestamp,
     /// A free-form JSON object (what `serde_json::Map` accepts).
     Obj,
     /// An array of values of one shape.
@@ -204,6 +207,9 @@ pub enum Slot<'a> {
     Num(f64),
     /// A boolean.
     Bool(bool),
+    /// An instant.
+    #[cfg(feature = "jiff")]
+    Timestamp(jiff::Timestamp),
     /// A free-form object, read as a map ([`Mode::Owned`]).
     Map(Map<String, Value>),
     /// A free-form object, kept as its text ([`Mode::Borrowed`]).
@@ -362,6 +368,11 @@ scalar_from_slot! {
     RawObject<'a> => Raw(raw) raw, RawObject::from_text("null");
 }
 
+#[cfg(feature = "jiff")]
+scalar_from_slot! {
+    jiff::Timestamp => Timestamp(t) t, jiff::Timestamp::UNIX_EPOCH;
+}
+
 /// Absent and `null` are both `None`.
 impl<'a, T: FromSlot<'a>> FromSlot<'a> for Option<T> {
     #[inline]
@@ -514,19 +525,10 @@ const fn same_str(a: &str, b: &str) -> bool {
 ///
 /// A borrowed view shares its owned struct's table: `Name<'a>, view_of path::to::Owned, [rows]`, each
 /// row its field with the JSON name and `=> omit_none` but no shape; the view's rows are checked
-/// against the table, by name, when the crate compiles: a view that misses the optional field's
-/// `=> omit_none` (or names a field its table does not have) does not compile.
-///
-/// ```compile_fail,E0080
-/// # use energy_api_core::table_struct;
-/// pub struct Ledger { number: String, id: Option<String> }
-/// table_struct!(Ledger, [number: Str, id: Optional(&Str) => omit_none], by_name: [1, 2, 0]);
-/// mod view {
-///     use energy_api_core::CowStr;
-///     pub struct Ledger<'a> { number: CowStr<'a>, id: Option<CowStr<'a>> }
-///     energy_api_core::table_struct!(Ledger<'a>, view_of super::Ledger, [number, id]);
-/// }
-/// ```
+/// against the table, by name ([`view_matches`]), when the crate's own tests compile (`cfg(test)`): a
+/// view that names a field its table does not have, in another place, or misses an optional field's
+/// `=> omit_none`, does not compile there. Not in every build: the compiler evaluates such checks
+/// slowly, and a crate of a thousand views paid 5 % of its build for them.
 #[macro_export]
 macro_rules! table_struct {
     (nested $name:ident $($rest:tt)*) => {
@@ -534,6 +536,7 @@ macro_rules! table_struct {
         $crate::table_struct!(@nested $name $($rest)*);
     };
     ($name:ident <$lt:lifetime>, view_of $table:path, [$($field:ident $(= $json:literal)? $(=> $omit:ident)?),* $(,)?] $(, keep_unlisted_in $additional:ident)? $(,)?) => {
+        #[cfg(test)]
         const _: () = ::std::assert!(
             $crate::table::view_matches(
                 &$table,
@@ -671,4 +674,34 @@ macro_rules! table_struct {
         };
         slots.finish($ok, value)
     }};
+}
+
+#[cfg(test)]
+mod view_checks {
+    use super::{Shape, StructTable, field_index, view_matches};
+
+    static LEDGER: StructTable = StructTable {
+        name: "struct Ledger",
+        fields: &["number", "type"],
+        aliases: &[],
+        by_name: &[0, 2, 1],
+        shapes: &[Shape::Str, Shape::Optional(&Shape::Str)],
+        omit_none: &[false, true],
+        keep_unlisted: false,
+    };
+
+    #[test]
+    fn a_view_matches_its_table_by_name_place_and_omission() {
+        assert!(view_matches(&LEDGER, &["number", "type"], &[false, true]));
+        assert!(!view_matches(&LEDGER, &["type", "number"], &[true, false]));
+        assert!(!view_matches(&LEDGER, &["number", "kind"], &[false, true]));
+        assert!(!view_matches(&LEDGER, &["number", "type"], &[false, false]));
+        assert!(!view_matches(&LEDGER, &["number"], &[false]));
+    }
+
+    #[test]
+    fn a_former_name_points_to_its_field_by_identifier() {
+        assert_eq!(field_index(&["number", "r#type"], "r#type"), 1);
+        assert_eq!(field_index(&["number", "r#type"], "number"), 0);
+    }
 }

@@ -190,6 +190,10 @@ impl<'de> DeserializeSeed<'de> for ValueSeed {
             (Shape::Int, _) => i64::deserialize(deserializer).map(Slot::Int),
             (Shape::Num, _) => f64::deserialize(deserializer).map(Slot::Num),
             (Shape::Bool, _) => bool::deserialize(deserializer).map(Slot::Bool),
+            #[cfg(feature = "jiff")]
+            (Shape::Timestamp, _) => {
+                jiff::Timestamp::deserialize(deserializer).map(Slot::Timestamp)
+            }
             (Shape::Obj, Mode::Owned) => Map::deserialize(deserializer).map(Slot::Map),
             (Shape::Obj, Mode::Borrowed) => RawObject::deserialize(deserializer).map(Slot::Raw),
             (Shape::Array(item), _) => deserializer.deserialize_seq(ArrayVisitor(inner(item))),

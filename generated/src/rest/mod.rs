@@ -15,7 +15,7 @@
 /// An account, as returned by `GET /v1/accounts/<account_number>/`. Decision: the spec does not show its fields, so they are those of the real responses published by third parties (two accounts): its number and its properties, each with its meter points, meters and tariff agreements. A field both carry is required, any other optional; members not listed are kept in `additional_fields`, never dropped.
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Account {
     /// The account number.
@@ -24,7 +24,6 @@ pub struct Account {
     pub properties: ::std::vec::Vec<crate::rest::Property>,
     /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
     /// as its JSON text (`RawJson::parse` reads one).
-    #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
 }
 
@@ -43,20 +42,20 @@ impl Account {
     }
 }
 
-::energy_api_core::deserialize_struct!(
-    Account,
-    "struct Account",
+::energy_api_core::table_struct!(
+    nested Account,
     [
-        (0, required, number, "number"),
-        (1, required, properties, "properties"),
+        number: Str,
+        properties: Array(&Struct(&crate::rest::Property)),
     ],
+    by_name: [0, 1, 2],
     keep_unlisted_in additional_fields,
 );
 
 /// The supply of a meter point on a tariff for a period. Decision: the fields of real responses. The product of the tariff is not given; its code is inside the tariff code (`E-1R-VAR-22-11-01-N` is a tariff of product `VAR-22-11-01`).
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Agreement {
     /// The tariff code.
@@ -67,7 +66,6 @@ pub struct Agreement {
     pub valid_to: ::std::option::Option<::jiff::Timestamp>,
     /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
     /// as its JSON text (`RawJson::parse` reads one).
-    #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
 }
 
@@ -88,21 +86,21 @@ impl Agreement {
     }
 }
 
-::energy_api_core::deserialize_struct!(
-    Agreement,
-    "struct Agreement",
+::energy_api_core::table_struct!(
+    nested Agreement,
     [
-        (0, required, tariff_code, "tariff_code"),
-        (1, required, valid_from, "valid_from"),
-        (2, nullable, valid_to, "valid_to"),
+        tariff_code: Str,
+        valid_from: Timestamp,
+        valid_to: Optional(&Timestamp),
     ],
+    by_name: [0, 1, 2, 3],
     keep_unlisted_in additional_fields,
 );
 
 /// An annual cost. Decision: not shown by the spec; real responses carry whole numbers (pence, by the size of the unit rates and standing charges in the same response).
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct AnnualCost {
     /// The annual cost including VAT.
@@ -111,7 +109,6 @@ pub struct AnnualCost {
     pub annual_cost_exc_vat: i64,
     /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
     /// as its JSON text (`RawJson::parse` reads one).
-    #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
 }
 
@@ -130,13 +127,13 @@ impl AnnualCost {
     }
 }
 
-::energy_api_core::deserialize_struct!(
-    AnnualCost,
-    "struct AnnualCost",
+::energy_api_core::table_struct!(
+    nested AnnualCost,
     [
-        (0, required, annual_cost_inc_vat, "annual_cost_inc_vat"),
-        (1, required, annual_cost_exc_vat, "annual_cost_exc_vat"),
+        annual_cost_inc_vat: Int,
+        annual_cost_exc_vat: Int,
     ],
+    by_name: [1, 2, 0],
     keep_unlisted_in additional_fields,
 );
 
@@ -148,7 +145,7 @@ pub struct ApiError(pub ::serde_json::Map<::std::string::String, ::serde_json::V
 /// Annual consumption of electricity with day and night unit rates and of gas.
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct DualFuelDualRateConsumption {
     /// Electricity at the day rate (kWh).
@@ -159,7 +156,6 @@ pub struct DualFuelDualRateConsumption {
     pub gas_standard: i64,
     /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
     /// as its JSON text (`RawJson::parse` reads one).
-    #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
 }
 
@@ -180,21 +176,21 @@ impl DualFuelDualRateConsumption {
     }
 }
 
-::energy_api_core::deserialize_struct!(
-    DualFuelDualRateConsumption,
-    "struct DualFuelDualRateConsumption",
+::energy_api_core::table_struct!(
+    nested DualFuelDualRateConsumption,
     [
-        (0, required, electricity_day, "electricity_day"),
-        (1, required, electricity_night, "electricity_night"),
-        (2, required, gas_standard, "gas_standard"),
+        electricity_day: Int,
+        electricity_night: Int,
+        gas_standard: Int,
     ],
+    by_name: [0, 1, 2, 3],
     keep_unlisted_in additional_fields,
 );
 
 /// Annual consumption of electricity with one unit rate and of gas.
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct DualFuelSingleRateConsumption {
     /// Electricity (kWh).
@@ -203,7 +199,6 @@ pub struct DualFuelSingleRateConsumption {
     pub gas_standard: i64,
     /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
     /// as its JSON text (`RawJson::parse` reads one).
-    #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
 }
 
@@ -222,20 +217,20 @@ impl DualFuelSingleRateConsumption {
     }
 }
 
-::energy_api_core::deserialize_struct!(
-    DualFuelSingleRateConsumption,
-    "struct DualFuelSingleRateConsumption",
+::energy_api_core::table_struct!(
+    nested DualFuelSingleRateConsumption,
     [
-        (0, required, electricity_standard, "electricity_standard"),
-        (1, required, gas_standard, "gas_standard"),
+        electricity_standard: Int,
+        gas_standard: Int,
     ],
+    by_name: [0, 1, 2],
     keep_unlisted_in additional_fields,
 );
 
 /// Annual consumption of electricity with day and night unit rates.
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct DualRateConsumption {
     /// Electricity at the day rate (kWh).
@@ -244,7 +239,6 @@ pub struct DualRateConsumption {
     pub electricity_night: i64,
     /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
     /// as its JSON text (`RawJson::parse` reads one).
-    #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
 }
 
@@ -263,20 +257,20 @@ impl DualRateConsumption {
     }
 }
 
-::energy_api_core::deserialize_struct!(
-    DualRateConsumption,
-    "struct DualRateConsumption",
+::energy_api_core::table_struct!(
+    nested DualRateConsumption,
     [
-        (0, required, electricity_day, "electricity_day"),
-        (1, required, electricity_night, "electricity_night"),
+        electricity_day: Int,
+        electricity_night: Int,
     ],
+    by_name: [0, 1, 2],
     keep_unlisted_in additional_fields,
 );
 
 /// An electricity tariff with a day and a night unit rate (a single-product response's `dual_register_electricity_tariffs`). Decision: not shown by the spec; the fields of real responses.
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct DualRegisterTariff {
     /// The tariff code (`tariff_code` in the unit-rate paths).
@@ -298,7 +292,6 @@ pub struct DualRegisterTariff {
     /// The exit fees including VAT.
     pub exit_fees_inc_vat: f64,
     /// The kind of exit fees (`NONE` occurs).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub exit_fees_type: ::std::option::Option<::std::string::String>,
     /// Links to the tariff's charges and rates: `standing_charges`, `standard_unit_rates` (one unit rate), `day_unit_rates` and `night_unit_rates` (day and night rates) occur as `rel`.
     pub links: ::std::vec::Vec<crate::rest::Link>,
@@ -312,7 +305,6 @@ pub struct DualRegisterTariff {
     pub night_unit_rate_inc_vat: f64,
     /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
     /// as its JSON text (`RawJson::parse` reads one).
-    #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
 }
 
@@ -368,33 +360,33 @@ impl DualRegisterTariff {
     }
 }
 
-::energy_api_core::deserialize_struct!(
-    DualRegisterTariff,
-    "struct DualRegisterTariff",
+::energy_api_core::table_struct!(
+    nested DualRegisterTariff,
     [
-        (0, required, code, "code"),
-        (1, required, standing_charge_exc_vat, "standing_charge_exc_vat"),
-        (2, required, standing_charge_inc_vat, "standing_charge_inc_vat"),
-        (3, required, online_discount_exc_vat, "online_discount_exc_vat"),
-        (4, required, online_discount_inc_vat, "online_discount_inc_vat"),
-        (5, required, dual_fuel_discount_exc_vat, "dual_fuel_discount_exc_vat"),
-        (6, required, dual_fuel_discount_inc_vat, "dual_fuel_discount_inc_vat"),
-        (7, required, exit_fees_exc_vat, "exit_fees_exc_vat"),
-        (8, required, exit_fees_inc_vat, "exit_fees_inc_vat"),
-        (9, optional, exit_fees_type, "exit_fees_type"),
-        (10, required, links, "links"),
-        (11, required, day_unit_rate_exc_vat, "day_unit_rate_exc_vat"),
-        (12, required, day_unit_rate_inc_vat, "day_unit_rate_inc_vat"),
-        (13, required, night_unit_rate_exc_vat, "night_unit_rate_exc_vat"),
-        (14, required, night_unit_rate_inc_vat, "night_unit_rate_inc_vat"),
+        code: Str,
+        standing_charge_exc_vat: Num,
+        standing_charge_inc_vat: Num,
+        online_discount_exc_vat: Num,
+        online_discount_inc_vat: Num,
+        dual_fuel_discount_exc_vat: Num,
+        dual_fuel_discount_inc_vat: Num,
+        exit_fees_exc_vat: Num,
+        exit_fees_inc_vat: Num,
+        exit_fees_type: Optional(&Str) => omit_none,
+        links: Array(&Struct(&crate::rest::Link)),
+        day_unit_rate_exc_vat: Num,
+        day_unit_rate_inc_vat: Num,
+        night_unit_rate_exc_vat: Num,
+        night_unit_rate_inc_vat: Num,
     ],
+    by_name: [0, 11, 2, 15, 4, 1, 6, 7, 8, 9, 10, 13, 12, 5, 14, 3],
     keep_unlisted_in additional_fields,
 );
 
 /// An electricity meter. Decision: the fields of real responses.
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ElectricityMeter {
     /// The meter's serial number.
@@ -403,7 +395,6 @@ pub struct ElectricityMeter {
     pub registers: ::std::vec::Vec<crate::rest::Register>,
     /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
     /// as its JSON text (`RawJson::parse` reads one).
-    #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
 }
 
@@ -422,20 +413,20 @@ impl ElectricityMeter {
     }
 }
 
-::energy_api_core::deserialize_struct!(
-    ElectricityMeter,
-    "struct ElectricityMeter",
+::energy_api_core::table_struct!(
+    nested ElectricityMeter,
     [
-        (0, required, serial_number, "serial_number"),
-        (1, required, registers, "registers"),
+        serial_number: Str,
+        registers: Array(&Struct(&crate::rest::Register)),
     ],
+    by_name: [1, 2, 0],
     keep_unlisted_in additional_fields,
 );
 
 /// An electricity meter point of a property. Decision: the fields of real responses.
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ElectricityMeterPoint {
     /// The meter point administration number.
@@ -452,7 +443,6 @@ pub struct ElectricityMeterPoint {
     pub agreements: ::std::vec::Vec<crate::rest::Agreement>,
     /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
     /// as its JSON text (`RawJson::parse` reads one).
-    #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
 }
 
@@ -481,31 +471,30 @@ impl ElectricityMeterPoint {
     }
 }
 
-::energy_api_core::deserialize_struct!(
-    ElectricityMeterPoint,
-    "struct ElectricityMeterPoint",
+::energy_api_core::table_struct!(
+    nested ElectricityMeterPoint,
     [
-        (0, required, mpan, "mpan"),
-        (1, required, profile_class, "profile_class"),
-        (2, required, consumption_standard, "consumption_standard"),
-        (3, required, is_export, "is_export"),
-        (4, required, meters, "meters"),
-        (5, required, agreements, "agreements"),
+        mpan: Str,
+        profile_class: Int,
+        consumption_standard: Int,
+        is_export: Bool,
+        meters: Array(&Struct(&crate::rest::ElectricityMeter)),
+        agreements: Array(&Struct(&crate::rest::Agreement)),
     ],
+    by_name: [5, 1, 6, 3, 4, 0, 2],
     keep_unlisted_in additional_fields,
 );
 
 /// A gas meter. Decision: the fields of real responses.
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct GasMeter {
     /// The meter's serial number.
     pub serial_number: ::std::string::String,
     /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
     /// as its JSON text (`RawJson::parse` reads one).
-    #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
 }
 
@@ -520,19 +509,19 @@ impl GasMeter {
     }
 }
 
-::energy_api_core::deserialize_struct!(
-    GasMeter,
-    "struct GasMeter",
+::energy_api_core::table_struct!(
+    nested GasMeter,
     [
-        (0, required, serial_number, "serial_number"),
+        serial_number: Str,
     ],
+    by_name: [0, 1],
     keep_unlisted_in additional_fields,
 );
 
 /// A gas meter point of a property. Decision: the fields of real responses.
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct GasMeterPoint {
     /// The meter point reference number.
@@ -545,7 +534,6 @@ pub struct GasMeterPoint {
     pub agreements: ::std::vec::Vec<crate::rest::Agreement>,
     /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
     /// as its JSON text (`RawJson::parse` reads one).
-    #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
 }
 
@@ -568,20 +556,20 @@ impl GasMeterPoint {
     }
 }
 
-::energy_api_core::deserialize_struct!(
-    GasMeterPoint,
-    "struct GasMeterPoint",
+::energy_api_core::table_struct!(
+    nested GasMeterPoint,
     [
-        (0, required, mprn, "mprn"),
-        (1, required, consumption_standard, "consumption_standard"),
-        (2, required, meters, "meters"),
-        (3, required, agreements, "agreements"),
+        mprn: Str,
+        consumption_standard: Int,
+        meters: Array(&Struct(&crate::rest::GasMeter)),
+        agreements: Array(&Struct(&crate::rest::Agreement)),
     ],
+    by_name: [3, 4, 2, 0, 1],
     keep_unlisted_in additional_fields,
 );
 
 /// A link to a related resource.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Link {
     /// The absolute URL of the linked resource.
@@ -608,14 +596,14 @@ impl Link {
     }
 }
 
-::energy_api_core::deserialize_struct!(
-    Link,
-    "struct Link",
+::energy_api_core::table_struct!(
+    nested Link,
     [
-        (0, required, href, "href"),
-        (1, required, method, "method"),
-        (2, required, rel, "rel"),
+        href: Str,
+        method: Str,
+        rel: Str,
     ],
+    by_name: [0, 1, 2, 3],
 );
 
 /// The paginated list envelope of every list response. When there are more records than `page_size` (usually 100), the client must request the next page explicitly, with the URL given in `next`.
@@ -662,7 +650,7 @@ impl<T> Page<T> {
 );
 
 /// A product, as an element of the products list.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Product {
     /// The product code, used in paths as `<product_code>`.
@@ -742,33 +730,33 @@ impl Product {
     }
 }
 
-::energy_api_core::deserialize_struct!(
-    Product,
-    "struct Product",
+::energy_api_core::table_struct!(
+    nested Product,
     [
-        (0, required, code, "code"),
-        (1, required, full_name, "full_name"),
-        (2, required, display_name, "display_name"),
-        (3, required, description, "description"),
-        (4, required, is_variable, "is_variable"),
-        (5, required, is_green, "is_green"),
-        (6, required, is_tracker, "is_tracker"),
-        (7, required, is_prepay, "is_prepay"),
-        (8, required, is_business, "is_business"),
-        (9, required, is_restricted, "is_restricted"),
-        (10, nullable, term, "term"),
-        (11, required, available_from, "available_from"),
-        (12, nullable, available_to, "available_to"),
-        (13, required, links, "links"),
-        (14, required, brand, "brand"),
-        (15, required, direction, "direction"),
+        code: Str,
+        full_name: Str,
+        display_name: Str,
+        description: Str,
+        is_variable: Bool,
+        is_green: Bool,
+        is_tracker: Bool,
+        is_prepay: Bool,
+        is_business: Bool,
+        is_restricted: Bool,
+        term: Optional(&Int),
+        available_from: Timestamp,
+        available_to: Optional(&Timestamp),
+        links: Array(&Struct(&crate::rest::Link)),
+        brand: Str,
+        direction: Str,
     ],
+    by_name: [11, 3, 8, 1, 15, 13, 7, 4, 9, 5, 6, 16, 12, 14, 10, 0, 2],
 );
 
 /// The single-product response of `GET /v1/products/<product_code>/`. Decision: the spec does not show its fields, so they are those of the real responses published by third parties (four products, 2021 to 2024): the product fields (`direction` is absent from all four, so optional), the moment the tariffs are given for, the tariffs by region and payment method, sample quotes and the consumption they assume. A field all four carry is required, any other optional; members not listed are kept in `additional_fields`, never dropped.
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ProductDetail {
     /// The product code, used in paths as `<product_code>`.
@@ -802,7 +790,6 @@ pub struct ProductDetail {
     /// The brand code.
     pub brand: ::std::string::String,
     /// The product's direction, when the response carries it.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub direction: ::std::option::Option<::std::string::String>,
     /// The date-time at which the tariffs listed are the ones in force.
     pub tariffs_active_at: ::jiff::Timestamp,
@@ -839,7 +826,6 @@ pub struct ProductDetail {
     pub sample_consumption: crate::rest::SampleConsumption,
     /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
     /// as its JSON text (`RawJson::parse` reads one).
-    #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
 }
 
@@ -942,40 +928,40 @@ impl ProductDetail {
     }
 }
 
-::energy_api_core::deserialize_struct!(
-    ProductDetail,
-    "struct ProductDetail",
+::energy_api_core::table_struct!(
+    nested ProductDetail,
     [
-        (0, required, code, "code"),
-        (1, required, full_name, "full_name"),
-        (2, required, display_name, "display_name"),
-        (3, required, description, "description"),
-        (4, required, is_variable, "is_variable"),
-        (5, required, is_green, "is_green"),
-        (6, required, is_tracker, "is_tracker"),
-        (7, required, is_prepay, "is_prepay"),
-        (8, required, is_business, "is_business"),
-        (9, required, is_restricted, "is_restricted"),
-        (10, nullable, term, "term"),
-        (11, required, available_from, "available_from"),
-        (12, nullable, available_to, "available_to"),
-        (13, required, links, "links"),
-        (14, required, brand, "brand"),
-        (15, optional, direction, "direction"),
-        (16, required, tariffs_active_at, "tariffs_active_at"),
-        (17, required, single_register_electricity_tariffs, "single_register_electricity_tariffs"),
-        (18, required, dual_register_electricity_tariffs, "dual_register_electricity_tariffs"),
-        (19, required, single_register_gas_tariffs, "single_register_gas_tariffs"),
-        (20, required, sample_quotes, "sample_quotes"),
-        (21, required, sample_consumption, "sample_consumption"),
+        code: Str,
+        full_name: Str,
+        display_name: Str,
+        description: Str,
+        is_variable: Bool,
+        is_green: Bool,
+        is_tracker: Bool,
+        is_prepay: Bool,
+        is_business: Bool,
+        is_restricted: Bool,
+        term: Optional(&Int),
+        available_from: Timestamp,
+        available_to: Optional(&Timestamp),
+        links: Array(&Struct(&crate::rest::Link)),
+        brand: Str,
+        direction: Optional(&Str) => omit_none,
+        tariffs_active_at: Timestamp,
+        single_register_electricity_tariffs: Map(&Map(&Struct(&crate::rest::SingleRegisterTariff))),
+        dual_register_electricity_tariffs: Map(&Map(&Struct(&crate::rest::DualRegisterTariff))),
+        single_register_gas_tariffs: Map(&Map(&Struct(&crate::rest::SingleRegisterTariff))),
+        sample_quotes: Map(&Map(&Struct(&crate::rest::SampleQuote))),
+        sample_consumption: Struct(&crate::rest::SampleConsumption),
     ],
+    by_name: [11, 3, 8, 18, 15, 13, 7, 4, 9, 5, 6, 22, 12, 14, 21, 0, 2, 10, 19, 1, 16, 17, 20],
     keep_unlisted_in additional_fields,
 );
 
 /// A property of an account, with its meter points. Decision: the fields of real responses.
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Property {
     /// The property's identifier.
@@ -1002,7 +988,6 @@ pub struct Property {
     pub gas_meter_points: ::std::vec::Vec<crate::rest::GasMeterPoint>,
     /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
     /// as its JSON text (`RawJson::parse` reads one).
-    #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
 }
 
@@ -1044,29 +1029,29 @@ impl Property {
     }
 }
 
-::energy_api_core::deserialize_struct!(
-    Property,
-    "struct Property",
+::energy_api_core::table_struct!(
+    nested Property,
     [
-        (0, required, id, "id"),
-        (1, required, moved_in_at, "moved_in_at"),
-        (2, nullable, moved_out_at, "moved_out_at"),
-        (3, required, address_line_1, "address_line_1"),
-        (4, required, address_line_2, "address_line_2"),
-        (5, required, address_line_3, "address_line_3"),
-        (6, required, town, "town"),
-        (7, required, county, "county"),
-        (8, required, postcode, "postcode"),
-        (9, required, electricity_meter_points, "electricity_meter_points"),
-        (10, required, gas_meter_points, "gas_meter_points"),
+        id: Int,
+        moved_in_at: Timestamp,
+        moved_out_at: Optional(&Timestamp),
+        address_line_1: Str,
+        address_line_2: Str,
+        address_line_3: Str,
+        town: Str,
+        county: Str,
+        postcode: Str,
+        electricity_meter_points: Array(&Struct(&crate::rest::ElectricityMeterPoint)),
+        gas_meter_points: Array(&Struct(&crate::rest::GasMeterPoint)),
     ],
+    by_name: [3, 1, 2, 8, 4, 5, 7, 11, 9, 6, 10, 0],
     keep_unlisted_in additional_fields,
 );
 
 /// A register of an electricity meter. Decision: the fields of real responses.
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Register {
     /// The register's identifier (`1`, `01`, `R1` occur).
@@ -1077,7 +1062,6 @@ pub struct Register {
     pub is_settlement_register: bool,
     /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
     /// as its JSON text (`RawJson::parse` reads one).
-    #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
 }
 
@@ -1098,21 +1082,21 @@ impl Register {
     }
 }
 
-::energy_api_core::deserialize_struct!(
-    Register,
-    "struct Register",
+::energy_api_core::table_struct!(
+    nested Register,
     [
-        (0, required, identifier, "identifier"),
-        (1, required, rate, "rate"),
-        (2, required, is_settlement_register, "is_settlement_register"),
+        identifier: Str,
+        rate: Str,
+        is_settlement_register: Bool,
     ],
+    by_name: [0, 2, 3, 1],
     keep_unlisted_in additional_fields,
 );
 
 /// The annual consumption the sample quotes assume, by kind of supply. Decision: not shown by the spec; real responses carry all four kinds, in whole kWh.
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct SampleConsumption {
     /// Electricity with one unit rate.
@@ -1125,7 +1109,6 @@ pub struct SampleConsumption {
     pub dual_fuel_dual_rate: crate::rest::DualFuelDualRateConsumption,
     /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
     /// as its JSON text (`RawJson::parse` reads one).
-    #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
 }
 
@@ -1156,38 +1139,34 @@ impl SampleConsumption {
     }
 }
 
-::energy_api_core::deserialize_struct!(
-    SampleConsumption,
-    "struct SampleConsumption",
+::energy_api_core::table_struct!(
+    nested SampleConsumption,
     [
-        (0, required, electricity_single_rate, "electricity_single_rate"),
-        (1, required, electricity_dual_rate, "electricity_dual_rate"),
-        (2, required, dual_fuel_single_rate, "dual_fuel_single_rate"),
-        (3, required, dual_fuel_dual_rate, "dual_fuel_dual_rate"),
+        electricity_single_rate: Struct(&crate::rest::SingleRateConsumption),
+        electricity_dual_rate: Struct(&crate::rest::DualRateConsumption),
+        dual_fuel_single_rate: Struct(&crate::rest::DualFuelSingleRateConsumption),
+        dual_fuel_dual_rate: Struct(&crate::rest::DualFuelDualRateConsumption),
     ],
+    by_name: [3, 4, 0, 1, 2],
     keep_unlisted_in additional_fields,
 );
 
 /// The annual costs of a tariff for the sample consumption, by kind of supply. Decision: not shown by the spec; real responses always carry `electricity_single_rate` and the others for products with dual-rate or gas tariffs, so those are optional.
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct SampleQuote {
     /// Electricity with one unit rate.
     pub electricity_single_rate: crate::rest::AnnualCost,
     /// Electricity with day and night unit rates.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub electricity_dual_rate: ::std::option::Option<crate::rest::AnnualCost>,
     /// Electricity with one unit rate and gas.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub dual_fuel_single_rate: ::std::option::Option<crate::rest::AnnualCost>,
     /// Electricity with day and night unit rates and gas.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub dual_fuel_dual_rate: ::std::option::Option<crate::rest::AnnualCost>,
     /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
     /// as its JSON text (`RawJson::parse` reads one).
-    #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
 }
 
@@ -1246,29 +1225,28 @@ impl SampleQuote {
     }
 }
 
-::energy_api_core::deserialize_struct!(
-    SampleQuote,
-    "struct SampleQuote",
+::energy_api_core::table_struct!(
+    nested SampleQuote,
     [
-        (0, required, electricity_single_rate, "electricity_single_rate"),
-        (1, optional, electricity_dual_rate, "electricity_dual_rate"),
-        (2, optional, dual_fuel_single_rate, "dual_fuel_single_rate"),
-        (3, optional, dual_fuel_dual_rate, "dual_fuel_dual_rate"),
+        electricity_single_rate: Struct(&crate::rest::AnnualCost),
+        electricity_dual_rate: Optional(&Struct(&crate::rest::AnnualCost)) => omit_none,
+        dual_fuel_single_rate: Optional(&Struct(&crate::rest::AnnualCost)) => omit_none,
+        dual_fuel_dual_rate: Optional(&Struct(&crate::rest::AnnualCost)) => omit_none,
     ],
+    by_name: [3, 4, 0, 1, 2],
     keep_unlisted_in additional_fields,
 );
 
 /// Annual consumption of electricity with one unit rate.
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct SingleRateConsumption {
     /// Electricity (kWh).
     pub electricity_standard: i64,
     /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
     /// as its JSON text (`RawJson::parse` reads one).
-    #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
 }
 
@@ -1283,19 +1261,19 @@ impl SingleRateConsumption {
     }
 }
 
-::energy_api_core::deserialize_struct!(
-    SingleRateConsumption,
-    "struct SingleRateConsumption",
+::energy_api_core::table_struct!(
+    nested SingleRateConsumption,
     [
-        (0, required, electricity_standard, "electricity_standard"),
+        electricity_standard: Int,
     ],
+    by_name: [0, 1],
     keep_unlisted_in additional_fields,
 );
 
 /// A tariff with one unit rate (an electricity or a gas tariff of a single-product response). Decision: not shown by the spec; the fields of real responses.
 ///
 /// Incomplete: the spec does not show every field; fields not listed here are kept in `additional_fields`, not dropped.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct SingleRegisterTariff {
     /// The tariff code (`tariff_code` in the unit-rate paths).
@@ -1317,7 +1295,6 @@ pub struct SingleRegisterTariff {
     /// The exit fees including VAT.
     pub exit_fees_inc_vat: f64,
     /// The kind of exit fees (`NONE` occurs).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub exit_fees_type: ::std::option::Option<::std::string::String>,
     /// Links to the tariff's charges and rates: `standing_charges`, `standard_unit_rates` (one unit rate), `day_unit_rates` and `night_unit_rates` (day and night rates) occur as `rel`.
     pub links: ::std::vec::Vec<crate::rest::Link>,
@@ -1327,7 +1304,6 @@ pub struct SingleRegisterTariff {
     pub standard_unit_rate_inc_vat: f64,
     /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
     /// as its JSON text (`RawJson::parse` reads one).
-    #[serde(flatten)]
     pub additional_fields: ::energy_api_core::Unlisted,
 }
 
@@ -1379,29 +1355,29 @@ impl SingleRegisterTariff {
     }
 }
 
-::energy_api_core::deserialize_struct!(
-    SingleRegisterTariff,
-    "struct SingleRegisterTariff",
+::energy_api_core::table_struct!(
+    nested SingleRegisterTariff,
     [
-        (0, required, code, "code"),
-        (1, required, standing_charge_exc_vat, "standing_charge_exc_vat"),
-        (2, required, standing_charge_inc_vat, "standing_charge_inc_vat"),
-        (3, required, online_discount_exc_vat, "online_discount_exc_vat"),
-        (4, required, online_discount_inc_vat, "online_discount_inc_vat"),
-        (5, required, dual_fuel_discount_exc_vat, "dual_fuel_discount_exc_vat"),
-        (6, required, dual_fuel_discount_inc_vat, "dual_fuel_discount_inc_vat"),
-        (7, required, exit_fees_exc_vat, "exit_fees_exc_vat"),
-        (8, required, exit_fees_inc_vat, "exit_fees_inc_vat"),
-        (9, optional, exit_fees_type, "exit_fees_type"),
-        (10, required, links, "links"),
-        (11, required, standard_unit_rate_exc_vat, "standard_unit_rate_exc_vat"),
-        (12, required, standard_unit_rate_inc_vat, "standard_unit_rate_inc_vat"),
+        code: Str,
+        standing_charge_exc_vat: Num,
+        standing_charge_inc_vat: Num,
+        online_discount_exc_vat: Num,
+        online_discount_inc_vat: Num,
+        dual_fuel_discount_exc_vat: Num,
+        dual_fuel_discount_inc_vat: Num,
+        exit_fees_exc_vat: Num,
+        exit_fees_inc_vat: Num,
+        exit_fees_type: Optional(&Str) => omit_none,
+        links: Array(&Struct(&crate::rest::Link)),
+        standard_unit_rate_exc_vat: Num,
+        standard_unit_rate_inc_vat: Num,
     ],
+    by_name: [0, 5, 2, 13, 4, 11, 6, 7, 8, 9, 10, 3, 12, 1],
     keep_unlisted_in additional_fields,
 );
 
 /// A standard unit rate of an electricity tariff. In the list, results come latest `valid_from` first (descending). For half-hourly tariffs each rate covers 30 minutes: `valid_to` is 30 minutes after `valid_from`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct StandardUnitRate {
     /// The rate excluding VAT; may be negative.
@@ -1413,7 +1389,6 @@ pub struct StandardUnitRate {
     /// The end of the validity period (UTC). Decision: the document gives a date-time, but real responses send `null` for a rate that is still valid, so `null` is accepted and means open-ended.
     pub valid_to: ::std::option::Option<::jiff::Timestamp>,
     /// The payment method the rate applies to, or `null`. Decision: real responses also omit the field; absent and `null` both mean "not stated".
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub payment_method: ::std::option::Option<::std::string::String>,
 }
 
@@ -1447,16 +1422,16 @@ impl StandardUnitRate {
     }
 }
 
-::energy_api_core::deserialize_struct!(
-    StandardUnitRate,
-    "struct StandardUnitRate",
+::energy_api_core::table_struct!(
+    nested StandardUnitRate,
     [
-        (0, required, value_exc_vat, "value_exc_vat"),
-        (1, required, value_inc_vat, "value_inc_vat"),
-        (2, required, valid_from, "valid_from"),
-        (3, nullable, valid_to, "valid_to"),
-        (4, optional, payment_method, "payment_method"),
+        value_exc_vat: Num,
+        value_inc_vat: Num,
+        valid_from: Timestamp,
+        valid_to: Optional(&Timestamp),
+        payment_method: Optional(&Str) => omit_none,
     ],
+    by_name: [4, 1, 5, 3, 0, 2],
 );
 
 /// The body of an error response.

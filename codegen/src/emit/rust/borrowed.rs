@@ -131,7 +131,13 @@ impl Borrowing {
                 pub additional_fields: ::energy_api_core::Unlisted,
             }
         });
-        let deserialize = table_impl(s, quote!(#name<'a>), Some(&owned), nested);
+        let deserialize = table_impl(
+            s,
+            quote!(#name<'a>),
+            Some(&owned),
+            nested,
+            super::Home::Types,
+        );
         quote! {
             #doc
             #deprecated

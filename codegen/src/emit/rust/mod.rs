@@ -220,7 +220,8 @@ include = ["/src", "/openapi.yaml", "/asyncapi.yaml", "/schemas", "/README.md", 
     out.push_str(&format!(
         r#"
 [dependencies]
-energy-api-core = {{ version = "{core}", path = "../api-core" }}
+# `jiff`: the tables of REST resources read their `date-time` fields as `jiff::Timestamp`.
+energy-api-core = {{ version = "{core}", path = "../api-core", features = ["jiff"] }}
 jiff = {{ version = "0.2", features = ["serde"] }}
 serde = {{ version = "1", features = ["derive"] }}
 # `float_roundtrip`: the default parser can misread a price such as `1.0455` by one unit in the last place.
@@ -506,9 +507,10 @@ pub(crate) fn struct_tokens(
         )
         .collect();
     }
-    // Event payloads and shared types are written by their table too (`table_struct!`): serde's
-    // attributes are for the derive that REST resources keep.
-    let by_table = matches!(home, Home::Types);
+    // Event payloads, shared types and the REST resources that have a table (`nested`: every one but
+    // the generic page and the free-form) are written by their table too (`table_struct!`): serde's
+    // attributes are for the derive the others keep.
+    let by_table = matches!(home, Home::Types) || nested;
     let fields = s.fields.iter().map(|f| {
         let doc = doc_attrs(&field_doc(f));
         let id = ident(&f.rust_name);
@@ -583,28 +585,33 @@ fn by_name(s: &Struct) -> Vec<usize> {
 }
 
 /// A field's shape as a row of `table_struct!` writes it (the macro brings `Shape`'s variants into
-/// scope); a struct by the path of its table, which is named as the struct.
-fn shape_expr(ty: &Type) -> TokenStream {
+/// scope); a struct by the path of its table, which is named as the struct, in the module of `home`.
+fn shape_expr(ty: &Type, format: Option<Format>, home: Home) -> TokenStream {
     match ty {
+        Type::Str if format == Some(Format::DateTime) => quote!(Timestamp),
         Type::Str => quote!(Str),
         Type::Int => quote!(Int),
         Type::Num => quote!(Num),
         Type::Bool => quote!(Bool),
         Type::Obj => quote!(Obj),
         Type::Array(inner) => {
-            let inner = shape_expr(inner);
+            let inner = shape_expr(inner, None, home);
             quote!(Array(&#inner))
         }
         Type::Map(value) => {
-            let value = shape_expr(value);
+            let value = shape_expr(value, None, home);
             quote!(Map(&#value))
         }
-        // Events name shared types only, which live in `types`.
+        // Events name shared types, REST resources other resources (never a generic one: a resource
+        // that holds one keeps `deserialize_struct!`).
         Type::Named(r) => {
             let name = format_ident!("{}", r.name);
-            quote!(Struct(&crate::types::#name))
+            match home {
+                Home::Types => quote!(Struct(&crate::types::#name)),
+                Home::Rest => quote!(Struct(&crate::rest::#name)),
+            }
         }
-        // Only REST resources are generic; events have no type parameters.
+        // A type parameter has no table (see `rest::tabled`).
         Type::Param(_) => quote!(Obj),
     }
 }
@@ -614,8 +621,8 @@ fn shape_expr(ty: &Type) -> TokenStream {
 /// Event payloads and shared types are read by their table: `energy_api_core::table_struct!`, beside
 /// the struct, makes the table from a row per field, the conversion from the fields the one reader of
 /// `energy_api_core::table` read, and `Deserialize` and the fast reader's `ReadJson` as calls to that
-/// reader. REST resources, read only by the client through serde, get `deserialize_struct!`'s compact
-/// map visitor.
+/// reader. So are the REST resources that have a table (`nested`); the generic page gets
+/// `deserialize_struct!`'s compact map visitor.
 fn deserialize_impl(s: &Struct, home: Home, nested: bool) -> TokenStream {
     let name = format_ident!("{}", s.rust_name);
     let generics = s.generic.as_ref().map(|g| {
@@ -623,7 +630,8 @@ fn deserialize_impl(s: &Struct, home: Home, nested: bool) -> TokenStream {
         quote!(<#g>)
     });
     match home {
-        Home::Types => table_impl(s, quote!(#name), None, nested),
+        Home::Types => table_impl(s, quote!(#name), None, nested, home),
+        Home::Rest if nested => table_impl(s, quote!(#name), None, nested, home),
         Home::Rest => deserialize_impl_named(s, quote!(#name #generics)),
     }
 }
@@ -638,6 +646,7 @@ pub(crate) fn table_impl(
     name: TokenStream,
     view_of: Option<&TokenStream>,
     nested: bool,
+    home: Home,
 ) -> TokenStream {
     // A field's JSON name, where the identifier is not it (a keyword, `r#type`), is written for the
     // table and for the `Serialize` the macro makes, which names every field with a literal.
@@ -648,7 +657,7 @@ pub(crate) fn table_impl(
             quote!(= #json)
         });
         let shape = view_of.is_none().then(|| {
-            let shape = shape_expr(&f.ty);
+            let shape = shape_expr(&f.ty, f.format, home);
             if f.is_option() {
                 quote!(: Optional(&#shape))
             } else {
