@@ -586,6 +586,9 @@ macro_rules! table_struct {
         impl<'a> $crate::table::FromFields<'a> for $name {
             const TABLE: &'static $crate::table::StructTable = &$name;
             const MODE: $crate::table::Mode = $crate::table::Mode::Owned;
+            // Inline: made where it is used (a catalogue row, a `Deserialize` in the caller), not in
+            // every crate that declares a struct (a REST resource's is made only by its users).
+            #[inline]
             fn build(fields: $crate::table::Fields<'a>, ok: &mut bool) -> Self {
                 $crate::table_struct!(@body $name, fields, ok, [$($field),*] $(, $additional)?)
             }
