@@ -50,9 +50,6 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Render the OpenAPI and AsyncAPI documents as static HTML pages in `target/docs/`.
     Docs(docs::DocsArgs),
-    /// Build the pinned cargo-semver-checks into tools/semver-checks/ (`cargo xtask test` needs it and
-    /// builds it too; CI starts this first, in the background).
-    BuildSemverChecks,
 }
 
 fn main() -> ExitCode {
@@ -72,8 +69,8 @@ fn main() -> ExitCode {
         Command::Test(args) => test::run(&args),
         Command::Fuzz(args) => fuzz::run(&args),
         Command::Bench(args) => bench::run(&args),
+
         Command::Docs(args) => docs::run(&args),
-        Command::BuildSemverChecks => semver::build(&workspace_root()),
     }
 }
 

@@ -49,12 +49,7 @@ fn log_path(root: &Path) -> PathBuf {
 fn spawn_build(root: &Path) -> Result<Child, String> {
     let dir = root.join(DIR);
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {DIR}: {e}"))?;
-    // Appended to: CI starts a build of its own first (`cargo xtask build-semver-checks`), and the one
-    // `cargo xtask test` starts then waits on cargo's lock of the build folder, and finds it built.
-    let log = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(log_path(root))
+    let log = std::fs::File::create(log_path(root))
         .map_err(|e| format!("cannot write {DIR}/build.log: {e}"))?;
     let log_too = log
         .try_clone()
@@ -147,27 +142,6 @@ fn finish_build(root: &Path) -> Result<PathBuf, String> {
         started.elapsed().as_secs_f64()
     );
     Ok(root.join(DIR).join("bin").join("cargo-semver-checks"))
-}
-
-/// `cargo xtask build-semver-checks`: builds the pinned cargo-semver-checks now, at the lowest CPU
-/// priority, unless it is installed. CI runs it in the background from its first step, so that the
-/// build also takes the CPU that clippy and `codegen --check` leave idle.
-pub(crate) fn build(root: &Path) -> std::process::ExitCode {
-    if let Some(binary) = installed(root) {
-        eprintln!(
-            "cargo-semver-checks {VERSION} is installed: {}",
-            binary.display()
-        );
-        return std::process::ExitCode::SUCCESS;
-    }
-    start_install(root);
-    match finish_build(root) {
-        Ok(_) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            std::process::ExitCode::FAILURE
-        }
-    }
 }
 
 /// The step: waits for the build (or builds now), then runs the ignored test with the binary.
