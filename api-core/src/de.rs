@@ -1,7 +1,8 @@
-//! The `Deserialize` impl of a generic REST resource ([`deserialize_struct!`](crate::deserialize_struct)):
-//! an adapter over the tables' field-name lookup ([`crate::table::Key`]). A table is a static, of no
-//! type parameter, so a generic struct (`Page<T>`) has none; every other REST resource is read by its
-//! table, as the payload structs are.
+//! The `Deserialize` impl of a REST resource that has no table ([`deserialize_struct!`](crate::deserialize_struct)):
+//! an adapter over the tables' field-name lookup ([`crate::table::Key`]). A resource that holds a
+//! free-form one (`type: obj`, a JSON object kept whole, which has no table) is read by it; none of the
+//! platform's does, and every other REST resource, the generic page `Page<T>` too, is read by its table,
+//! as the payload structs are.
 //!
 //! serde_derive writes a field enum, a key visitor, a map visitor and a sequence visitor for every struct;
 //! the macro writes one map and one sequence visitor per struct and shares everything else. It accepts

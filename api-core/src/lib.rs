@@ -10,7 +10,7 @@
 //!    through serde or over JSON text, into owned structs or borrowed views, and the one writer
 //!    (`Serialize`); `table_struct!` is all a generated struct carries;
 //! 4. thin adapters over the tables: [`shape`] (the check that keeps nothing, behind located errors)
-//!    and [`de`] (the `Deserialize` of a generic REST resource, `Page<T>`, which has no table).
+//!    and [`de`] (the `Deserialize` of a REST resource that holds a free-form one, which has no table).
 //!
 //! The catalogue of a generated crate is one table of [`catalogue`] rows over those tables.
 //!

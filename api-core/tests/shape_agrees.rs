@@ -21,7 +21,7 @@
 
 use energy_api_core::read::{ReadJson, Reader};
 use energy_api_core::shape::{StructTable, check_struct};
-use energy_api_core::table::{Mode, deserialize_object};
+use energy_api_core::table::{FromFields, Mode, deserialize_object};
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -70,6 +70,15 @@ struct Priced {
     tariffs: std::collections::BTreeMap<String, std::collections::BTreeMap<String, Account>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     quotes: Option<std::collections::BTreeMap<String, i64>>,
+}
+
+/// A generic struct (the REST API's page), of the structs above.
+#[derive(Debug, Deserialize, Serialize)]
+#[allow(dead_code, reason = "only decoded")]
+struct Page<T> {
+    count: i64,
+    next: Option<String>,
+    results: Vec<T>,
 }
 
 /// serde's derive cannot read members kept as their text (`#[serde(flatten)]` buffers them as values
@@ -173,6 +182,20 @@ mod table {
         additional_fields: energy_api_core::Unlisted,
     }
     table_struct!(Kept, [mprn: Str], by_name: [0, 1], keep_unlisted_in additional_fields);
+
+    /// Its table names its parameter's: `Struct(T)`.
+    #[derive(Debug)]
+    #[allow(dead_code, reason = "only decoded")]
+    pub struct Page<T> {
+        count: i64,
+        next: Option<String>,
+        results: Vec<T>,
+    }
+    table_struct!(
+        Page<T>,
+        [count: Int, next: Optional(&Str), results: Array(&Struct(T))],
+        by_name: [0, 1, 2, 3],
+    );
 
     pub mod borrowed {
         use energy_api_core::{CowStr, RawObject, Unlisted, table_struct};
@@ -378,6 +401,16 @@ fn assert_agree(json: &str) -> Vec<(&'static str, bool, bool)> {
             Reader::read_all::<table::Priced>(json).is_ok()
                 && Reader::read_all::<b::Priced<'_>>(json).is_ok(),
         ),
+        // No borrowed view of a generic struct: the owned one stands in for it.
+        (
+            "Page",
+            agree::<Page<Account>, table::Page<table::Account>, table::Page<table::Account>>(
+                "Page",
+                <table::Page<table::Account> as FromFields>::TABLE,
+                json,
+            ),
+            Reader::read_all::<table::Page<table::Account>>(json).is_ok(),
+        ),
         (
             "Kept",
             agree::<Kept, table::Kept, b::Kept<'_>>("Kept", &table::Kept, json),
@@ -429,6 +462,7 @@ fn valid_samples() -> Vec<Value> {
         json!({"account_number": "A-1", "note": "renamed field under its former name"}),
         json!({"n\u{75}mber": "A-1", "escaped key": "\u{e9}"}),
         json!({"account_id": "A-1", "account_number": "A-1"}),
+        json!({"count": 2, "next": null, "results": [{"number": "A-1"}, {"number": "A-2"}]}),
         json!({
             "tariffs": {"_A": {"direct_debit_monthly": {"number": "E-1R-X-A"}}, "_B": {}},
             "quotes": {"_A": 67365, "_B": -1}

@@ -73,7 +73,8 @@ impl Which {
     fn count_items<E, T>(self, config: ClientConfig, endpoint: &E) -> (usize, Option<Error>)
     where
         E: Endpoint<Response = Page<T>>,
-        T: DeserializeOwned + Send + 'static,
+        T: Send + 'static,
+        Page<T>: DeserializeOwned,
     {
         let mut count = 0;
         let mut ended = None;

@@ -22,19 +22,22 @@ trait Api {
     fn items<E, T>(&self, config: ClientConfig, endpoint: &E) -> (Vec<T>, Option<Error>)
     where
         E: Endpoint<Response = Page<T>>,
-        T: DeserializeOwned + Send + 'static;
+        T: Send + 'static,
+        Page<T>: DeserializeOwned;
 
     /// The first `n` records of a list.
     fn first_items<E, T>(&self, config: ClientConfig, endpoint: &E, n: usize) -> Vec<T>
     where
         E: Endpoint<Response = Page<T>>,
-        T: DeserializeOwned + Send + 'static;
+        T: Send + 'static,
+        Page<T>: DeserializeOwned;
 
     /// Every page of a list, with the error that ended it.
     fn pages<E, T>(&self, config: ClientConfig, endpoint: &E) -> (Vec<Page<T>>, Option<Error>)
     where
         E: Endpoint<Response = Page<T>>,
-        T: DeserializeOwned + Send + 'static;
+        T: Send + 'static,
+        Page<T>: DeserializeOwned;
 
     /// One call.
     fn send<E: Endpoint>(&self, config: ClientConfig, endpoint: &E) -> Result<E::Response, Error>
@@ -62,7 +65,8 @@ impl Api for Blocking {
     fn items<E, T>(&self, config: ClientConfig, endpoint: &E) -> (Vec<T>, Option<Error>)
     where
         E: Endpoint<Response = Page<T>>,
-        T: DeserializeOwned + Send + 'static,
+        T: Send + 'static,
+        Page<T>: DeserializeOwned,
     {
         split(Client::new(config).items(endpoint))
     }
@@ -70,7 +74,8 @@ impl Api for Blocking {
     fn first_items<E, T>(&self, config: ClientConfig, endpoint: &E, n: usize) -> Vec<T>
     where
         E: Endpoint<Response = Page<T>>,
-        T: DeserializeOwned + Send + 'static,
+        T: Send + 'static,
+        Page<T>: DeserializeOwned,
     {
         let (items, error) = split(Client::new(config).items(endpoint).take(n));
         assert!(error.is_none(), "{error:?}");
@@ -80,7 +85,8 @@ impl Api for Blocking {
     fn pages<E, T>(&self, config: ClientConfig, endpoint: &E) -> (Vec<Page<T>>, Option<Error>)
     where
         E: Endpoint<Response = Page<T>>,
-        T: DeserializeOwned + Send + 'static,
+        T: Send + 'static,
+        Page<T>: DeserializeOwned,
     {
         split(Client::new(config).pages(endpoint))
     }
@@ -113,7 +119,8 @@ impl Api for Async {
     fn items<E, T>(&self, config: ClientConfig, endpoint: &E) -> (Vec<T>, Option<Error>)
     where
         E: Endpoint<Response = Page<T>>,
-        T: DeserializeOwned + Send + 'static,
+        T: Send + 'static,
+        Page<T>: DeserializeOwned,
     {
         use futures_util::StreamExt as _;
         split(Self::block_on(async {
@@ -127,7 +134,8 @@ impl Api for Async {
     fn first_items<E, T>(&self, config: ClientConfig, endpoint: &E, n: usize) -> Vec<T>
     where
         E: Endpoint<Response = Page<T>>,
-        T: DeserializeOwned + Send + 'static,
+        T: Send + 'static,
+        Page<T>: DeserializeOwned,
     {
         use futures_util::StreamExt as _;
         let (items, error) = split(Self::block_on(async {
@@ -144,7 +152,8 @@ impl Api for Async {
     fn pages<E, T>(&self, config: ClientConfig, endpoint: &E) -> (Vec<Page<T>>, Option<Error>)
     where
         E: Endpoint<Response = Page<T>>,
-        T: DeserializeOwned + Send + 'static,
+        T: Send + 'static,
+        Page<T>: DeserializeOwned,
     {
         use futures_util::StreamExt as _;
         split(Self::block_on(async {

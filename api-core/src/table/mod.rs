@@ -523,6 +523,11 @@ const fn same_str(a: &str, b: &str) -> bool {
 /// that other structs hold as a field is written `nested Name` (it is then read from a slot) and is
 /// named in a row as `Struct(&path::to::Name)`.
 ///
+/// A generic struct, `Name<T>` (the REST API's page), has its table as its [`FromFields::TABLE`] (a
+/// static cannot name a type parameter), and a row names the parameter's table as `Struct(T)`:
+/// `table_struct!(Page<T>, [count: Int, results: Array(&Struct(T))], by_name: [0, 1, 2])`. It reads
+/// where `T` has a table of its own (`T: FromFields + FromSlot`, which every generated struct has).
+///
 /// A borrowed view shares its owned struct's table: `Name<'a>, view_of path::to::Owned, [rows]`, each
 /// row its field with the JSON name and `=> omit_none` but no shape; the view's rows are checked
 /// against the table, by name ([`view_matches`]), when the crate's own tests compile (`cfg(test)`): a
@@ -609,12 +614,71 @@ macro_rules! table_struct {
             }
         }
     };
+    // A generic struct (the REST API's page, `Page<T>`): its table is an associated constant of its
+    // `FromFields`, as a static cannot name a type parameter, and a row names the parameter's table as
+    // `Struct(T::TABLE)`. It is read where its parameter has a table.
+    ($name:ident <$param:ident>, [$($field:ident $(= $json:literal)? : $shape:expr $(=> $omit:ident)?),* $(,)?], by_name: [$($by_name:literal),* $(,)?] $(, aliases: [$($former:literal => $target:ident),* $(,)?])? $(, keep_unlisted_in $additional:ident)? $(,)?) => {
+        impl<'a, $param: $crate::table::FromFields<'a> + $crate::table::FromSlot<'a>>
+            $crate::table::FromFields<'a> for $name<$param>
+        {
+            const TABLE: &'static $crate::table::StructTable = {
+                #[allow(unused_imports, reason = "a struct of scalars names no composite shape")]
+                use $crate::table::Shape::*;
+                #[allow(non_snake_case, reason = "the parameter's table, named as the parameter")]
+                let $param = <$param as $crate::table::FromFields<'a>>::TABLE;
+                &$crate::table::StructTable {
+                    name: ::std::concat!("struct ", ::std::stringify!($name)),
+                    fields: &[$($crate::table_struct!(@json $field $(= $json)?)),*],
+                    aliases: $crate::table_struct!(@aliases [$(::std::stringify!($field)),*] $($($former => $target),*)?),
+                    by_name: &[$($by_name),*],
+                    shapes: &[$($shape),*],
+                    omit_none: &[$($crate::table_struct!(@omits $($omit)?)),*],
+                    keep_unlisted: $crate::table_struct!(@keeps $($additional)?),
+                }
+            };
+            const MODE: $crate::table::Mode = $crate::table::Mode::Owned;
+            #[inline]
+            fn build(fields: $crate::table::Fields<'a>, ok: &mut bool) -> Self {
+                $crate::table_struct!(@body $name, fields, ok, [$($field),*] $(, $additional)?)
+            }
+        }
+        impl<'de, $param: $crate::table::FromFields<'de> + $crate::table::FromSlot<'de>>
+            $crate::__private::serde::Deserialize<'de> for $name<$param>
+        {
+            fn deserialize<D: $crate::__private::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::std::result::Result<Self, D::Error> {
+                $crate::table::deserialize_into(deserializer)
+            }
+        }
+        impl<$param: $crate::__private::serde::Serialize> $crate::__private::serde::Serialize for $name<$param> {
+            fn serialize<S: $crate::__private::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::std::result::Result<S::Ok, S::Error> {
+                $crate::table_struct!(@serialize self, serializer, $name, [$($field $(= $json)? $(=> $omit)?),*] $(, $additional)?)
+            }
+        }
+    };
     // A struct other structs hold: read from a slot, written as a field.
     (@nested $name:ident <$lt:lifetime> $($rest:tt)*) => {
         impl<$lt> $crate::table::FromSlot<$lt> for $name<$lt> {
             #[inline]
             fn from_slot(
                 slot: ::std::option::Option<$crate::table::Slot<$lt>>,
+                ok: &mut bool,
+            ) -> Self {
+                $crate::table::struct_from_slot(slot, ok)
+            }
+        }
+    };
+    (@nested $name:ident <$param:ident> $($rest:tt)*) => {
+        impl<'a, $param: $crate::table::FromFields<'a> + $crate::table::FromSlot<'a>>
+            $crate::table::FromSlot<'a> for $name<$param>
+        {
+            #[inline]
+            fn from_slot(
+                slot: ::std::option::Option<$crate::table::Slot<'a>>,
                 ok: &mut bool,
             ) -> Self {
                 $crate::table::struct_from_slot(slot, ok)

@@ -607,7 +607,7 @@ impl Link {
 );
 
 /// The paginated list envelope of every list response. When there are more records than `page_size` (usually 100), the client must request the next page explicitly, with the URL given in `next`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Page<T> {
     /// The number of records reported for the response (all pages).
@@ -638,15 +638,15 @@ impl<T> Page<T> {
     }
 }
 
-::energy_api_core::deserialize_struct!(
-    Page<T>,
-    "struct Page",
+::energy_api_core::table_struct!(
+    nested Page<T>,
     [
-        (0, required, count, "count"),
-        (1, nullable, next, "next"),
-        (2, nullable, previous, "previous"),
-        (3, required, results, "results"),
+        count: Int,
+        next: Optional(&Str),
+        previous: Optional(&Str),
+        results: Array(&Struct(T)),
     ],
+    by_name: [0, 1, 2, 3, 4],
 );
 
 /// A product, as an element of the products list.

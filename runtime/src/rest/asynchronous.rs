@@ -92,7 +92,7 @@ impl AsyncClient {
     ) -> impl Stream<Item = Result<Page<T>, Error>> + use<E, T>
     where
         E: Endpoint<Response = Page<T>>,
-        T: DeserializeOwned,
+        Page<T>: DeserializeOwned,
     {
         let cursor = self.config.pages(endpoint);
         stream::unfold((self.clone(), cursor), |(client, mut cursor)| async move {
@@ -114,7 +114,7 @@ impl AsyncClient {
     pub fn items<E, T>(&self, endpoint: &E) -> impl Stream<Item = Result<T, Error>> + use<E, T>
     where
         E: Endpoint<Response = Page<T>>,
-        T: DeserializeOwned,
+        Page<T>: DeserializeOwned,
     {
         self.pages(endpoint)
             .map_ok(|page| stream::iter(page.results.into_iter().map(Ok)))

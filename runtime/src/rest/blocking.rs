@@ -104,7 +104,7 @@ impl Client {
     pub fn pages<E, T>(&self, endpoint: &E) -> Pages<T>
     where
         E: Endpoint<Response = Page<T>>,
-        T: DeserializeOwned,
+        Page<T>: DeserializeOwned,
     {
         Pages {
             client: self.clone(),
@@ -117,7 +117,7 @@ impl Client {
     pub fn items<E, T>(&self, endpoint: &E) -> Items<T>
     where
         E: Endpoint<Response = Page<T>>,
-        T: DeserializeOwned,
+        Page<T>: DeserializeOwned,
     {
         Items {
             pages: self.pages(endpoint),
@@ -237,7 +237,10 @@ impl<T> Pages<T> {
     }
 }
 
-impl<T: DeserializeOwned> Iterator for Pages<T> {
+impl<T> Iterator for Pages<T>
+where
+    Page<T>: DeserializeOwned,
+{
     type Item = Result<Page<T>, Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -262,7 +265,10 @@ pub struct Items<T> {
     buffer: VecDeque<T>,
 }
 
-impl<T: DeserializeOwned> Iterator for Items<T> {
+impl<T> Iterator for Items<T>
+where
+    Page<T>: DeserializeOwned,
+{
     type Item = Result<T, Error>;
 
     fn next(&mut self) -> Option<Self::Item> {

@@ -390,7 +390,13 @@ fn compact(tokens: &[proc_macro2::TokenTree]) -> String {
                 i.checked_sub(1).and_then(|j| tokens.get(j)),
                 Some(proc_macro2::TokenTree::Ident(_))
             );
+        // A path after `as` keeps its space: `<T as ::energy_api_core::…>`.
+        let after_as = matches!(
+            i.checked_sub(1).and_then(|j| tokens.get(j)),
+            Some(proc_macro2::TokenTree::Ident(word)) if word == "as"
+        );
         let joins = !lone_colon(i)
+            && !after_as
             && (out.is_empty()
                 || call
                 || out.ends_with(['<', ':', '\'', '&'])

@@ -508,7 +508,7 @@ pub(crate) fn struct_tokens(
         .collect();
     }
     // Event payloads, shared types and the REST resources that have a table (`nested`: every one but
-    // the generic page and the free-form) are written by their table too (`table_struct!`): serde's
+    // a free-form one and one that holds it) are written by their table too (`table_struct!`): serde's
     // attributes are for the derive the others keep.
     let by_table = matches!(home, Home::Types) || nested;
     let fields = s.fields.iter().map(|f| {
@@ -602,17 +602,24 @@ fn shape_expr(ty: &Type, format: Option<Format>, home: Home) -> TokenStream {
             let value = shape_expr(value, None, home);
             quote!(Map(&#value))
         }
-        // Events name shared types, REST resources other resources (never a generic one: a resource
-        // that holds one keeps `deserialize_struct!`).
+        // Events name shared types, REST resources other resources: the table of a struct is a static
+        // named as it is; a generic one's is its `FromFields::TABLE`.
         Type::Named(r) => {
             let name = format_ident!("{}", r.name);
-            match home {
-                Home::Types => quote!(Struct(&crate::types::#name)),
-                Home::Rest => quote!(Struct(&crate::rest::#name)),
+            match (home, &r.arg) {
+                (Home::Types, _) => quote!(Struct(&crate::types::#name)),
+                (Home::Rest, None) => quote!(Struct(&crate::rest::#name)),
+                (Home::Rest, Some(_)) => {
+                    let ty = value_type(ty, None, home, false);
+                    quote!(Struct(<#ty as ::energy_api_core::table::FromFields<'static>>::TABLE))
+                }
             }
         }
-        // A type parameter has no table (see `rest::tabled`).
-        Type::Param(_) => quote!(Obj),
+        // In a generic struct's table, the parameter names its own (`table_struct!`'s generic form).
+        Type::Param(p) => {
+            let p = format_ident!("{}", p);
+            quote!(Struct(#p))
+        }
     }
 }
 
@@ -621,8 +628,8 @@ fn shape_expr(ty: &Type, format: Option<Format>, home: Home) -> TokenStream {
 /// Event payloads and shared types are read by their table: `energy_api_core::table_struct!`, beside
 /// the struct, makes the table from a row per field, the conversion from the fields the one reader of
 /// `energy_api_core::table` read, and `Deserialize` and the fast reader's `ReadJson` as calls to that
-/// reader. So are the REST resources that have a table (`nested`); the generic page gets
-/// `deserialize_struct!`'s compact map visitor.
+/// reader. So are the REST resources that have a table (`nested`: see `rest::tabled`), the generic page
+/// too; one that has none gets `deserialize_struct!`'s compact map visitor.
 fn deserialize_impl(s: &Struct, home: Home, nested: bool) -> TokenStream {
     let name = format_ident!("{}", s.rust_name);
     let generics = s.generic.as_ref().map(|g| {
@@ -631,7 +638,7 @@ fn deserialize_impl(s: &Struct, home: Home, nested: bool) -> TokenStream {
     });
     match home {
         Home::Types => table_impl(s, quote!(#name), None, nested, home),
-        Home::Rest if nested => table_impl(s, quote!(#name), None, nested, home),
+        Home::Rest if nested => table_impl(s, quote!(#name #generics), None, nested, home),
         Home::Rest => deserialize_impl_named(s, quote!(#name #generics)),
     }
 }

@@ -42,21 +42,23 @@ pub(super) fn file(model: &Model) -> TokenStream {
     }
 }
 
-/// The resources read by their table (`table_struct!`), as event payloads are: every one but a generic
-/// one (a table is a static, of no type parameter), a free-form one (a map, no fields) and one that
-/// holds either, however deep.
+/// The resources read by their table (`table_struct!`), as event payloads are: every one but a free-form
+/// one (a map, no fields) and one that holds it, however deep. None of the platform's does: one that
+/// does keeps `deserialize_struct!`.
 fn tabled(resources: &[Struct]) -> BTreeSet<&str> {
     fn holds_only(ty: &Type, tabled: &BTreeSet<&str>) -> bool {
         match ty {
-            Type::Str | Type::Int | Type::Num | Type::Bool | Type::Obj => true,
+            Type::Str | Type::Int | Type::Num | Type::Bool | Type::Obj | Type::Param(_) => true,
             Type::Array(inner) | Type::Map(inner) => holds_only(inner, tabled),
-            Type::Named(r) => r.arg.is_none() && tabled.contains(r.name.as_str()),
-            Type::Param(_) => false,
+            Type::Named(r) => {
+                tabled.contains(r.name.as_str())
+                    && r.arg.as_deref().is_none_or(|arg| holds_only(arg, tabled))
+            }
         }
     }
     let mut tabled: BTreeSet<&str> = resources
         .iter()
-        .filter(|r| r.generic.is_none() && !r.free_form)
+        .filter(|r| !r.free_form)
         .map(|r| r.name.as_str())
         .collect();
     // Leave out, until nothing changes, each resource that holds one left out.
