@@ -575,19 +575,8 @@ macro_rules! table_struct {
     };
     ($name:ident, [$($field:ident $(= $json:literal)? : $shape:expr $(=> $omit:ident)?),* $(,)?], by_name: [$($by_name:literal),* $(,)?] $(, aliases: [$($former:literal => $target:ident),* $(,)?])? $(, keep_unlisted_in $additional:ident)? $(,)?) => {
         #[allow(non_upper_case_globals, reason = "a struct's table is named as the struct")]
-        pub(crate) static $name: $crate::table::StructTable = {
-            #[allow(unused_imports, reason = "a struct of scalars names no composite shape")]
-            use $crate::table::Shape::*;
-            $crate::table::StructTable {
-                name: ::std::concat!("struct ", ::std::stringify!($name)),
-                fields: &[$($crate::table_struct!(@json $field $(= $json)?)),*],
-                aliases: $crate::table_struct!(@aliases [$(::std::stringify!($field)),*] $($($former => $target),*)?),
-                by_name: &[$($by_name),*],
-                shapes: &[$($shape),*],
-                omit_none: &[$($crate::table_struct!(@omits $($omit)?)),*],
-                keep_unlisted: $crate::table_struct!(@keeps $($additional)?),
-            }
-        };
+        pub(crate) static $name: $crate::table::StructTable =
+            $crate::table_struct!(@table $name, [$($field $(= $json)? : $shape $(=> $omit)?),*], [$($by_name),*], [$($($former => $target),*)?], [$($additional)?]);
         impl<'a> $crate::table::FromFields<'a> for $name {
             const TABLE: &'static $crate::table::StructTable = &$name;
             const MODE: $crate::table::Mode = $crate::table::Mode::Owned;
@@ -616,25 +605,15 @@ macro_rules! table_struct {
     };
     // A generic struct (the REST API's page, `Page<T>`): its table is an associated constant of its
     // `FromFields`, as a static cannot name a type parameter, and a row names the parameter's table as
-    // `Struct(T::TABLE)`. It is read where its parameter has a table.
+    // `Struct(T)`. It is read where its parameter has a table.
     ($name:ident <$param:ident>, [$($field:ident $(= $json:literal)? : $shape:expr $(=> $omit:ident)?),* $(,)?], by_name: [$($by_name:literal),* $(,)?] $(, aliases: [$($former:literal => $target:ident),* $(,)?])? $(, keep_unlisted_in $additional:ident)? $(,)?) => {
         impl<'a, $param: $crate::table::FromFields<'a> + $crate::table::FromSlot<'a>>
             $crate::table::FromFields<'a> for $name<$param>
         {
             const TABLE: &'static $crate::table::StructTable = {
-                #[allow(unused_imports, reason = "a struct of scalars names no composite shape")]
-                use $crate::table::Shape::*;
                 #[allow(non_snake_case, reason = "the parameter's table, named as the parameter")]
                 let $param = <$param as $crate::table::FromFields<'a>>::TABLE;
-                &$crate::table::StructTable {
-                    name: ::std::concat!("struct ", ::std::stringify!($name)),
-                    fields: &[$($crate::table_struct!(@json $field $(= $json)?)),*],
-                    aliases: $crate::table_struct!(@aliases [$(::std::stringify!($field)),*] $($($former => $target),*)?),
-                    by_name: &[$($by_name),*],
-                    shapes: &[$($shape),*],
-                    omit_none: &[$($crate::table_struct!(@omits $($omit)?)),*],
-                    keep_unlisted: $crate::table_struct!(@keeps $($additional)?),
-                }
+                &$crate::table_struct!(@table $name, [$($field $(= $json)? : $shape $(=> $omit)?),*], [$($by_name),*], [$($($former => $target),*)?], [$($additional)?])
             };
             const MODE: $crate::table::Mode = $crate::table::Mode::Owned;
             #[inline]
@@ -660,6 +639,20 @@ macro_rules! table_struct {
             }
         }
     };
+    // The table of a struct, from its rows.
+    (@table $name:ident, [$($field:ident $(= $json:literal)? : $shape:expr $(=> $omit:ident)?),*], [$($by_name:literal),*], [$($former:literal => $target:ident),*], [$($additional:ident)?]) => {{
+        #[allow(unused_imports, reason = "a struct of scalars names no composite shape")]
+        use $crate::table::Shape::*;
+        $crate::table::StructTable {
+            name: ::std::concat!("struct ", ::std::stringify!($name)),
+            fields: &[$($crate::table_struct!(@json $field $(= $json)?)),*],
+            aliases: $crate::table_struct!(@aliases [$(::std::stringify!($field)),*] $($former => $target),*),
+            by_name: &[$($by_name),*],
+            shapes: &[$($shape),*],
+            omit_none: &[$($crate::table_struct!(@omits $($omit)?)),*],
+            keep_unlisted: $crate::table_struct!(@keeps $($additional)?),
+        }
+    }};
     // A struct other structs hold: read from a slot, written as a field.
     (@nested $name:ident <$lt:lifetime> $($rest:tt)*) => {
         impl<$lt> $crate::table::FromSlot<$lt> for $name<$lt> {
