@@ -11,7 +11,7 @@ const FURTHER_STEPS: &[(&str, Step)] = &[
         crate::compat::check,
     ),
     (
-        "third-party validators of openapi.yaml and asyncapi.yaml",
+        "third-party validators of openapi.yaml and asyncapi.yaml, and of the Grafana dashboard",
         crate::validate::run,
     ),
     (

@@ -61,6 +61,11 @@ impl Tools {
         self.command(self.dir.join("node_modules/.bin").join(name))
     }
 
+    /// The folder's `node_modules`, where the npm packages are.
+    pub(crate) fn node_modules(&self) -> PathBuf {
+        self.dir.join("node_modules")
+    }
+
     /// A command running one of the folder's node scripts.
     pub(crate) fn node_script(&self, script: &str) -> Command {
         let mut command = self.command("node");

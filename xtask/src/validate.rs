@@ -4,10 +4,15 @@
 //! `generated/consumers/`, which refers to the producer's channels) and `openapi-spec-validator`
 //! (OpenAPI).
 //!
+//! The operators' Grafana dashboard (`docs/grafana/energy-consumer.json`) is held to the types Grafana
+//! publishes for a dashboard (`@grafana/schema`), by `tsc`: no Grafana server is reachable from CI, so
+//! the dashboard is not loaded into one (its queries run on a real Prometheus in
+//! `cli/tests/bus_metrics.rs`).
+//!
 //! Each must pass with no error and no warning (the configs in `tools/validators/` switch rules off only
-//! with a reason). Each also runs on a copy of the document with one broken `$ref` and must fail naming
-//! it, so that a validator that checks nothing (a wrong path, a config that disables everything) fails
-//! this step instead of passing it.
+//! with a reason). Each also runs on a copy of the document with one broken `$ref` (the dashboard: a
+//! panel with a key Grafana does not know) and must fail naming it, so that a validator that checks
+//! nothing (a wrong path, a config that disables everything) fails this step instead of passing it.
 
 use crate::tools::{Job, Tools, clip, output_text, run_two_at_a_time, run_with_timeout};
 use std::path::{Path, PathBuf};
@@ -16,6 +21,9 @@ use std::time::Duration;
 
 /// The name the broken copies refer to.
 const MISSING: &str = "NoSuchSchema";
+
+/// The operators' Grafana dashboard, relative to the workspace root.
+const DASHBOARD: &str = "docs/grafana/energy-consumer.json";
 
 /// How long one validator may take.
 const LIMIT: Duration = Duration::from_secs(300);
@@ -108,6 +116,7 @@ pub(crate) fn run(root: &Path) -> Result<(), String> {
         });
     }
     checks.extend(consumer_documents(root, &model, &tools, &canary_dir)?);
+    checks.extend(grafana_dashboard(root, &tools, &canary_dir)?);
     let jobs: Vec<Job> = checks
         .into_iter()
         .map(|check| -> Job {
@@ -143,11 +152,11 @@ fn judge(check: Check) -> Result<(), String> {
         }
         Expect::Pass(_) => Ok(()),
         Expect::Fail if output.status.success() => Err(format!(
-            "passed a document with a broken `$ref` (to `{MISSING}`): it checks nothing\n{}",
+            "passed a broken copy (a `$ref` to, or a key named, `{MISSING}`): it checks nothing\n{}",
             clip(&text)
         )),
         Expect::Fail if !text.contains(MISSING) => Err(format!(
-            "failed on the broken copy without naming the broken `$ref` (to `{MISSING}`):\n{}",
+            "failed on the broken copy without naming what is broken (`{MISSING}`):\n{}",
             clip(&text)
         )),
         Expect::Fail => Ok(()),
@@ -214,6 +223,57 @@ fn consumer_documents(
         command: parser,
         expect: Expect::Fail,
     });
+    Ok(checks)
+}
+
+/// `tsc` on the dashboard written as a TypeScript object literal that `satisfies` `@grafana/schema`'s
+/// `Dashboard`: a key Grafana does not know, a value of the wrong type or a missing required field is an
+/// error. And on a copy whose first panel has the key `NoSuchSchema`, which must fail naming it.
+fn grafana_dashboard(root: &Path, tools: &Tools, canary_dir: &Path) -> Result<Vec<Check>, String> {
+    let text = std::fs::read_to_string(root.join(DASHBOARD))
+        .map_err(|e| format!("cannot read {DASHBOARD}: {e}"))?;
+    let mut broken: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{DASHBOARD} is not JSON: {e}"))?;
+    let first_panel = broken
+        .pointer_mut("/panels/0")
+        .and_then(serde_json::Value::as_object_mut)
+        .ok_or_else(|| format!("{DASHBOARD} has no panel"))?;
+    first_panel.insert(MISSING.to_owned(), serde_json::Value::from(1));
+    let broken = serde_json::to_string_pretty(&broken).map_err(|e| e.to_string())?;
+    let dir = canary_dir.join("grafana");
+    crate::files::create_dir(&dir)?;
+    let mut checks = Vec::new();
+    for (json, file, which, expect) in [
+        (text, "dashboard.ts", "", Expect::Pass(None)),
+        (
+            broken,
+            "dashboard-broken.ts",
+            " (broken copy)",
+            Expect::Fail,
+        ),
+    ] {
+        let path = dir.join(file);
+        crate::files::write(
+            &path,
+            &format!(
+                "import type {{ Dashboard }} from '@grafana/schema';\n\
+                 export const dashboard = ({json}) satisfies Dashboard;\n"
+            ),
+        )?;
+        let mut tsc = tools.npm_bin("tsc");
+        tsc.args([
+            "--noEmit", "--strict", "--target", "es2022", "--module", "esnext",
+        ])
+        .args(["--moduleResolution", "bundler", "--baseUrl"])
+        // The copy is outside the tools' folder: bare names resolve in its `node_modules`.
+        .arg(tools.node_modules())
+        .arg(&path);
+        checks.push(Check {
+            name: format!("tsc, @grafana/schema's Dashboard: {DASHBOARD}{which}"),
+            command: tsc,
+            expect,
+        });
+    }
     Ok(checks)
 }
 
