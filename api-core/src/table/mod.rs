@@ -655,34 +655,21 @@ macro_rules! table_struct {
     }};
     // A struct other structs hold: read from a slot, written as a field.
     (@nested $name:ident <$lt:lifetime> $($rest:tt)*) => {
-        impl<$lt> $crate::table::FromSlot<$lt> for $name<$lt> {
+        $crate::table_struct!(@from_slot [$lt] $lt, $name<$lt>);
+    };
+    (@nested $name:ident <$param:ident> $($rest:tt)*) => {
+        $crate::table_struct!(
+            @from_slot ['a, $param: $crate::table::FromFields<'a> + $crate::table::FromSlot<'a>] 'a, $name<$param>
+        );
+    };
+    (@nested $name:ident $($rest:tt)*) => {
+        $crate::table_struct!(@from_slot ['a] 'a, $name);
+    };
+    (@from_slot [$($generics:tt)*] $lt:lifetime, $ty:ty) => {
+        impl<$($generics)*> $crate::table::FromSlot<$lt> for $ty {
             #[inline]
             fn from_slot(
                 slot: ::std::option::Option<$crate::table::Slot<$lt>>,
-                ok: &mut bool,
-            ) -> Self {
-                $crate::table::struct_from_slot(slot, ok)
-            }
-        }
-    };
-    (@nested $name:ident <$param:ident> $($rest:tt)*) => {
-        impl<'a, $param: $crate::table::FromFields<'a> + $crate::table::FromSlot<'a>>
-            $crate::table::FromSlot<'a> for $name<$param>
-        {
-            #[inline]
-            fn from_slot(
-                slot: ::std::option::Option<$crate::table::Slot<'a>>,
-                ok: &mut bool,
-            ) -> Self {
-                $crate::table::struct_from_slot(slot, ok)
-            }
-        }
-    };
-    (@nested $name:ident $($rest:tt)*) => {
-        impl<'a> $crate::table::FromSlot<'a> for $name {
-            #[inline]
-            fn from_slot(
-                slot: ::std::option::Option<$crate::table::Slot<'a>>,
                 ok: &mut bool,
             ) -> Self {
                 $crate::table::struct_from_slot(slot, ok)
