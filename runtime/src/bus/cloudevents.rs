@@ -468,25 +468,28 @@ fn decode<'a>(header: &str, raw: &'a str) -> Result<std::borrow::Cow<'a, str>, E
 /// Headers as a JSON object, sorted by name; a name that repeats holds an array of its values.
 fn headers_object(extra: &mut [(&str, &str)]) -> Box<RawValue> {
     extra.sort();
-    let mut object = serde_json::Map::new();
-    for (name, value) in extra.iter() {
-        let value = serde_json::Value::from(*value);
-        match object.get_mut(*name) {
-            None => {
-                object.insert((*name).to_owned(), value);
-            }
-            Some(serde_json::Value::Array(values)) => values.push(value),
-            Some(first) => {
-                let first = first.take();
-                object.insert(
-                    (*name).to_owned(),
-                    serde_json::Value::Array(vec![first, value]),
-                );
+    // A map of strings always serialises to a valid raw value.
+    serde_json::value::to_raw_value(&HeadersObject(extra)).unwrap_or_else(|_| empty_object())
+}
+
+/// Sorted headers written as a JSON object (straight from the pairs: no map of values in between).
+struct HeadersObject<'a>(&'a [(&'a str, &'a str)]);
+
+impl serde::Serialize for HeadersObject<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let mut object = serializer.serialize_map(None)?;
+        for repeated in self.0.chunk_by(|a, b| a.0 == b.0) {
+            match repeated {
+                [(name, value)] => object.serialize_entry(name, value)?,
+                _ => {
+                    let values: Vec<&str> = repeated.iter().map(|(_, value)| *value).collect();
+                    object.serialize_entry(repeated[0].0, &values)?
+                }
             }
         }
+        object.end()
     }
-    // A map of strings always serialises to a valid raw value.
-    serde_json::value::to_raw_value(&object).unwrap_or_else(|_| empty_object())
 }
 
 fn empty_object() -> Box<RawValue> {
