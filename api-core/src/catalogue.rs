@@ -5,7 +5,9 @@
 //! `EventType` (`event_type as usize`), so that the name, section and versions of an event type, the
 //! table of a payload version and the making of an event from it are each a lookup, not a `match` of
 //! a few hundred arms: an indexed load and an indirect call, where a `match` is an indirect jump, and
-//! one generic function ([`build_event`]) instantiated per payload where each event type had its own.
+//! one generic function (`build_owned`, through [`PayloadRow::of`]) instantiated per payload where each
+//! event type had its own. A borrowed view's row is a closure ([`view_row!`](crate::view_row)): a view
+//! has the input's lifetime, which a generic function's parameters cannot leave open.
 
 use crate::read::Stop;
 use crate::table::{Fields, FromFields, StructTable};
@@ -50,15 +52,27 @@ impl<E> PayloadRow<E> {
     }
 }
 
-/// [`build_event`] for a payload that owns its values, through the `From` impls of its version enum
-/// and event: its lifetime is the call's own, so that it is a `fn` for fields of any input.
+/// The event of payload `P` made from the fields its table read, wrapped in its version enum's variant
+/// and that in its event's, through their `From` impls; its lifetime is the call's own, so that it is a
+/// `fn` for fields of any input.
+///
+/// The payload is wrapped where it is made, so the event is written once into the result instead of
+/// being moved out of a temporary (an event is as large as the largest payload); the conversions are
+/// called here rather than handed over as functions, which would add two functions (and their call
+/// shims) per payload to a generated crate.
 fn build_owned<P, T, E>(fields: Fields<'_>) -> Result<E, Stop>
 where
     P: for<'a> FromFields<'a>,
     T: From<P>,
     E: From<T>,
 {
-    build_event(fields, T::from, E::from)
+    let mut ok = true;
+    let payload = P::build(fields, &mut ok);
+    if ok {
+        Ok(E::from(T::from(payload)))
+    } else {
+        Err(Stop)
+    }
 }
 
 impl<E> std::fmt::Debug for PayloadRow<E> {
@@ -69,29 +83,29 @@ impl<E> std::fmt::Debug for PayloadRow<E> {
     }
 }
 
-/// Makes payload `P` from the fields its table read and wraps it: in its version enum's variant
-/// (`variant`, such as `AgreementUpdated::V2`) and that in its event's (`event`, such as
-/// `Event::AgreementUpdated` or a borrowed view's `EventRef::AgreementUpdated`). The one function a
-/// catalogue's rows call, instantiated per payload.
-///
-/// The payload is wrapped where it is made, so the event is written once into the result instead of
-/// being moved out of a temporary (an event is as large as the largest payload).
-#[inline]
-pub fn build_event<'a, P, T, E>(
-    fields: Fields<'a>,
-    variant: impl FnOnce(P) -> T,
-    event: impl FnOnce(T) -> E,
-) -> Result<E, Stop>
-where
-    P: FromFields<'a>,
-{
-    let mut ok = true;
-    let payload = P::build(fields, &mut ok);
-    if ok {
-        Ok(event(variant(payload)))
-    } else {
-        Err(Stop)
-    }
+/// The row of a borrowed view in a catalogue: a function that makes the view from the fields its table
+/// read and wraps it in its version enum's variant and that in its event's,
+/// `view_row!(EventRef::AgreementUpdated, AgreementUpdated::V2)` (the event enum named as the first
+/// path's head). A macro, not a generic function: the view has the input's lifetime, which a generic
+/// function's type parameters cannot leave open, and a generic function handed the two variants would be
+/// instantiated per view beside them, with a call shim for each variant. A function item rather than a
+/// closure: a closure made a `fn` pointer needs a shim of its own.
+#[macro_export]
+macro_rules! view_row {
+    ($events:ident :: $event:ident, $variant:path) => {{
+        fn row<'a>(
+            fields: $crate::table::Fields<'a>,
+        ) -> ::std::result::Result<$events<'a>, $crate::read::Stop> {
+            let mut ok = true;
+            let payload = $crate::table::FromFields::build(fields, &mut ok);
+            if ok {
+                ::std::result::Result::Ok($events::$event($variant(payload)))
+            } else {
+                ::std::result::Result::Err($crate::read::Stop)
+            }
+        }
+        row
+    }};
 }
 
 /// The index of `name` in `names` (`names.len()` when it is not there), looking from index `from` on,

@@ -17,7 +17,7 @@ pub use routing::{PayloadVersion, TypedEvent};
 mod borrowed_decode;
 pub use borrowed_decode::BorrowedPayload;
 
-use energy_api_core::catalogue::{EventRow, PayloadRow, build_event};
+use energy_api_core::catalogue::{EventRow, PayloadRow};
 use energy_api_core::table::{Fields, Mode, StructTable};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -139,8 +139,8 @@ static CATALOGUE: &[EventRow<Event>] = &[EventRow {
 /// The borrowed views' table, as the generator writes it.
 type ViewOf = for<'a> fn(Fields<'a>) -> Result<EventRef<'a>, energy_api_core::read::Stop>;
 static VIEWS: &[&[ViewOf]] = &[&[
-    |fields| build_event(fields, views::MeterRead::V1, EventRef::MeterRead),
-    |fields| build_event(fields, views::MeterRead::V2, EventRef::MeterRead),
+    energy_api_core::view_row!(EventRef::MeterRead, views::MeterRead::V1),
+    energy_api_core::view_row!(EventRef::MeterRead, views::MeterRead::V2),
 ]];
 
 impl EventKind {

@@ -293,11 +293,13 @@ impl<'a> Slots<'a> {
         T::from_slot(slot, &mut self.ok)
     }
 
-    /// Clears `ok` unless every slot held what its field takes; returns `value`.
+    /// Clears `ok` unless every slot held what its field takes.
+    ///
+    /// Not generic: one function for every struct, where a generic one (taking and returning the
+    /// struct) was a function per struct in a generated crate.
     #[inline]
-    pub fn finish<T>(self, ok: &mut bool, value: T) -> T {
+    pub fn finish(self, ok: &mut bool) {
         *ok &= self.ok;
-        value
     }
 }
 
@@ -719,7 +721,8 @@ macro_rules! table_struct {
             $($field: slots.take(),)*
             $($additional: kept.into_unlisted(),)?
         };
-        slots.finish($ok, value)
+        slots.finish($ok);
+        value
     }};
 }
 

@@ -102,8 +102,10 @@ macro_rules! version_enum {
         impl crate::events::TypedEvent for $name {
             const TYPE: crate::events::EventType = crate::events::EventType::$name;
 
-            // A build with one event type compiled in has nothing else to give back.
+            // A build with one event type compiled in has nothing else to give back. Inline, as the
+            // other conversions: made in the crate that routes by this type, not for every type here.
             #[allow(unreachable_patterns)]
+            #[inline]
             fn from_event(
                 event: crate::events::Event,
             ) -> ::std::result::Result<Self, crate::events::Event> {
@@ -126,6 +128,7 @@ macro_rules! version_enum {
 
                 // An event type with one version has nothing else to give back.
                 #[allow(unreachable_patterns)]
+                #[inline]
                 fn from_versions(event: $name) -> ::std::result::Result<Self, $name> {
                     match event {
                         $name::$variant(payload) => ::std::result::Result::Ok(payload),
@@ -135,6 +138,7 @@ macro_rules! version_enum {
 
                 $(
                     #[allow(unreachable_patterns)]
+                    #[inline]
                     fn view_of(event: $name) -> ::std::result::Result<Self, $name> {
                         match event {
                             $name::$variant(payload) => ::std::result::Result::Ok(payload),

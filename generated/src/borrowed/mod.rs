@@ -3959,2272 +3959,1720 @@ type ViewOf = for<'a> fn(
 
 /// The views of the catalogue: for each event type compiled in, in the order of [`EventType`], a
 /// function per payload version making its view (the tables are the owned payloads': the
-/// catalogue's `shape`). Closures over one generic function, `build_event`, each naming its
-/// version's variant and its event's.
+/// catalogue's `shape`). A function each (`view_row!`), naming its version's variant and its
+/// event's.
 #[allow(deprecated, reason = "deprecated payload versions are still decoded")]
 static VIEWS: &[&[ViewOf]] = {
-    use ::energy_api_core::catalogue::build_event;
+    use ::energy_api_core::view_row;
     &[
         #[cfg(feature = "accounts")]
         &[
-            |fields| build_event(
-                fields,
-                events::AccountCommunicationsPreferencesUpdated::V1,
+            view_row!(
                 EventRef::AccountCommunicationsPreferencesUpdated,
+                events::AccountCommunicationsPreferencesUpdated::V1
             ),
         ],
         #[cfg(feature = "accounts")]
-        &[
-            |fields| build_event(
-                fields,
-                events::AccountCreated::V1,
-                EventRef::AccountCreated,
-            ),
-        ],
+        &[view_row!(EventRef::AccountCreated, events::AccountCreated::V1)],
+        #[cfg(feature = "accounts")]
+        &[view_row!(EventRef::AccountOccupied, events::AccountOccupied::V1)],
+        #[cfg(feature = "accounts")]
+        &[view_row!(EventRef::AccountReactivated, events::AccountReactivated::V1)],
         #[cfg(feature = "accounts")]
         &[
-            |fields| build_event(
-                fields,
-                events::AccountOccupied::V1,
-                EventRef::AccountOccupied,
-            ),
-        ],
-        #[cfg(feature = "accounts")]
-        &[
-            |fields| build_event(
-                fields,
-                events::AccountReactivated::V1,
-                EventRef::AccountReactivated,
-            ),
-        ],
-        #[cfg(feature = "accounts")]
-        &[
-            |fields| build_event(
-                fields,
-                events::AccountSmartMeterReadPermissionChanged::V1,
+            view_row!(
                 EventRef::AccountSmartMeterReadPermissionChanged,
+                events::AccountSmartMeterReadPermissionChanged::V1
+            ),
+        ],
+        #[cfg(feature = "accounts")]
+        &[view_row!(EventRef::AccountUpdated, events::AccountUpdated::V1)],
+        #[cfg(feature = "accounts")]
+        &[
+            view_row!(
+                EventRef::AccountMetadataCreated, events::AccountMetadataCreated::V1
             ),
         ],
         #[cfg(feature = "accounts")]
         &[
-            |fields| build_event(
-                fields,
-                events::AccountUpdated::V1,
-                EventRef::AccountUpdated,
+            view_row!(
+                EventRef::AccountMetadataRemoved, events::AccountMetadataRemoved::V1
             ),
         ],
         #[cfg(feature = "accounts")]
         &[
-            |fields| build_event(
-                fields,
-                events::AccountMetadataCreated::V1,
-                EventRef::AccountMetadataCreated,
+            view_row!(
+                EventRef::AccountMetadataUpdated, events::AccountMetadataUpdated::V1
             ),
         ],
         #[cfg(feature = "accounts")]
         &[
-            |fields| build_event(
-                fields,
-                events::AccountMetadataRemoved::V1,
-                EventRef::AccountMetadataRemoved,
-            ),
-        ],
-        #[cfg(feature = "accounts")]
-        &[
-            |fields| build_event(
-                fields,
-                events::AccountMetadataUpdated::V1,
-                EventRef::AccountMetadataUpdated,
-            ),
-        ],
-        #[cfg(feature = "accounts")]
-        &[
-            |fields| build_event(
-                fields,
-                events::AccountPropertyEffectivePeriodMetadataCreated::V1,
+            view_row!(
                 EventRef::AccountPropertyEffectivePeriodMetadataCreated,
+                events::AccountPropertyEffectivePeriodMetadataCreated::V1
             ),
         ],
         #[cfg(feature = "accounts")]
         &[
-            |fields| build_event(
-                fields,
-                events::AccountPropertyEffectivePeriodMetadataRemoved::V1,
+            view_row!(
                 EventRef::AccountPropertyEffectivePeriodMetadataRemoved,
+                events::AccountPropertyEffectivePeriodMetadataRemoved::V1
             ),
         ],
         #[cfg(feature = "accounts")]
         &[
-            |fields| build_event(
-                fields,
-                events::AccountPropertyEffectivePeriodMetadataUpdated::V1,
+            view_row!(
                 EventRef::AccountPropertyEffectivePeriodMetadataUpdated,
+                events::AccountPropertyEffectivePeriodMetadataUpdated::V1
             ),
         ],
         #[cfg(feature = "account-users")]
-        &[
-            |fields| build_event(
-                fields,
-                events::AccountUserCreated::V1,
-                EventRef::AccountUserCreated,
-            ),
-        ],
+        &[view_row!(EventRef::AccountUserCreated, events::AccountUserCreated::V1)],
         #[cfg(feature = "account-users")]
         &[
-            |fields| build_event(
-                fields,
-                events::AccountUserPasswordChanged::V1,
+            view_row!(
                 EventRef::AccountUserPasswordChanged,
+                events::AccountUserPasswordChanged::V1
             ),
         ],
         #[cfg(feature = "account-users")]
         &[
-            |fields| build_event(
-                fields,
-                events::AccountUserPasswordResetRequested::V1,
+            view_row!(
                 EventRef::AccountUserPasswordResetRequested,
+                events::AccountUserPasswordResetRequested::V1
             ),
         ],
         #[cfg(feature = "account-users")]
         &[
-            |fields| build_event(
-                fields,
-                events::AccountUserPsrRecordsUpdated::V1,
+            view_row!(
                 EventRef::AccountUserPsrRecordsUpdated,
+                events::AccountUserPsrRecordsUpdated::V1
             ),
         ],
         #[cfg(feature = "account-users")]
-        &[
-            |fields| build_event(
-                fields,
-                events::AccountUserRemoved::V1,
-                EventRef::AccountUserRemoved,
-            ),
-        ],
+        &[view_row!(EventRef::AccountUserRemoved, events::AccountUserRemoved::V1)],
+        #[cfg(feature = "account-users")]
+        &[view_row!(EventRef::AccountUserUpdated, events::AccountUserUpdated::V1)],
         #[cfg(feature = "account-users")]
         &[
-            |fields| build_event(
-                fields,
-                events::AccountUserUpdated::V1,
-                EventRef::AccountUserUpdated,
-            ),
-        ],
-        #[cfg(feature = "account-users")]
-        &[
-            |fields| build_event(
-                fields,
-                events::AccountUserVerificationCompleted::V1,
+            view_row!(
                 EventRef::AccountUserVerificationCompleted,
+                events::AccountUserVerificationCompleted::V1
             ),
         ],
         #[cfg(feature = "account-users")]
         &[
-            |fields| build_event(
-                fields,
-                events::AccountUserVerificationStarted::V1,
+            view_row!(
                 EventRef::AccountUserVerificationStarted,
+                events::AccountUserVerificationStarted::V1
             ),
         ],
         #[cfg(feature = "account-users")]
         &[
-            |fields| build_event(
-                fields,
-                events::AccountUserMetadataCreated::V1,
+            view_row!(
                 EventRef::AccountUserMetadataCreated,
+                events::AccountUserMetadataCreated::V1
             ),
         ],
         #[cfg(feature = "account-users")]
         &[
-            |fields| build_event(
-                fields,
-                events::AccountUserMetadataRemoved::V1,
+            view_row!(
                 EventRef::AccountUserMetadataRemoved,
+                events::AccountUserMetadataRemoved::V1
             ),
         ],
         #[cfg(feature = "account-users")]
         &[
-            |fields| build_event(
-                fields,
-                events::AccountUserMetadataUpdated::V1,
+            view_row!(
                 EventRef::AccountUserMetadataUpdated,
+                events::AccountUserMetadataUpdated::V1
             ),
         ],
         #[cfg(feature = "agreements-and-approvals")]
         &[
-            |fields| build_event(
-                fields,
-                events::ActualIntervalsReceived::V1,
-                EventRef::ActualIntervalsReceived,
+            view_row!(
+                EventRef::ActualIntervalsReceived, events::ActualIntervalsReceived::V1
             ),
         ],
         #[cfg(feature = "agreements-and-approvals")]
         &[
-            |fields| build_event(
-                fields,
-                events::AffiliatesAffiliateAccountContractCreated::V1,
+            view_row!(
                 EventRef::AffiliatesAffiliateAccountContractCreated,
+                events::AffiliatesAffiliateAccountContractCreated::V1
             ),
         ],
         #[cfg(feature = "agreements-and-approvals")]
+        &[view_row!(EventRef::AgreementCreated, events::AgreementCreated::V1)],
+        #[cfg(feature = "agreements-and-approvals")]
         &[
-            |fields| build_event(
-                fields,
-                events::AgreementCreated::V1,
-                EventRef::AgreementCreated,
-            ),
+            view_row!(EventRef::AgreementRevoked, events::AgreementRevoked::V1),
+            view_row!(EventRef::AgreementRevoked, events::AgreementRevoked::V2),
         ],
         #[cfg(feature = "agreements-and-approvals")]
         &[
-            |fields| build_event(
-                fields,
-                events::AgreementRevoked::V1,
-                EventRef::AgreementRevoked,
-            ),
-            |fields| build_event(
-                fields,
-                events::AgreementRevoked::V2,
-                EventRef::AgreementRevoked,
-            ),
-        ],
-        #[cfg(feature = "agreements-and-approvals")]
-        &[
-            |fields| build_event(
-                fields,
-                events::AgreementRolloverCompleted::V1,
+            view_row!(
                 EventRef::AgreementRolloverCompleted,
+                events::AgreementRolloverCompleted::V1
             ),
         ],
         #[cfg(feature = "agreements-and-approvals")]
         &[
-            |fields| build_event(
-                fields,
-                events::AgreementTerminated::V1,
-                EventRef::AgreementTerminated,
-            ),
-            |fields| build_event(
-                fields,
-                events::AgreementTerminated::V2,
-                EventRef::AgreementTerminated,
-            ),
+            view_row!(EventRef::AgreementTerminated, events::AgreementTerminated::V1),
+            view_row!(EventRef::AgreementTerminated, events::AgreementTerminated::V2),
         ],
         #[cfg(feature = "agreements-and-approvals")]
         &[
-            |fields| build_event(
-                fields,
-                events::AgreementUpdated::V1,
-                EventRef::AgreementUpdated,
-            ),
-            |fields| build_event(
-                fields,
-                events::AgreementUpdated::V2,
-                EventRef::AgreementUpdated,
-            ),
+            view_row!(EventRef::AgreementUpdated, events::AgreementUpdated::V1),
+            view_row!(EventRef::AgreementUpdated, events::AgreementUpdated::V2),
         ],
         #[cfg(feature = "agreements-and-approvals")]
         &[
-            |fields| build_event(
-                fields,
-                events::ApprovalsApprovalApproved::V1,
+            view_row!(
                 EventRef::ApprovalsApprovalApproved,
+                events::ApprovalsApprovalApproved::V1
             ),
         ],
         #[cfg(feature = "agreements-and-approvals")]
         &[
-            |fields| build_event(
-                fields,
-                events::ApprovalsApprovalCreated::V1,
-                EventRef::ApprovalsApprovalCreated,
+            view_row!(
+                EventRef::ApprovalsApprovalCreated, events::ApprovalsApprovalCreated::V1
             ),
         ],
         #[cfg(feature = "agreements-and-approvals")]
         &[
-            |fields| build_event(
-                fields,
-                events::ApprovalsApprovalRejected::V1,
+            view_row!(
                 EventRef::ApprovalsApprovalRejected,
+                events::ApprovalsApprovalRejected::V1
             ),
         ],
         #[cfg(feature = "agreements-and-approvals")]
         &[
-            |fields| build_event(
-                fields,
-                events::ApprovalsApprovalRequestApproved::V1,
+            view_row!(
                 EventRef::ApprovalsApprovalRequestApproved,
+                events::ApprovalsApprovalRequestApproved::V1
             ),
         ],
         #[cfg(feature = "agreements-and-approvals")]
         &[
-            |fields| build_event(
-                fields,
-                events::ApprovalsApprovalRequestAssigned::V1,
+            view_row!(
                 EventRef::ApprovalsApprovalRequestAssigned,
+                events::ApprovalsApprovalRequestAssigned::V1
             ),
         ],
         #[cfg(feature = "agreements-and-approvals")]
         &[
-            |fields| build_event(
-                fields,
-                events::ApprovalsApprovalRequestRejected::V1,
+            view_row!(
                 EventRef::ApprovalsApprovalRequestRejected,
+                events::ApprovalsApprovalRequestRejected::V1
             ),
         ],
         #[cfg(feature = "authentication-server")]
         &[
-            |fields| build_event(
-                fields,
-                events::AuthServerAccessTokenIssued::V1,
+            view_row!(
                 EventRef::AuthServerAccessTokenIssued,
+                events::AuthServerAccessTokenIssued::V1
             ),
         ],
         #[cfg(feature = "authentication-server")]
         &[
-            |fields| build_event(
-                fields,
-                events::AuthServerAccountUserGenerateMfaChallengeError::V1,
+            view_row!(
                 EventRef::AuthServerAccountUserGenerateMfaChallengeError,
+                events::AuthServerAccountUserGenerateMfaChallengeError::V1
             ),
         ],
         #[cfg(feature = "authentication-server")]
         &[
-            |fields| build_event(
-                fields,
-                events::AuthServerAccountUserLoggedIn::V1,
+            view_row!(
                 EventRef::AuthServerAccountUserLoggedIn,
+                events::AuthServerAccountUserLoggedIn::V1
             ),
         ],
         #[cfg(feature = "authentication-server")]
         &[
-            |fields| build_event(
-                fields,
-                events::AuthServerAccountUserLoginDenied::V1,
+            view_row!(
                 EventRef::AuthServerAccountUserLoginDenied,
+                events::AuthServerAccountUserLoginDenied::V1
             ),
         ],
         #[cfg(feature = "authentication-server")]
         &[
-            |fields| build_event(
-                fields,
-                events::AuthServerAccountUserLoginFailed::V1,
+            view_row!(
                 EventRef::AuthServerAccountUserLoginFailed,
+                events::AuthServerAccountUserLoginFailed::V1
             ),
         ],
         #[cfg(feature = "authentication-server")]
         &[
-            |fields| build_event(
-                fields,
-                events::AuthServerAccountUserLoginStepCompleted::V1,
+            view_row!(
                 EventRef::AuthServerAccountUserLoginStepCompleted,
+                events::AuthServerAccountUserLoginStepCompleted::V1
             ),
         ],
         #[cfg(feature = "billing")]
         &[
-            |fields| build_event(
-                fields,
-                events::BillingBillingDocumentHeld::V1,
+            view_row!(
                 EventRef::BillingBillingDocumentHeld,
+                events::BillingBillingDocumentHeld::V1
             ),
         ],
         #[cfg(feature = "billing")]
         &[
-            |fields| build_event(
-                fields,
-                events::BillingBillingDocumentIssued::V1,
+            view_row!(
                 EventRef::BillingBillingDocumentIssued,
+                events::BillingBillingDocumentIssued::V1
             ),
-            |fields| build_event(
-                fields,
-                events::BillingBillingDocumentIssued::V2,
+            view_row!(
                 EventRef::BillingBillingDocumentIssued,
+                events::BillingBillingDocumentIssued::V2
             ),
         ],
         #[cfg(feature = "billing")]
         &[
-            |fields| build_event(
-                fields,
-                events::BillingBillingDocumentRepresentationDispatched::V1,
+            view_row!(
                 EventRef::BillingBillingDocumentRepresentationDispatched,
+                events::BillingBillingDocumentRepresentationDispatched::V1
             ),
-            |fields| build_event(
-                fields,
-                events::BillingBillingDocumentRepresentationDispatched::V2,
+            view_row!(
                 EventRef::BillingBillingDocumentRepresentationDispatched,
+                events::BillingBillingDocumentRepresentationDispatched::V2
             ),
-            |fields| build_event(
-                fields,
-                events::BillingBillingDocumentRepresentationDispatched::V3,
+            view_row!(
                 EventRef::BillingBillingDocumentRepresentationDispatched,
+                events::BillingBillingDocumentRepresentationDispatched::V3
             ),
         ],
         #[cfg(feature = "billing")]
         &[
-            |fields| build_event(
-                fields,
-                events::BillingBillingOptionsUpdated::V1,
+            view_row!(
                 EventRef::BillingBillingOptionsUpdated,
+                events::BillingBillingOptionsUpdated::V1
             ),
         ],
         #[cfg(feature = "billing")]
         &[
-            |fields| build_event(
-                fields,
-                events::BillingChargingLedgerAssignedToAgreement::V1,
+            view_row!(
                 EventRef::BillingChargingLedgerAssignedToAgreement,
+                events::BillingChargingLedgerAssignedToAgreement::V1
             ),
         ],
         #[cfg(feature = "billing")]
         &[
-            |fields| build_event(
-                fields,
-                events::BillingChargingSupplyPointTriggered::V1,
+            view_row!(
                 EventRef::BillingChargingSupplyPointTriggered,
+                events::BillingChargingSupplyPointTriggered::V1
             ),
         ],
         #[cfg(feature = "billing")]
         &[
-            |fields| build_event(
-                fields,
-                events::BillingDuosInvoiceCancel::V1,
-                EventRef::BillingDuosInvoiceCancel,
+            view_row!(
+                EventRef::BillingDuosInvoiceCancel, events::BillingDuosInvoiceCancel::V1
             ),
         ],
         #[cfg(feature = "billing")]
-        &[
-            |fields| build_event(
-                fields,
-                events::BillingDuosInvoiceNew::V1,
-                EventRef::BillingDuosInvoiceNew,
-            ),
-        ],
+        &[view_row!(EventRef::BillingDuosInvoiceNew, events::BillingDuosInvoiceNew::V1)],
         #[cfg(feature = "billing")]
         &[
-            |fields| build_event(
-                fields,
-                events::BillingDuosInvoiceReplace::V1,
+            view_row!(
                 EventRef::BillingDuosInvoiceReplace,
+                events::BillingDuosInvoiceReplace::V1
             ),
         ],
         #[cfg(feature = "billing")]
-        &[
-            |fields| build_event(
-                fields,
-                events::BillingFinalBill::V1,
-                EventRef::BillingFinalBill,
-            ),
-        ],
+        &[view_row!(EventRef::BillingFinalBill, events::BillingFinalBill::V1)],
         #[cfg(feature = "billing")]
         &[
-            |fields| build_event(
-                fields,
-                events::BillingIssuanceExternalStatusCreated::V1,
+            view_row!(
                 EventRef::BillingIssuanceExternalStatusCreated,
+                events::BillingIssuanceExternalStatusCreated::V1
+            ),
+        ],
+        #[cfg(feature = "billing")]
+        &[view_row!(EventRef::BillingIssuedBill, events::BillingIssuedBill::V1)],
+        #[cfg(feature = "billing")]
+        &[
+            view_row!(
+                EventRef::BillingLedgerEntryPosted, events::BillingLedgerEntryPosted::V1
+            ),
+            view_row!(
+                EventRef::BillingLedgerEntryPosted, events::BillingLedgerEntryPosted::V2
             ),
         ],
         #[cfg(feature = "billing")]
         &[
-            |fields| build_event(
-                fields,
-                events::BillingIssuedBill::V1,
-                EventRef::BillingIssuedBill,
-            ),
-        ],
-        #[cfg(feature = "billing")]
-        &[
-            |fields| build_event(
-                fields,
-                events::BillingLedgerEntryPosted::V1,
-                EventRef::BillingLedgerEntryPosted,
-            ),
-            |fields| build_event(
-                fields,
-                events::BillingLedgerEntryPosted::V2,
-                EventRef::BillingLedgerEntryPosted,
-            ),
-        ],
-        #[cfg(feature = "billing")]
-        &[
-            |fields| build_event(
-                fields,
-                events::BillingLedgerEntryRemoved::V1,
+            view_row!(
                 EventRef::BillingLedgerEntryRemoved,
+                events::BillingLedgerEntryRemoved::V1
             ),
-            |fields| build_event(
-                fields,
-                events::BillingLedgerEntryRemoved::V2,
+            view_row!(
                 EventRef::BillingLedgerEntryRemoved,
+                events::BillingLedgerEntryRemoved::V2
             ),
         ],
         #[cfg(feature = "billing")]
         &[
-            |fields| build_event(
-                fields,
-                events::BillingPathwayTraversalFailed::V1,
+            view_row!(
                 EventRef::BillingPathwayTraversalFailed,
+                events::BillingPathwayTraversalFailed::V1
             ),
         ],
         #[cfg(feature = "billing")]
         &[
-            |fields| build_event(
-                fields,
-                events::BillingPathwayTraversalSucceeded::V1,
+            view_row!(
                 EventRef::BillingPathwayTraversalSucceeded,
+                events::BillingPathwayTraversalSucceeded::V1
             ),
         ],
         #[cfg(feature = "billing")]
         &[
-            |fields| build_event(
-                fields,
-                events::BillingPortfolioInvoiceSummaryCompleted::V1,
+            view_row!(
                 EventRef::BillingPortfolioInvoiceSummaryCompleted,
+                events::BillingPortfolioInvoiceSummaryCompleted::V1
             ),
         ],
         #[cfg(feature = "billing")]
-        &[
-            |fields| build_event(
-                fields,
-                events::BillingRebateAccepted::V1,
-                EventRef::BillingRebateAccepted,
-            ),
-        ],
+        &[view_row!(EventRef::BillingRebateAccepted, events::BillingRebateAccepted::V1)],
         #[cfg(feature = "billing")]
-        &[
-            |fields| build_event(
-                fields,
-                events::BillingRebateCreated::V1,
-                EventRef::BillingRebateCreated,
-            ),
-        ],
+        &[view_row!(EventRef::BillingRebateCreated, events::BillingRebateCreated::V1)],
         #[cfg(feature = "billing")]
-        &[
-            |fields| build_event(
-                fields,
-                events::BillingRebateDeclined::V1,
-                EventRef::BillingRebateDeclined,
-            ),
-        ],
+        &[view_row!(EventRef::BillingRebateDeclined, events::BillingRebateDeclined::V1)],
         #[cfg(feature = "billing")]
-        &[
-            |fields| build_event(
-                fields,
-                events::BillingRebateUpdated::V1,
-                EventRef::BillingRebateUpdated,
-            ),
-        ],
+        &[view_row!(EventRef::BillingRebateUpdated, events::BillingRebateUpdated::V1)],
+        #[cfg(feature = "businesses")]
+        &[view_row!(EventRef::BusinessCreated, events::BusinessCreated::V1)],
+        #[cfg(feature = "businesses")]
+        &[view_row!(EventRef::BusinessUpdated, events::BusinessUpdated::V1)],
         #[cfg(feature = "businesses")]
         &[
-            |fields| build_event(
-                fields,
-                events::BusinessCreated::V1,
-                EventRef::BusinessCreated,
-            ),
-        ],
-        #[cfg(feature = "businesses")]
-        &[
-            |fields| build_event(
-                fields,
-                events::BusinessUpdated::V1,
-                EventRef::BusinessUpdated,
-            ),
-        ],
-        #[cfg(feature = "businesses")]
-        &[
-            |fields| build_event(
-                fields,
-                events::BusinessOperationsTeamUpdated::V1,
+            view_row!(
                 EventRef::BusinessOperationsTeamUpdated,
+                events::BusinessOperationsTeamUpdated::V1
+            ),
+        ],
+        #[cfg(feature = "accounts")]
+        &[view_row!(EventRef::CampaignAccountAdded, events::CampaignAccountAdded::V1)],
+        #[cfg(feature = "accounts")]
+        &[
+            view_row!(
+                EventRef::CampaignAccountRemoved, events::CampaignAccountRemoved::V1
             ),
         ],
         #[cfg(feature = "accounts")]
         &[
-            |fields| build_event(
-                fields,
-                events::CampaignAccountAdded::V1,
-                EventRef::CampaignAccountAdded,
-            ),
-        ],
-        #[cfg(feature = "accounts")]
-        &[
-            |fields| build_event(
-                fields,
-                events::CampaignAccountRemoved::V1,
-                EventRef::CampaignAccountRemoved,
-            ),
-        ],
-        #[cfg(feature = "accounts")]
-        &[
-            |fields| build_event(
-                fields,
-                events::CampaignAccountUpdated::V1,
-                EventRef::CampaignAccountUpdated,
+            view_row!(
+                EventRef::CampaignAccountUpdated, events::CampaignAccountUpdated::V1
             ),
         ],
         #[cfg(feature = "billing")]
         &[
-            |fields| build_event(
-                fields,
-                events::ChargingPrimingErrored::V1,
-                EventRef::ChargingPrimingErrored,
+            view_row!(
+                EventRef::ChargingPrimingErrored, events::ChargingPrimingErrored::V1
             ),
         ],
         #[cfg(feature = "collections")]
         &[
-            |fields| build_event(
-                fields,
-                events::CollateralAgreementFulfilled::V1,
+            view_row!(
                 EventRef::CollateralAgreementFulfilled,
+                events::CollateralAgreementFulfilled::V1
             ),
         ],
         #[cfg(feature = "collections")]
         &[
-            |fields| build_event(
-                fields,
-                events::CollectionProceedingCreated::V1,
+            view_row!(
                 EventRef::CollectionProceedingCreated,
+                events::CollectionProceedingCreated::V1
             ),
         ],
         #[cfg(feature = "collections")]
         &[
-            |fields| build_event(
-                fields,
-                events::CollectionProcessCommStepResolved::V1,
+            view_row!(
                 EventRef::CollectionProcessCommStepResolved,
+                events::CollectionProcessCommStepResolved::V1
             ),
         ],
         #[cfg(feature = "collections")]
         &[
-            |fields| build_event(
-                fields,
-                events::CollectionProcessLeaveSupplierInstigated::V1,
+            view_row!(
                 EventRef::CollectionProcessLeaveSupplierInstigated,
+                events::CollectionProcessLeaveSupplierInstigated::V1
             ),
         ],
         #[cfg(feature = "collections")]
         &[
-            |fields| build_event(
-                fields,
-                events::CollectionProcessPaused::V1,
-                EventRef::CollectionProcessPaused,
+            view_row!(
+                EventRef::CollectionProcessPaused, events::CollectionProcessPaused::V1
             ),
         ],
         #[cfg(feature = "collections")]
         &[
-            |fields| build_event(
-                fields,
-                events::CollectionProcessRaised::V1,
-                EventRef::CollectionProcessRaised,
+            view_row!(
+                EventRef::CollectionProcessRaised, events::CollectionProcessRaised::V1
             ),
         ],
         #[cfg(feature = "collections")]
         &[
-            |fields| build_event(
-                fields,
-                events::CollectionProcessReactivated::V1,
+            view_row!(
                 EventRef::CollectionProcessReactivated,
+                events::CollectionProcessReactivated::V1
             ),
         ],
         #[cfg(feature = "collections")]
         &[
-            |fields| build_event(
-                fields,
-                events::CollectionProcessRunTerminationRequested::V1,
+            view_row!(
                 EventRef::CollectionProcessRunTerminationRequested,
+                events::CollectionProcessRunTerminationRequested::V1
             ),
         ],
         #[cfg(feature = "collections")]
         &[
-            |fields| build_event(
-                fields,
-                events::CollectionProcessUnpaused::V1,
+            view_row!(
                 EventRef::CollectionProcessUnpaused,
+                events::CollectionProcessUnpaused::V1
             ),
         ],
         #[cfg(feature = "collections")]
         &[
-            |fields| build_event(
-                fields,
-                events::CollectionProcessWithdrawn::V1,
+            view_row!(
                 EventRef::CollectionProcessWithdrawn,
+                events::CollectionProcessWithdrawn::V1
             ),
-            |fields| build_event(
-                fields,
-                events::CollectionProcessWithdrawn::V2,
+            view_row!(
                 EventRef::CollectionProcessWithdrawn,
+                events::CollectionProcessWithdrawn::V2
             ),
         ],
         #[cfg(feature = "communications")]
         &[
-            |fields| build_event(
-                fields,
-                events::CommsAccountCallUpdated::V1,
-                EventRef::CommsAccountCallUpdated,
+            view_row!(
+                EventRef::CommsAccountCallUpdated, events::CommsAccountCallUpdated::V1
             ),
         ],
         #[cfg(feature = "communications")]
         &[
-            |fields| build_event(
-                fields,
-                events::CommsCustomerEmailBounced::V1,
+            view_row!(
                 EventRef::CommsCustomerEmailBounced,
+                events::CommsCustomerEmailBounced::V1
             ),
         ],
         #[cfg(feature = "communications")]
         &[
-            |fields| build_event(
-                fields,
-                events::CommsPushNotificationReceivedUnregisteredOrExpiredToken::V1,
+            view_row!(
                 EventRef::CommsPushNotificationReceivedUnregisteredOrExpiredToken,
+                events::CommsPushNotificationReceivedUnregisteredOrExpiredToken::V1
             ),
         ],
         #[cfg(feature = "communications")]
         &[
-            |fields| build_event(
-                fields,
-                events::CommsTranscriptionCreated::V1,
+            view_row!(
                 EventRef::CommsTranscriptionCreated,
+                events::CommsTranscriptionCreated::V1
             ),
         ],
         #[cfg(feature = "communications")]
         &[
-            |fields| build_event(
-                fields,
-                events::ComplaintsComplaintNewContact::V1,
+            view_row!(
                 EventRef::ComplaintsComplaintNewContact,
+                events::ComplaintsComplaintNewContact::V1
             ),
         ],
         #[cfg(feature = "communications")]
         &[
-            |fields| build_event(
-                fields,
-                events::ComplaintsComplaintOpened::V1,
+            view_row!(
                 EventRef::ComplaintsComplaintOpened,
+                events::ComplaintsComplaintOpened::V1
             ),
         ],
         #[cfg(feature = "communications")]
-        &[
-            |fields| build_event(
-                fields,
-                events::ComplaintsDrpFinished::V1,
-                EventRef::ComplaintsDrpFinished,
-            ),
-        ],
+        &[view_row!(EventRef::ComplaintsDrpFinished, events::ComplaintsDrpFinished::V1)],
+        #[cfg(feature = "communications")]
+        &[view_row!(EventRef::ComplaintsDrpStarted, events::ComplaintsDrpStarted::V1)],
         #[cfg(feature = "communications")]
         &[
-            |fields| build_event(
-                fields,
-                events::ComplaintsDrpStarted::V1,
-                EventRef::ComplaintsDrpStarted,
-            ),
-        ],
-        #[cfg(feature = "communications")]
-        &[
-            |fields| build_event(
-                fields,
-                events::ComplexQuotingCostCalculationFinished::V1,
+            view_row!(
                 EventRef::ComplexQuotingCostCalculationFinished,
+                events::ComplexQuotingCostCalculationFinished::V1
             ),
         ],
         #[cfg(feature = "communications")]
         &[
-            |fields| build_event(
-                fields,
-                events::ConsentsConsentCreated::V1,
-                EventRef::ConsentsConsentCreated,
+            view_row!(
+                EventRef::ConsentsConsentCreated, events::ConsentsConsentCreated::V1
             ),
         ],
         #[cfg(feature = "communications")]
         &[
-            |fields| build_event(
-                fields,
-                events::ConsentsConsentUpdated::V1,
-                EventRef::ConsentsConsentUpdated,
+            view_row!(
+                EventRef::ConsentsConsentUpdated, events::ConsentsConsentUpdated::V1
             ),
         ],
         #[cfg(feature = "contracts")]
-        &[
-            |fields| build_event(
-                fields,
-                events::ContractGroupsCreated::V1,
-                EventRef::ContractGroupsCreated,
-            ),
-        ],
+        &[view_row!(EventRef::ContractGroupsCreated, events::ContractGroupsCreated::V1)],
         #[cfg(feature = "contracts")]
         &[
-            |fields| build_event(
-                fields,
-                events::ContractGroupsMembershipsChanged::V1,
+            view_row!(
                 EventRef::ContractGroupsMembershipsChanged,
+                events::ContractGroupsMembershipsChanged::V1
             ),
         ],
         #[cfg(feature = "contracts")]
         &[
-            |fields| build_event(
-                fields,
-                events::ContractGroupsVersionCreated::V1,
+            view_row!(
                 EventRef::ContractGroupsVersionCreated,
+                events::ContractGroupsVersionCreated::V1
             ),
         ],
         #[cfg(feature = "contracts")]
-        &[
-            |fields| build_event(
-                fields,
-                events::ContractsActualized::V1,
-                EventRef::ContractsActualized,
-            ),
-        ],
+        &[view_row!(EventRef::ContractsActualized, events::ContractsActualized::V1)],
+        #[cfg(feature = "contracts")]
+        &[view_row!(EventRef::ContractsCreated, events::ContractsCreated::V1)],
+        #[cfg(feature = "contracts")]
+        &[view_row!(EventRef::ContractsExpired, events::ContractsExpired::V1)],
         #[cfg(feature = "contracts")]
         &[
-            |fields| build_event(
-                fields,
-                events::ContractsCreated::V1,
-                EventRef::ContractsCreated,
-            ),
-        ],
-        #[cfg(feature = "contracts")]
-        &[
-            |fields| build_event(
-                fields,
-                events::ContractsExpired::V1,
-                EventRef::ContractsExpired,
-            ),
-        ],
-        #[cfg(feature = "contracts")]
-        &[
-            |fields| build_event(
-                fields,
-                events::ContractsExpiryApproaching::V1,
+            view_row!(
                 EventRef::ContractsExpiryApproaching,
+                events::ContractsExpiryApproaching::V1
             ),
         ],
         #[cfg(feature = "contracts")]
         &[
-            |fields| build_event(
-                fields,
-                events::ContractsJourneysCreationStarted::V1,
+            view_row!(
                 EventRef::ContractsJourneysCreationStarted,
+                events::ContractsJourneysCreationStarted::V1
             ),
         ],
         #[cfg(feature = "contracts")]
         &[
-            |fields| build_event(
-                fields,
-                events::ContractsJourneysTerminationStarted::V1,
+            view_row!(
                 EventRef::ContractsJourneysTerminationStarted,
+                events::ContractsJourneysTerminationStarted::V1
             ),
         ],
         #[cfg(feature = "contracts")]
         &[
-            |fields| build_event(
-                fields,
-                events::ContractsJourneysVariationStarted::V1,
+            view_row!(
                 EventRef::ContractsJourneysVariationStarted,
+                events::ContractsJourneysVariationStarted::V1
             ),
         ],
         #[cfg(feature = "contracts")]
+        &[view_row!(EventRef::ContractsNovated, events::ContractsNovated::V1)],
+        #[cfg(feature = "contracts")]
+        &[view_row!(EventRef::ContractsRescinded, events::ContractsRescinded::V1)],
+        #[cfg(feature = "contracts")]
+        &[view_row!(EventRef::ContractsRevoked, events::ContractsRevoked::V1)],
+        #[cfg(feature = "contracts")]
         &[
-            |fields| build_event(
-                fields,
-                events::ContractsNovated::V1,
-                EventRef::ContractsNovated,
+            view_row!(
+                EventRef::ContractsSubjectAmended, events::ContractsSubjectAmended::V1
             ),
         ],
         #[cfg(feature = "contracts")]
-        &[
-            |fields| build_event(
-                fields,
-                events::ContractsRescinded::V1,
-                EventRef::ContractsRescinded,
-            ),
-        ],
+        &[view_row!(EventRef::ContractsTerminated, events::ContractsTerminated::V1)],
         #[cfg(feature = "contracts")]
-        &[
-            |fields| build_event(
-                fields,
-                events::ContractsRevoked::V1,
-                EventRef::ContractsRevoked,
-            ),
-        ],
-        #[cfg(feature = "contracts")]
-        &[
-            |fields| build_event(
-                fields,
-                events::ContractsSubjectAmended::V1,
-                EventRef::ContractsSubjectAmended,
-            ),
-        ],
-        #[cfg(feature = "contracts")]
-        &[
-            |fields| build_event(
-                fields,
-                events::ContractsTerminated::V1,
-                EventRef::ContractsTerminated,
-            ),
-        ],
-        #[cfg(feature = "contracts")]
-        &[
-            |fields| build_event(
-                fields,
-                events::ContractsTermsVaried::V1,
-                EventRef::ContractsTermsVaried,
-            ),
-        ],
+        &[view_row!(EventRef::ContractsTermsVaried, events::ContractsTermsVaried::V1)],
         #[cfg(feature = "collections")]
-        &[
-            |fields| build_event(
-                fields,
-                events::CreditCheckCreated::V1,
-                EventRef::CreditCheckCreated,
-            ),
-        ],
+        &[view_row!(EventRef::CreditCheckCreated, events::CreditCheckCreated::V1)],
         #[cfg(feature = "customer-access")]
         &[
-            |fields| build_event(
-                fields,
-                events::CustomerAccessPartnerRolesCreated::V1,
+            view_row!(
                 EventRef::CustomerAccessPartnerRolesCreated,
+                events::CustomerAccessPartnerRolesCreated::V1
             ),
         ],
         #[cfg(feature = "customer-access")]
         &[
-            |fields| build_event(
-                fields,
-                events::CustomerAccessPartnerRolesUpdated::V1,
+            view_row!(
                 EventRef::CustomerAccessPartnerRolesUpdated,
+                events::CustomerAccessPartnerRolesUpdated::V1
             ),
         ],
         #[cfg(feature = "customer-access")]
         &[
-            |fields| build_event(
-                fields,
-                events::CustomerAccessPartnerUserRolesCreated::V1,
+            view_row!(
                 EventRef::CustomerAccessPartnerUserRolesCreated,
+                events::CustomerAccessPartnerUserRolesCreated::V1
             ),
         ],
         #[cfg(feature = "customer-access")]
         &[
-            |fields| build_event(
-                fields,
-                events::CustomerAccessPartnerUserRolesUpdated::V1,
+            view_row!(
                 EventRef::CustomerAccessPartnerUserRolesUpdated,
+                events::CustomerAccessPartnerUserRolesUpdated::V1
             ),
         ],
         #[cfg(feature = "customer-access")]
         &[
-            |fields| build_event(
-                fields,
-                events::CustomerAccessUserRolesCreated::V1,
+            view_row!(
                 EventRef::CustomerAccessUserRolesCreated,
+                events::CustomerAccessUserRolesCreated::V1
             ),
         ],
         #[cfg(feature = "customer-access")]
         &[
-            |fields| build_event(
-                fields,
-                events::CustomerAccessUserRolesUpdated::V1,
+            view_row!(
                 EventRef::CustomerAccessUserRolesUpdated,
+                events::CustomerAccessUserRolesUpdated::V1
             ),
         ],
         #[cfg(feature = "data-import")]
         &[
-            |fields| build_event(
-                fields,
-                events::DataImportImportProcessCancelled::V1,
+            view_row!(
                 EventRef::DataImportImportProcessCancelled,
+                events::DataImportImportProcessCancelled::V1
             ),
         ],
         #[cfg(feature = "data-import")]
         &[
-            |fields| build_event(
-                fields,
-                events::DataImportImportProcessComplete::V1,
+            view_row!(
                 EventRef::DataImportImportProcessComplete,
+                events::DataImportImportProcessComplete::V1
             ),
         ],
         #[cfg(feature = "data-import")]
         &[
-            |fields| build_event(
-                fields,
-                events::DataImportImportProcessDryRunComplete::V1,
+            view_row!(
                 EventRef::DataImportImportProcessDryRunComplete,
+                events::DataImportImportProcessDryRunComplete::V1
             ),
         ],
         #[cfg(feature = "data-import")]
         &[
-            |fields| build_event(
-                fields,
-                events::DataImportImportProcessDryRunError::V1,
+            view_row!(
                 EventRef::DataImportImportProcessDryRunError,
+                events::DataImportImportProcessDryRunError::V1
             ),
         ],
         #[cfg(feature = "data-import")]
         &[
-            |fields| build_event(
-                fields,
-                events::DataImportImportProcessError::V1,
+            view_row!(
                 EventRef::DataImportImportProcessError,
+                events::DataImportImportProcessError::V1
             ),
         ],
         #[cfg(feature = "data-import")]
         &[
-            |fields| build_event(
-                fields,
-                events::DataImportImportProcessPostImportCompleted::V1,
+            view_row!(
                 EventRef::DataImportImportProcessPostImportCompleted,
+                events::DataImportImportProcessPostImportCompleted::V1
             ),
         ],
         #[cfg(feature = "data-import")]
         &[
-            |fields| build_event(
-                fields,
-                events::DataImportImportProcessPostImportError::V1,
+            view_row!(
                 EventRef::DataImportImportProcessPostImportError,
+                events::DataImportImportProcessPostImportError::V1
             ),
         ],
         #[cfg(feature = "data-import")]
         &[
-            |fields| build_event(
-                fields,
-                events::DataImportOrderProcessCancelled::V1,
+            view_row!(
                 EventRef::DataImportOrderProcessCancelled,
+                events::DataImportOrderProcessCancelled::V1
             ),
         ],
         #[cfg(feature = "data-import")]
         &[
-            |fields| build_event(
-                fields,
-                events::DataImportOrderProcessComplete::V1,
+            view_row!(
                 EventRef::DataImportOrderProcessComplete,
+                events::DataImportOrderProcessComplete::V1
             ),
         ],
         #[cfg(feature = "data-import")]
         &[
-            |fields| build_event(
-                fields,
-                events::DataImportOrderProcessError::V1,
+            view_row!(
                 EventRef::DataImportOrderProcessError,
+                events::DataImportOrderProcessError::V1
             ),
         ],
         #[cfg(feature = "collections")]
         &[
-            |fields| build_event(
-                fields,
-                events::DebtActioningAutomatedDebtWriteBackCompleted::V1,
+            view_row!(
                 EventRef::DebtActioningAutomatedDebtWriteBackCompleted,
+                events::DebtActioningAutomatedDebtWriteBackCompleted::V1
             ),
         ],
         #[cfg(feature = "collections")]
         &[
-            |fields| build_event(
-                fields,
-                events::DebtActioningAutomatedDebtWriteBackFailed::V1,
+            view_row!(
                 EventRef::DebtActioningAutomatedDebtWriteBackFailed,
+                events::DebtActioningAutomatedDebtWriteBackFailed::V1
             ),
         ],
         #[cfg(feature = "collections")]
         &[
-            |fields| build_event(
-                fields,
-                events::DebtActioningAutomatedDebtWriteBackSkipped::V1,
+            view_row!(
                 EventRef::DebtActioningAutomatedDebtWriteBackSkipped,
+                events::DebtActioningAutomatedDebtWriteBackSkipped::V1
             ),
         ],
         #[cfg(feature = "collections")]
         &[
-            |fields| build_event(
-                fields,
-                events::DelinquentDebtAllocationCreated::V1,
+            view_row!(
                 EventRef::DelinquentDebtAllocationCreated,
+                events::DelinquentDebtAllocationCreated::V1
             ),
         ],
         #[cfg(feature = "collections")]
         &[
-            |fields| build_event(
-                fields,
-                events::DelinquentDebtPositionChanged::V1,
+            view_row!(
                 EventRef::DelinquentDebtPositionChanged,
+                events::DelinquentDebtPositionChanged::V1
             ),
-            |fields| build_event(
-                fields,
-                events::DelinquentDebtPositionChanged::V2,
+            view_row!(
                 EventRef::DelinquentDebtPositionChanged,
+                events::DelinquentDebtPositionChanged::V2
             ),
         ],
         #[cfg(feature = "collections")]
         &[
-            |fields| build_event(
-                fields,
-                events::DepositAgreementAccepted::V1,
-                EventRef::DepositAgreementAccepted,
+            view_row!(
+                EventRef::DepositAgreementAccepted, events::DepositAgreementAccepted::V1
             ),
         ],
         #[cfg(feature = "collections")]
         &[
-            |fields| build_event(
-                fields,
-                events::DepositAgreementFulfilled::V1,
+            view_row!(
                 EventRef::DepositAgreementFulfilled,
+                events::DepositAgreementFulfilled::V1
             ),
         ],
         #[cfg(feature = "collections")]
         &[
-            |fields| build_event(
-                fields,
-                events::DepositAgreementInstalmentReturned::V1,
+            view_row!(
                 EventRef::DepositAgreementInstalmentReturned,
+                events::DepositAgreementInstalmentReturned::V1
             ),
         ],
         #[cfg(feature = "collections")]
         &[
-            |fields| build_event(
-                fields,
-                events::DepositAgreementReturned::V1,
-                EventRef::DepositAgreementReturned,
+            view_row!(
+                EventRef::DepositAgreementReturned, events::DepositAgreementReturned::V1
             ),
         ],
         #[cfg(feature = "collections")]
         &[
-            |fields| build_event(
-                fields,
-                events::DepositAgreementWithdrawn::V1,
+            view_row!(
                 EventRef::DepositAgreementWithdrawn,
+                events::DepositAgreementWithdrawn::V1
             ),
         ],
         #[cfg(feature = "collections")]
-        &[
-            |fields| build_event(
-                fields,
-                events::DunningPathPaused::V1,
-                EventRef::DunningPathPaused,
-            ),
-        ],
+        &[view_row!(EventRef::DunningPathPaused, events::DunningPathPaused::V1)],
         #[cfg(feature = "collections")]
-        &[
-            |fields| build_event(
-                fields,
-                events::DunningPathStarted::V1,
-                EventRef::DunningPathStarted,
-            ),
-        ],
+        &[view_row!(EventRef::DunningPathStarted, events::DunningPathStarted::V1)],
         #[cfg(feature = "collections")]
-        &[
-            |fields| build_event(
-                fields,
-                events::DunningPathUnpaused::V1,
-                EventRef::DunningPathUnpaused,
-            ),
-        ],
+        &[view_row!(EventRef::DunningPathUnpaused, events::DunningPathUnpaused::V1)],
         #[cfg(feature = "collections")]
-        &[
-            |fields| build_event(
-                fields,
-                events::DunningPathWithdrawn::V1,
-                EventRef::DunningPathWithdrawn,
-            ),
-        ],
+        &[view_row!(EventRef::DunningPathWithdrawn, events::DunningPathWithdrawn::V1)],
         #[cfg(feature = "market-files")]
         &[
-            |fields| build_event(
-                fields,
-                events::ElectricityFlowFileCancellationInvoiceProcessed::V1,
+            view_row!(
                 EventRef::ElectricityFlowFileCancellationInvoiceProcessed,
+                events::ElectricityFlowFileCancellationInvoiceProcessed::V1
             ),
         ],
         #[cfg(feature = "market-files")]
         &[
-            |fields| build_event(
-                fields,
-                events::ElectricityFlowFileComplementaryInvoiceProcessed::V1,
+            view_row!(
                 EventRef::ElectricityFlowFileComplementaryInvoiceProcessed,
+                events::ElectricityFlowFileComplementaryInvoiceProcessed::V1
             ),
         ],
         #[cfg(feature = "market-files")]
         &[
-            |fields| build_event(
-                fields,
-                events::ElectricityFlowFileRectificationInvoiceProcessed::V1,
+            view_row!(
                 EventRef::ElectricityFlowFileRectificationInvoiceProcessed,
+                events::ElectricityFlowFileRectificationInvoiceProcessed::V1
             ),
         ],
         #[cfg(feature = "market-files")]
         &[
-            |fields| build_event(
-                fields,
-                events::ElectricityFlowFileRegularizerInvoiceProcessed::V1,
+            view_row!(
                 EventRef::ElectricityFlowFileRegularizerInvoiceProcessed,
+                events::ElectricityFlowFileRegularizerInvoiceProcessed::V1
             ),
         ],
         #[cfg(feature = "market-files")]
         &[
-            |fields| build_event(
-                fields,
-                events::ElectricityFlowFileBillableConceptsInvoiceProcessed::V1,
+            view_row!(
                 EventRef::ElectricityFlowFileBillableConceptsInvoiceProcessed,
+                events::ElectricityFlowFileBillableConceptsInvoiceProcessed::V1
             ),
         ],
         #[cfg(feature = "market-files")]
         &[
-            |fields| build_event(
-                fields,
-                events::ElectricityFlowFileRegularInvoiceProcessed::V1,
+            view_row!(
                 EventRef::ElectricityFlowFileRegularInvoiceProcessed,
+                events::ElectricityFlowFileRegularInvoiceProcessed::V1
             ),
         ],
         #[cfg(feature = "market-files")]
         &[
-            |fields| build_event(
-                fields,
-                events::EspSupplyPointsEnrichmentDataSent::V1,
+            view_row!(
                 EventRef::EspSupplyPointsEnrichmentDataSent,
+                events::EspSupplyPointsEnrichmentDataSent::V1
             ),
         ],
         #[cfg(feature = "market-files")]
         &[
-            |fields| build_event(
-                fields,
-                events::EspSupplyPointsAtrSnapshotSent::V1,
+            view_row!(
                 EventRef::EspSupplyPointsAtrSnapshotSent,
+                events::EspSupplyPointsAtrSnapshotSent::V1
             ),
         ],
         #[cfg(feature = "data-import")]
         &[
-            |fields| build_event(
-                fields,
-                events::ExternalMessagingUploadedFileProcessed::V1,
+            view_row!(
                 EventRef::ExternalMessagingUploadedFileProcessed,
+                events::ExternalMessagingUploadedFileProcessed::V1
             ),
         ],
         #[cfg(feature = "data-import")]
         &[
-            |fields| build_event(
-                fields,
-                events::ExternalMessagingUploadedFileProcessingFailed::V1,
+            view_row!(
                 EventRef::ExternalMessagingUploadedFileProcessingFailed,
+                events::ExternalMessagingUploadedFileProcessingFailed::V1
             ),
         ],
         #[cfg(feature = "data-import")]
         &[
-            |fields| build_event(
-                fields,
-                events::ExternalMessagingUploadedFileSafe::V1,
+            view_row!(
                 EventRef::ExternalMessagingUploadedFileSafe,
+                events::ExternalMessagingUploadedFileSafe::V1
             ),
         ],
         #[cfg(feature = "data-import")]
         &[
-            |fields| build_event(
-                fields,
-                events::ExternalMessagingUploadedFileUnsafe::V1,
+            view_row!(
                 EventRef::ExternalMessagingUploadedFileUnsafe,
+                events::ExternalMessagingUploadedFileUnsafe::V1
             ),
         ],
         #[cfg(feature = "flexible-devices")]
         &[
-            |fields| build_event(
-                fields,
-                events::FlexDeviceDeauthenticated::V1,
+            view_row!(
                 EventRef::FlexDeviceDeauthenticated,
+                events::FlexDeviceDeauthenticated::V1
             ),
         ],
         #[cfg(feature = "flexible-devices")]
         &[
-            |fields| build_event(
-                fields,
-                events::FlexDeviceDisconnected::V1,
-                EventRef::FlexDeviceDisconnected,
+            view_row!(
+                EventRef::FlexDeviceDisconnected, events::FlexDeviceDisconnected::V1
             ),
         ],
         #[cfg(feature = "flexible-devices")]
         &[
-            |fields| build_event(
-                fields,
-                events::FlexDeviceOptimisationCreated::V1,
+            view_row!(
                 EventRef::FlexDeviceOptimisationCreated,
+                events::FlexDeviceOptimisationCreated::V1
             ),
         ],
         #[cfg(feature = "flexible-devices")]
-        &[
-            |fields| build_event(
-                fields,
-                events::FlexDeviceRegistered::V1,
-                EventRef::FlexDeviceRegistered,
-            ),
-        ],
+        &[view_row!(EventRef::FlexDeviceRegistered, events::FlexDeviceRegistered::V1)],
         #[cfg(feature = "market-files")]
         &[
-            |fields| build_event(
-                fields,
-                events::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::V1,
+            view_row!(
                 EventRef::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated,
+                events::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated::V1
             ),
         ],
         #[cfg(feature = "market-files")]
         &[
-            |fields| build_event(
-                fields,
-                events::GasBillFlowDetailsCancellationInvoiceCreated::V1,
+            view_row!(
                 EventRef::GasBillFlowDetailsCancellationInvoiceCreated,
+                events::GasBillFlowDetailsCancellationInvoiceCreated::V1
             ),
         ],
         #[cfg(feature = "market-files")]
         &[
-            |fields| build_event(
-                fields,
-                events::GasBillFlowDetailsComplementaryInvoiceCreated::V1,
+            view_row!(
                 EventRef::GasBillFlowDetailsComplementaryInvoiceCreated,
+                events::GasBillFlowDetailsComplementaryInvoiceCreated::V1
             ),
         ],
         #[cfg(feature = "market-files")]
         &[
-            |fields| build_event(
-                fields,
-                events::GasBillFlowDetailsRectificationInvoiceCreated::V1,
+            view_row!(
                 EventRef::GasBillFlowDetailsRectificationInvoiceCreated,
+                events::GasBillFlowDetailsRectificationInvoiceCreated::V1
             ),
         ],
         #[cfg(feature = "market-files")]
         &[
-            |fields| build_event(
-                fields,
-                events::GasBillFlowDetailsRegularInvoiceCreated::V1,
+            view_row!(
                 EventRef::GasBillFlowDetailsRegularInvoiceCreated,
+                events::GasBillFlowDetailsRegularInvoiceCreated::V1
             ),
         ],
         #[cfg(feature = "market-files")]
         &[
-            |fields| build_event(
-                fields,
-                events::GasFlowFileB7033ComplementaryInvoiceProcessed::V1,
+            view_row!(
                 EventRef::GasFlowFileB7033ComplementaryInvoiceProcessed,
+                events::GasFlowFileB7033ComplementaryInvoiceProcessed::V1
             ),
         ],
         #[cfg(feature = "market-files")]
         &[
-            |fields| build_event(
-                fields,
-                events::GasFlowFileB7033RegularInvoiceProcessed::V1,
+            view_row!(
                 EventRef::GasFlowFileB7033RegularInvoiceProcessed,
+                events::GasFlowFileB7033RegularInvoiceProcessed::V1
             ),
         ],
         #[cfg(feature = "market-files")]
         &[
-            |fields| build_event(
-                fields,
-                events::GasSupplyPointInspectionResultsReceived::V1,
+            view_row!(
                 EventRef::GasSupplyPointInspectionResultsReceived,
+                events::GasSupplyPointInspectionResultsReceived::V1
             ),
         ],
         #[cfg(feature = "communications")]
-        &[
-            |fields| build_event(
-                fields,
-                events::GoodsPurchaseCreated::V1,
-                EventRef::GoodsPurchaseCreated,
-            ),
-        ],
+        &[view_row!(EventRef::GoodsPurchaseCreated, events::GoodsPurchaseCreated::V1)],
         #[cfg(feature = "communications")]
         &[
-            |fields| build_event(
-                fields,
-                events::GoodsQuoteCreatedForAccount::V1,
+            view_row!(
                 EventRef::GoodsQuoteCreatedForAccount,
+                events::GoodsQuoteCreatedForAccount::V1
             ),
         ],
         #[cfg(feature = "communications")]
         &[
-            |fields| build_event(
-                fields,
-                events::GoodsQuoteCreatedWithoutAccount::V1,
+            view_row!(
                 EventRef::GoodsQuoteCreatedWithoutAccount,
+                events::GoodsQuoteCreatedWithoutAccount::V1
             ),
         ],
         #[cfg(feature = "industry")]
         &[
-            |fields| build_event(
-                fields,
-                events::IndustryElectricityChangeOfEnergisationUnsolicitedMessage::V1,
+            view_row!(
                 EventRef::IndustryElectricityChangeOfEnergisationUnsolicitedMessage,
+                events::IndustryElectricityChangeOfEnergisationUnsolicitedMessage::V1
             ),
         ],
         #[cfg(feature = "industry")]
         &[
-            |fields| build_event(
-                fields,
-                events::IndustryElectricityChangeOfServiceMeterDeactivated::V1,
+            view_row!(
                 EventRef::IndustryElectricityChangeOfServiceMeterDeactivated,
+                events::IndustryElectricityChangeOfServiceMeterDeactivated::V1
             ),
         ],
         #[cfg(feature = "industry")]
         &[
-            |fields| build_event(
-                fields,
-                events::IndustryElectricityChangeOfSupplyGainInitiated::V1,
+            view_row!(
                 EventRef::IndustryElectricityChangeOfSupplyGainInitiated,
+                events::IndustryElectricityChangeOfSupplyGainInitiated::V1
             ),
         ],
         #[cfg(feature = "industry")]
         &[
-            |fields| build_event(
-                fields,
-                events::IndustryElectricityChangeOfSupplyLossComplete::V1,
+            view_row!(
                 EventRef::IndustryElectricityChangeOfSupplyLossComplete,
+                events::IndustryElectricityChangeOfSupplyLossComplete::V1
             ),
         ],
         #[cfg(feature = "industry")]
         &[
-            |fields| build_event(
-                fields,
-                events::IndustryElectricityExportInstallationValidated::V1,
+            view_row!(
                 EventRef::IndustryElectricityExportInstallationValidated,
+                events::IndustryElectricityExportInstallationValidated::V1
             ),
-            |fields| build_event(
-                fields,
-                events::IndustryElectricityExportInstallationValidated::V2,
+            view_row!(
                 EventRef::IndustryElectricityExportInstallationValidated,
+                events::IndustryElectricityExportInstallationValidated::V2
             ),
         ],
         #[cfg(feature = "industry")]
         &[
-            |fields| build_event(
-                fields,
-                events::IndustryGasChangeOfSupplyGainInitiated::V1,
+            view_row!(
                 EventRef::IndustryGasChangeOfSupplyGainInitiated,
+                events::IndustryGasChangeOfSupplyGainInitiated::V1
             ),
         ],
         #[cfg(feature = "industry")]
         &[
-            |fields| build_event(
-                fields,
-                events::IndustryGasChangeOfSupplyLossComplete::V1,
+            view_row!(
                 EventRef::IndustryGasChangeOfSupplyLossComplete,
+                events::IndustryGasChangeOfSupplyLossComplete::V1
             ),
         ],
         #[cfg(feature = "conversations")]
-        &[
-            |fields| build_event(
-                fields,
-                events::InkActionsRun::V1,
-                EventRef::InkActionsRun,
-            ),
-        ],
+        &[view_row!(EventRef::InkActionsRun, events::InkActionsRun::V1)],
         #[cfg(feature = "conversations")]
         &[
-            |fields| build_event(
-                fields,
-                events::InkContentInboundMessageTagged::V1,
+            view_row!(
                 EventRef::InkContentInboundMessageTagged,
+                events::InkContentInboundMessageTagged::V1
             ),
         ],
         #[cfg(feature = "conversations")]
         &[
-            |fields| build_event(
-                fields,
-                events::InkConversationAssignedToBucket::V1,
+            view_row!(
                 EventRef::InkConversationAssignedToBucket,
+                events::InkConversationAssignedToBucket::V1
             ),
         ],
         #[cfg(feature = "conversations")]
         &[
-            |fields| build_event(
-                fields,
-                events::InkConversationAssignedToTimeline::V1,
+            view_row!(
                 EventRef::InkConversationAssignedToTimeline,
+                events::InkConversationAssignedToTimeline::V1
             ),
         ],
         #[cfg(feature = "conversations")]
         &[
-            |fields| build_event(
-                fields,
-                events::InkConversationAwaitCustomerReply::V1,
+            view_row!(
                 EventRef::InkConversationAwaitCustomerReply,
+                events::InkConversationAwaitCustomerReply::V1
             ),
         ],
         #[cfg(feature = "conversations")]
-        &[
-            |fields| build_event(
-                fields,
-                events::InkConversationClosed::V1,
-                EventRef::InkConversationClosed,
-            ),
-        ],
+        &[view_row!(EventRef::InkConversationClosed, events::InkConversationClosed::V1)],
         #[cfg(feature = "conversations")]
         &[
-            |fields| build_event(
-                fields,
-                events::InkConversationOpenStatusChanged::V1,
+            view_row!(
                 EventRef::InkConversationOpenStatusChanged,
+                events::InkConversationOpenStatusChanged::V1
             ),
         ],
         #[cfg(feature = "conversations")]
-        &[
-            |fields| build_event(
-                fields,
-                events::InkConversationOpened::V1,
-                EventRef::InkConversationOpened,
-            ),
-        ],
+        &[view_row!(EventRef::InkConversationOpened, events::InkConversationOpened::V1)],
         #[cfg(feature = "conversations")]
         &[
-            |fields| build_event(
-                fields,
-                events::InkConversationPriorityChanged::V1,
+            view_row!(
                 EventRef::InkConversationPriorityChanged,
+                events::InkConversationPriorityChanged::V1
             ),
         ],
         #[cfg(feature = "conversations")]
         &[
-            |fields| build_event(
-                fields,
-                events::InkConversationSnoozed::V1,
-                EventRef::InkConversationSnoozed,
+            view_row!(
+                EventRef::InkConversationSnoozed, events::InkConversationSnoozed::V1
             ),
         ],
         #[cfg(feature = "conversations")]
         &[
-            |fields| build_event(
-                fields,
-                events::InkConversationUnassignedFromBucket::V1,
+            view_row!(
                 EventRef::InkConversationUnassignedFromBucket,
+                events::InkConversationUnassignedFromBucket::V1
             ),
         ],
         #[cfg(feature = "conversations")]
         &[
-            |fields| build_event(
-                fields,
-                events::InkConversationUnassignedFromTimeline::V1,
+            view_row!(
                 EventRef::InkConversationUnassignedFromTimeline,
+                events::InkConversationUnassignedFromTimeline::V1
             ),
         ],
         #[cfg(feature = "conversations")]
-        &[
-            |fields| build_event(
-                fields,
-                events::InkLiveChatClosed::V1,
-                EventRef::InkLiveChatClosed,
-            ),
-        ],
+        &[view_row!(EventRef::InkLiveChatClosed, events::InkLiveChatClosed::V1)],
+        #[cfg(feature = "conversations")]
+        &[view_row!(EventRef::InkLiveChatInitiated, events::InkLiveChatInitiated::V1)],
         #[cfg(feature = "conversations")]
         &[
-            |fields| build_event(
-                fields,
-                events::InkLiveChatInitiated::V1,
-                EventRef::InkLiveChatInitiated,
-            ),
-        ],
-        #[cfg(feature = "conversations")]
-        &[
-            |fields| build_event(
-                fields,
-                events::InkLiveChatMessagesOutboundMessageCreated::V1,
+            view_row!(
                 EventRef::InkLiveChatMessagesOutboundMessageCreated,
+                events::InkLiveChatMessagesOutboundMessageCreated::V1
             ),
         ],
         #[cfg(feature = "conversations")]
         &[
-            |fields| build_event(
-                fields,
-                events::InkMessageAttachmentSafe::V1,
-                EventRef::InkMessageAttachmentSafe,
+            view_row!(
+                EventRef::InkMessageAttachmentSafe, events::InkMessageAttachmentSafe::V1
             ),
         ],
         #[cfg(feature = "conversations")]
         &[
-            |fields| build_event(
-                fields,
-                events::InkMessageAttachmentUnsafe::V1,
+            view_row!(
                 EventRef::InkMessageAttachmentUnsafe,
+                events::InkMessageAttachmentUnsafe::V1
             ),
         ],
         #[cfg(feature = "conversations")]
         &[
-            |fields| build_event(
-                fields,
-                events::InkMessagesInboundEmailMigration::V1,
+            view_row!(
                 EventRef::InkMessagesInboundEmailMigration,
+                events::InkMessagesInboundEmailMigration::V1
             ),
         ],
         #[cfg(feature = "conversations")]
         &[
-            |fields| build_event(
-                fields,
-                events::InkMessagesInboundMessageCreated::V1,
+            view_row!(
                 EventRef::InkMessagesInboundMessageCreated,
+                events::InkMessagesInboundMessageCreated::V1
             ),
         ],
         #[cfg(feature = "conversations")]
         &[
-            |fields| build_event(
-                fields,
-                events::InkMessagesInboundMessageIngested::V1,
+            view_row!(
                 EventRef::InkMessagesInboundMessageIngested,
+                events::InkMessagesInboundMessageIngested::V1
             ),
         ],
         #[cfg(feature = "conversations")]
         &[
-            |fields| build_event(
-                fields,
-                events::InkMessagesOutboundMessageCreated::V1,
+            view_row!(
                 EventRef::InkMessagesOutboundMessageCreated,
+                events::InkMessagesOutboundMessageCreated::V1
             ),
         ],
         #[cfg(feature = "conversations")]
         &[
-            |fields| build_event(
-                fields,
-                events::InkMessagesOutboundMessageFailed::V1,
+            view_row!(
                 EventRef::InkMessagesOutboundMessageFailed,
+                events::InkMessagesOutboundMessageFailed::V1
             ),
         ],
         #[cfg(feature = "conversations")]
         &[
-            |fields| build_event(
-                fields,
-                events::InkMessagesPhishingReportDismissed::V1,
+            view_row!(
                 EventRef::InkMessagesPhishingReportDismissed,
+                events::InkMessagesPhishingReportDismissed::V1
             ),
         ],
         #[cfg(feature = "conversations")]
         &[
-            |fields| build_event(
-                fields,
-                events::InkMessagesReportedPhishing::V1,
+            view_row!(
                 EventRef::InkMessagesReportedPhishing,
+                events::InkMessagesReportedPhishing::V1
             ),
         ],
         #[cfg(feature = "conversations")]
         &[
-            |fields| build_event(
-                fields,
-                events::InkMessagesReportedSpam::V1,
-                EventRef::InkMessagesReportedSpam,
+            view_row!(
+                EventRef::InkMessagesReportedSpam, events::InkMessagesReportedSpam::V1
             ),
         ],
         #[cfg(feature = "conversations")]
         &[
-            |fields| build_event(
-                fields,
-                events::InkMessagesSpamReportDismissed::V1,
+            view_row!(
                 EventRef::InkMessagesSpamReportDismissed,
+                events::InkMessagesSpamReportDismissed::V1
             ),
         ],
         #[cfg(feature = "businesses")]
         &[
-            |fields| build_event(
-                fields,
-                events::InternalCompanyCreated::V1,
-                EventRef::InternalCompanyCreated,
+            view_row!(
+                EventRef::InternalCompanyCreated, events::InternalCompanyCreated::V1
             ),
         ],
         #[cfg(feature = "billing")]
         &[
-            |fields| build_event(
-                fields,
-                events::LatePaymentFeeApplicationServiceCompleted::V1,
+            view_row!(
                 EventRef::LatePaymentFeeApplicationServiceCompleted,
+                events::LatePaymentFeeApplicationServiceCompleted::V1
             ),
         ],
         #[cfg(feature = "billing")]
         &[
-            |fields| build_event(
-                fields,
-                events::LatePaymentFeeApplicationServiceFeeApplied::V1,
+            view_row!(
                 EventRef::LatePaymentFeeApplicationServiceFeeApplied,
+                events::LatePaymentFeeApplicationServiceFeeApplied::V1
             ),
         ],
         #[cfg(feature = "billing")]
         &[
-            |fields| build_event(
-                fields,
-                events::LatePaymentFeeApplicationServiceStarted::V1,
+            view_row!(
                 EventRef::LatePaymentFeeApplicationServiceStarted,
+                events::LatePaymentFeeApplicationServiceStarted::V1
             ),
         ],
         #[cfg(feature = "billing")]
         &[
-            |fields| build_event(
-                fields,
-                events::LatePaymentFeeCalculationServiceCompleted::V1,
+            view_row!(
                 EventRef::LatePaymentFeeCalculationServiceCompleted,
+                events::LatePaymentFeeCalculationServiceCompleted::V1
             ),
         ],
         #[cfg(feature = "billing")]
         &[
-            |fields| build_event(
-                fields,
-                events::LatePaymentFeeCalculationServiceStarted::V1,
+            view_row!(
                 EventRef::LatePaymentFeeCalculationServiceStarted,
+                events::LatePaymentFeeCalculationServiceStarted::V1
             ),
         ],
         #[cfg(feature = "billing")]
         &[
-            |fields| build_event(
-                fields,
-                events::LatePaymentFeeCalculatorCompleted::V1,
+            view_row!(
                 EventRef::LatePaymentFeeCalculatorCompleted,
+                events::LatePaymentFeeCalculatorCompleted::V1
             ),
         ],
         #[cfg(feature = "billing")]
         &[
-            |fields| build_event(
-                fields,
-                events::LatePaymentFeeCalculatorFeeApplied::V1,
+            view_row!(
                 EventRef::LatePaymentFeeCalculatorFeeApplied,
+                events::LatePaymentFeeCalculatorFeeApplied::V1
             ),
         ],
         #[cfg(feature = "billing")]
         &[
-            |fields| build_event(
-                fields,
-                events::LatePaymentFeeCalculatorStarted::V1,
+            view_row!(
                 EventRef::LatePaymentFeeCalculatorStarted,
+                events::LatePaymentFeeCalculatorStarted::V1
             ),
         ],
         #[cfg(feature = "billing")]
-        &[
-            |fields| build_event(
-                fields,
-                events::LatePaymentFeeWaived::V1,
-                EventRef::LatePaymentFeeWaived,
-            ),
-        ],
+        &[view_row!(EventRef::LatePaymentFeeWaived, events::LatePaymentFeeWaived::V1)],
+        #[cfg(feature = "communications")]
+        &[view_row!(EventRef::LeadsLeadStageUpdated, events::LeadsLeadStageUpdated::V1)],
         #[cfg(feature = "communications")]
         &[
-            |fields| build_event(
-                fields,
-                events::LeadsLeadStageUpdated::V1,
-                EventRef::LeadsLeadStageUpdated,
-            ),
-        ],
-        #[cfg(feature = "communications")]
-        &[
-            |fields| build_event(
-                fields,
-                events::LeadsOpportunityDocumentAttachedToOpportunity::V1,
+            view_row!(
                 EventRef::LeadsOpportunityDocumentAttachedToOpportunity,
+                events::LeadsOpportunityDocumentAttachedToOpportunity::V1
             ),
         ],
         #[cfg(feature = "communications")]
         &[
-            |fields| build_event(
-                fields,
-                events::LeadsOpportunityOfferGroupCreated::V2,
+            view_row!(
                 EventRef::LeadsOpportunityOfferGroupCreated,
+                events::LeadsOpportunityOfferGroupCreated::V2
             ),
         ],
         #[cfg(feature = "communications")]
         &[
-            |fields| build_event(
-                fields,
-                events::LeadsOpportunityStageUpdated::V1,
+            view_row!(
                 EventRef::LeadsOpportunityStageUpdated,
+                events::LeadsOpportunityStageUpdated::V1
             ),
         ],
         #[cfg(feature = "lifecycle-status")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleEnrollmentLoyaltyPointsQualificationReversed::V1,
+            view_row!(
                 EventRef::LifecycleEnrollmentLoyaltyPointsQualificationReversed,
+                events::LifecycleEnrollmentLoyaltyPointsQualificationReversed::V1
             ),
         ],
         #[cfg(feature = "lifecycle-status")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::V2,
+            view_row!(
                 EventRef::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint,
+                events::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint::V2
             ),
         ],
         #[cfg(feature = "lifecycle-join")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleJoinSupplierActivationCompleted::V1,
+            view_row!(
                 EventRef::LifecycleJoinSupplierActivationCompleted,
+                events::LifecycleJoinSupplierActivationCompleted::V1
             ),
         ],
         #[cfg(feature = "lifecycle-join")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleJoinSupplierActivationInitiated::V1,
+            view_row!(
                 EventRef::LifecycleJoinSupplierActivationInitiated,
+                events::LifecycleJoinSupplierActivationInitiated::V1
             ),
         ],
         #[cfg(feature = "lifecycle-join")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleJoinSupplierAgreementCreated::V1,
+            view_row!(
                 EventRef::LifecycleJoinSupplierAgreementCreated,
+                events::LifecycleJoinSupplierAgreementCreated::V1
             ),
         ],
         #[cfg(feature = "lifecycle-join")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::V1,
+            view_row!(
                 EventRef::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated,
+                events::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated::V1
             ),
         ],
         #[cfg(feature = "lifecycle-join")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::V1,
+            view_row!(
                 EventRef::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated,
+                events::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated::V1
             ),
         ],
         #[cfg(feature = "lifecycle-join")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::V1,
+            view_row!(
                 EventRef::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated,
+                events::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated::V1
             ),
         ],
         #[cfg(feature = "lifecycle-join")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleJoinSupplierCancellationRequested::V1,
+            view_row!(
                 EventRef::LifecycleJoinSupplierCancellationRequested,
+                events::LifecycleJoinSupplierCancellationRequested::V1
             ),
         ],
         #[cfg(feature = "lifecycle-join")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleJoinSupplierCancelled::V1,
+            view_row!(
                 EventRef::LifecycleJoinSupplierCancelled,
+                events::LifecycleJoinSupplierCancelled::V1
             ),
         ],
         #[cfg(feature = "lifecycle-join")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleJoinSupplierCompleted::V1,
+            view_row!(
                 EventRef::LifecycleJoinSupplierCompleted,
+                events::LifecycleJoinSupplierCompleted::V1
             ),
         ],
         #[cfg(feature = "lifecycle-join")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleJoinSupplierRequested::V1,
+            view_row!(
                 EventRef::LifecycleJoinSupplierRequested,
+                events::LifecycleJoinSupplierRequested::V1
             ),
         ],
         #[cfg(feature = "lifecycle-join")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleJoinSupplierReversalRequested::V1,
+            view_row!(
                 EventRef::LifecycleJoinSupplierReversalRequested,
+                events::LifecycleJoinSupplierReversalRequested::V1
             ),
         ],
         #[cfg(feature = "lifecycle-join")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleJoinSupplierReversed::V1,
+            view_row!(
                 EventRef::LifecycleJoinSupplierReversed,
+                events::LifecycleJoinSupplierReversed::V1
             ),
         ],
         #[cfg(feature = "lifecycle-join")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleJoinSupplierSupplyPeriodCreated::V1,
+            view_row!(
                 EventRef::LifecycleJoinSupplierSupplyPeriodCreated,
+                events::LifecycleJoinSupplierSupplyPeriodCreated::V1
             ),
         ],
         #[cfg(feature = "lifecycle-join")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::V1,
+            view_row!(
                 EventRef::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated,
+                events::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated::V1
             ),
         ],
         #[cfg(feature = "lifecycle-join")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::V1,
+            view_row!(
                 EventRef::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated,
+                events::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated::V1
             ),
         ],
         #[cfg(feature = "lifecycle-join")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::V2,
+            view_row!(
                 EventRef::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted,
+                events::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted::V2
             ),
         ],
         #[cfg(feature = "lifecycle-join")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::V2,
+            view_row!(
                 EventRef::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated,
+                events::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated::V2
             ),
         ],
         #[cfg(feature = "lifecycle-join")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleJoinSupplierSecurityDepositsCreated::V1,
+            view_row!(
                 EventRef::LifecycleJoinSupplierSecurityDepositsCreated,
+                events::LifecycleJoinSupplierSecurityDepositsCreated::V1
             ),
         ],
         #[cfg(feature = "lifecycle-join")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleJoinSupplierTermsAndConditionsAccepted::V2,
+            view_row!(
                 EventRef::LifecycleJoinSupplierTermsAndConditionsAccepted,
+                events::LifecycleJoinSupplierTermsAndConditionsAccepted::V2
             ),
         ],
         #[cfg(feature = "lifecycle-leave")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::V1,
+            view_row!(
                 EventRef::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated,
+                events::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated::V1
             ),
         ],
         #[cfg(feature = "lifecycle-leave")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::V1,
+            view_row!(
                 EventRef::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated,
+                events::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated::V1
             ),
         ],
         #[cfg(feature = "lifecycle-leave")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::V1,
+            view_row!(
                 EventRef::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated,
+                events::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated::V1
             ),
         ],
         #[cfg(feature = "lifecycle-leave")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleLeaveSupplierCancellationRequested::V2,
+            view_row!(
                 EventRef::LifecycleLeaveSupplierCancellationRequested,
+                events::LifecycleLeaveSupplierCancellationRequested::V2
             ),
         ],
         #[cfg(feature = "lifecycle-leave")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleLeaveSupplierCancelled::V2,
+            view_row!(
                 EventRef::LifecycleLeaveSupplierCancelled,
+                events::LifecycleLeaveSupplierCancelled::V2
             ),
         ],
         #[cfg(feature = "lifecycle-leave")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleLeaveSupplierCompleted::V3,
+            view_row!(
                 EventRef::LifecycleLeaveSupplierCompleted,
+                events::LifecycleLeaveSupplierCompleted::V3
             ),
         ],
         #[cfg(feature = "lifecycle-leave")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleLeaveSupplierRequested::V2,
+            view_row!(
                 EventRef::LifecycleLeaveSupplierRequested,
+                events::LifecycleLeaveSupplierRequested::V2
             ),
-            |fields| build_event(
-                fields,
-                events::LifecycleLeaveSupplierRequested::V3,
+            view_row!(
                 EventRef::LifecycleLeaveSupplierRequested,
+                events::LifecycleLeaveSupplierRequested::V3
             ),
         ],
         #[cfg(feature = "lifecycle-leave")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleLeaveSupplierReversalRequested::V2,
+            view_row!(
                 EventRef::LifecycleLeaveSupplierReversalRequested,
+                events::LifecycleLeaveSupplierReversalRequested::V2
             ),
         ],
         #[cfg(feature = "lifecycle-leave")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::V1,
+            view_row!(
                 EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated,
+                events::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated::V1
             ),
         ],
         #[cfg(feature = "lifecycle-leave")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::V1,
+            view_row!(
                 EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated,
+                events::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated::V1
             ),
         ],
         #[cfg(feature = "lifecycle-leave")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::V1,
+            view_row!(
                 EventRef::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated,
+                events::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated::V1
             ),
         ],
         #[cfg(feature = "lifecycle-leave")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleLeaveSupplierTerminationConfirmed::V2,
+            view_row!(
                 EventRef::LifecycleLeaveSupplierTerminationConfirmed,
+                events::LifecycleLeaveSupplierTerminationConfirmed::V2
             ),
         ],
         #[cfg(feature = "lifecycle-leave")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleLeaveSupplierTerminationInitiated::V1,
+            view_row!(
                 EventRef::LifecycleLeaveSupplierTerminationInitiated,
+                events::LifecycleLeaveSupplierTerminationInitiated::V1
             ),
         ],
         #[cfg(feature = "lifecycle-leave")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleLeaveSupplierUpdated::V2,
+            view_row!(
                 EventRef::LifecycleLeaveSupplierUpdated,
+                events::LifecycleLeaveSupplierUpdated::V2
             ),
-            |fields| build_event(
-                fields,
-                events::LifecycleLeaveSupplierUpdated::V3,
+            view_row!(
                 EventRef::LifecycleLeaveSupplierUpdated,
+                events::LifecycleLeaveSupplierUpdated::V3
             ),
         ],
         #[cfg(feature = "lifecycle-status")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleStatusChanged::V1,
-                EventRef::LifecycleStatusChanged,
+            view_row!(
+                EventRef::LifecycleStatusChanged, events::LifecycleStatusChanged::V1
             ),
         ],
         #[cfg(feature = "lifecycle-status")]
         &[
-            |fields| build_event(
-                fields,
-                events::LifecycleSupportSiteSale::V1_0_0,
+            view_row!(
                 EventRef::LifecycleSupportSiteSale,
+                events::LifecycleSupportSiteSale::V1_0_0
             ),
         ],
         #[cfg(feature = "customer-access")]
         &[
-            |fields| build_event(
-                fields,
-                events::LoyaltyPointsUserRoleRemoval::V1,
+            view_row!(
                 EventRef::LoyaltyPointsUserRoleRemoval,
+                events::LoyaltyPointsUserRoleRemoval::V1
             ),
         ],
         #[cfg(feature = "market-files")]
         &[
-            |fields| build_event(
-                fields,
-                events::MarketsEspBillFlowFileProcessed::V1,
+            view_row!(
                 EventRef::MarketsEspBillFlowFileProcessed,
+                events::MarketsEspBillFlowFileProcessed::V1
             ),
         ],
         #[cfg(feature = "market-files")]
         &[
-            |fields| build_event(
-                fields,
-                events::MarketsEspFlowFileProcessed::V1,
+            view_row!(
                 EventRef::MarketsEspFlowFileProcessed,
+                events::MarketsEspFlowFileProcessed::V1
             ),
         ],
         #[cfg(feature = "market-files")]
         &[
-            |fields| build_event(
-                fields,
-                events::MarketsEspIndustryGasbillflowdetailsInspectionProcessed::V1,
+            view_row!(
                 EventRef::MarketsEspIndustryGasbillflowdetailsInspectionProcessed,
+                events::MarketsEspIndustryGasbillflowdetailsInspectionProcessed::V1
             ),
         ],
         #[cfg(feature = "market-files")]
         &[
-            |fields| build_event(
-                fields,
-                events::MarketsGasSupplyPointCreated::V1,
+            view_row!(
                 EventRef::MarketsGasSupplyPointCreated,
+                events::MarketsGasSupplyPointCreated::V1
             ),
         ],
         #[cfg(feature = "market-files")]
         &[
-            |fields| build_event(
-                fields,
-                events::MarketsNetworkOperatorCreated::V1,
+            view_row!(
                 EventRef::MarketsNetworkOperatorCreated,
+                events::MarketsNetworkOperatorCreated::V1
             ),
         ],
         #[cfg(feature = "communications")]
         &[
-            |fields| build_event(
-                fields,
-                events::MessagingPushNotificationTokenUnregistered::V1,
+            view_row!(
                 EventRef::MessagingPushNotificationTokenUnregistered,
+                events::MessagingPushNotificationTokenUnregistered::V1
             ),
         ],
         #[cfg(feature = "meter-data-quality")]
         &[
-            |fields| build_event(
-                fields,
-                events::MeterDataQualityResolutionCancelled::V1,
+            view_row!(
                 EventRef::MeterDataQualityResolutionCancelled,
+                events::MeterDataQualityResolutionCancelled::V1
             ),
-            |fields| build_event(
-                fields,
-                events::MeterDataQualityResolutionCancelled::V2,
+            view_row!(
                 EventRef::MeterDataQualityResolutionCancelled,
+                events::MeterDataQualityResolutionCancelled::V2
             ),
         ],
         #[cfg(feature = "meter-data-quality")]
         &[
-            |fields| build_event(
-                fields,
-                events::MeterDataQualityResolutionRequested::V1,
+            view_row!(
                 EventRef::MeterDataQualityResolutionRequested,
+                events::MeterDataQualityResolutionRequested::V1
             ),
         ],
         #[cfg(feature = "meter-points")]
         &[
-            |fields| build_event(
-                fields,
-                events::MeterpointElecCosGainRegistrationRequested::V1,
+            view_row!(
                 EventRef::MeterpointElecCosGainRegistrationRequested,
+                events::MeterpointElecCosGainRegistrationRequested::V1
             ),
         ],
         #[cfg(feature = "meter-points")]
         &[
-            |fields| build_event(
-                fields,
-                events::MeterpointGasApiBackfill::V1,
-                EventRef::MeterpointGasApiBackfill,
+            view_row!(
+                EventRef::MeterpointGasApiBackfill, events::MeterpointGasApiBackfill::V1
             ),
         ],
         #[cfg(feature = "meter-points")]
         &[
-            |fields| build_event(
-                fields,
-                events::MeterpointGasAppointMamRequested::V1,
+            view_row!(
                 EventRef::MeterpointGasAppointMamRequested,
+                events::MeterpointGasAppointMamRequested::V1
             ),
         ],
         #[cfg(feature = "meter-points")]
-        &[
-            |fields| build_event(
-                fields,
-                events::MeterpointGasBackfill::V1,
-                EventRef::MeterpointGasBackfill,
-            ),
-        ],
+        &[view_row!(EventRef::MeterpointGasBackfill, events::MeterpointGasBackfill::V1)],
         #[cfg(feature = "meter-points")]
         &[
-            |fields| build_event(
-                fields,
-                events::MeterpointGasChangeOfCohortRequested::V1,
+            view_row!(
                 EventRef::MeterpointGasChangeOfCohortRequested,
+                events::MeterpointGasChangeOfCohortRequested::V1
             ),
         ],
         #[cfg(feature = "meter-points")]
         &[
-            |fields| build_event(
-                fields,
-                events::MeterpointGasChangeOfMamRequested::V1,
+            view_row!(
                 EventRef::MeterpointGasChangeOfMamRequested,
+                events::MeterpointGasChangeOfMamRequested::V1
             ),
         ],
         #[cfg(feature = "meter-points")]
         &[
-            |fields| build_event(
-                fields,
-                events::MeterpointGasCosGainMtdReceived::V1,
+            view_row!(
                 EventRef::MeterpointGasCosGainMtdReceived,
+                events::MeterpointGasCosGainMtdReceived::V1
             ),
         ],
         #[cfg(feature = "meter-points")]
         &[
-            |fields| build_event(
-                fields,
-                events::MeterpointGasCosGainRegistrationConfirmed::V1,
+            view_row!(
                 EventRef::MeterpointGasCosGainRegistrationConfirmed,
+                events::MeterpointGasCosGainRegistrationConfirmed::V1
             ),
         ],
         #[cfg(feature = "meter-points")]
         &[
-            |fields| build_event(
-                fields,
-                events::MeterpointGasCosGainRegistrationRequested::V1,
+            view_row!(
                 EventRef::MeterpointGasCosGainRegistrationRequested,
+                events::MeterpointGasCosGainRegistrationRequested::V1
             ),
         ],
         #[cfg(feature = "meter-points")]
         &[
-            |fields| build_event(
-                fields,
-                events::MeterpointGasCosLossConfirmed::V1,
+            view_row!(
                 EventRef::MeterpointGasCosLossConfirmed,
+                events::MeterpointGasCosLossConfirmed::V1
             ),
         ],
         #[cfg(feature = "meter-points")]
         &[
-            |fields| build_event(
-                fields,
-                events::MeterpointGasDeappointMamRequested::V1,
+            view_row!(
                 EventRef::MeterpointGasDeappointMamRequested,
+                events::MeterpointGasDeappointMamRequested::V1
             ),
         ],
         #[cfg(feature = "meter-points")]
         &[
-            |fields| build_event(
-                fields,
-                events::MeterpointGasDisputedClosingReadingAcceptedByUs::V1,
+            view_row!(
                 EventRef::MeterpointGasDisputedClosingReadingAcceptedByUs,
+                events::MeterpointGasDisputedClosingReadingAcceptedByUs::V1
             ),
         ],
         #[cfg(feature = "meter-points")]
         &[
-            |fields| build_event(
-                fields,
-                events::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::V1,
+            view_row!(
                 EventRef::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier,
+                events::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier::V1
             ),
         ],
         #[cfg(feature = "meter-points")]
         &[
-            |fields| build_event(
-                fields,
-                events::MeterpointGasDisputedClosingReadingAlternativeProposedByUs::V1,
+            view_row!(
                 EventRef::MeterpointGasDisputedClosingReadingAlternativeProposedByUs,
+                events::MeterpointGasDisputedClosingReadingAlternativeProposedByUs::V1
             ),
         ],
         #[cfg(feature = "meter-points")]
         &[
-            |fields| build_event(
-                fields,
-                events::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::V1,
+            view_row!(
                 EventRef::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier,
+                events::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier::V1
             ),
         ],
         #[cfg(feature = "meter-points")]
         &[
-            |fields| build_event(
-                fields,
-                events::MeterpointGasDisputedClosingReadingQueriedByUs::V1,
+            view_row!(
                 EventRef::MeterpointGasDisputedClosingReadingQueriedByUs,
+                events::MeterpointGasDisputedClosingReadingQueriedByUs::V1
             ),
         ],
     ]

@@ -308,7 +308,7 @@ impl Borrowing {
             let event = format_ident!("{}", e.rust_name);
             let views = e.versions.iter().map(|v| {
                 let variant = format_ident!("{}", v.variant);
-                quote!(|fields| build_event(fields, events::#event::#variant, EventRef::#event))
+                quote!(view_row!(EventRef::#event, events::#event::#variant))
             });
             quote!(#cfg &[#(#views),*],)
         });
@@ -370,11 +370,11 @@ impl Borrowing {
 
             /// The views of the catalogue: for each event type compiled in, in the order of [`EventType`], a
             /// function per payload version making its view (the tables are the owned payloads': the
-            /// catalogue's `shape`). Closures over one generic function, `build_event`, each naming its
-            /// version's variant and its event's.
+            /// catalogue's `shape`). A function each (`view_row!`), naming its version's variant and its
+            /// event's.
             #[allow(deprecated, reason = "deprecated payload versions are still decoded")]
             static VIEWS: &[&[ViewOf]] = {
-                use ::energy_api_core::catalogue::build_event;
+                use ::energy_api_core::view_row;
                 &[#(#rows)*]
             };
 
