@@ -6,8 +6,9 @@
 //! table of a payload version and the making of an event from it are each a lookup, not a `match` of
 //! a few hundred arms: an indexed load and an indirect call, where a `match` is an indirect jump, and
 //! one generic function (`build_owned`, through [`PayloadRow::of`]) instantiated per payload where each
-//! event type had its own. A borrowed view's row is a closure ([`view_row!`](crate::view_row)): a view
-//! has the input's lifetime, which a generic function's parameters cannot leave open.
+//! event type had its own. A borrowed view's row is a function item made by
+//! [`view_row!`](crate::view_row): a view has the input's lifetime, which a generic function's type
+//! parameters cannot leave open.
 
 use crate::read::Stop;
 use crate::table::{Fields, FromFields, StructTable};
