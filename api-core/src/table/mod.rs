@@ -450,7 +450,7 @@ pub fn struct_from_slot<'a, T: FromFields<'a>>(slot: Option<Slot<'a>>, ok: &mut 
 pub const MISMATCH: &str = "internal error: a generated table does not match its struct";
 
 /// Whether a borrowed view names the fields of its table: the same JSON names in the same order, and
-/// the same fields left out when `None` (checked when a crate using [`table_struct!`] compiles).
+/// the same fields left out when `None` (checked when a crate using [`table_struct!`](crate::table_struct) compiles).
 pub const fn view_matches(table: &StructTable, names: &[&str], omit_none: &[bool]) -> bool {
     if table.fields.len() != names.len() || table.omit_none.len() != omit_none.len() {
         return false;
