@@ -8,12 +8,13 @@ use super::*;
 /// [`Writer::optional`]), each value written by its own `Serialize` impl, so that nothing on the way is
 /// dispatched at run time.
 ///
-/// The writer's methods are always inlined into the struct's `Serialize`, which passes each field's
-/// name as a literal and says which fields are optional (as the derive's code does): the number of
-/// fields written is then known, and what a serializer does with a name it knows (escape it, compare it
-/// with its own special names) is done when it is compiled. The first error is kept and returned by
-/// [`Writer::end`]: no `?` per field (a branch, a return and a conversion for every field of every
-/// struct were most of the code the generated crate made of this impl).
+/// A struct's `Serialize` is a call per field, as the derive's is; the writer's methods are not
+/// inlined into it: [`Writer::start`] and [`Writer::end`] are one function for each serializer,
+/// [`Writer::field`] one for each serializer and type of field, shared by every struct. Code inlined
+/// a field at a time (a field's name known when it is compiled, its escaping and copying made then)
+/// took fewer instructions, but made each struct's `Serialize` ten times the derive's, and writing
+/// missed the instruction cache until it was no faster than the derive's (`BENCHMARKS.md`, section
+/// 17). The first error is kept by the writer and returned by [`Writer::end`]: no `?` per field.
 pub struct Writer<S: serde::Serializer> {
     state: WriterState<S>,
     /// Apart from the state, which the serializer is handed, so that it stays in a register.
@@ -36,7 +37,7 @@ enum WriterState<S: serde::Serializer> {
 impl<S: serde::Serializer> Writer<S> {
     /// Starts writing the struct `name`, of which `written` fields are written; a map of unknown
     /// length when it keeps unlisted members (`keeps`).
-    #[inline(always)]
+    #[inline(never)]
     pub fn start(
         serializer: S,
         name: &'static str,
@@ -63,19 +64,32 @@ impl<S: serde::Serializer> Writer<S> {
     }
 
     /// Writes the next field, named `name` (fields are written in declared order).
-    #[inline(always)]
+    ///
+    /// One function for each serializer and type of field, shared by every struct with a field of
+    /// that type, not inlined into each struct: a struct's `Serialize` is then a call per field, as
+    /// the derive's is (code inlined a field at a time made each struct's impl ten times the derive's,
+    /// and writing no faster, for the instruction cache it missed). The first error is kept here, so
+    /// that a call is all a field costs its struct.
+    #[inline(never)]
     pub fn field<T: serde::Serialize + ?Sized>(&mut self, name: &'static str, value: &T) {
         use serde::ser::{Error, SerializeMap, SerializeStruct};
         if self.failed.is_some() {
             return;
         }
+        // Which states `S` can be in is known when the code is compiled (`is_compact_json` is a
+        // constant for each `S`), so each instance has only its own states' code.
         let written = match &mut self.state {
-            WriterState::Struct(state) => state.serialize_field(name, value),
-            WriterState::Map(state) => state.serialize_entry(name, value),
-            WriterState::Json { text, first, .. } => {
+            WriterState::Json { text, first, .. } if crate::text::compact_json::<S>() => {
                 text.member(name, std::mem::take(first));
                 value.serialize(&mut *text).map_err(S::Error::custom)
             }
+            WriterState::Struct(state) if !crate::text::compact_json::<S>() => {
+                state.serialize_field(name, value)
+            }
+            WriterState::Map(state) if !crate::text::compact_json::<S>() => {
+                state.serialize_entry(name, value)
+            }
+            _ => Err(S::Error::custom(MISMATCH)),
         };
         if let Err(error) = written {
             self.failed = Some(error);
@@ -98,7 +112,7 @@ impl<S: serde::Serializer> Writer<S> {
 
     /// Ends the struct, after its kept unlisted members (for a struct that keeps them); the first error
     /// met, if any.
-    #[inline(always)]
+    #[inline(never)]
     pub fn end(self, unlisted: Option<&Unlisted>) -> Result<S::Ok, S::Error> {
         use serde::ser::{Error, SerializeMap, SerializeStruct};
         if let Some(error) = self.failed {
@@ -122,7 +136,7 @@ impl<S: serde::Serializer> Writer<S> {
                     text.raw(value.get());
                 }
                 text.raw("}");
-                let written = match crate::raw::borrowed_raw_value(text.as_str()) {
+                let written = match text.as_str().and_then(crate::raw::borrowed_raw_value) {
                     Some(raw) => serde::Serialize::serialize(raw, serializer),
                     None => Err(S::Error::custom(MISMATCH)),
                 };

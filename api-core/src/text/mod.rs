@@ -3,8 +3,8 @@
 //! serde_json's raw values are.
 //!
 //! `serde_json` checks every byte of every string against a table before it copies it; here strings are
-//! searched eight bytes at a time for the bytes JSON escapes, and field names are written as they are
-//! known. The text is the same, byte for byte: strings are escaped as `serde_json` escapes them (`\"`,
+//! checked for the bytes JSON escapes and copied in one pass, eight bytes at a time (a short string in
+//! one word), with no call to `memcpy` and its branches on the length. The text is the same, byte for byte: strings are escaped as `serde_json` escapes them (`\"`,
 //! `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, other control characters as `\u00XX`), and numbers are written
 //! by `serde_json` itself. The generated crate's tests compare the two texts of every payload of the
 //! catalogue (`tests/formats.rs`), and this module's tests compare them on arbitrary values.
@@ -98,55 +98,59 @@ pub(crate) fn find_special(bytes: &[u8], mut at: usize) -> usize {
     at
 }
 
-/// Whether a string has a byte JSON escapes: eight bytes at a time, the last word overlapping the one
-/// before it (a short string padded with a byte that needs none), so that the usual string, which has
-/// none, is checked in a word or two and copied whole.
+/// The bytes of `word` that JSON escapes in a string (`"`, `\\`, control characters), each marked by
+/// its high bit: where `x - 0x01…` borrows out of a zero byte of `x`, the word with the sought byte
+/// cleared (the lowest marked byte is always exact; bytes above a marked one may be marked falsely,
+/// which only sends a string to the careful path).
 #[inline(always)]
-fn has_special(bytes: &[u8]) -> bool {
+fn special_bytes(word: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    let special = |chunk: [u8; 8]| {
-        let word = u64::from_le_bytes(chunk);
-        let quote = word ^ (ONES * u64::from(b'"'));
-        let backslash = word ^ (ONES * u64::from(b'\\'));
-        ((quote.wrapping_sub(ONES) & !quote)
-            | (backslash.wrapping_sub(ONES) & !backslash)
-            | (word.wrapping_sub(ONES * 0x20) & !word))
-            & HIGH
-            != 0
-    };
+    let quote = word ^ (ONES * u64::from(b'"'));
+    let backslash = word ^ (ONES * u64::from(b'\\'));
+    ((quote.wrapping_sub(ONES) & !quote)
+        | (backslash.wrapping_sub(ONES) & !backslash)
+        | (word.wrapping_sub(ONES * 0x20) & !word))
+        & HIGH
+}
+
+/// The bytes of a string shorter than eight as a little-endian word, zero above them: read in two
+/// overlapping loads (four bytes from each end, or three single bytes), so that no copy of a
+/// variable length (a call to `memcpy`, and its branches on the length) is made.
+#[inline(always)]
+fn short_word(bytes: &[u8]) -> u64 {
     let n = bytes.len();
-    if n < 8 {
-        let mut padded = [b' '; 8];
-        if let Some(head) = padded.get_mut(..n) {
-            head.copy_from_slice(bytes);
-        }
-        return special(padded);
+    let word_at = |at: usize| -> u64 {
+        bytes
+            .get(at..at + 4)
+            .and_then(|four| <[u8; 4]>::try_from(four).ok())
+            .map_or(0, |four| u64::from(u32::from_le_bytes(four)))
+    };
+    let byte_at = |at: usize| u64::from(bytes.get(at).copied().unwrap_or(0));
+    if n >= 4 {
+        word_at(0) | (word_at(n - 4) << (8 * (n - 4)))
+    } else if n > 0 {
+        byte_at(0) | (byte_at(n / 2) << (8 * (n / 2))) | (byte_at(n - 1) << (8 * (n - 1)))
+    } else {
+        0
     }
-    let mut chunks = bytes.chunks_exact(8);
-    for chunk in &mut chunks {
-        if <[u8; 8]>::try_from(chunk).is_ok_and(special) {
-            return true;
-        }
-    }
-    !chunks.remainder().is_empty()
-        && bytes
-            .get(n - 8..)
-            .and_then(|last| <[u8; 8]>::try_from(last).ok())
-            .is_some_and(special)
 }
 
 thread_local! {
     /// The buffer of the last text written on this thread, kept for the next (taken while in use, so a
     /// text written while another is cannot share it).
-    static SPARE: std::cell::Cell<String> = const { std::cell::Cell::new(String::new()) };
+    static SPARE: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 /// A JSON text being written, as `serde_json`'s compact serializer writes it (a serde `Serializer`:
 /// `&mut JsonText`).
 #[derive(Debug, Default)]
 pub struct JsonText {
-    out: String,
+    /// Bytes, not a `String`: strings are copied eight bytes at a time, a word cut short by
+    /// truncating, which leaves the text for a moment in the middle of a character. Only whole
+    /// strings and ASCII are written, so the text is UTF-8 whenever a write has ended (and is checked
+    /// once, when it is read: [`JsonText::as_str`]).
+    out: Vec<u8>,
 }
 
 /// Why a value could not be written.
@@ -187,28 +191,63 @@ impl JsonText {
         SPARE.with(|spare| spare.set(self.out));
     }
 
-    /// The text written.
-    pub fn as_str(&self) -> &str {
-        &self.out
+    /// The text written: `None` only should a write have left it not UTF-8, which none does.
+    pub fn as_str(&self) -> Option<&str> {
+        std::str::from_utf8(&self.out).ok()
     }
 
     #[inline]
     fn push(&mut self, byte: u8) {
-        self.out.push(char::from(byte));
+        self.out.push(byte);
     }
 
-    /// A string, quoted and escaped as `serde_json` escapes it. Always inlined: where the string is a
-    /// literal (a field's name), its check is made when the code is compiled.
+    /// A string, quoted and escaped as `serde_json` escapes it.
     #[inline(always)]
     fn string(&mut self, value: &str) {
-        self.out.reserve(value.len() + 2);
-        self.out.push('"');
-        if has_special(value.as_bytes()) {
+        let start = self.out.len();
+        // Room for the quotes and a word copied past the end of the string.
+        self.out.reserve(value.len() + 10);
+        self.out.push(b'"');
+        if !self.copy_plain(value.as_bytes()) {
+            self.out.truncate(start + 1);
             self.escaped(value);
-        } else {
-            self.out.push_str(value);
         }
-        self.out.push('"');
+        self.out.push(b'"');
+    }
+
+    /// Copies `bytes` eight at a time, a last word overlapping the one before it (or, for a string
+    /// shorter than a word, the word of [`short_word`]) and the text cut back to the string's end:
+    /// whether none of them is a byte JSON escapes (if one is, the copy is to be undone).
+    #[inline(always)]
+    fn copy_plain(&mut self, bytes: &[u8]) -> bool {
+        let n = bytes.len();
+        let at = self.out.len();
+        if n < 8 {
+            let word = short_word(bytes);
+            self.out.extend_from_slice(&word.to_le_bytes());
+            self.out.truncate(at + n);
+            // Only the string's own bytes count (the zeros above them would be control characters).
+            let own = u64::MAX.checked_shr(64 - 8 * n as u32).unwrap_or(0);
+            return special_bytes(word) & own == 0;
+        }
+        let mut found = 0;
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            if let Ok(chunk) = <[u8; 8]>::try_from(chunk) {
+                found |= special_bytes(u64::from_le_bytes(chunk));
+                self.out.extend_from_slice(&chunk);
+            }
+        }
+        if !chunks.remainder().is_empty()
+            && let Some(last) = bytes
+                .get(n - 8..)
+                .and_then(|last| <[u8; 8]>::try_from(last).ok())
+        {
+            found |= special_bytes(u64::from_le_bytes(last));
+            self.out.truncate(at + n - 8);
+            self.out.extend_from_slice(&last);
+        }
+        found == 0
     }
 
     /// The contents of a string with bytes to escape.
@@ -219,9 +258,8 @@ impl JsonText {
         let mut from = 0;
         loop {
             let special = find_special(bytes, from);
-            // Both ends are ASCII bytes (or the end), so on character boundaries.
             self.out
-                .push_str(value.get(from..special).unwrap_or_default());
+                .extend_from_slice(bytes.get(from..special).unwrap_or_default());
             let Some(&byte) = bytes.get(special) else {
                 break;
             };
@@ -242,13 +280,13 @@ impl JsonText {
             b'\t' => Some(b't'),
             _ => None,
         };
-        self.out.push('\\');
+        self.out.push(b'\\');
         match short {
-            Some(letter) => self.out.push(char::from(letter)),
+            Some(letter) => self.out.push(letter),
             None => {
-                self.out.push_str("u00");
-                self.out.push(char::from(HEX[usize::from(byte >> 4)]));
-                self.out.push(char::from(HEX[usize::from(byte & 0xF)]));
+                self.out.extend_from_slice(b"u00");
+                self.out.push(HEX[usize::from(byte >> 4)]);
+                self.out.push(HEX[usize::from(byte & 0xF)]);
             }
         }
     }
@@ -256,38 +294,24 @@ impl JsonText {
     /// A number or other scalar, written by `serde_json` itself.
     #[inline]
     fn scalar<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), TextError> {
-        serde_json::to_writer(Ascii(&mut self.out), value).map_err(|e| TextError(e.to_string()))
+        serde_json::to_writer(&mut self.out, value).map_err(|e| TextError(e.to_string()))
     }
 
     /// Raw JSON text, written as it is.
     #[inline]
     pub(crate) fn raw(&mut self, text: &str) {
-        self.out.push_str(text);
+        self.out.extend_from_slice(text.as_bytes());
     }
 
-    /// A member's name and its `:`, after a `,` unless it is the `first`.
-    #[inline(always)]
+    /// A member's name and its `:`, after a `,` unless it is the `first`. Not inlined: one function
+    /// for every struct's fields, the names not known when it is compiled.
+    #[inline(never)]
     pub(crate) fn member(&mut self, name: &str, first: bool) {
         if !first {
             self.push(b',');
         }
         self.string(name);
         self.push(b':');
-    }
-}
-
-/// The text `serde_json` writes of a scalar (ASCII: digits, signs, `.`, `e`, `null`, `true`,
-/// `false`), appended to a string.
-struct Ascii<'t>(&'t mut String);
-
-impl std::io::Write for Ascii<'_> {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        let text = std::str::from_utf8(bytes).map_err(std::io::Error::other)?;
-        self.0.push_str(text);
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
     }
 }
 

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 fn ours<T: Serialize + ?Sized>(value: &T) -> String {
     let mut text = JsonText::new();
     value.serialize(&mut text).expect("written");
-    text.as_str().to_owned()
+    text.as_str().expect("UTF-8").to_owned()
 }
 
 #[test]
@@ -81,20 +81,52 @@ fn only_the_compact_serde_json_serializer_is_taken() {
     assert!(!writes_json_text::<serde_json::value::Serializer>());
 }
 
+/// A string copied a word at a time, of every length around the word's, with a byte to escape at
+/// every place and multi-byte characters cut at every place by the words: the text is `serde_json`'s.
 #[test]
-fn strings_with_a_byte_to_escape_are_found_at_any_length_and_place() {
+fn strings_of_any_length_are_copied_whole_and_escaped_at_any_place() {
     for len in 0..40 {
         let plain = "a".repeat(len);
-        assert!(!has_special(plain.as_bytes()), "{len}");
+        assert_eq!(
+            ours(&plain),
+            serde_json::to_string(&plain).unwrap(),
+            "{len}"
+        );
         for at in 0..len {
-            for byte in [b'"', b'\\', 0, 0x1f, b'\n'] {
+            for byte in [b'"', b'\\', 0, 0x1f, b'\n', b'~', 0x7f] {
                 let mut bytes = plain.clone().into_bytes();
                 bytes[at] = byte;
-                assert!(has_special(&bytes), "{len} {at} {byte}");
+                let string = String::from_utf8(bytes).unwrap();
+                assert_eq!(
+                    ours(&string),
+                    serde_json::to_string(&string).unwrap(),
+                    "{len} {at} {byte}"
+                );
             }
+            let mut wide = plain.clone();
+            wide.insert_str(at, "é😀");
+            assert_eq!(
+                ours(&wide),
+                serde_json::to_string(&wide).unwrap(),
+                "{len} {at}"
+            );
         }
     }
-    assert!(!has_special("é ü 😀 ~\u{7f}".as_bytes()));
+}
+
+#[test]
+fn a_word_marks_the_bytes_json_escapes_and_no_other() {
+    assert_eq!(special_bytes(u64::from_le_bytes(*b"abcdefgh")), 0);
+    assert_eq!(
+        special_bytes(u64::from_le_bytes(*b"\xc3\xa9 ~\x7f\xf0\x9f\x98")),
+        0
+    );
+    assert_ne!(special_bytes(u64::from_le_bytes(*b"abc\"efgh")), 0);
+    assert_ne!(special_bytes(u64::from_le_bytes(*b"abcdefg\\")), 0);
+    assert_ne!(special_bytes(u64::from_le_bytes(*b"\x1fbcdefgh")), 0);
+    assert_eq!(short_word(b"abc"), u64::from_le_bytes(*b"abc\0\0\0\0\0"));
+    assert_eq!(short_word(b"abcdef"), u64::from_le_bytes(*b"abcdef\0\0"));
+    assert_eq!(short_word(b""), 0);
 }
 
 #[test]
