@@ -287,7 +287,12 @@ impl<'a> Slots<'a> {
     ///
     /// Infallible on purpose: a `?` per field (an early return, a branch and the drops of the fields
     /// made so far, per field of every struct) was most of a generated crate's code.
-    #[inline]
+    ///
+    /// Not inlined: one function for each type of field, shared by every struct, so that a struct's
+    /// conversion is a call per field. Inlined, each payload's conversion was its own kilobytes of
+    /// code, run once per event of its type: decoding a stream of many types missed the instruction
+    /// cache on half its conversions (`BENCHMARKS.md`, section 17).
+    #[inline(never)]
     pub fn take<T: FromSlot<'a>>(&mut self) -> T {
         let slot = self.slots.next().flatten();
         T::from_slot(slot, &mut self.ok)
