@@ -76,7 +76,7 @@ impl<S: serde::Serializer> Writer<S> {
         if self.failed.is_some() {
             return;
         }
-        // Which states `S` can be in is known when the code is compiled (`is_compact_json` is a
+        // Which states `S` can be in is known when the code is compiled (`compact_json` is a
         // constant for each `S`), so each instance has only its own states' code.
         let written = match &mut self.state {
             WriterState::Json { text, first, .. } if crate::text::compact_json::<S>() => {
