@@ -6,8 +6,9 @@
 //! checked for the bytes JSON escapes and copied in one pass, eight bytes at a time (a short string in
 //! one word), with no call to `memcpy` and its branches on the length. The text is the same, byte for
 //! byte: strings are escaped as `serde_json` escapes them (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`,
-//! other control characters as `\u00XX`), and numbers are written by `serde_json` itself. The generated crate's tests compare the two texts of every payload of the
-//! catalogue (`tests/formats.rs`), and this module's tests compare them on arbitrary values.
+//! other control characters as `\u00XX`), and numbers are written by `serde_json` itself. The
+//! generated crate's tests compare the two texts of every payload of the catalogue (`tests/formats.rs`),
+//! and this module's tests compare them on arbitrary values.
 
 use serde::ser::{self, Serialize, Serializer};
 use std::fmt;
