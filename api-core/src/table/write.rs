@@ -63,13 +63,8 @@ impl<S: serde::Serializer> Writer<S> {
         })
     }
 
-    /// Writes the next field, named `name` (fields are written in declared order).
-    ///
-    /// One function for each serializer and type of field, shared by every struct with a field of
-    /// that type, not inlined into each struct: a struct's `Serialize` is then a call per field, as
-    /// the derive's is (code inlined a field at a time made each struct's impl ten times the derive's,
-    /// and writing no faster, for the instruction cache it missed). The first error is kept here, so
-    /// that a call is all a field costs its struct.
+    /// Writes the next field, named `name` (fields are written in declared order). Not inlined (see
+    /// [`Writer`]): the first error is kept here, so that a call is all a field costs its struct.
     #[inline(never)]
     pub fn field<T: serde::Serialize + ?Sized>(&mut self, name: &'static str, value: &T) {
         use serde::ser::{Error, SerializeMap, SerializeStruct};
@@ -78,17 +73,13 @@ impl<S: serde::Serializer> Writer<S> {
         }
         // Which states `S` can be in is known when the code is compiled (`compact_json` is a
         // constant for each `S`), so each instance has only its own states' code.
-        let written = match &mut self.state {
-            WriterState::Json { text, first, .. } if crate::text::compact_json::<S>() => {
+        let written = match (&mut self.state, crate::text::compact_json::<S>()) {
+            (WriterState::Json { text, first, .. }, true) => {
                 text.member(name, std::mem::take(first));
                 value.serialize(&mut *text).map_err(S::Error::custom)
             }
-            WriterState::Struct(state) if !crate::text::compact_json::<S>() => {
-                state.serialize_field(name, value)
-            }
-            WriterState::Map(state) if !crate::text::compact_json::<S>() => {
-                state.serialize_entry(name, value)
-            }
+            (WriterState::Struct(state), false) => state.serialize_field(name, value),
+            (WriterState::Map(state), false) => state.serialize_entry(name, value),
             _ => Err(S::Error::custom(MISMATCH)),
         };
         if let Err(error) = written {

@@ -66,25 +66,14 @@ pub(crate) fn writes_json_text<S>() -> bool {
 const JSON_TEXT: &str = "&mut energy_api_core::text::JsonText";
 
 /// The index of the first `"`, `\` or control character at or after `at` (or the length): the bytes a
-/// JSON string escapes, and where a string read ends.
-///
-/// Eight bytes at a time: a byte is found where `x - 0x01…` borrows out of a zero byte of `x`, the
-/// word with the sought byte cleared (the first such byte is always exact).
+/// JSON string escapes, and where a string read ends. Eight bytes at a time ([`special_bytes`]).
 #[inline]
 pub(crate) fn find_special(bytes: &[u8], mut at: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     while let Some(chunk) = bytes.get(at..at + 8) {
         let Ok(chunk) = <[u8; 8]>::try_from(chunk) else {
             break;
         };
-        let word = u64::from_le_bytes(chunk);
-        let quote = word ^ (ONES * u64::from(b'"'));
-        let backslash = word ^ (ONES * u64::from(b'\\'));
-        let found = (quote.wrapping_sub(ONES) & !quote)
-            | (backslash.wrapping_sub(ONES) & !backslash)
-            | (word.wrapping_sub(ONES * 0x20) & !word);
-        let found = found & HIGH;
+        let found = special_bytes(u64::from_le_bytes(chunk));
         if found != 0 {
             return at + (found.trailing_zeros() / 8) as usize;
         }
