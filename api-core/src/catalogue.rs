@@ -35,7 +35,7 @@ pub struct PayloadRow<E: 'static> {
     pub table: &'static StructTable,
     /// The event made from the fields the table read; `Stop` only if the table and the struct
     /// disagree (see [`FromFields::build`]).
-    pub build: fn(Fields<'_>) -> Result<E, Stop>,
+    pub build: fn(&mut Fields<'_>) -> Result<E, Stop>,
 }
 
 impl<E> PayloadRow<E> {
@@ -61,7 +61,7 @@ impl<E> PayloadRow<E> {
 /// being moved out of a temporary (an event is as large as the largest payload); the conversions are
 /// called here rather than handed over as functions, which would add two functions (and their call
 /// shims) per payload to a generated crate.
-fn build_owned<P, T, E>(fields: Fields<'_>) -> Result<E, Stop>
+fn build_owned<P, T, E>(fields: &mut Fields<'_>) -> Result<E, Stop>
 where
     P: for<'a> FromFields<'a>,
     T: From<P>,
@@ -95,7 +95,7 @@ impl<E> std::fmt::Debug for PayloadRow<E> {
 macro_rules! view_row {
     ($events:ident :: $event:ident, $variant:path) => {{
         fn row<'a>(
-            fields: $crate::table::Fields<'a>,
+            fields: &mut $crate::table::Fields<'a>,
         ) -> ::std::result::Result<$events<'a>, $crate::read::Stop> {
             let mut ok = true;
             let payload = $crate::table::FromFields::build(fields, &mut ok);

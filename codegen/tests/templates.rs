@@ -137,7 +137,7 @@ static CATALOGUE: &[EventRow<Event>] = &[EventRow {
 }];
 
 /// The borrowed views' table, as the generator writes it.
-type ViewOf = for<'a> fn(Fields<'a>) -> Result<EventRef<'a>, energy_api_core::read::Stop>;
+type ViewOf = for<'a> fn(&mut Fields<'a>) -> Result<EventRef<'a>, energy_api_core::read::Stop>;
 static VIEWS: &[&[ViewOf]] = &[&[
     energy_api_core::view_row!(EventRef::MeterRead, views::MeterRead::V1),
     energy_api_core::view_row!(EventRef::MeterRead, views::MeterRead::V2),
@@ -152,11 +152,14 @@ impl EventKind {
         self.payload_row().table
     }
 
-    fn event_of(self, fields: Fields<'_>) -> Result<Event, energy_api_core::read::Stop> {
+    fn event_of(self, fields: &mut Fields<'_>) -> Result<Event, energy_api_core::read::Stop> {
         (self.payload_row().build)(fields)
     }
 
-    fn view_of(self, fields: Fields<'_>) -> Result<EventRef<'_>, energy_api_core::read::Stop> {
+    fn view_of<'a>(
+        self,
+        fields: &mut Fields<'a>,
+    ) -> Result<EventRef<'a>, energy_api_core::read::Stop> {
         VIEWS[self.event_type as usize][usize::from(self.version)](fields)
     }
 
@@ -164,24 +167,26 @@ impl EventKind {
         self,
         reader: &mut energy_api_core::read::Reader<'_>,
     ) -> Result<Event, energy_api_core::read::Stop> {
-        let fields = energy_api_core::table::read(reader, self.table(), Mode::Owned)?;
-        self.event_of(fields)
+        let mut fields = Fields::of(self.table());
+        energy_api_core::table::read(reader, self.table(), Mode::Owned, &mut fields)?;
+        self.event_of(&mut fields)
     }
 
     pub fn read_borrowed<'a>(
         self,
         reader: &mut energy_api_core::read::Reader<'a>,
     ) -> Result<EventRef<'a>, energy_api_core::read::Stop> {
-        let fields = energy_api_core::table::read(reader, self.table(), Mode::Borrowed)?;
-        self.view_of(fields)
+        let mut fields = Fields::of(self.table());
+        energy_api_core::table::read(reader, self.table(), Mode::Borrowed, &mut fields)?;
+        self.view_of(&mut fields)
     }
 }
 
 impl<'de> serde::de::DeserializeSeed<'de> for EventKind {
     type Value = Event;
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Event, D::Error> {
-        let fields = energy_api_core::table::deserialize_object(d, self.table(), Mode::Owned)?;
-        self.event_of(fields)
+        let mut fields = energy_api_core::table::deserialize_object(d, self.table(), Mode::Owned)?;
+        self.event_of(&mut fields)
             .map_err(|_| <D::Error as serde::de::Error>::custom(energy_api_core::table::MISMATCH))
     }
 }
@@ -248,9 +253,10 @@ impl EventRef<'_> {
 impl<'de> serde::de::DeserializeSeed<'de> for BorrowedPayload {
     type Value = EventRef<'de>;
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<EventRef<'de>, D::Error> {
-        let fields = energy_api_core::table::deserialize_object(d, self.0.table(), Mode::Borrowed)?;
+        let mut fields =
+            energy_api_core::table::deserialize_object(d, self.0.table(), Mode::Borrowed)?;
         self.0
-            .view_of(fields)
+            .view_of(&mut fields)
             .map_err(|_| <D::Error as serde::de::Error>::custom(energy_api_core::table::MISMATCH))
     }
 }

@@ -2,14 +2,15 @@
 
 use super::*;
 
-/// Reads a struct of `shape` with the fast reader: [`Stop`] wherever it is not sure (then decode with
-/// [`deserialize`], which gives the value or the error).
+/// Reads a struct of `shape` with the fast reader into `fields` (made by [`Fields::of`] the same
+/// table): [`Stop`] wherever it is not sure (then decode with [`deserialize`], which gives the value or
+/// the error).
 pub fn read<'a>(
     reader: &mut Reader<'a>,
     shape: &'static StructTable,
     mode: Mode,
-) -> Result<Fields<'a>, Stop> {
-    let mut fields = Fields::new(shape.fields.len());
+    fields: &mut Fields<'a>,
+) -> Result<(), Stop> {
     let mut next = 0;
     let mut members = reader.object()?;
     while let Some(member) = members.next_field(
@@ -21,7 +22,7 @@ pub fn read<'a>(
     )? {
         match member {
             Member::Field(i) => {
-                let slot = fields.slots.get_mut(i).ok_or(Stop)?;
+                let slot = fields.slot(i).ok_or(Stop)?;
                 if slot.is_some() {
                     return Err(Stop);
                 }
@@ -37,18 +38,20 @@ pub fn read<'a>(
             }
         }
     }
-    for (slot, field_shape) in fields.slots.iter().zip(shape.shapes) {
+    for (slot, field_shape) in fields.slots().zip(shape.shapes) {
         if slot.is_none() && !matches!(field_shape, Shape::Optional(_)) {
             return Err(Stop);
         }
     }
-    Ok(fields)
+    Ok(())
 }
 
 /// Reads a struct with [`read`] by its table, then makes it ([`FromFields`]).
 #[inline]
 pub fn read_into<'a, T: FromFields<'a>>(reader: &mut Reader<'a>) -> Result<T, Stop> {
-    T::from_fields(read(reader, T::TABLE, T::MODE)?).ok_or(Stop)
+    let mut fields = Fields::of(T::TABLE);
+    read(reader, T::TABLE, T::MODE, &mut fields)?;
+    T::from_fields(&mut fields).ok_or(Stop)
 }
 
 /// Reads a field's value into its slot. Always inlined into the loop over a struct's members, with the
@@ -109,7 +112,11 @@ fn read_value<'a>(
             }
             Slot::Entries(entries)
         }
-        (Shape::Struct(shape), _) => Slot::Struct(read(reader, shape, mode)?),
+        (Shape::Struct(shape), _) => {
+            let mut fields = Box::new(Fields::of(shape));
+            read(reader, shape, mode, &mut fields)?;
+            Slot::Struct(fields)
+        }
         (Shape::Optional(inner), _) => {
             if reader.null() {
                 Slot::Null

@@ -33,6 +33,7 @@ use serde::de::{
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::fmt;
+use std::mem::ManuallyDrop;
 
 mod fast;
 mod through_serde;
@@ -218,72 +219,86 @@ pub enum Slot<'a> {
     Array(Vec<Slot<'a>>),
     /// An object whose member names are data, in the order read.
     Entries(Vec<(Cow<'a, str>, Slot<'a>)>),
-    /// A struct.
-    Struct(Fields<'a>),
+    /// A struct (boxed: [`Fields`] holds its first slots in place).
+    Struct(Box<Fields<'a>>),
 }
 
 // Every value read passes through a slot: kept to four words.
 const _: () = assert!(std::mem::size_of::<Slot<'static>>() <= 32);
 
+/// How many of a struct's slots [`Fields`] holds in place; a struct of more fields has the rest on the
+/// heap. Most payloads and nested structs have fewer (four on average over the catalogue's samples).
+const IN_PLACE: usize = 8;
+
 /// The fields of one struct as read: a slot per declared field (`None` when absent), and the members
-/// it keeps without listing them.
+/// it keeps without listing them. A struct's [`FromFields`] takes them out in declared order
+/// ([`Fields::take`]).
 ///
-/// Kept small (a slot holds a struct's fields, and every slot is as large as the largest, so a smaller
-/// one is less to write and read for every field): the slots as a boxed slice, the kept members boxed,
-/// and only when there are some.
+/// The first [`IN_PLACE`] slots are held in place, and a payload's fields are read into and built from
+/// a `Fields` its caller holds ([`Fields::of`], handed over by `&mut`): a payload is read, built and
+/// dropped without an allocation of its own and without copying its slots (`BENCHMARKS.md`, section
+/// 18). A nested struct's fields are boxed in their slot ([`Slot::Struct`]), which stays four words.
 #[derive(Debug)]
 pub struct Fields<'a> {
-    slots: Box<[Option<Slot<'a>>]>,
+    /// Slots `0..IN_PLACE`; those past `len` stay `None`. Dropped by [`Fields`]' own `Drop`, which
+    /// looks at the `len` slots in use: the array's drop glue called a drop function for each of the
+    /// eight, a cost as large as the allocation saved.
+    head: ManuallyDrop<[Option<Slot<'a>>; IN_PLACE]>,
+    /// Slots `IN_PLACE..len`: empty, and not allocated, for a struct of at most `IN_PLACE` fields.
+    tail: Vec<Option<Slot<'a>>>,
+    /// The struct's number of fields.
+    len: usize,
     unlisted: Option<Box<Unlisted>>,
+    /// The field [`Fields::take`] takes next.
+    next: usize,
+    /// Cleared when a slot did not hold what its field takes.
+    ok: bool,
 }
 
 impl<'a> Fields<'a> {
+    /// No fields read yet, for a struct of `table`.
     #[inline]
-    fn new(count: usize) -> Self {
+    pub fn of(table: &StructTable) -> Self {
+        Fields::new(table.fields.len())
+    }
+
+    #[inline]
+    fn new(len: usize) -> Self {
         Fields {
-            slots: std::iter::repeat_with(|| None).take(count).collect(),
+            head: ManuallyDrop::new([const { None }; IN_PLACE]),
+            tail: std::iter::repeat_with(|| None)
+                .take(len.saturating_sub(IN_PLACE))
+                .collect(),
+            len,
             unlisted: None,
+            next: 0,
+            ok: true,
         }
+    }
+
+    /// The slot of field `i`, if the struct has it.
+    #[inline]
+    fn slot(&mut self, i: usize) -> Option<&mut Option<Slot<'a>>> {
+        if i >= self.len {
+            None
+        } else if let Some(slot) = self.head.get_mut(i) {
+            Some(slot)
+        } else {
+            self.tail.get_mut(i - IN_PLACE)
+        }
+    }
+
+    /// The slots in declared order.
+    fn slots(&self) -> impl Iterator<Item = &Option<Slot<'a>>> {
+        self.head.iter().take(self.len).chain(self.tail.iter())
     }
 
     fn keep(&mut self, name: String, value: RawJson) {
         self.unlisted.get_or_insert_default().insert(name, value);
     }
 
-    /// The slots in declared order, and the unlisted members: what a struct's [`FromFields`] moves into
-    /// its fields.
-    pub fn into_parts(self) -> (Slots<'a>, Kept) {
-        let slots = Slots {
-            slots: self.slots.into_vec().into_iter(),
-            ok: true,
-        };
-        (slots, Kept(self.unlisted))
-    }
-}
-
-/// The members a struct read kept without listing them (see [`Fields::into_parts`]).
-#[derive(Debug)]
-pub struct Kept(Option<Box<Unlisted>>);
-
-impl Kept {
-    /// The members, for the struct's field that keeps them.
-    #[inline]
-    pub fn into_unlisted(self) -> Unlisted {
-        self.0.map(|kept| *kept).unwrap_or_default()
-    }
-}
-
-/// The slots of a struct's fields, taken in declared order by its [`FromFields`].
-#[derive(Debug)]
-pub struct Slots<'a> {
-    slots: std::vec::IntoIter<Option<Slot<'a>>>,
-    /// Cleared when a slot did not hold what its field takes.
-    ok: bool,
-}
-
-impl<'a> Slots<'a> {
     /// The next field's value. Where the slot does not hold a `T` (never, for generated code) a
-    /// stand-in value is returned and [`Slots::finish`] then gives `None`.
+    /// stand-in value is returned and [`Fields::finish`] then clears its flag.
     ///
     /// Infallible on purpose: a `?` per field (an early return, a branch and the drops of the fields
     /// made so far, per field of every struct) was most of a generated crate's code.
@@ -294,17 +309,40 @@ impl<'a> Slots<'a> {
     /// cache on half its conversions (`BENCHMARKS.md`, section 17).
     #[inline(never)]
     pub fn take<T: FromSlot<'a>>(&mut self) -> T {
-        let slot = self.slots.next().flatten();
+        let i = self.next;
+        self.next += 1;
+        let slot = match self.head.get_mut(i) {
+            Some(slot) => slot.take(),
+            None => self.tail.get_mut(i - IN_PLACE).and_then(Option::take),
+        };
         T::from_slot(slot, &mut self.ok)
     }
 
-    /// Clears `ok` unless every slot held what its field takes.
+    /// The members kept without listing them, for the struct's field that keeps them.
+    #[inline]
+    pub fn take_unlisted(&mut self) -> Unlisted {
+        self.unlisted.take().map(|kept| *kept).unwrap_or_default()
+    }
+
+    /// Clears `ok` unless every slot taken held what its field takes.
     ///
     /// Not generic: one function for every struct, where a generic one (taking and returning the
     /// struct) was a function per struct in a generated crate.
     #[inline]
-    pub fn finish(self, ok: &mut bool) {
+    pub fn finish(&self, ok: &mut bool) {
         *ok &= self.ok;
+    }
+}
+
+impl Drop for Fields<'_> {
+    /// Drops what the slots in place still hold (after a struct is built from them, nothing): each is
+    /// taken out of the `ManuallyDrop`, so nothing is left undropped.
+    fn drop(&mut self) {
+        for slot in self.head.iter_mut().take(self.len) {
+            if slot.is_some() {
+                drop(slot.take());
+            }
+        }
     }
 }
 
@@ -319,10 +357,10 @@ pub trait FromFields<'a>: Sized {
     /// Moves the read values into a struct, clearing `ok` where a slot does not hold what its field
     /// takes (the table and the struct disagree, which the generator never writes: each comes from
     /// the same model); the struct is then made of stand-in values.
-    fn build(fields: Fields<'a>, ok: &mut bool) -> Self;
+    fn build(fields: &mut Fields<'a>, ok: &mut bool) -> Self;
 
     /// Moves the read values into a struct; `None` only if the table and the struct disagree.
-    fn from_fields(fields: Fields<'a>) -> Option<Self> {
+    fn from_fields(fields: &mut Fields<'a>) -> Option<Self> {
         let mut ok = true;
         let value = Self::build(fields, &mut ok);
         if ok { Some(value) } else { None }
@@ -442,10 +480,10 @@ impl<'a> From<Cow<'a, str>> for CowStr<'a> {
 #[inline]
 pub fn struct_from_slot<'a, T: FromFields<'a>>(slot: Option<Slot<'a>>, ok: &mut bool) -> T {
     match slot {
-        Some(Slot::Struct(fields)) => T::build(fields, ok),
+        Some(Slot::Struct(mut fields)) => T::build(&mut fields, ok),
         _ => {
             *ok = false;
-            T::build(Fields::new(0), ok)
+            T::build(&mut Fields::new(0), ok)
         }
     }
 }
@@ -560,7 +598,7 @@ macro_rules! table_struct {
         impl<$lt> $crate::table::FromFields<$lt> for $name<$lt> {
             const TABLE: &'static $crate::table::StructTable = &$table;
             const MODE: $crate::table::Mode = $crate::table::Mode::Borrowed;
-            fn build(fields: $crate::table::Fields<$lt>, ok: &mut bool) -> Self {
+            fn build(fields: &mut $crate::table::Fields<$lt>, ok: &mut bool) -> Self {
                 $crate::table_struct!(@body $name, fields, ok, [$($field),*] $(, $additional)?)
             }
         }
@@ -590,7 +628,7 @@ macro_rules! table_struct {
             // Inline: made where it is used (a catalogue row, a `Deserialize` in the caller), not in
             // every crate that declares a struct (a REST resource's is made only by its users).
             #[inline]
-            fn build(fields: $crate::table::Fields<'a>, ok: &mut bool) -> Self {
+            fn build(fields: &mut $crate::table::Fields<'a>, ok: &mut bool) -> Self {
                 $crate::table_struct!(@body $name, fields, ok, [$($field),*] $(, $additional)?)
             }
         }
@@ -624,7 +662,7 @@ macro_rules! table_struct {
             };
             const MODE: $crate::table::Mode = $crate::table::Mode::Owned;
             #[inline]
-            fn build(fields: $crate::table::Fields<'a>, ok: &mut bool) -> Self {
+            fn build(fields: &mut $crate::table::Fields<'a>, ok: &mut bool) -> Self {
                 $crate::table_struct!(@body $name, fields, ok, [$($field),*] $(, $additional)?)
             }
         }
@@ -720,13 +758,11 @@ macro_rules! table_struct {
     (@unlisted $self:ident) => { ::std::option::Option::None };
     (@unlisted $self:ident, $additional:ident) => { ::std::option::Option::Some(&$self.$additional) };
     (@body $name:ident, $fields:ident, $ok:ident, [$($field:ident),*] $(, $additional:ident)?) => {{
-        #[allow(unused_mut, unused_variables)]
-        let (mut slots, kept) = $fields.into_parts();
         let value = $name {
-            $($field: slots.take(),)*
-            $($additional: kept.into_unlisted(),)?
+            $($field: $fields.take(),)*
+            $($additional: $fields.take_unlisted(),)?
         };
-        slots.finish($ok);
+        $fields.finish($ok);
         value
     }};
 }

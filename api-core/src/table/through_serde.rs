@@ -23,7 +23,7 @@ pub fn deserialize<'de, D: Deserializer<'de>>(
     deserializer: D,
     shape: &'static StructTable,
     mode: Mode,
-) -> Result<Fields<'de>, D::Error> {
+) -> Result<Box<Fields<'de>>, D::Error> {
     read_struct(deserializer, shape, mode, Forms::Derived)
 }
 
@@ -35,7 +35,7 @@ pub fn deserialize_object<'de, D: Deserializer<'de>>(
     deserializer: D,
     shape: &'static StructTable,
     mode: Mode,
-) -> Result<Fields<'de>, D::Error> {
+) -> Result<Box<Fields<'de>>, D::Error> {
     read_struct(deserializer, shape, mode, Forms::Objects)
 }
 
@@ -44,7 +44,7 @@ fn read_struct<'de, D: Deserializer<'de>>(
     shape: &'static StructTable,
     mode: Mode,
     forms: Forms,
-) -> Result<Fields<'de>, D::Error> {
+) -> Result<Box<Fields<'de>>, D::Error> {
     let visitor = StructVisitor { shape, mode, forms };
     if shape.keep_unlisted && forms == Forms::Derived {
         // As the derive asks for a struct with a flattened field.
@@ -59,8 +59,8 @@ fn read_struct<'de, D: Deserializer<'de>>(
 pub fn deserialize_into<'de, D: Deserializer<'de>, T: FromFields<'de>>(
     deserializer: D,
 ) -> Result<T, D::Error> {
-    let fields = deserialize(deserializer, T::TABLE, T::MODE)?;
-    T::from_fields(fields).ok_or_else(|| de::Error::custom(MISMATCH))
+    let mut fields = deserialize(deserializer, T::TABLE, T::MODE)?;
+    T::from_fields(&mut fields).ok_or_else(|| de::Error::custom(MISMATCH))
 }
 
 struct StructVisitor {
@@ -80,15 +80,15 @@ impl StructVisitor {
 }
 
 impl<'de> Visitor<'de> for StructVisitor {
-    type Value = Fields<'de>;
+    type Value = Box<Fields<'de>>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.shape.name)
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fields<'de>, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Box<Fields<'de>>, A::Error> {
         let shape = self.shape;
-        let mut fields = Fields::new(shape.fields.len());
+        let mut fields = Box::new(Fields::of(shape));
         let mut next = 0;
         while let Some(key) = map.next_key_seed(Key {
             fields: shape.fields,
@@ -98,12 +98,13 @@ impl<'de> Visitor<'de> for StructVisitor {
             keep_unknown: shape.keep_unlisted,
         })? {
             match key {
-                FieldKey::Known(i) => {
-                    if fields.slots[i].is_some() {
+                FieldKey::Known(i) => match fields.slot(i) {
+                    Some(slot @ None) => *slot = Some(map.next_value_seed(self.seed(i))?),
+                    Some(Some(_)) => {
                         return Err(de::Error::duplicate_field(shape.fields[i]));
                     }
-                    fields.slots[i] = Some(map.next_value_seed(self.seed(i))?);
-                }
+                    None => return Err(de::Error::custom(MISMATCH)),
+                },
                 FieldKey::Unknown(Some(name)) => {
                     let text = map.next_value::<RawJson>()?;
                     fields.keep(name, text);
@@ -113,7 +114,7 @@ impl<'de> Visitor<'de> for StructVisitor {
                 }
             }
         }
-        for (i, slot) in fields.slots.iter().enumerate() {
+        for (i, slot) in fields.slots().enumerate() {
             if slot.is_none() && shape.is_required(i) {
                 return Err(de::Error::missing_field(shape.fields[i]));
             }
@@ -122,15 +123,19 @@ impl<'de> Visitor<'de> for StructVisitor {
     }
 
     /// The fields in declared order, as the derive reads a struct written as a sequence.
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Fields<'de>, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Box<Fields<'de>>, A::Error> {
         let shape = self.shape;
         if self.forms == Forms::Objects || shape.keep_unlisted {
             return Err(de::Error::invalid_type(de::Unexpected::Seq, &self));
         }
-        let mut fields = Fields::new(shape.fields.len());
+        let mut fields = Box::new(Fields::of(shape));
         for i in 0..shape.fields.len() {
             match seq.next_element_seed(self.seed(i))? {
-                Some(value) => fields.slots[i] = Some(value),
+                Some(value) => {
+                    if let Some(slot) = fields.slot(i) {
+                        *slot = Some(value);
+                    }
+                }
                 // An optional field (`#[serde(default)]` to the derive) left off the end is `None`.
                 None if shape.omit_none[i] => {}
                 None => {

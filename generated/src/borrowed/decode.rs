@@ -37,12 +37,16 @@ impl EventKind {
         // The fast reader first; where it stops, serde decides (the value or the error). Its steps
         // written out (as in `EventKind::decode`): the view is copied once on its way out, not three times.
         let mut reader = energy_api_core::read::Reader::new(text);
-        if let Ok(fields) = energy_api_core::table::read(
+        let mut fields = energy_api_core::table::Fields::of(self.table());
+        if energy_api_core::table::read(
             &mut reader,
             self.table(),
             energy_api_core::table::Mode::Borrowed,
-        ) && reader.end().is_ok()
-            && let Ok(event) = self.view_of(fields)
+            &mut fields,
+        )
+        .is_ok()
+            && reader.end().is_ok()
+            && let Ok(event) = self.view_of(&mut fields)
         {
             return Ok(event);
         }

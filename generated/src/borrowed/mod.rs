@@ -3954,7 +3954,7 @@ impl ::serde::Serialize for EventRef<'_> {
 /// A borrowed view made from the fields its table read; `Stop` only if the table and the struct
 /// disagree.
 type ViewOf = for<'a> fn(
-    ::energy_api_core::table::Fields<'a>,
+    &mut ::energy_api_core::table::Fields<'a>,
 ) -> ::std::result::Result<EventRef<'a>, ::energy_api_core::read::Stop>;
 
 /// The views of the catalogue: for each event type compiled in, in the order of [`EventType`], a
@@ -5683,7 +5683,7 @@ impl crate::EventKind {
     /// table and the struct disagree.
     fn view_of<'a>(
         self,
-        fields: ::energy_api_core::table::Fields<'a>,
+        fields: &mut ::energy_api_core::table::Fields<'a>,
     ) -> ::std::result::Result<EventRef<'a>, ::energy_api_core::read::Stop> {
         VIEWS[self.event_type as usize][usize::from(self.version)](fields)
     }
@@ -5695,12 +5695,14 @@ impl crate::EventKind {
         self,
         reader: &mut ::energy_api_core::read::Reader<'a>,
     ) -> ::std::result::Result<EventRef<'a>, ::energy_api_core::read::Stop> {
-        let fields = ::energy_api_core::table::read(
+        let mut fields = ::energy_api_core::table::Fields::of(self.table());
+        ::energy_api_core::table::read(
             reader,
             self.table(),
             ::energy_api_core::table::Mode::Borrowed,
+            &mut fields,
         )?;
-        self.view_of(fields)
+        self.view_of(&mut fields)
     }
 }
 
@@ -5712,12 +5714,12 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for BorrowedPayload {
         deserializer: D,
     ) -> ::std::result::Result<EventRef<'de>, D::Error> {
         let kind = self.0;
-        let fields = ::energy_api_core::table::deserialize_object(
+        let mut fields = ::energy_api_core::table::deserialize_object(
             deserializer,
             kind.table(),
             ::energy_api_core::table::Mode::Borrowed,
         )?;
-        kind.view_of(fields)
+        kind.view_of(&mut fields)
             .map_err(|_| <D::Error as ::serde::de::Error>::custom(
                 ::energy_api_core::table::MISMATCH,
             ))

@@ -9146,7 +9146,7 @@ impl EventKind {
     /// struct disagree (see `energy_api_core::table::FromFields::build`).
     fn event_of(
         self,
-        fields: ::energy_api_core::table::Fields<'_>,
+        fields: &mut ::energy_api_core::table::Fields<'_>,
     ) -> ::std::result::Result<Event, ::energy_api_core::read::Stop> {
         (self.payload_row().build)(fields)
     }
@@ -9157,12 +9157,14 @@ impl EventKind {
         self,
         reader: &mut ::energy_api_core::read::Reader<'_>,
     ) -> ::std::result::Result<Event, ::energy_api_core::read::Stop> {
-        let fields = ::energy_api_core::table::read(
+        let mut fields = ::energy_api_core::table::Fields::of(self.table());
+        ::energy_api_core::table::read(
             reader,
             self.table(),
             ::energy_api_core::table::Mode::Owned,
+            &mut fields,
         )?;
-        self.event_of(fields)
+        self.event_of(&mut fields)
     }
 }
 
@@ -9173,12 +9175,12 @@ impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
         self,
         deserializer: D,
     ) -> ::std::result::Result<Event, D::Error> {
-        let fields = ::energy_api_core::table::deserialize_object(
+        let mut fields = ::energy_api_core::table::deserialize_object(
             deserializer,
             self.table(),
             ::energy_api_core::table::Mode::Owned,
         )?;
-        self.event_of(fields)
+        self.event_of(&mut fields)
             .map_err(|_| <D::Error as ::serde::de::Error>::custom(
                 ::energy_api_core::table::MISMATCH,
             ))

@@ -366,7 +366,7 @@ impl Borrowing {
 
             /// A borrowed view made from the fields its table read; `Stop` only if the table and the struct
             /// disagree.
-            type ViewOf = for<'a> fn(::energy_api_core::table::Fields<'a>) -> ::std::result::Result<EventRef<'a>, ::energy_api_core::read::Stop>;
+            type ViewOf = for<'a> fn(&mut ::energy_api_core::table::Fields<'a>) -> ::std::result::Result<EventRef<'a>, ::energy_api_core::read::Stop>;
 
             /// The views of the catalogue: for each event type compiled in, in the order of [`EventType`], a
             /// function per payload version making its view (the tables are the owned payloads': the
@@ -383,7 +383,7 @@ impl Borrowing {
                 /// table and the struct disagree.
                 fn view_of<'a>(
                     self,
-                    fields: ::energy_api_core::table::Fields<'a>,
+                    fields: &mut ::energy_api_core::table::Fields<'a>,
                 ) -> ::std::result::Result<EventRef<'a>, ::energy_api_core::read::Stop> {
                     VIEWS[self.event_type as usize][usize::from(self.version)](fields)
                 }
@@ -395,8 +395,9 @@ impl Borrowing {
                     self,
                     reader: &mut ::energy_api_core::read::Reader<'a>,
                 ) -> ::std::result::Result<EventRef<'a>, ::energy_api_core::read::Stop> {
-                    let fields = ::energy_api_core::table::read(reader, self.table(), ::energy_api_core::table::Mode::Borrowed)?;
-                    self.view_of(fields)
+                    let mut fields = ::energy_api_core::table::Fields::of(self.table());
+                    ::energy_api_core::table::read(reader, self.table(), ::energy_api_core::table::Mode::Borrowed, &mut fields)?;
+                    self.view_of(&mut fields)
                 }
             }
 
@@ -404,8 +405,8 @@ impl Borrowing {
                 type Value = EventRef<'de>;
                 fn deserialize<D: ::serde::Deserializer<'de>>(self, deserializer: D) -> ::std::result::Result<EventRef<'de>, D::Error> {
                     let kind = self.0;
-                    let fields = ::energy_api_core::table::deserialize_object(deserializer, kind.table(), ::energy_api_core::table::Mode::Borrowed)?;
-                    kind.view_of(fields)
+                    let mut fields = ::energy_api_core::table::deserialize_object(deserializer, kind.table(), ::energy_api_core::table::Mode::Borrowed)?;
+                    kind.view_of(&mut fields)
                         .map_err(|_| <D::Error as ::serde::de::Error>::custom(::energy_api_core::table::MISMATCH))
                 }
             }

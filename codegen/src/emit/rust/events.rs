@@ -491,7 +491,7 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
             /// struct disagree (see `energy_api_core::table::FromFields::build`).
             fn event_of(
                 self,
-                fields: ::energy_api_core::table::Fields<'_>,
+                fields: &mut ::energy_api_core::table::Fields<'_>,
             ) -> ::std::result::Result<Event, ::energy_api_core::read::Stop> {
                 (self.payload_row().build)(fields)
             }
@@ -502,16 +502,17 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
                 self,
                 reader: &mut ::energy_api_core::read::Reader<'_>,
             ) -> ::std::result::Result<Event, ::energy_api_core::read::Stop> {
-                let fields = ::energy_api_core::table::read(reader, self.table(), ::energy_api_core::table::Mode::Owned)?;
-                self.event_of(fields)
+                let mut fields = ::energy_api_core::table::Fields::of(self.table());
+                ::energy_api_core::table::read(reader, self.table(), ::energy_api_core::table::Mode::Owned, &mut fields)?;
+                self.event_of(&mut fields)
             }
         }
 
         impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
             type Value = Event;
             fn deserialize<D: ::serde::Deserializer<'de>>(self, deserializer: D) -> ::std::result::Result<Event, D::Error> {
-                let fields = ::energy_api_core::table::deserialize_object(deserializer, self.table(), ::energy_api_core::table::Mode::Owned)?;
-                self.event_of(fields)
+                let mut fields = ::energy_api_core::table::deserialize_object(deserializer, self.table(), ::energy_api_core::table::Mode::Owned)?;
+                self.event_of(&mut fields)
                     .map_err(|_| <D::Error as ::serde::de::Error>::custom(::energy_api_core::table::MISMATCH))
             }
         }
