@@ -72,6 +72,26 @@ struct Priced {
     quotes: Option<std::collections::BTreeMap<String, i64>>,
 }
 
+/// More fields than `table::Fields` holds in place (eight): the last three, a nested struct among
+/// them, are read into its slots on the heap.
+#[derive(Debug, Deserialize, Serialize)]
+#[allow(dead_code, reason = "only decoded")]
+struct Reading {
+    account_number: String,
+    agreement_id: i64,
+    amount: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    ends_at: Option<String>,
+    is_export: bool,
+    mpxn: String,
+    note: Option<String>,
+    rate: f64,
+    register: Account,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    starts_at: Option<String>,
+    units: Vec<i64>,
+}
+
 /// A generic struct (the REST API's page), of the structs above.
 #[derive(Debug, Deserialize, Serialize)]
 #[allow(dead_code, reason = "only decoded")]
@@ -183,6 +203,40 @@ mod table {
     }
     table_struct!(Kept, [mprn: Str], by_name: [0, 1], keep_unlisted_in additional_fields);
 
+    #[derive(Debug)]
+    #[allow(dead_code, reason = "only decoded")]
+    pub struct Reading {
+        account_number: String,
+        agreement_id: i64,
+        amount: f64,
+        ends_at: Option<String>,
+        is_export: bool,
+        mpxn: String,
+        note: Option<String>,
+        rate: f64,
+        register: Account,
+        starts_at: Option<String>,
+        units: Vec<i64>,
+    }
+    table_struct!(
+        Reading,
+        [
+            account_number: Str,
+            agreement_id: Int,
+            amount: Num,
+            ends_at: Optional(&Str) => omit_none,
+            is_export: Bool,
+            mpxn: Str,
+            // Nullable, not optional.
+            note: Optional(&Str),
+            rate: Num,
+            register: Struct(&Account),
+            starts_at: Optional(&Str) => omit_none,
+            units: Array(&Int),
+        ],
+        by_name: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+    );
+
     /// Its table names its parameter's: `Struct(T)`.
     #[derive(Debug)]
     #[allow(dead_code, reason = "only decoded")]
@@ -268,6 +322,39 @@ mod table {
             Priced<'a>,
             view_of super::Priced,
             [tariffs, quotes => omit_none]
+        );
+
+        #[derive(Debug)]
+        #[allow(dead_code, reason = "only decoded")]
+        pub struct Reading<'a> {
+            account_number: CowStr<'a>,
+            agreement_id: i64,
+            amount: f64,
+            ends_at: Option<CowStr<'a>>,
+            is_export: bool,
+            mpxn: CowStr<'a>,
+            note: Option<CowStr<'a>>,
+            rate: f64,
+            register: Account<'a>,
+            starts_at: Option<CowStr<'a>>,
+            units: Vec<i64>,
+        }
+        table_struct!(
+            Reading<'a>,
+            view_of super::Reading,
+            [
+                account_number,
+                agreement_id,
+                amount,
+                ends_at => omit_none,
+                is_export,
+                mpxn,
+                note,
+                rate,
+                register,
+                starts_at => omit_none,
+                units
+            ]
         );
 
         #[derive(Debug)]
@@ -401,6 +488,12 @@ fn assert_agree(json: &str) -> Vec<(&'static str, bool, bool)> {
             Reader::read_all::<table::Priced>(json).is_ok()
                 && Reader::read_all::<b::Priced<'_>>(json).is_ok(),
         ),
+        (
+            "Reading",
+            agree::<Reading, table::Reading, b::Reading<'_>>("Reading", &table::Reading, json),
+            Reader::read_all::<table::Reading>(json).is_ok()
+                && Reader::read_all::<b::Reading<'_>>(json).is_ok(),
+        ),
         // No borrowed view of a generic struct: the owned one stands in for it.
         (
             "Page",
@@ -463,6 +556,12 @@ fn valid_samples() -> Vec<Value> {
         json!({"n\u{75}mber": "A-1", "escaped key": "\u{e9}"}),
         json!({"account_id": "A-1", "account_number": "A-1"}),
         json!({"count": 2, "next": null, "results": [{"number": "A-1"}, {"number": "A-2"}]}),
+        json!({
+            "account_number": "A-1B2C3D4E", "agreement_id": 88213, "amount": 12.5,
+            "ends_at": "2024-04-01", "is_export": false, "mpxn": "1012345678901", "note": null,
+            "rate": 0.2451, "register": {"number": "R-1"}, "starts_at": "2024-03-01",
+            "units": [120, 87]
+        }),
         json!({
             "tariffs": {"_A": {"direct_debit_monthly": {"number": "E-1R-X-A"}}, "_B": {}},
             "quotes": {"_A": 67365, "_B": -1}
