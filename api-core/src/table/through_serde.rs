@@ -131,11 +131,10 @@ impl<'de> Visitor<'de> for StructVisitor {
         let mut fields = Box::new(Fields::of(shape));
         for i in 0..shape.fields.len() {
             match seq.next_element_seed(self.seed(i))? {
-                Some(value) => {
-                    if let Some(slot) = fields.slot(i) {
-                        *slot = Some(value);
-                    }
-                }
+                Some(value) => match fields.slot(i) {
+                    Some(slot) => *slot = Some(value),
+                    None => return Err(de::Error::custom(MISMATCH)),
+                },
                 // An optional field (`#[serde(default)]` to the derive) left off the end is `None`.
                 None if shape.omit_none[i] => {}
                 None => {
