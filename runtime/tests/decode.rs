@@ -121,6 +121,43 @@ fn a_known_event_is_typed_and_keeps_its_metadata() {
     assert_eq!(known.metadata.get_str("id").as_deref(), Some("evt-91"));
 }
 
+/// A CloudEvents-style envelope carries more metadata than the four fields held in place while a line is
+/// read: every one is kept, in order, by both decoders, and one repeated past the fourth is still an error.
+#[test]
+fn metadata_past_the_usual_few_is_kept_in_order() {
+    let line = r#"{"event_type": "agreement.revoked", "version": "v2", "id": "evt-92", "source": "/agreements", "time": "2024-03-01T09:30:00Z", "datacontenttype": "application/json", "occurred_at": "2024-03-01T09:30:00Z", "trace": {"hops": [1, 2]}, "payload": {"agreement_id": 88213, "account_number": "A-1B2C3D4E"}}"#;
+    let expected = [
+        ("id", r#""evt-92""#),
+        ("source", r#""/agreements""#),
+        ("time", r#""2024-03-01T09:30:00Z""#),
+        ("datacontenttype", r#""application/json""#),
+        ("occurred_at", r#""2024-03-01T09:30:00Z""#),
+        ("trace", r#"{"hops": [1, 2]}"#),
+    ];
+    let Decoded::Known(known) = Decoder::new().decode(line.as_bytes()).unwrap() else {
+        panic!("agreement.revoked v2 is in the catalogue")
+    };
+    let metadata: Vec<(&str, &str)> = known.metadata.iter().map(|(k, v)| (k, v.get())).collect();
+    assert_eq!(metadata, expected);
+    #[cfg(feature = "borrowed")]
+    {
+        use energy_runtime::events::DecodedRef;
+        let Ok(DecodedRef::Known(view)) = Decoder::new().decode_borrowed(line.as_bytes()) else {
+            panic!("the borrowed view decodes {line}")
+        };
+        let metadata: Vec<(&str, &str)> = view.metadata.iter().map(|(k, v)| (k, v.get())).collect();
+        assert_eq!(metadata, expected);
+        assert_eq!(
+            view.metadata.get_str("source").as_deref(),
+            Some("/agreements")
+        );
+    }
+    let repeated = line.replace(r#""trace""#, r#""id""#);
+    let e = error(&Decoder::new(), repeated.as_bytes());
+    assert_eq!(e.kind, ErrorKind::MalformedJson, "{e}");
+    assert!(e.to_string().contains("`id`"), "{e}");
+}
+
 #[test]
 fn the_payload_may_come_first() {
     let payload_first = r#"{"payload": {"agreement_id": 88213, "account_number": "A-1B2C3D4E"}, "id": "evt-91", "version": "v2", "event_type": "agreement.revoked"}"#;

@@ -1,7 +1,7 @@
 //! Events decoded as borrowed views (cargo feature `borrowed`): the payload's strings, the envelope's
 //! metadata and an unknown event's payload all point into the line they were read from.
 
-use super::envelope::Metadata;
+use super::envelope::{Metadata, MetadataTexts};
 use energy_api::EventRef;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -11,7 +11,7 @@ use std::borrow::Cow;
 ///
 /// Each is held as its text, checked as the line was read; its `RawValue` is made when it is asked for.
 #[derive(Debug, Clone, Default)]
-pub struct MetadataRef<'a>(pub(crate) Vec<(Cow<'a, str>, &'a str)>);
+pub struct MetadataRef<'a>(pub(crate) MetadataTexts<'a>);
 
 impl<'a> MetadataRef<'a> {
     /// The JSON value of `name`, if present.

@@ -1,6 +1,6 @@
 //! [`Decoder`]: envelopes (or type, version and payload from elsewhere) to typed or raw events.
 
-use super::envelope::{Decoded, EnvelopeFields, KnownEvent, Metadata, RawEvent};
+use super::envelope::{Decoded, EnvelopeFields, KnownEvent, Metadata, MetadataTexts, RawEvent};
 use super::error::{ErrorKind, EventError};
 use super::fast;
 use super::visit::{self, Body, Keep, KeepEvent, KeepKind, Payload, Trace, kind_of};
@@ -88,7 +88,7 @@ struct Read<'a, T> {
     version: Cow<'a, str>,
     content: Content<'a, T>,
     /// The envelope's other fields, each as its JSON text (checked).
-    metadata: Vec<(Cow<'a, str>, &'a str)>,
+    metadata: MetadataTexts<'a>,
 }
 
 enum Content<'a, T> {

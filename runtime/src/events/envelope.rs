@@ -132,6 +132,11 @@ impl Metadata {
     }
 }
 
+/// The envelope's fields other than type, version and payload, as a line is read: each name and its JSON
+/// text in the line. The usual few (an id, a time, a source) are held in place: a vector on the heap was
+/// an allocation and a free for every line.
+pub(crate) type MetadataTexts<'a> = smallvec::SmallVec<[(Cow<'a, str>, &'a str); 4]>;
+
 impl Metadata {
     /// The fields read from an envelope, each as its JSON text (checked as it was read).
     pub(crate) fn of_texts<'a>(fields: impl IntoIterator<Item = (Cow<'a, str>, &'a str)>) -> Self {

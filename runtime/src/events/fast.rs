@@ -6,7 +6,7 @@
 //! the decoder then reads the line again with that reader, which gives the event or the error as
 //! before. Strict decoding (which collects unlisted fields) always takes the serde reader.
 
-use super::envelope::EnvelopeFields;
+use super::envelope::{EnvelopeFields, MetadataTexts};
 use super::visit::{Keep, kind_of, repeated_key};
 use energy_api_core::read::{Member, Reader, Stop};
 use std::borrow::Cow;
@@ -18,7 +18,7 @@ pub(crate) struct FastBody<'a, T> {
     /// What `K` keeps of the payload.
     pub payload: T,
     /// The other top-level fields, in order, each as its JSON text (checked).
-    pub metadata: Vec<(Cow<'a, str>, &'a str)>,
+    pub metadata: MetadataTexts<'a>,
 }
 
 /// Reads one envelope from `input` keeping what `K` keeps of its payload, or stops.
@@ -39,7 +39,7 @@ pub(crate) fn read_envelope<'a, K: Keep>(
     let mut event_type: Option<Cow<'a, str>> = None;
     let mut version: Option<Cow<'a, str>> = None;
     let mut payload = None;
-    let mut metadata: Vec<(Cow<'a, str>, &'a str)> = Vec::new();
+    let mut metadata = MetadataTexts::new();
     let mut next = 0;
     while let Some(member) = members.next_field(&mut reader, &names, &[], &[], &mut next)? {
         match member {

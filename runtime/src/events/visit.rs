@@ -8,7 +8,7 @@
 //! again with the payload raw, recording where it was (see `Trace`), and the generated crate finds the
 //! path of a failing payload's bad field from the error's position (`EventKind::locate_error`).
 
-use super::envelope::EnvelopeFields;
+use super::envelope::{EnvelopeFields, MetadataTexts};
 use super::error::ErrorKind;
 use energy_api::{Event, EventKind, EventType};
 use energy_api_core::read::{Reader, Stop};
@@ -153,7 +153,7 @@ pub(crate) struct Body<'de, T> {
     pub version: Cow<'de, str>,
     pub payload: Payload<'de, T>,
     /// The other top-level fields, in order.
-    pub metadata: Vec<(Cow<'de, str>, &'de str)>,
+    pub metadata: MetadataTexts<'de>,
     /// Paths (inside the payload) of the fields the schema does not list, in strict mode.
     pub ignored: Vec<String>,
 }
@@ -227,7 +227,7 @@ impl<'de, K: Keep> Visitor<'de> for EnvelopeVisitor<'_, '_, 'de, K> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let fields = self.fields;
         let mut payload = None;
-        let mut metadata: Vec<(Cow<'de, str>, &'de str)> = Vec::new();
+        let mut metadata = MetadataTexts::new();
         let mut ignored = Vec::new();
         while let Some(Text(key)) = map.next_key()? {
             self.trace.key = Some(key.clone());
