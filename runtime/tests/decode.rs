@@ -121,8 +121,8 @@ fn a_known_event_is_typed_and_keeps_its_metadata() {
     assert_eq!(known.metadata.get_str("id").as_deref(), Some("evt-91"));
 }
 
-/// A CloudEvents-style envelope carries more metadata than the four fields held in place while a line is
-/// read: every one is kept, in order, by both decoders, and one repeated past the fourth is still an error.
+/// A CloudEvents-style envelope carries more metadata than the two fields held in place while a line is
+/// read: every one is kept, in order, by both decoders, and one repeated past the second is still an error.
 #[test]
 fn metadata_past_the_usual_few_is_kept_in_order() {
     let line = r#"{"event_type": "agreement.revoked", "version": "v2", "id": "evt-92", "source": "/agreements", "time": "2024-03-01T09:30:00Z", "datacontenttype": "application/json", "occurred_at": "2024-03-01T09:30:00Z", "trace": {"hops": [1, 2]}, "payload": {"agreement_id": 88213, "account_number": "A-1B2C3D4E"}}"#;
