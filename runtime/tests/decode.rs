@@ -513,6 +513,16 @@ fn parts_from_headers() {
             assert!(e.path.starts_with("payload"), "{e}");
         }
     }
+    // A known payload's invalid UTF-8 is located at its first bad byte, counted from the payload.
+    let e = decoder
+        .decode_parts(
+            "agreement.revoked",
+            "v1",
+            b"{\"agreement_id\": 1, \"note\": \"caf\xc3\"}",
+            Metadata::new(),
+        )
+        .unwrap_err();
+    assert_eq!((e.kind, e.offset), (ErrorKind::MalformedJson, Some(32)));
 }
 
 #[test]
@@ -606,6 +616,10 @@ fn hostile_input_gives_the_right_error() {
     for (name, input, kind, path) in cases {
         let e = error(&decoder, &input);
         assert_eq!(e.kind, kind, "{name}: {e}");
+        if name == "invalid UTF-8" {
+            // The fast check only says whether a line is valid; the offset is where the first bad byte is.
+            assert_eq!(e.offset, Some(at), "{name}: {e}");
+        }
         if name.starts_with("deep payload") {
             // 128 levels deep, serde_json stops: the path goes down to where it did.
             assert!(e.path.starts_with("payload.changes.a.a.a"), "{name}: {e}");
