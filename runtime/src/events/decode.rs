@@ -255,13 +255,13 @@ impl Decoder {
                 .map_err(|e| e.of(Some(event_type), Some(version)))?;
             return Ok(Content::Unknown(raw));
         };
-        let text = utf8(payload).map_err(|valid_up_to| {
+        let text = std::str::from_utf8(payload).map_err(|e| {
             EventError::new(
                 ErrorKind::MalformedJson,
                 &*self.fields.payload,
                 "invalid UTF-8 in the payload",
             )
-            .at_offset(Some(valid_up_to))
+            .at_offset(Some(e.valid_up_to()))
             .of(Some(event_type), Some(version))
         })?;
         let kept = self.payload::<K>(kind, text, 0)?;
@@ -274,7 +274,8 @@ impl Decoder {
     fn read<'a, K: Keep>(&self, input: &'a [u8]) -> Result<Read<'a, K::Kept<'a>>, EventError> {
         // JSON is UTF-8: one check of the whole line lets serde_json read every string without checking
         // it again, which is the largest single cost of reading short strings.
-        let text = utf8(input).map_err(|valid_up_to| self.invalid_utf8(input, valid_up_to))?;
+        let text =
+            std::str::from_utf8(input).map_err(|e| self.invalid_utf8(input, e.valid_up_to()))?;
         // The fast reader first; where it stops, the serde reader reads the line again and decides.
         // What the fast reader reads nests less deeply than the limit checked below.
         if K::FAST
@@ -492,14 +493,6 @@ const MAX_DEPTH: usize = 128;
 const _: () = assert!(energy_api_core::read::MAX_DEPTH < MAX_DEPTH);
 
 /// An error if `raw` (a slice of `input`, the value of `field`) nests deeper than decoding allows.
-/// `bytes` as text, or the length of its longest valid UTF-8 prefix. The SIMD check is the fast path (a
-/// valid line); only an invalid one is checked again, by the standard library, to say where it fails.
-fn utf8(bytes: &[u8]) -> Result<&str, usize> {
-    simdutf8::basic::from_utf8(bytes)
-        .or_else(|_| std::str::from_utf8(bytes))
-        .map_err(|e| e.valid_up_to())
-}
-
 fn check_depth(input: &[u8], raw: &str, field: &str) -> Result<(), EventError> {
     if !raw.starts_with(['[', '{']) {
         return Ok(());
