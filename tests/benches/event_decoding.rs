@@ -69,7 +69,7 @@ fn stream(megabytes: usize, payload_first: bool) -> Vec<String> {
         .collect()
 }
 
-/// One approach of the stream's table: a pass over its lines, timed, and the best pass so far.
+/// One approach of a table: a timed pass over its input of `bytes`, and the best pass so far.
 struct Approach<'l> {
     name: &'static str,
     bytes: usize,
@@ -78,42 +78,74 @@ struct Approach<'l> {
 }
 
 impl<'l> Approach<'l> {
-    /// `decode` over `lines` (each pass checks that every line decodes).
+    /// `decode` over the stream's `lines` (each pass checks that every line decodes).
     fn new(
         name: &'static str,
         lines: &'l [String],
         decode: impl Fn(&[u8]) -> bool + 'l,
     ) -> Approach<'l> {
+        Approach::timed(name, lines.iter().map(|l| l.len() + 1).sum(), move || {
+            let start = Instant::now();
+            let ok = decode_all(lines, &decode);
+            let elapsed = start.elapsed();
+            assert_eq!(ok, lines.len(), "{name}: every line decodes");
+            elapsed
+        })
+    }
+
+    /// A pass that times itself over `bytes` of input.
+    fn timed(name: &'static str, bytes: usize, pass: impl Fn() -> Duration + 'l) -> Approach<'l> {
         Approach {
             name,
-            bytes: lines.iter().map(|l| l.len() + 1).sum(),
-            pass: Box::new(move || {
-                let start = Instant::now();
-                let ok = decode_all(lines, &decode);
-                let elapsed = start.elapsed();
-                assert_eq!(ok, lines.len(), "{name}: every line decodes");
-                elapsed
-            }),
+            bytes,
+            pass: Box::new(pass),
             best: Duration::MAX,
         }
     }
 }
 
-/// Runs the approaches the command line's words name (all without words) in `ROUNDS` rounds, each
+/// The words on the command line that name approaches: not the size, not a flag, not a mode (`twin`,
+/// `in-schema-order`).
+fn words() -> Vec<String> {
+    std::env::args()
+        .skip(1)
+        .filter(|a| {
+            a.parse::<usize>().is_err()
+                && !a.starts_with('-')
+                && a != "twin"
+                && a != "in-schema-order"
+        })
+        .collect()
+}
+
+/// The size on the command line, in megabytes, or `default`.
+fn megabytes(default: usize) -> usize {
+    std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The best time of each approach that ran, by name.
+struct Times(Vec<(&'static str, Duration)>);
+
+impl Times {
+    fn of(&self, name: &str) -> Option<Duration> {
+        self.0.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+    }
+}
+
+/// Runs the approaches the command line's words name (all without words) in `rounds` rounds, each
 /// approach once a round, and keeps the best pass of each: a slow moment of the machine (this one's
 /// speed moves by a third within a minute) falls on every approach alike, not on one. Prints the table,
-/// each relative to the floor (the first approach) when it ran.
-fn run_interleaved(approaches: Vec<Approach<'_>>) -> Vec<(&'static str, Duration)> {
-    const ROUNDS: usize = 7;
-    let words: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| a.parse::<usize>().is_err() && !a.starts_with('-'))
-        .collect();
+/// each relative to the floor when the floor (the first approach of the stream's table) ran.
+fn run_interleaved(approaches: Vec<Approach<'_>>, rounds: usize) -> Times {
+    let words = words();
     let mut approaches: Vec<Approach<'_>> = approaches
         .into_iter()
         .filter(|a| words.is_empty() || words.iter().any(|w| a.name.contains(w.as_str())))
         .collect();
-    for _ in 0..ROUNDS {
+    for _ in 0..rounds {
         for approach in &mut approaches {
             approach.best = approach.best.min((approach.pass)());
         }
@@ -122,6 +154,10 @@ fn run_interleaved(approaches: Vec<Approach<'_>>) -> Vec<(&'static str, Duration
         .first()
         .filter(|a| a.name == FLOOR)
         .map(|a| a.best);
+    match floor {
+        Some(_) => println!("| approach | throughput | relative to the floor |\n|---|---|---|"),
+        None => println!("| approach | throughput |\n|---|---|"),
+    }
     for approach in &approaches {
         let mb_per_s = approach.bytes as f64 / (1 << 20) as f64 / approach.best.as_secs_f64();
         match floor {
@@ -130,10 +166,10 @@ fn run_interleaved(approaches: Vec<Approach<'_>>) -> Vec<(&'static str, Duration
                 approach.name,
                 floor.as_secs_f64() / approach.best.as_secs_f64()
             ),
-            None => println!("| {} | {mb_per_s:.0} MB/s | |", approach.name),
+            None => println!("| {} | {mb_per_s:.0} MB/s |", approach.name),
         }
     }
-    approaches.iter().map(|a| (a.name, a.best)).collect()
+    Times(approaches.iter().map(|a| (a.name, a.best)).collect())
 }
 
 /// The names in the stream's table of the parse-only floor and of the approaches the targets compare.
@@ -291,106 +327,80 @@ fn against_twin(megabytes: usize) {
         distinct.len(),
         bytes as f64 / f64::from(1 << 20)
     );
-    type Approach<'s> = (&'static str, Box<dyn Fn(&Sides) -> bool + 's>);
-    let approaches: Vec<Approach<'_>> = vec![
-        (
-            "read, ours: `serde_json::from_str`",
-            Box::new(|s| (s.ours_read)(black_box(&s.text))),
-        ),
-        (
-            "read, derived twin: `serde_json::from_str`",
-            Box::new(|s| (s.twin_read)(black_box(&s.text))),
-        ),
-        (
-            "write, ours: `serde_json::to_string`",
-            Box::new(|s| (s.ours_write)() > 0),
-        ),
-        (
-            "write, derived twin: `serde_json::to_string`",
-            Box::new(|s| (s.twin_write)() > 0),
-        ),
-        (
-            "`EventKind::decode` (the fast reader)",
-            Box::new(|s| s.kind.decode(black_box(s.text.as_bytes())).is_ok()),
-        ),
-        (
-            "derived twin: `serde_json::from_slice`",
-            Box::new(|s| (s.twin_decode)(black_box(s.text.as_bytes()))),
-        ),
-        (
-            "`serde_json::Value`: `serde_json::from_slice`",
-            Box::new(|s| {
+    const READ_OURS: &str = "read, ours: `serde_json::from_str`";
+    const READ_TWIN: &str = "read, derived twin: `serde_json::from_str`";
+    const WRITE_OURS: &str = "write, ours: `serde_json::to_string`";
+    const WRITE_TWIN: &str = "write, derived twin: `serde_json::to_string`";
+    const DECODE_OURS: &str = "`EventKind::decode` (the fast reader)";
+    const DECODE_TWIN: &str = "derived twin: `serde_json::from_slice`";
+    const DECODE_VALUE: &str = "`serde_json::Value`: `serde_json::from_slice`";
+    let each = |name, approach| over_payloads(name, &distinct, cycles, approach);
+    let times = run_interleaved(
+        vec![
+            each(READ_OURS, &|s| (s.ours_read)(black_box(&s.text))),
+            each(READ_TWIN, &|s| (s.twin_read)(black_box(&s.text))),
+            each(WRITE_OURS, &|s| (s.ours_write)() > 0),
+            each(WRITE_TWIN, &|s| (s.twin_write)() > 0),
+            each(DECODE_OURS, &|s| {
+                s.kind.decode(black_box(s.text.as_bytes())).is_ok()
+            }),
+            each(DECODE_TWIN, &|s| {
+                (s.twin_decode)(black_box(s.text.as_bytes()))
+            }),
+            each(DECODE_VALUE, &|s| {
                 serde_json::from_slice::<serde_json::Value>(black_box(s.text.as_bytes())).is_ok()
             }),
-        ),
-    ];
-    // Words on the command line besides `twin` keep only the approaches whose name contains one (for
-    // profiling one at a time).
-    let words: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| {
-            a.parse::<usize>().is_err()
-                && !a.starts_with('-')
-                && a != "twin"
-                && a != "in-schema-order"
-        })
-        .collect();
-    let wanted = |name: &str| words.is_empty() || words.iter().any(|w| name.contains(w.as_str()));
-    let mut best = vec![Duration::MAX; approaches.len()];
-    for _ in 0..9 {
-        for ((name, approach), best) in approaches.iter().zip(&mut best) {
-            if !wanted(name) {
-                continue;
-            }
-            let start = Instant::now();
-            let mut ok = 0usize;
-            for _ in 0..cycles {
-                for sides in &distinct {
-                    ok += usize::from(approach(sides));
-                }
-            }
-            let elapsed = start.elapsed();
-            assert_eq!(
-                ok,
-                cycles * distinct.len(),
-                "every payload is read and written"
-            );
-            *best = (*best).min(elapsed);
-        }
-    }
-    println!("| approach | throughput |\n|---|---|");
-    for ((name, _), time) in approaches.iter().zip(&best).filter(|((n, _), _)| wanted(n)) {
-        let mb_per_s = bytes as f64 / f64::from(1 << 20) / time.as_secs_f64();
-        println!("| {name} | {mb_per_s:.0} MB/s |");
-    }
-    if !words.is_empty() {
-        return;
-    }
-    let ratio = |slow: usize, fast: usize| best[slow].as_secs_f64() / best[fast].as_secs_f64();
-    println!(
-        "read {:.2}x the twin, write {:.2}x the twin, `EventKind::decode` {:.2}x the twin and {:.2}x `Value`",
-        ratio(1, 0),
-        ratio(3, 2),
-        ratio(5, 4),
-        ratio(6, 4)
+        ],
+        9,
     );
+    let ratio = |slow: &str, fast: &str| {
+        Some(times.of(slow)?.as_secs_f64() / times.of(fast)?.as_secs_f64())
+    };
+    if let (Some(read), Some(write), Some(decode), Some(value)) = (
+        ratio(READ_TWIN, READ_OURS),
+        ratio(WRITE_TWIN, WRITE_OURS),
+        ratio(DECODE_TWIN, DECODE_OURS),
+        ratio(DECODE_VALUE, DECODE_OURS),
+    ) {
+        println!(
+            "read {read:.2}x the twin, write {write:.2}x the twin, `EventKind::decode` {decode:.2}x the twin and {value:.2}x `Value`"
+        );
+    }
+}
+
+/// An approach of the twin's table: `approach` on every distinct payload, `cycles` times a pass.
+fn over_payloads<'s>(
+    name: &'static str,
+    distinct: &'s [Sides],
+    cycles: usize,
+    approach: &'s dyn Fn(&Sides) -> bool,
+) -> Approach<'s> {
+    let bytes = distinct.iter().map(|s| s.text.len()).sum::<usize>() * cycles;
+    Approach::timed(name, bytes, move || {
+        let start = Instant::now();
+        let mut ok = 0usize;
+        for _ in 0..cycles {
+            for sides in distinct {
+                ok += usize::from(approach(sides));
+            }
+        }
+        let elapsed = start.elapsed();
+        assert_eq!(
+            ok,
+            cycles * distinct.len(),
+            "{name}: every payload is read and written"
+        );
+        elapsed
+    })
 }
 
 fn main() {
-    let words = std::env::args()
-        .skip(1)
-        .filter(|a| a.parse::<usize>().is_err() && !a.starts_with('-'))
-        .count();
     if std::env::args().any(|a| a == "twin") {
-        let megabytes = std::env::args()
-            .skip(1)
-            .find_map(|a| a.parse().ok())
-            .unwrap_or(30);
-        against_twin(megabytes);
+        against_twin(megabytes(30));
         return;
     }
     decode_stream();
-    if words == 0 {
+    if words().is_empty() {
         against_twin(30);
     }
 }
@@ -398,10 +408,7 @@ fn main() {
 /// The stream of envelopes, by approach, and the dispatch.
 fn decode_stream() {
     dispatch();
-    let megabytes = std::env::args()
-        .skip(1)
-        .find_map(|a| a.parse().ok())
-        .unwrap_or(50);
+    let megabytes = megabytes(50);
     let lines = stream(megabytes, false);
     let payload_first = stream(megabytes, true);
     let average = lines.iter().map(String::len).sum::<usize>() / lines.len();
@@ -409,52 +416,54 @@ fn decode_stream() {
         "{} lines, {megabytes} MB, {average} bytes a line on average",
         lines.len()
     );
-    println!("| approach | throughput | relative to the floor |\n|---|---|---|");
     let decoder = Decoder::new().reject_unknown(true);
     let strict = Decoder::new().reject_unknown(true).strict(true);
-    let times = run_interleaved(vec![
-        Approach::new(FLOOR, &lines, |l| {
-            serde_json::from_slice::<IgnoredAny>(l).is_ok()
-        }),
-        Approach::new("envelope with the payload as `&RawValue`", &lines, |l| {
-            serde_json::from_slice::<RawEnvelope<'_>>(l).is_ok()
-        }),
-        Approach::new(VALUE, &lines, |l| {
-            serde_json::from_slice::<serde_json::Value>(l).is_ok()
-        }),
-        Approach::new(
-            "two passes: `&RawValue` envelope, then `EventKind::decode`",
-            &lines,
-            |l| two_passes(l, |kind, payload| kind.decode(payload).is_ok()),
-        ),
-        Approach::new("`Decoder::validate` (one pass)", &lines, |l| {
-            decoder.validate(l).is_ok()
-        }),
-        Approach::new(OWNED, &lines, |l| decoder.decode(l).is_ok()),
-        Approach::new(BORROWED, &lines, |l| decoder.decode_borrowed(l).is_ok()),
-        Approach::new(
-            "two passes: `&RawValue` envelope, then `EventRef::decode`",
-            &lines,
-            |l| two_passes(l, |kind, payload| kind.decode_borrowed(payload).is_ok()),
-        ),
-        Approach::new("`Decoder::validate`, strict", &lines, |l| {
-            strict.validate(l).is_ok()
-        }),
-        Approach::new(
-            "`Decoder::validate`, payload before type and version",
-            &payload_first,
-            |l| decoder.validate(l).is_ok(),
-        ),
-    ]);
-    let time_of = |name: &str| times.iter().find(|(n, _)| *n == name).map(|(_, t)| *t);
-    let (floor, value) = (time_of(FLOOR), time_of(VALUE));
+    let times = run_interleaved(
+        vec![
+            Approach::new(FLOOR, &lines, |l| {
+                serde_json::from_slice::<IgnoredAny>(l).is_ok()
+            }),
+            Approach::new("envelope with the payload as `&RawValue`", &lines, |l| {
+                serde_json::from_slice::<RawEnvelope<'_>>(l).is_ok()
+            }),
+            Approach::new(VALUE, &lines, |l| {
+                serde_json::from_slice::<serde_json::Value>(l).is_ok()
+            }),
+            Approach::new(
+                "two passes: `&RawValue` envelope, then `EventKind::decode`",
+                &lines,
+                |l| two_passes(l, |kind, payload| kind.decode(payload).is_ok()),
+            ),
+            Approach::new("`Decoder::validate` (one pass)", &lines, |l| {
+                decoder.validate(l).is_ok()
+            }),
+            Approach::new(OWNED, &lines, |l| decoder.decode(l).is_ok()),
+            Approach::new(BORROWED, &lines, |l| decoder.decode_borrowed(l).is_ok()),
+            Approach::new(
+                "two passes: `&RawValue` envelope, then `EventRef::decode`",
+                &lines,
+                |l| two_passes(l, |kind, payload| kind.decode_borrowed(payload).is_ok()),
+            ),
+            Approach::new("`Decoder::validate`, strict", &lines, |l| {
+                strict.validate(l).is_ok()
+            }),
+            Approach::new(
+                "`Decoder::validate`, payload before type and version",
+                &payload_first,
+                |l| decoder.validate(l).is_ok(),
+            ),
+        ],
+        7,
+    );
     // The ratios of the targets, measured in this process.
     for (name, approach) in [("owned decode", OWNED), ("borrowed decode", BORROWED)] {
-        if let (Some(time), Some(value)) = (time_of(approach), value) {
+        if let (Some(time), Some(value), Some(floor)) =
+            (times.of(approach), times.of(VALUE), times.of(FLOOR))
+        {
             println!(
                 "{name}: {:.2}x `Value`, {:.2}x the floor",
                 value.as_secs_f64() / time.as_secs_f64(),
-                floor.map_or(0.0, |f| f.as_secs_f64() / time.as_secs_f64())
+                floor.as_secs_f64() / time.as_secs_f64()
             );
         }
     }
