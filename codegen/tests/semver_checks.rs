@@ -258,7 +258,7 @@ const VERDICTS: &[Verdict] = &[
     ("field-name-reused", "none", &[], ""),
     ("event-type-added", "major", &["enum_no_repr_variant_discriminant_changed", "partial_ord_enum_variants_reordered"], "on purpose: `EventType`'s numeric values (an `as` cast) move when a name sorts before others; its docs say they are not API"),
     ("version-view-removed", "none", &[], "it has no lint for a trait impl removed: `From<InvoiceVoidedV3> for InvoiceVoidedV2` is gone, `InvoiceVoidedV2::from(v3)` stops compiling"),
-    ("borrowed-view-changed", "major", &["inherent_method_missing", "type_mismatched_generic_lifetimes"], ""),
+    ("borrowed-view-changed", "major", &["derive_trait_impl_removed", "inherent_method_missing", "type_mismatched_generic_lifetimes"], ""),
     ("keeps-unlisted-fields", "none", &[], ""),
     ("drops-unlisted-fields", "major", &["struct_pub_field_missing"], ""),
     ("field-renamed", "major", &["struct_pub_field_missing"], ""),

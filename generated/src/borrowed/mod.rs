@@ -6,6 +6,9 @@
 //!
 //! A view accepts exactly the payloads its owned type accepts, with the same errors; a type that
 //! holds no string or object is its own view, re-exported here.
+//!
+//! A view is read where it was decoded: it is `Debug` and `Serialize` (written to any format), not
+//! `Clone` or `PartialEq`. To keep an event or compare events, decode the owned type ([`crate::Event`]).
 #![cfg_attr(
     not(
         any(
@@ -185,7 +188,7 @@ use crate::events::EventType;
 
 /// An event as its borrowed view: its strings and free-form objects point into the payload it
 /// was decoded from (see [`EventRef::decode`]).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum EventRef<'a> {
     #[cfg(feature = "accounts")]

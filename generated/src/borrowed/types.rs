@@ -4,7 +4,7 @@
 
 /// The borrowed view of [`ActivatedSupplyPoint`](crate::types::ActivatedSupplyPoint): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-join")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ActivatedSupplyPoint<'a> {
     /// `external_identifier` (string).
@@ -28,7 +28,7 @@ pub struct ActivatedSupplyPoint<'a> {
 
 /// The borrowed view of [`ActivationInitiatedSupplyPoint`](crate::types::ActivationInitiatedSupplyPoint): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-join")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ActivationInitiatedSupplyPoint<'a> {
     /// `external_identifier` (string).
@@ -49,7 +49,7 @@ pub struct ActivationInitiatedSupplyPoint<'a> {
 
 /// The borrowed view of [`AllocationComponent`](crate::types::AllocationComponent): its strings and free-form objects point into the input.
 #[cfg(feature = "collections")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AllocationComponent<'a> {
     /// `source_type` (string).
@@ -70,7 +70,7 @@ pub struct AllocationComponent<'a> {
 
 /// The borrowed view of [`AmendedSubject`](crate::types::AmendedSubject): its strings and free-form objects point into the input.
 #[cfg(feature = "contracts")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AmendedSubject<'a> {
     /// `type` (string).
@@ -97,7 +97,7 @@ pub struct AmendedSubject<'a> {
 
 /// The borrowed view of [`BillingAccount`](crate::types::BillingAccount): its strings and free-form objects point into the input.
 #[cfg(feature = "billing")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct BillingAccount<'a> {
     /// `number` (string).
@@ -115,7 +115,7 @@ pub struct BillingAccount<'a> {
 
 /// The borrowed view of [`ChargePeriod`](crate::types::ChargePeriod): its strings and free-form objects point into the input.
 #[cfg(feature = "billing")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ChargePeriod<'a> {
     /// `start_at` (string).
@@ -136,7 +136,7 @@ pub struct ChargePeriod<'a> {
 
 /// The borrowed view of [`CommsPreferencesChanges`](crate::types::CommsPreferencesChanges): its strings and free-form objects point into the input.
 #[cfg(feature = "accounts")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct CommsPreferencesChanges<'a> {
     /// `requires_postal_comms` (array of boolean).
@@ -164,7 +164,7 @@ pub struct CommsPreferencesChanges<'a> {
 
 /// The borrowed view of [`Consent`](crate::types::Consent): its strings and free-form objects point into the input.
 #[cfg(feature = "communications")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct Consent<'a> {
     /// `id` (integer).
@@ -191,7 +191,7 @@ pub struct Consent<'a> {
 
 /// The borrowed view of [`ContractJourney`](crate::types::ContractJourney): its strings and free-form objects point into the input.
 #[cfg(feature = "contracts")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ContractJourney<'a> {
     /// `number` (string).
@@ -215,7 +215,7 @@ pub struct ContractJourney<'a> {
 
 /// The borrowed view of [`ContractReferences`](crate::types::ContractReferences): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-join")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ContractReferences<'a> {
     /// `account_contract_identifier` (string).
@@ -240,7 +240,7 @@ pub struct ContractReferences<'a> {
 
 /// The borrowed view of [`DispatchPayload`](crate::types::DispatchPayload): its strings and free-form objects point into the input.
 #[cfg(feature = "flexible-devices")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct DispatchPayload<'a> {
     /// `begin` (string).
@@ -263,7 +263,7 @@ pub struct DispatchPayload<'a> {
 );
 
 /// The borrowed view of [`DisputedClosingReading`](crate::types::DisputedClosingReading): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct DisputedClosingReading<'a> {
     /// `mprn` (string).
@@ -343,7 +343,7 @@ pub struct DisputedClosingReading<'a> {
 
 /// The borrowed view of [`EnrollmentSupplyPoint`](crate::types::EnrollmentSupplyPoint): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-status")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct EnrollmentSupplyPoint<'a> {
     /// `market_name` (string).
@@ -370,7 +370,7 @@ pub struct EnrollmentSupplyPoint<'a> {
 
 /// The borrowed view of [`FlexDeviceDisconnectedPayload`](crate::types::FlexDeviceDisconnectedPayload): its strings and free-form objects point into the input.
 #[cfg(feature = "flexible-devices")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct FlexDeviceDisconnectedPayload<'a> {
     /// `cause` (string).
@@ -391,7 +391,7 @@ pub struct FlexDeviceDisconnectedPayload<'a> {
 
 /// The borrowed view of [`FlexDeviceOptimisationCreatedPayload`](crate::types::FlexDeviceOptimisationCreatedPayload): its strings and free-form objects point into the input.
 #[cfg(feature = "flexible-devices")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct FlexDeviceOptimisationCreatedPayload<'a> {
     /// `dispatches` (array of `DispatchPayload`).
@@ -454,7 +454,7 @@ pub struct FlexDeviceOptimisationCreatedPayload<'a> {
 
 /// The borrowed view of [`GroupMembership`](crate::types::GroupMembership): its strings and free-form objects point into the input.
 #[cfg(feature = "contracts")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct GroupMembership<'a> {
     /// `contract_identifier` (string).
@@ -478,7 +478,7 @@ pub struct GroupMembership<'a> {
 
 /// The borrowed view of [`GroupMembershipNew`](crate::types::GroupMembershipNew): its strings and free-form objects point into the input.
 #[cfg(feature = "contracts")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct GroupMembershipNew<'a> {
     /// `contract_identifier` (string).
@@ -502,7 +502,7 @@ pub struct GroupMembershipNew<'a> {
 
 /// The borrowed view of [`GroupPeriod`](crate::types::GroupPeriod): its strings and free-form objects point into the input.
 #[cfg(feature = "contracts")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct GroupPeriod<'a> {
     /// `start` (string).
@@ -523,7 +523,7 @@ pub struct GroupPeriod<'a> {
 
 /// The borrowed view of [`GroupTrait`](crate::types::GroupTrait): its strings and free-form objects point into the input.
 #[cfg(feature = "contracts")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct GroupTrait<'a> {
     /// `identifier` (string).
@@ -547,7 +547,7 @@ pub struct GroupTrait<'a> {
 
 /// The borrowed view of [`GroupVersion`](crate::types::GroupVersion): its strings and free-form objects point into the input.
 #[cfg(feature = "contracts")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct GroupVersion<'a> {
     /// `identifier` (string).
@@ -573,7 +573,7 @@ pub struct GroupVersion<'a> {
 );
 
 /// The borrowed view of [`HouseMoveAccount`](crate::types::HouseMoveAccount): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct HouseMoveAccount<'a> {
     /// `number` (string).
@@ -592,7 +592,7 @@ pub struct HouseMoveAccount<'a> {
 );
 
 /// The borrowed view of [`HouseMoveSupplyPoint`](crate::types::HouseMoveSupplyPoint): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct HouseMoveSupplyPoint<'a> {
     /// `id` (string).
@@ -618,7 +618,7 @@ pub struct HouseMoveSupplyPoint<'a> {
 
 /// The borrowed view of [`InkAction`](crate::types::InkAction): its strings and free-form objects point into the input.
 #[cfg(feature = "conversations")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkAction<'a> {
     /// `code` (string).
@@ -642,7 +642,7 @@ pub struct InkAction<'a> {
 
 /// The borrowed view of [`InkContent`](crate::types::InkContent): its strings and free-form objects point into the input.
 #[cfg(feature = "conversations")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkContent<'a> {
     /// `from_address` (string).
@@ -671,7 +671,7 @@ pub struct InkContent<'a> {
 
 /// The borrowed view of [`InkConversation`](crate::types::InkConversation): its strings and free-form objects point into the input.
 #[cfg(feature = "conversations")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkConversation<'a> {
     /// `conversation_relay_id` (string).
@@ -695,7 +695,7 @@ pub struct InkConversation<'a> {
 
 /// The borrowed view of [`InkFailureData`](crate::types::InkFailureData): its strings and free-form objects point into the input.
 #[cfg(feature = "conversations")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkFailureData<'a> {
     /// `type` (string).
@@ -719,7 +719,7 @@ pub struct InkFailureData<'a> {
 
 /// The borrowed view of [`InkMessage`](crate::types::InkMessage): its strings and free-form objects point into the input.
 #[cfg(feature = "conversations")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkMessage<'a> {
     /// `relay_id` (string).
@@ -746,7 +746,7 @@ pub struct InkMessage<'a> {
 
 /// The borrowed view of [`InkMessageContent`](crate::types::InkMessageContent): its strings and free-form objects point into the input.
 #[cfg(feature = "conversations")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkMessageContent<'a> {
     /// `message_id` (integer).
@@ -773,7 +773,7 @@ pub struct InkMessageContent<'a> {
 
 /// The borrowed view of [`InkMessageWithVendor`](crate::types::InkMessageWithVendor): its strings and free-form objects point into the input.
 #[cfg(feature = "conversations")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkMessageWithVendor<'a> {
     /// `relay_id` (string).
@@ -803,7 +803,7 @@ pub struct InkMessageWithVendor<'a> {
 
 /// The borrowed view of [`JoinAgreement`](crate::types::JoinAgreement): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-join")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct JoinAgreement<'a> {
     /// `id` (integer).
@@ -830,7 +830,7 @@ pub struct JoinAgreement<'a> {
 
 /// The borrowed view of [`JoinSupplyPoint`](crate::types::JoinSupplyPoint): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-join")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct JoinSupplyPoint<'a> {
     /// `external_identifier` (string).
@@ -854,7 +854,7 @@ pub struct JoinSupplyPoint<'a> {
 
 /// The borrowed view of [`LeaveSupplyPoint`](crate::types::LeaveSupplyPoint): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-leave")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LeaveSupplyPoint<'a> {
     /// `market_identifier` (string).
@@ -878,7 +878,7 @@ pub struct LeaveSupplyPoint<'a> {
 
 /// The borrowed view of [`Ledger`](crate::types::Ledger): its strings and free-form objects point into the input.
 #[cfg(feature = "billing")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct Ledger<'a> {
     /// `account` (`BillingAccount`).
@@ -902,7 +902,7 @@ pub struct Ledger<'a> {
 
 /// The borrowed view of [`LedgerEntry`](crate::types::LedgerEntry): its strings and free-form objects point into the input.
 #[cfg(feature = "billing")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LedgerEntry<'a> {
     /// `id` (integer).
@@ -944,7 +944,7 @@ pub struct LedgerEntry<'a> {
 
 /// The borrowed view of [`LedgerEntryRemoval`](crate::types::LedgerEntryRemoval): its strings and free-form objects point into the input.
 #[cfg(feature = "billing")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LedgerEntryRemoval<'a> {
     /// `id` (integer).
@@ -985,7 +985,7 @@ pub struct LedgerEntryRemoval<'a> {
 );
 
 /// The borrowed view of [`Meter`](crate::types::Meter): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct Meter<'a> {
     /// `serial_number` (string).
@@ -1052,7 +1052,7 @@ pub struct Meter<'a> {
 );
 
 /// The borrowed view of [`Payment`](crate::types::Payment): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct Payment<'a> {
     /// `id` (integer).
@@ -1080,7 +1080,7 @@ pub struct Payment<'a> {
 );
 
 /// The borrowed view of [`PaymentsAccount`](crate::types::PaymentsAccount): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct PaymentsAccount<'a> {
     /// `number` (string).
@@ -1096,7 +1096,7 @@ pub struct PaymentsAccount<'a> {
 );
 
 /// The borrowed view of [`PaymentsLedger`](crate::types::PaymentsLedger): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct PaymentsLedger<'a> {
     /// `account` (`PaymentsAccount`).
@@ -1116,7 +1116,7 @@ pub struct PaymentsLedger<'a> {
 
 /// The borrowed view of [`Product`](crate::types::Product): its strings and free-form objects point into the input.
 #[cfg(feature = "agreements-and-approvals")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct Product<'a> {
     /// `code` (string).
@@ -1140,7 +1140,7 @@ pub struct Product<'a> {
 
 /// The borrowed view of [`PsrRecord`](crate::types::PsrRecord): its strings and free-form objects point into the input.
 #[cfg(feature = "account-users")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct PsrRecord<'a> {
     /// `description` (string).
@@ -1163,7 +1163,7 @@ pub struct PsrRecord<'a> {
 );
 
 /// The borrowed view of [`Register`](crate::types::Register): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct Register<'a> {
     /// `register_id` (string).
@@ -1200,7 +1200,7 @@ pub struct Register<'a> {
 );
 
 /// The borrowed view of [`RemovedMeter`](crate::types::RemovedMeter): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct RemovedMeter<'a> {
     /// `serial_number` (string).
@@ -1223,7 +1223,7 @@ pub struct RemovedMeter<'a> {
 
 /// The borrowed view of [`SigningIdentity`](crate::types::SigningIdentity): its strings and free-form objects point into the input.
 #[cfg(feature = "communications")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct SigningIdentity<'a> {
     /// `identity_type` (string).
@@ -1244,7 +1244,7 @@ pub struct SigningIdentity<'a> {
 
 /// The borrowed view of [`SubjectContractJourney`](crate::types::SubjectContractJourney): its strings and free-form objects point into the input.
 #[cfg(feature = "contracts")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct SubjectContractJourney<'a> {
     /// `number` (string).
@@ -1265,7 +1265,7 @@ pub struct SubjectContractJourney<'a> {
 
 /// The borrowed view of [`SupplyPeriodData`](crate::types::SupplyPeriodData): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-join")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct SupplyPeriodData<'a> {
     /// `id` (integer).
@@ -1289,7 +1289,7 @@ pub struct SupplyPeriodData<'a> {
 
 /// The borrowed view of [`TerminatedSupplyPoint`](crate::types::TerminatedSupplyPoint): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-leave")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct TerminatedSupplyPoint<'a> {
     /// `external_identifier` (string).
@@ -1313,7 +1313,7 @@ pub struct TerminatedSupplyPoint<'a> {
 
 /// The borrowed view of [`TerminationInitiatedSupplyPoint`](crate::types::TerminationInitiatedSupplyPoint): its strings and free-form objects point into the input.
 #[cfg(feature = "lifecycle-leave")]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct TerminationInitiatedSupplyPoint<'a> {
     /// `external_identifier` (string).

@@ -50,8 +50,9 @@ impl<'a> MetadataRef<'a> {
     }
 }
 
-/// An event of a known type and version, decoded as its borrowed view.
-#[derive(Debug, Clone)]
+/// An event of a known type and version, decoded as its borrowed view (not `Clone`, as the view is not:
+/// to keep an event, decode it owned with [`Decoder::decode`](super::Decoder::decode)).
+#[derive(Debug)]
 pub struct KnownEventRef<'a> {
     /// The event (boxed, like [`KnownEvent::event`](super::KnownEvent::event)).
     pub event: Box<EventRef<'a>>,
@@ -73,7 +74,7 @@ pub struct RawEventRef<'a> {
 }
 
 /// What [`Decoder::decode_borrowed`](super::Decoder::decode_borrowed) read.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub enum DecodedRef<'a> {
     /// A known type and version.
     Known(KnownEventRef<'a>),

@@ -9,6 +9,10 @@
 //! promise it; `api-core`'s agreement test holds them to it), and its errors are the owned decoder's:
 //! a failure is explained by decoding again (`EventKind::locate_error`).
 //!
+//! A view is `Debug` and `Serialize`, not `Clone` or `PartialEq`: it is read where it was decoded, and
+//! those two impls of 575 views were 8 % of the every-feature build (BENCHMARKS.md section 21); the
+//! owned types have them.
+//!
 //! [`CowStr`]: energy_api_core::CowStr
 //! [`RawObject`]: energy_api_core::RawObject
 
@@ -142,7 +146,7 @@ impl Borrowing {
             #doc
             #deprecated
             #cfg
-            #[derive(Debug, Clone, PartialEq)]
+            #[derive(Debug)]
             #[non_exhaustive]
             pub struct #name<'a> {
                 #(#fields)*
@@ -254,7 +258,7 @@ impl Borrowing {
         let variant_docs = labels.iter().map(|l| format!(" Payload version `{l}`."));
         quote! {
             #doc
-            #[derive(Debug, Clone, PartialEq)]
+            #[derive(Debug)]
             #[non_exhaustive]
             pub enum #name<'a> {
                 #(#[doc = #variant_docs] #variants(#payloads),)*
@@ -337,6 +341,9 @@ impl Borrowing {
             #![doc = ""]
             #![doc = " A view accepts exactly the payloads its owned type accepts, with the same errors; a type that"]
             #![doc = " holds no string or object is its own view, re-exported here."]
+            #![doc = ""]
+            #![doc = " A view is read where it was decoded: it is `Debug` and `Serialize` (written to any format), not"]
+            #![doc = " `Clone` or `PartialEq`. To keep an event or compare events, decode the owned type ([`crate::Event`])."]
             // Without any section, no `EventKind` can exist: the decoding code is unreachable and `VIEWS` empty.
             #![cfg_attr(not(any(#(#any_feature),*)), allow(unused_variables, unused_mut, unreachable_code, unused_imports))]
 
@@ -353,7 +360,7 @@ impl Borrowing {
 
             /// An event as its borrowed view: its strings and free-form objects point into the payload it
             /// was decoded from (see [`EventRef::decode`]).
-            #[derive(Debug, Clone, PartialEq)]
+            #[derive(Debug)]
             #[non_exhaustive]
             pub enum EventRef<'a> {
                 #(#cfgs #[doc = #variant_docs] #names(#views),)*

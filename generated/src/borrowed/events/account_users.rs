@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Account users" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`AccountUserCreatedV1`](crate::events::account_users::AccountUserCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AccountUserCreatedV1<'a> {
     /// `user_id` (integer). From base UB.
@@ -36,7 +36,7 @@ pub struct AccountUserCreatedV1<'a> {
 );
 
 /// The borrowed view of [`AccountUserCreated`](crate::events::account_users::AccountUserCreated): event type `account_user.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AccountUserCreated<'a> {
     /// Payload version `v1`.
@@ -67,7 +67,7 @@ pub use crate::events::account_users::AccountUserPasswordChangedV1;
 pub use crate::events::account_users::AccountUserPasswordChanged;
 
 /// The borrowed view of [`AccountUserPasswordResetRequestedV1`](crate::events::account_users::AccountUserPasswordResetRequestedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AccountUserPasswordResetRequestedV1<'a> {
     /// `account_user_id` (integer).
@@ -86,7 +86,7 @@ pub struct AccountUserPasswordResetRequestedV1<'a> {
 );
 
 /// The borrowed view of [`AccountUserPasswordResetRequested`](crate::events::account_users::AccountUserPasswordResetRequested): event type `account_user.password_reset_requested` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AccountUserPasswordResetRequested<'a> {
     /// Payload version `v1`.
@@ -114,7 +114,7 @@ impl<'a> AccountUserPasswordResetRequested<'a> {
 }
 
 /// The borrowed view of [`AccountUserPsrRecordsUpdatedV1`](crate::events::account_users::AccountUserPsrRecordsUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AccountUserPsrRecordsUpdatedV1<'a> {
     /// `user_id` (integer).
@@ -139,7 +139,7 @@ pub struct AccountUserPsrRecordsUpdatedV1<'a> {
 );
 
 /// The borrowed view of [`AccountUserPsrRecordsUpdated`](crate::events::account_users::AccountUserPsrRecordsUpdated): event type `account_user.psr_records_updated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AccountUserPsrRecordsUpdated<'a> {
     /// Payload version `v1`.
@@ -167,7 +167,7 @@ impl<'a> AccountUserPsrRecordsUpdated<'a> {
 }
 
 /// The borrowed view of [`AccountUserRemovedV1`](crate::events::account_users::AccountUserRemovedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AccountUserRemovedV1<'a> {
     /// `user_id` (integer). From base UB.
@@ -201,7 +201,7 @@ pub struct AccountUserRemovedV1<'a> {
 );
 
 /// The borrowed view of [`AccountUserRemoved`](crate::events::account_users::AccountUserRemoved): event type `account_user.removed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AccountUserRemoved<'a> {
     /// Payload version `v1`.
@@ -229,7 +229,7 @@ impl<'a> AccountUserRemoved<'a> {
 }
 
 /// The borrowed view of [`AccountUserUpdatedV1`](crate::events::account_users::AccountUserUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AccountUserUpdatedV1<'a> {
     /// `user_id` (integer). From base UB.
@@ -269,7 +269,7 @@ pub struct AccountUserUpdatedV1<'a> {
 );
 
 /// The borrowed view of [`AccountUserUpdated`](crate::events::account_users::AccountUserUpdated): event type `account_user.updated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AccountUserUpdated<'a> {
     /// Payload version `v1`.
@@ -297,7 +297,7 @@ impl<'a> AccountUserUpdated<'a> {
 }
 
 /// The borrowed view of [`AccountUserVerificationCompletedV1`](crate::events::account_users::AccountUserVerificationCompletedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AccountUserVerificationCompletedV1<'a> {
     /// `user_number` (string).
@@ -319,7 +319,7 @@ pub struct AccountUserVerificationCompletedV1<'a> {
 );
 
 /// The borrowed view of [`AccountUserVerificationCompleted`](crate::events::account_users::AccountUserVerificationCompleted): event type `account_user.verification_completed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AccountUserVerificationCompleted<'a> {
     /// Payload version `v1`.
@@ -347,7 +347,7 @@ impl<'a> AccountUserVerificationCompleted<'a> {
 }
 
 /// The borrowed view of [`AccountUserVerificationStartedV1`](crate::events::account_users::AccountUserVerificationStartedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AccountUserVerificationStartedV1<'a> {
     /// `user_number` (string).
@@ -369,7 +369,7 @@ pub struct AccountUserVerificationStartedV1<'a> {
 );
 
 /// The borrowed view of [`AccountUserVerificationStarted`](crate::events::account_users::AccountUserVerificationStarted): event type `account_user.verification_started` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AccountUserVerificationStarted<'a> {
     /// Payload version `v1`.
@@ -397,7 +397,7 @@ impl<'a> AccountUserVerificationStarted<'a> {
 }
 
 /// The borrowed view of [`AccountUserMetadataCreatedV1`](crate::events::account_users::AccountUserMetadataCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AccountUserMetadataCreatedV1<'a> {
     /// `user_id` (integer).
@@ -419,7 +419,7 @@ pub struct AccountUserMetadataCreatedV1<'a> {
 );
 
 /// The borrowed view of [`AccountUserMetadataCreated`](crate::events::account_users::AccountUserMetadataCreated): event type `account_user_metadata.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AccountUserMetadataCreated<'a> {
     /// Payload version `v1`.
@@ -447,7 +447,7 @@ impl<'a> AccountUserMetadataCreated<'a> {
 }
 
 /// The borrowed view of [`AccountUserMetadataRemovedV1`](crate::events::account_users::AccountUserMetadataRemovedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AccountUserMetadataRemovedV1<'a> {
     /// `user_id` (integer).
@@ -469,7 +469,7 @@ pub struct AccountUserMetadataRemovedV1<'a> {
 );
 
 /// The borrowed view of [`AccountUserMetadataRemoved`](crate::events::account_users::AccountUserMetadataRemoved): event type `account_user_metadata.removed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AccountUserMetadataRemoved<'a> {
     /// Payload version `v1`.
@@ -497,7 +497,7 @@ impl<'a> AccountUserMetadataRemoved<'a> {
 }
 
 /// The borrowed view of [`AccountUserMetadataUpdatedV1`](crate::events::account_users::AccountUserMetadataUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AccountUserMetadataUpdatedV1<'a> {
     /// `user_id` (integer).
@@ -516,7 +516,7 @@ pub struct AccountUserMetadataUpdatedV1<'a> {
 );
 
 /// The borrowed view of [`AccountUserMetadataUpdated`](crate::events::account_users::AccountUserMetadataUpdated): event type `account_user_metadata.updated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AccountUserMetadataUpdated<'a> {
     /// Payload version `v1`.

@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Accounts" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`AccountCommunicationsPreferencesUpdatedV1`](crate::events::accounts::AccountCommunicationsPreferencesUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AccountCommunicationsPreferencesUpdatedV1<'a> {
     /// `account_number` (string).
@@ -21,7 +21,7 @@ pub struct AccountCommunicationsPreferencesUpdatedV1<'a> {
 );
 
 /// The borrowed view of [`AccountCommunicationsPreferencesUpdated`](crate::events::accounts::AccountCommunicationsPreferencesUpdated): event type `account.communications_preferences_updated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AccountCommunicationsPreferencesUpdated<'a> {
     /// Payload version `v1`.
@@ -49,7 +49,7 @@ impl<'a> AccountCommunicationsPreferencesUpdated<'a> {
 }
 
 /// The borrowed view of [`AccountCreatedV1`](crate::events::accounts::AccountCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AccountCreatedV1<'a> {
     /// `account_number` (string).
@@ -71,7 +71,7 @@ pub struct AccountCreatedV1<'a> {
 );
 
 /// The borrowed view of [`AccountCreated`](crate::events::accounts::AccountCreated): event type `account.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AccountCreated<'a> {
     /// Payload version `v1`.
@@ -99,7 +99,7 @@ impl<'a> AccountCreated<'a> {
 }
 
 /// The borrowed view of [`AccountOccupiedV1`](crate::events::accounts::AccountOccupiedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AccountOccupiedV1<'a> {
     /// `account_number` (string).
@@ -115,7 +115,7 @@ pub struct AccountOccupiedV1<'a> {
 );
 
 /// The borrowed view of [`AccountOccupied`](crate::events::accounts::AccountOccupied): event type `account.occupied` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AccountOccupied<'a> {
     /// Payload version `v1`.
@@ -143,7 +143,7 @@ impl<'a> AccountOccupied<'a> {
 }
 
 /// The borrowed view of [`AccountReactivatedV1`](crate::events::accounts::AccountReactivatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AccountReactivatedV1<'a> {
     /// `account_number` (string).
@@ -165,7 +165,7 @@ pub struct AccountReactivatedV1<'a> {
 );
 
 /// The borrowed view of [`AccountReactivated`](crate::events::accounts::AccountReactivated): event type `account.reactivated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AccountReactivated<'a> {
     /// Payload version `v1`.
@@ -193,7 +193,7 @@ impl<'a> AccountReactivated<'a> {
 }
 
 /// The borrowed view of [`AccountSmartMeterReadPermissionChangedV1`](crate::events::accounts::AccountSmartMeterReadPermissionChangedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AccountSmartMeterReadPermissionChangedV1<'a> {
     /// `account_number` (string).
@@ -224,7 +224,7 @@ pub struct AccountSmartMeterReadPermissionChangedV1<'a> {
 );
 
 /// The borrowed view of [`AccountSmartMeterReadPermissionChanged`](crate::events::accounts::AccountSmartMeterReadPermissionChanged): event type `account.smart-meter-read-permission-changed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AccountSmartMeterReadPermissionChanged<'a> {
     /// Payload version `v1`.
@@ -252,7 +252,7 @@ impl<'a> AccountSmartMeterReadPermissionChanged<'a> {
 }
 
 /// The borrowed view of [`AccountUpdatedV1`](crate::events::accounts::AccountUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AccountUpdatedV1<'a> {
     /// `account_number` (string).
@@ -277,7 +277,7 @@ pub struct AccountUpdatedV1<'a> {
 );
 
 /// The borrowed view of [`AccountUpdated`](crate::events::accounts::AccountUpdated): event type `account.updated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AccountUpdated<'a> {
     /// Payload version `v1`.
@@ -305,7 +305,7 @@ impl<'a> AccountUpdated<'a> {
 }
 
 /// The borrowed view of [`AccountMetadataCreatedV1`](crate::events::accounts::AccountMetadataCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AccountMetadataCreatedV1<'a> {
     /// `account_number` (string).
@@ -327,7 +327,7 @@ pub struct AccountMetadataCreatedV1<'a> {
 );
 
 /// The borrowed view of [`AccountMetadataCreated`](crate::events::accounts::AccountMetadataCreated): event type `account_metadata.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AccountMetadataCreated<'a> {
     /// Payload version `v1`.
@@ -355,7 +355,7 @@ impl<'a> AccountMetadataCreated<'a> {
 }
 
 /// The borrowed view of [`AccountMetadataRemovedV1`](crate::events::accounts::AccountMetadataRemovedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AccountMetadataRemovedV1<'a> {
     /// `account_number` (string).
@@ -377,7 +377,7 @@ pub struct AccountMetadataRemovedV1<'a> {
 );
 
 /// The borrowed view of [`AccountMetadataRemoved`](crate::events::accounts::AccountMetadataRemoved): event type `account_metadata.removed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AccountMetadataRemoved<'a> {
     /// Payload version `v1`.
@@ -405,7 +405,7 @@ impl<'a> AccountMetadataRemoved<'a> {
 }
 
 /// The borrowed view of [`AccountMetadataUpdatedV1`](crate::events::accounts::AccountMetadataUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AccountMetadataUpdatedV1<'a> {
     /// `account_number` (string).
@@ -424,7 +424,7 @@ pub struct AccountMetadataUpdatedV1<'a> {
 );
 
 /// The borrowed view of [`AccountMetadataUpdated`](crate::events::accounts::AccountMetadataUpdated): event type `account_metadata.updated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AccountMetadataUpdated<'a> {
     /// Payload version `v1`.
@@ -452,7 +452,7 @@ impl<'a> AccountMetadataUpdated<'a> {
 }
 
 /// The borrowed view of [`AccountPropertyEffectivePeriodMetadataCreatedV1`](crate::events::accounts::AccountPropertyEffectivePeriodMetadataCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AccountPropertyEffectivePeriodMetadataCreatedV1<'a> {
     /// `account_property_effective_period_id` (integer).
@@ -474,7 +474,7 @@ pub struct AccountPropertyEffectivePeriodMetadataCreatedV1<'a> {
 );
 
 /// The borrowed view of [`AccountPropertyEffectivePeriodMetadataCreated`](crate::events::accounts::AccountPropertyEffectivePeriodMetadataCreated): event type `account_property_effective_period_metadata.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AccountPropertyEffectivePeriodMetadataCreated<'a> {
     /// Payload version `v1`.
@@ -502,7 +502,7 @@ impl<'a> AccountPropertyEffectivePeriodMetadataCreated<'a> {
 }
 
 /// The borrowed view of [`AccountPropertyEffectivePeriodMetadataRemovedV1`](crate::events::accounts::AccountPropertyEffectivePeriodMetadataRemovedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AccountPropertyEffectivePeriodMetadataRemovedV1<'a> {
     /// `account_property_effective_period_id` (integer).
@@ -524,7 +524,7 @@ pub struct AccountPropertyEffectivePeriodMetadataRemovedV1<'a> {
 );
 
 /// The borrowed view of [`AccountPropertyEffectivePeriodMetadataRemoved`](crate::events::accounts::AccountPropertyEffectivePeriodMetadataRemoved): event type `account_property_effective_period_metadata.removed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AccountPropertyEffectivePeriodMetadataRemoved<'a> {
     /// Payload version `v1`.
@@ -552,7 +552,7 @@ impl<'a> AccountPropertyEffectivePeriodMetadataRemoved<'a> {
 }
 
 /// The borrowed view of [`AccountPropertyEffectivePeriodMetadataUpdatedV1`](crate::events::accounts::AccountPropertyEffectivePeriodMetadataUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AccountPropertyEffectivePeriodMetadataUpdatedV1<'a> {
     /// `account_property_effective_period_id` (integer).
@@ -571,7 +571,7 @@ pub struct AccountPropertyEffectivePeriodMetadataUpdatedV1<'a> {
 );
 
 /// The borrowed view of [`AccountPropertyEffectivePeriodMetadataUpdated`](crate::events::accounts::AccountPropertyEffectivePeriodMetadataUpdated): event type `account_property_effective_period_metadata.updated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AccountPropertyEffectivePeriodMetadataUpdated<'a> {
     /// Payload version `v1`.
@@ -599,7 +599,7 @@ impl<'a> AccountPropertyEffectivePeriodMetadataUpdated<'a> {
 }
 
 /// The borrowed view of [`CampaignAccountAddedV1`](crate::events::accounts::CampaignAccountAddedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct CampaignAccountAddedV1<'a> {
     /// `account_number` (string).
@@ -629,7 +629,7 @@ pub struct CampaignAccountAddedV1<'a> {
 );
 
 /// The borrowed view of [`CampaignAccountAdded`](crate::events::accounts::CampaignAccountAdded): event type `campaign_account.added` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum CampaignAccountAdded<'a> {
     /// Payload version `v1`.
@@ -657,7 +657,7 @@ impl<'a> CampaignAccountAdded<'a> {
 }
 
 /// The borrowed view of [`CampaignAccountRemovedV1`](crate::events::accounts::CampaignAccountRemovedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct CampaignAccountRemovedV1<'a> {
     /// `account_number` (string).
@@ -679,7 +679,7 @@ pub struct CampaignAccountRemovedV1<'a> {
 );
 
 /// The borrowed view of [`CampaignAccountRemoved`](crate::events::accounts::CampaignAccountRemoved): event type `campaign_account.removed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum CampaignAccountRemoved<'a> {
     /// Payload version `v1`.
@@ -707,7 +707,7 @@ impl<'a> CampaignAccountRemoved<'a> {
 }
 
 /// The borrowed view of [`CampaignAccountUpdatedV1`](crate::events::accounts::CampaignAccountUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct CampaignAccountUpdatedV1<'a> {
     /// `account_number` (string).
@@ -732,7 +732,7 @@ pub struct CampaignAccountUpdatedV1<'a> {
 );
 
 /// The borrowed view of [`CampaignAccountUpdated`](crate::events::accounts::CampaignAccountUpdated): event type `campaign_account.updated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum CampaignAccountUpdated<'a> {
     /// Payload version `v1`.

@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Agreements and approvals" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`ActualIntervalsReceivedV1`](crate::events::agreements_and_approvals::ActualIntervalsReceivedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ActualIntervalsReceivedV1<'a> {
     /// `mpan` (string).
@@ -21,7 +21,7 @@ pub struct ActualIntervalsReceivedV1<'a> {
 );
 
 /// The borrowed view of [`ActualIntervalsReceived`](crate::events::agreements_and_approvals::ActualIntervalsReceived): event type `actual.intervals.received` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ActualIntervalsReceived<'a> {
     /// Payload version `v1`.
@@ -49,7 +49,7 @@ impl<'a> ActualIntervalsReceived<'a> {
 }
 
 /// The borrowed view of [`AffiliatesAffiliateAccountContractCreatedV1`](crate::events::agreements_and_approvals::AffiliatesAffiliateAccountContractCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AffiliatesAffiliateAccountContractCreatedV1<'a> {
     /// `affiliate_account_contract_id` (integer).
@@ -74,7 +74,7 @@ pub struct AffiliatesAffiliateAccountContractCreatedV1<'a> {
 );
 
 /// The borrowed view of [`AffiliatesAffiliateAccountContractCreated`](crate::events::agreements_and_approvals::AffiliatesAffiliateAccountContractCreated): event type `affiliates.affiliate-account-contract-created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AffiliatesAffiliateAccountContractCreated<'a> {
     /// Payload version `v1`.
@@ -102,7 +102,7 @@ impl<'a> AffiliatesAffiliateAccountContractCreated<'a> {
 }
 
 /// The borrowed view of [`AgreementCreatedV1`](crate::events::agreements_and_approvals::AgreementCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AgreementCreatedV1<'a> {
     /// `agreement_id` (integer).
@@ -137,7 +137,7 @@ pub struct AgreementCreatedV1<'a> {
 );
 
 /// The borrowed view of [`AgreementCreated`](crate::events::agreements_and_approvals::AgreementCreated): event type `agreement.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AgreementCreated<'a> {
     /// Payload version `v1`.
@@ -167,7 +167,7 @@ impl<'a> AgreementCreated<'a> {
 pub use crate::events::agreements_and_approvals::AgreementRevokedV1;
 
 /// The borrowed view of [`AgreementRevokedV2`](crate::events::agreements_and_approvals::AgreementRevokedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AgreementRevokedV2<'a> {
     /// `agreement_id` (integer). From agreement.revoked v1.
@@ -186,7 +186,7 @@ pub struct AgreementRevokedV2<'a> {
 );
 
 /// The borrowed view of [`AgreementRevoked`](crate::events::agreements_and_approvals::AgreementRevoked): event type `agreement.revoked` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AgreementRevoked<'a> {
     /// Payload version `v1`.
@@ -218,7 +218,7 @@ impl<'a> AgreementRevoked<'a> {
 }
 
 /// The borrowed view of [`AgreementRolloverCompletedV1`](crate::events::agreements_and_approvals::AgreementRolloverCompletedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AgreementRolloverCompletedV1<'a> {
     /// `account_number` (string).
@@ -252,7 +252,7 @@ pub struct AgreementRolloverCompletedV1<'a> {
 );
 
 /// The borrowed view of [`AgreementRolloverCompleted`](crate::events::agreements_and_approvals::AgreementRolloverCompleted): event type `agreement.rollover.completed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AgreementRolloverCompleted<'a> {
     /// Payload version `v1`.
@@ -282,7 +282,7 @@ impl<'a> AgreementRolloverCompleted<'a> {
 pub use crate::events::agreements_and_approvals::AgreementTerminatedV1;
 
 /// The borrowed view of [`AgreementTerminatedV2`](crate::events::agreements_and_approvals::AgreementTerminatedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AgreementTerminatedV2<'a> {
     /// `agreement_id` (integer). From agreement.terminated v1.
@@ -301,7 +301,7 @@ pub struct AgreementTerminatedV2<'a> {
 );
 
 /// The borrowed view of [`AgreementTerminated`](crate::events::agreements_and_approvals::AgreementTerminated): event type `agreement.terminated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AgreementTerminated<'a> {
     /// Payload version `v1`.
@@ -333,7 +333,7 @@ impl<'a> AgreementTerminated<'a> {
 }
 
 /// The borrowed view of [`AgreementUpdatedV1`](crate::events::agreements_and_approvals::AgreementUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AgreementUpdatedV1<'a> {
     /// `agreement_id` (integer).
@@ -355,7 +355,7 @@ pub struct AgreementUpdatedV1<'a> {
 );
 
 /// The borrowed view of [`AgreementUpdatedV2`](crate::events::agreements_and_approvals::AgreementUpdatedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AgreementUpdatedV2<'a> {
     /// `agreement_id` (integer). From agreement.updated v1.
@@ -380,7 +380,7 @@ pub struct AgreementUpdatedV2<'a> {
 );
 
 /// The borrowed view of [`AgreementUpdated`](crate::events::agreements_and_approvals::AgreementUpdated): event type `agreement.updated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AgreementUpdated<'a> {
     /// Payload version `v1`.
@@ -412,7 +412,7 @@ impl<'a> AgreementUpdated<'a> {
 }
 
 /// The borrowed view of [`ApprovalsApprovalApprovedV1`](crate::events::agreements_and_approvals::ApprovalsApprovalApprovedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ApprovalsApprovalApprovedV1<'a> {
     /// `approval_id` (string).
@@ -437,7 +437,7 @@ pub struct ApprovalsApprovalApprovedV1<'a> {
 );
 
 /// The borrowed view of [`ApprovalsApprovalApproved`](crate::events::agreements_and_approvals::ApprovalsApprovalApproved): event type `approvals.approval.approved` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ApprovalsApprovalApproved<'a> {
     /// Payload version `v1`.
@@ -465,7 +465,7 @@ impl<'a> ApprovalsApprovalApproved<'a> {
 }
 
 /// The borrowed view of [`ApprovalsApprovalCreatedV1`](crate::events::agreements_and_approvals::ApprovalsApprovalCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ApprovalsApprovalCreatedV1<'a> {
     /// `approval_id` (string).
@@ -493,7 +493,7 @@ pub struct ApprovalsApprovalCreatedV1<'a> {
 );
 
 /// The borrowed view of [`ApprovalsApprovalCreated`](crate::events::agreements_and_approvals::ApprovalsApprovalCreated): event type `approvals.approval.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ApprovalsApprovalCreated<'a> {
     /// Payload version `v1`.
@@ -521,7 +521,7 @@ impl<'a> ApprovalsApprovalCreated<'a> {
 }
 
 /// The borrowed view of [`ApprovalsApprovalRejectedV1`](crate::events::agreements_and_approvals::ApprovalsApprovalRejectedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ApprovalsApprovalRejectedV1<'a> {
     /// `approval_id` (string).
@@ -546,7 +546,7 @@ pub struct ApprovalsApprovalRejectedV1<'a> {
 );
 
 /// The borrowed view of [`ApprovalsApprovalRejected`](crate::events::agreements_and_approvals::ApprovalsApprovalRejected): event type `approvals.approval.rejected` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ApprovalsApprovalRejected<'a> {
     /// Payload version `v1`.
@@ -574,7 +574,7 @@ impl<'a> ApprovalsApprovalRejected<'a> {
 }
 
 /// The borrowed view of [`ApprovalsApprovalRequestApprovedV1`](crate::events::agreements_and_approvals::ApprovalsApprovalRequestApprovedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ApprovalsApprovalRequestApprovedV1<'a> {
     /// `approval_id` (string).
@@ -605,7 +605,7 @@ pub struct ApprovalsApprovalRequestApprovedV1<'a> {
 );
 
 /// The borrowed view of [`ApprovalsApprovalRequestApproved`](crate::events::agreements_and_approvals::ApprovalsApprovalRequestApproved): event type `approvals.approval_request.approved` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ApprovalsApprovalRequestApproved<'a> {
     /// Payload version `v1`.
@@ -633,7 +633,7 @@ impl<'a> ApprovalsApprovalRequestApproved<'a> {
 }
 
 /// The borrowed view of [`ApprovalsApprovalRequestAssignedV1`](crate::events::agreements_and_approvals::ApprovalsApprovalRequestAssignedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ApprovalsApprovalRequestAssignedV1<'a> {
     /// `approval_id` (string).
@@ -661,7 +661,7 @@ pub struct ApprovalsApprovalRequestAssignedV1<'a> {
 );
 
 /// The borrowed view of [`ApprovalsApprovalRequestAssigned`](crate::events::agreements_and_approvals::ApprovalsApprovalRequestAssigned): event type `approvals.approval_request.assigned` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ApprovalsApprovalRequestAssigned<'a> {
     /// Payload version `v1`.
@@ -689,7 +689,7 @@ impl<'a> ApprovalsApprovalRequestAssigned<'a> {
 }
 
 /// The borrowed view of [`ApprovalsApprovalRequestRejectedV1`](crate::events::agreements_and_approvals::ApprovalsApprovalRequestRejectedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ApprovalsApprovalRequestRejectedV1<'a> {
     /// `approval_id` (string).
@@ -720,7 +720,7 @@ pub struct ApprovalsApprovalRequestRejectedV1<'a> {
 );
 
 /// The borrowed view of [`ApprovalsApprovalRequestRejected`](crate::events::agreements_and_approvals::ApprovalsApprovalRequestRejected): event type `approvals.approval_request.rejected` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ApprovalsApprovalRequestRejected<'a> {
     /// Payload version `v1`.

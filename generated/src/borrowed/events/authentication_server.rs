@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Authentication server" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`AuthServerAccessTokenIssuedV1`](crate::events::authentication_server::AuthServerAccessTokenIssuedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AuthServerAccessTokenIssuedV1<'a> {
     /// `delegate` (string).
@@ -24,7 +24,7 @@ pub struct AuthServerAccessTokenIssuedV1<'a> {
 );
 
 /// The borrowed view of [`AuthServerAccessTokenIssued`](crate::events::authentication_server::AuthServerAccessTokenIssued): event type `auth-server.access-token.issued` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AuthServerAccessTokenIssued<'a> {
     /// Payload version `v1`.
@@ -52,7 +52,7 @@ impl<'a> AuthServerAccessTokenIssued<'a> {
 }
 
 /// The borrowed view of [`AuthServerAccountUserGenerateMfaChallengeErrorV1`](crate::events::authentication_server::AuthServerAccountUserGenerateMfaChallengeErrorV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AuthServerAccountUserGenerateMfaChallengeErrorV1<'a> {
     /// `account_user_id` (integer).
@@ -74,7 +74,7 @@ pub struct AuthServerAccountUserGenerateMfaChallengeErrorV1<'a> {
 );
 
 /// The borrowed view of [`AuthServerAccountUserGenerateMfaChallengeError`](crate::events::authentication_server::AuthServerAccountUserGenerateMfaChallengeError): event type `auth_server.account_user.generate_mfa_challenge_error` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AuthServerAccountUserGenerateMfaChallengeError<'a> {
     /// Payload version `v1`.
@@ -102,7 +102,7 @@ impl<'a> AuthServerAccountUserGenerateMfaChallengeError<'a> {
 }
 
 /// The borrowed view of [`AuthServerAccountUserLoggedInV1`](crate::events::authentication_server::AuthServerAccountUserLoggedInV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AuthServerAccountUserLoggedInV1<'a> {
     /// `account_user_id` (integer).
@@ -127,7 +127,7 @@ pub struct AuthServerAccountUserLoggedInV1<'a> {
 );
 
 /// The borrowed view of [`AuthServerAccountUserLoggedIn`](crate::events::authentication_server::AuthServerAccountUserLoggedIn): event type `auth_server.account_user.logged_in` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AuthServerAccountUserLoggedIn<'a> {
     /// Payload version `v1`.
@@ -155,7 +155,7 @@ impl<'a> AuthServerAccountUserLoggedIn<'a> {
 }
 
 /// The borrowed view of [`AuthServerAccountUserLoginDeniedV1`](crate::events::authentication_server::AuthServerAccountUserLoginDeniedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AuthServerAccountUserLoginDeniedV1<'a> {
     /// `account_user_id` (integer).
@@ -177,7 +177,7 @@ pub struct AuthServerAccountUserLoginDeniedV1<'a> {
 );
 
 /// The borrowed view of [`AuthServerAccountUserLoginDenied`](crate::events::authentication_server::AuthServerAccountUserLoginDenied): event type `auth_server.account_user.login_denied` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AuthServerAccountUserLoginDenied<'a> {
     /// Payload version `v1`.
@@ -205,7 +205,7 @@ impl<'a> AuthServerAccountUserLoginDenied<'a> {
 }
 
 /// The borrowed view of [`AuthServerAccountUserLoginFailedV1`](crate::events::authentication_server::AuthServerAccountUserLoginFailedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AuthServerAccountUserLoginFailedV1<'a> {
     /// `account_user_id` (integer).
@@ -236,7 +236,7 @@ pub struct AuthServerAccountUserLoginFailedV1<'a> {
 );
 
 /// The borrowed view of [`AuthServerAccountUserLoginFailed`](crate::events::authentication_server::AuthServerAccountUserLoginFailed): event type `auth_server.account_user.login_failed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AuthServerAccountUserLoginFailed<'a> {
     /// Payload version `v1`.
@@ -264,7 +264,7 @@ impl<'a> AuthServerAccountUserLoginFailed<'a> {
 }
 
 /// The borrowed view of [`AuthServerAccountUserLoginStepCompletedV1`](crate::events::authentication_server::AuthServerAccountUserLoginStepCompletedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct AuthServerAccountUserLoginStepCompletedV1<'a> {
     /// `account_user_id` (integer).
@@ -289,7 +289,7 @@ pub struct AuthServerAccountUserLoginStepCompletedV1<'a> {
 );
 
 /// The borrowed view of [`AuthServerAccountUserLoginStepCompleted`](crate::events::authentication_server::AuthServerAccountUserLoginStepCompleted): event type `auth_server.account_user.login_step_completed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AuthServerAccountUserLoginStepCompleted<'a> {
     /// Payload version `v1`.

@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Billing" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`BillingBillingDocumentHeldV1`](crate::events::billing::BillingBillingDocumentHeldV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct BillingBillingDocumentHeldV1<'a> {
     /// `account_number` (string).
@@ -42,7 +42,7 @@ pub struct BillingBillingDocumentHeldV1<'a> {
 );
 
 /// The borrowed view of [`BillingBillingDocumentHeld`](crate::events::billing::BillingBillingDocumentHeld): event type `billing.billing_document.held` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum BillingBillingDocumentHeld<'a> {
     /// Payload version `v1`.
@@ -70,7 +70,7 @@ impl<'a> BillingBillingDocumentHeld<'a> {
 }
 
 /// The borrowed view of [`BillingBillingDocumentIssuedV1`](crate::events::billing::BillingBillingDocumentIssuedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct BillingBillingDocumentIssuedV1<'a> {
     /// `account_number` (string).
@@ -92,7 +92,7 @@ pub struct BillingBillingDocumentIssuedV1<'a> {
 );
 
 /// The borrowed view of [`BillingBillingDocumentIssuedV2`](crate::events::billing::BillingBillingDocumentIssuedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct BillingBillingDocumentIssuedV2<'a> {
     /// `account_number` (string). From billing.billing_document.issued v1.
@@ -117,7 +117,7 @@ pub struct BillingBillingDocumentIssuedV2<'a> {
 );
 
 /// The borrowed view of [`BillingBillingDocumentIssued`](crate::events::billing::BillingBillingDocumentIssued): event type `billing.billing_document.issued` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum BillingBillingDocumentIssued<'a> {
     /// Payload version `v1`.
@@ -149,7 +149,7 @@ impl<'a> BillingBillingDocumentIssued<'a> {
 }
 
 /// The borrowed view of [`BillingBillingDocumentRepresentationDispatchedV1`](crate::events::billing::BillingBillingDocumentRepresentationDispatchedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct BillingBillingDocumentRepresentationDispatchedV1<'a> {
     /// `account_number` (string).
@@ -171,7 +171,7 @@ pub struct BillingBillingDocumentRepresentationDispatchedV1<'a> {
 );
 
 /// The borrowed view of [`BillingBillingDocumentRepresentationDispatchedV2`](crate::events::billing::BillingBillingDocumentRepresentationDispatchedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct BillingBillingDocumentRepresentationDispatchedV2<'a> {
     /// `account_number` (string). From billing.billing_document_representation.dispatched v1.
@@ -199,7 +199,7 @@ pub struct BillingBillingDocumentRepresentationDispatchedV2<'a> {
 );
 
 /// The borrowed view of [`BillingBillingDocumentRepresentationDispatchedV3`](crate::events::billing::BillingBillingDocumentRepresentationDispatchedV3): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct BillingBillingDocumentRepresentationDispatchedV3<'a> {
     /// `account_number` (string). From billing.billing_document_representation.dispatched v1.
@@ -230,7 +230,7 @@ pub struct BillingBillingDocumentRepresentationDispatchedV3<'a> {
 );
 
 /// The borrowed view of [`BillingBillingDocumentRepresentationDispatched`](crate::events::billing::BillingBillingDocumentRepresentationDispatched): event type `billing.billing_document_representation.dispatched` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum BillingBillingDocumentRepresentationDispatched<'a> {
     /// Payload version `v1`.
@@ -266,7 +266,7 @@ impl<'a> BillingBillingDocumentRepresentationDispatched<'a> {
 }
 
 /// The borrowed view of [`BillingBillingOptionsUpdatedV1`](crate::events::billing::BillingBillingOptionsUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct BillingBillingOptionsUpdatedV1<'a> {
     /// `account_number` (string).
@@ -291,7 +291,7 @@ pub struct BillingBillingOptionsUpdatedV1<'a> {
 );
 
 /// The borrowed view of [`BillingBillingOptionsUpdated`](crate::events::billing::BillingBillingOptionsUpdated): event type `billing.billing_options.updated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum BillingBillingOptionsUpdated<'a> {
     /// Payload version `v1`.
@@ -319,7 +319,7 @@ impl<'a> BillingBillingOptionsUpdated<'a> {
 }
 
 /// The borrowed view of [`BillingChargingLedgerAssignedToAgreementV1`](crate::events::billing::BillingChargingLedgerAssignedToAgreementV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct BillingChargingLedgerAssignedToAgreementV1<'a> {
     /// `ledger_number` (string).
@@ -341,7 +341,7 @@ pub struct BillingChargingLedgerAssignedToAgreementV1<'a> {
 );
 
 /// The borrowed view of [`BillingChargingLedgerAssignedToAgreement`](crate::events::billing::BillingChargingLedgerAssignedToAgreement): event type `billing.charging-ledger.assigned-to-agreement` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum BillingChargingLedgerAssignedToAgreement<'a> {
     /// Payload version `v1`.
@@ -369,7 +369,7 @@ impl<'a> BillingChargingLedgerAssignedToAgreement<'a> {
 }
 
 /// The borrowed view of [`BillingChargingSupplyPointTriggeredV1`](crate::events::billing::BillingChargingSupplyPointTriggeredV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct BillingChargingSupplyPointTriggeredV1<'a> {
     /// `supply_point_id` (integer).
@@ -388,7 +388,7 @@ pub struct BillingChargingSupplyPointTriggeredV1<'a> {
 );
 
 /// The borrowed view of [`BillingChargingSupplyPointTriggered`](crate::events::billing::BillingChargingSupplyPointTriggered): event type `billing.charging.supply-point.triggered` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum BillingChargingSupplyPointTriggered<'a> {
     /// Payload version `v1`.
@@ -423,7 +423,7 @@ pub use crate::events::billing::BillingDuosInvoiceReplaceV1;
 pub use crate::events::billing::BillingDuosInvoiceReplace;
 
 /// The borrowed view of [`BillingFinalBillV1`](crate::events::billing::BillingFinalBillV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct BillingFinalBillV1<'a> {
     /// `account_number` (string).
@@ -445,7 +445,7 @@ pub struct BillingFinalBillV1<'a> {
 );
 
 /// The borrowed view of [`BillingFinalBill`](crate::events::billing::BillingFinalBill): event type `billing.final_bill` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum BillingFinalBill<'a> {
     /// Payload version `v1`.
@@ -473,7 +473,7 @@ impl<'a> BillingFinalBill<'a> {
 }
 
 /// The borrowed view of [`BillingIssuanceExternalStatusCreatedV1`](crate::events::billing::BillingIssuanceExternalStatusCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct BillingIssuanceExternalStatusCreatedV1<'a> {
     /// `billing_document_identifier` (string).
@@ -498,7 +498,7 @@ pub struct BillingIssuanceExternalStatusCreatedV1<'a> {
 );
 
 /// The borrowed view of [`BillingIssuanceExternalStatusCreated`](crate::events::billing::BillingIssuanceExternalStatusCreated): event type `billing.issuance.external_status.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum BillingIssuanceExternalStatusCreated<'a> {
     /// Payload version `v1`.
@@ -526,7 +526,7 @@ impl<'a> BillingIssuanceExternalStatusCreated<'a> {
 }
 
 /// The borrowed view of [`BillingIssuedBillV1`](crate::events::billing::BillingIssuedBillV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct BillingIssuedBillV1<'a> {
     /// `account_number` (string).
@@ -545,7 +545,7 @@ pub struct BillingIssuedBillV1<'a> {
 );
 
 /// The borrowed view of [`BillingIssuedBill`](crate::events::billing::BillingIssuedBill): event type `billing.issued_bill` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum BillingIssuedBill<'a> {
     /// Payload version `v1`.
@@ -573,7 +573,7 @@ impl<'a> BillingIssuedBill<'a> {
 }
 
 /// The borrowed view of [`BillingLedgerEntryPostedV1`](crate::events::billing::BillingLedgerEntryPostedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct BillingLedgerEntryPostedV1<'a> {
     /// `ledger` (`Ledger`).
@@ -589,7 +589,7 @@ pub struct BillingLedgerEntryPostedV1<'a> {
 );
 
 /// The borrowed view of [`BillingLedgerEntryPostedV2`](crate::events::billing::BillingLedgerEntryPostedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct BillingLedgerEntryPostedV2<'a> {
     /// `ledger` (`Ledger`). From billing.ledger.entry_posted v1.
@@ -608,7 +608,7 @@ pub struct BillingLedgerEntryPostedV2<'a> {
 );
 
 /// The borrowed view of [`BillingLedgerEntryPosted`](crate::events::billing::BillingLedgerEntryPosted): event type `billing.ledger.entry_posted` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum BillingLedgerEntryPosted<'a> {
     /// Payload version `v1`.
@@ -640,7 +640,7 @@ impl<'a> BillingLedgerEntryPosted<'a> {
 }
 
 /// The borrowed view of [`BillingLedgerEntryRemovedV1`](crate::events::billing::BillingLedgerEntryRemovedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct BillingLedgerEntryRemovedV1<'a> {
     /// `ledger` (`Ledger`).
@@ -656,7 +656,7 @@ pub struct BillingLedgerEntryRemovedV1<'a> {
 );
 
 /// The borrowed view of [`BillingLedgerEntryRemovedV2`](crate::events::billing::BillingLedgerEntryRemovedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct BillingLedgerEntryRemovedV2<'a> {
     /// `ledger` (`Ledger`). From billing.ledger.entry_removed v1.
@@ -675,7 +675,7 @@ pub struct BillingLedgerEntryRemovedV2<'a> {
 );
 
 /// The borrowed view of [`BillingLedgerEntryRemoved`](crate::events::billing::BillingLedgerEntryRemoved): event type `billing.ledger.entry_removed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum BillingLedgerEntryRemoved<'a> {
     /// Payload version `v1`.
@@ -707,7 +707,7 @@ impl<'a> BillingLedgerEntryRemoved<'a> {
 }
 
 /// The borrowed view of [`BillingPathwayTraversalFailedV1`](crate::events::billing::BillingPathwayTraversalFailedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct BillingPathwayTraversalFailedV1<'a> {
     /// `pathway_id` (string).
@@ -741,7 +741,7 @@ pub struct BillingPathwayTraversalFailedV1<'a> {
 );
 
 /// The borrowed view of [`BillingPathwayTraversalFailed`](crate::events::billing::BillingPathwayTraversalFailed): event type `billing.pathway_traversal.failed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum BillingPathwayTraversalFailed<'a> {
     /// Payload version `v1`.
@@ -769,7 +769,7 @@ impl<'a> BillingPathwayTraversalFailed<'a> {
 }
 
 /// The borrowed view of [`BillingPathwayTraversalSucceededV1`](crate::events::billing::BillingPathwayTraversalSucceededV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct BillingPathwayTraversalSucceededV1<'a> {
     /// `pathway_id` (string).
@@ -794,7 +794,7 @@ pub struct BillingPathwayTraversalSucceededV1<'a> {
 );
 
 /// The borrowed view of [`BillingPathwayTraversalSucceeded`](crate::events::billing::BillingPathwayTraversalSucceeded): event type `billing.pathway_traversal.succeeded` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum BillingPathwayTraversalSucceeded<'a> {
     /// Payload version `v1`.
@@ -822,7 +822,7 @@ impl<'a> BillingPathwayTraversalSucceeded<'a> {
 }
 
 /// The borrowed view of [`BillingPortfolioInvoiceSummaryCompletedV1`](crate::events::billing::BillingPortfolioInvoiceSummaryCompletedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct BillingPortfolioInvoiceSummaryCompletedV1<'a> {
     /// `run_identifier` (string).
@@ -847,7 +847,7 @@ pub struct BillingPortfolioInvoiceSummaryCompletedV1<'a> {
 );
 
 /// The borrowed view of [`BillingPortfolioInvoiceSummaryCompleted`](crate::events::billing::BillingPortfolioInvoiceSummaryCompleted): event type `billing.portfolio_invoice_summary.completed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum BillingPortfolioInvoiceSummaryCompleted<'a> {
     /// Payload version `v1`.
@@ -875,7 +875,7 @@ impl<'a> BillingPortfolioInvoiceSummaryCompleted<'a> {
 }
 
 /// The borrowed view of [`BillingRebateAcceptedV1`](crate::events::billing::BillingRebateAcceptedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct BillingRebateAcceptedV1<'a> {
     /// `account_number` (string).
@@ -903,7 +903,7 @@ pub struct BillingRebateAcceptedV1<'a> {
 );
 
 /// The borrowed view of [`BillingRebateAccepted`](crate::events::billing::BillingRebateAccepted): event type `billing.rebate.accepted` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum BillingRebateAccepted<'a> {
     /// Payload version `v1`.
@@ -931,7 +931,7 @@ impl<'a> BillingRebateAccepted<'a> {
 }
 
 /// The borrowed view of [`BillingRebateCreatedV1`](crate::events::billing::BillingRebateCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct BillingRebateCreatedV1<'a> {
     /// `account_number` (string). From billing.rebate.accepted v1.
@@ -962,7 +962,7 @@ pub struct BillingRebateCreatedV1<'a> {
 );
 
 /// The borrowed view of [`BillingRebateCreated`](crate::events::billing::BillingRebateCreated): event type `billing.rebate.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum BillingRebateCreated<'a> {
     /// Payload version `v1`.
@@ -990,7 +990,7 @@ impl<'a> BillingRebateCreated<'a> {
 }
 
 /// The borrowed view of [`BillingRebateDeclinedV1`](crate::events::billing::BillingRebateDeclinedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct BillingRebateDeclinedV1<'a> {
     /// `account_number` (string). From billing.rebate.accepted v1.
@@ -1021,7 +1021,7 @@ pub struct BillingRebateDeclinedV1<'a> {
 );
 
 /// The borrowed view of [`BillingRebateDeclined`](crate::events::billing::BillingRebateDeclined): event type `billing.rebate.declined` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum BillingRebateDeclined<'a> {
     /// Payload version `v1`.
@@ -1049,7 +1049,7 @@ impl<'a> BillingRebateDeclined<'a> {
 }
 
 /// The borrowed view of [`BillingRebateUpdatedV1`](crate::events::billing::BillingRebateUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct BillingRebateUpdatedV1<'a> {
     /// `account_number` (string). From billing.rebate.accepted v1.
@@ -1080,7 +1080,7 @@ pub struct BillingRebateUpdatedV1<'a> {
 );
 
 /// The borrowed view of [`BillingRebateUpdated`](crate::events::billing::BillingRebateUpdated): event type `billing.rebate.updated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum BillingRebateUpdated<'a> {
     /// Payload version `v1`.
@@ -1108,7 +1108,7 @@ impl<'a> BillingRebateUpdated<'a> {
 }
 
 /// The borrowed view of [`ChargingPrimingErroredV1`](crate::events::billing::ChargingPrimingErroredV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ChargingPrimingErroredV1<'a> {
     /// `errors` (array of string).
@@ -1133,7 +1133,7 @@ pub struct ChargingPrimingErroredV1<'a> {
 );
 
 /// The borrowed view of [`ChargingPrimingErrored`](crate::events::billing::ChargingPrimingErrored): event type `charging.priming.errored` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ChargingPrimingErrored<'a> {
     /// Payload version `v1`.
@@ -1161,7 +1161,7 @@ impl<'a> ChargingPrimingErrored<'a> {
 }
 
 /// The borrowed view of [`LatePaymentFeeApplicationServiceCompletedV1`](crate::events::billing::LatePaymentFeeApplicationServiceCompletedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LatePaymentFeeApplicationServiceCompletedV1<'a> {
     /// `run_id` (string).
@@ -1186,7 +1186,7 @@ pub struct LatePaymentFeeApplicationServiceCompletedV1<'a> {
 );
 
 /// The borrowed view of [`LatePaymentFeeApplicationServiceCompleted`](crate::events::billing::LatePaymentFeeApplicationServiceCompleted): event type `late_payment_fee_application_service_completed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LatePaymentFeeApplicationServiceCompleted<'a> {
     /// Payload version `v1`.
@@ -1214,7 +1214,7 @@ impl<'a> LatePaymentFeeApplicationServiceCompleted<'a> {
 }
 
 /// The borrowed view of [`LatePaymentFeeApplicationServiceFeeAppliedV1`](crate::events::billing::LatePaymentFeeApplicationServiceFeeAppliedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LatePaymentFeeApplicationServiceFeeAppliedV1<'a> {
     /// `run_id` (string).
@@ -1245,7 +1245,7 @@ pub struct LatePaymentFeeApplicationServiceFeeAppliedV1<'a> {
 );
 
 /// The borrowed view of [`LatePaymentFeeApplicationServiceFeeApplied`](crate::events::billing::LatePaymentFeeApplicationServiceFeeApplied): event type `late_payment_fee_application_service_fee_applied` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LatePaymentFeeApplicationServiceFeeApplied<'a> {
     /// Payload version `v1`.
@@ -1273,7 +1273,7 @@ impl<'a> LatePaymentFeeApplicationServiceFeeApplied<'a> {
 }
 
 /// The borrowed view of [`LatePaymentFeeApplicationServiceStartedV1`](crate::events::billing::LatePaymentFeeApplicationServiceStartedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LatePaymentFeeApplicationServiceStartedV1<'a> {
     /// `run_id` (string).
@@ -1292,7 +1292,7 @@ pub struct LatePaymentFeeApplicationServiceStartedV1<'a> {
 );
 
 /// The borrowed view of [`LatePaymentFeeApplicationServiceStarted`](crate::events::billing::LatePaymentFeeApplicationServiceStarted): event type `late_payment_fee_application_service_started` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LatePaymentFeeApplicationServiceStarted<'a> {
     /// Payload version `v1`.
@@ -1320,7 +1320,7 @@ impl<'a> LatePaymentFeeApplicationServiceStarted<'a> {
 }
 
 /// The borrowed view of [`LatePaymentFeeCalculationServiceCompletedV1`](crate::events::billing::LatePaymentFeeCalculationServiceCompletedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LatePaymentFeeCalculationServiceCompletedV1<'a> {
     /// `run_id` (string).
@@ -1342,7 +1342,7 @@ pub struct LatePaymentFeeCalculationServiceCompletedV1<'a> {
 );
 
 /// The borrowed view of [`LatePaymentFeeCalculationServiceCompleted`](crate::events::billing::LatePaymentFeeCalculationServiceCompleted): event type `late_payment_fee_calculation_service_completed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LatePaymentFeeCalculationServiceCompleted<'a> {
     /// Payload version `v1`.
@@ -1370,7 +1370,7 @@ impl<'a> LatePaymentFeeCalculationServiceCompleted<'a> {
 }
 
 /// The borrowed view of [`LatePaymentFeeCalculationServiceStartedV1`](crate::events::billing::LatePaymentFeeCalculationServiceStartedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LatePaymentFeeCalculationServiceStartedV1<'a> {
     /// `run_id` (string).
@@ -1389,7 +1389,7 @@ pub struct LatePaymentFeeCalculationServiceStartedV1<'a> {
 );
 
 /// The borrowed view of [`LatePaymentFeeCalculationServiceStarted`](crate::events::billing::LatePaymentFeeCalculationServiceStarted): event type `late_payment_fee_calculation_service_started` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LatePaymentFeeCalculationServiceStarted<'a> {
     /// Payload version `v1`.
@@ -1417,7 +1417,7 @@ impl<'a> LatePaymentFeeCalculationServiceStarted<'a> {
 }
 
 /// The borrowed view of [`LatePaymentFeeCalculatorCompletedV1`](crate::events::billing::LatePaymentFeeCalculatorCompletedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LatePaymentFeeCalculatorCompletedV1<'a> {
     /// `run_id` (string).
@@ -1442,7 +1442,7 @@ pub struct LatePaymentFeeCalculatorCompletedV1<'a> {
 );
 
 /// The borrowed view of [`LatePaymentFeeCalculatorCompleted`](crate::events::billing::LatePaymentFeeCalculatorCompleted): event type `late_payment_fee_calculator_completed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LatePaymentFeeCalculatorCompleted<'a> {
     /// Payload version `v1`.
@@ -1470,7 +1470,7 @@ impl<'a> LatePaymentFeeCalculatorCompleted<'a> {
 }
 
 /// The borrowed view of [`LatePaymentFeeCalculatorFeeAppliedV1`](crate::events::billing::LatePaymentFeeCalculatorFeeAppliedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LatePaymentFeeCalculatorFeeAppliedV1<'a> {
     /// `run_id` (string).
@@ -1492,7 +1492,7 @@ pub struct LatePaymentFeeCalculatorFeeAppliedV1<'a> {
 );
 
 /// The borrowed view of [`LatePaymentFeeCalculatorFeeApplied`](crate::events::billing::LatePaymentFeeCalculatorFeeApplied): event type `late_payment_fee_calculator_fee_applied` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LatePaymentFeeCalculatorFeeApplied<'a> {
     /// Payload version `v1`.
@@ -1520,7 +1520,7 @@ impl<'a> LatePaymentFeeCalculatorFeeApplied<'a> {
 }
 
 /// The borrowed view of [`LatePaymentFeeCalculatorStartedV1`](crate::events::billing::LatePaymentFeeCalculatorStartedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LatePaymentFeeCalculatorStartedV1<'a> {
     /// `run_id` (string).
@@ -1539,7 +1539,7 @@ pub struct LatePaymentFeeCalculatorStartedV1<'a> {
 );
 
 /// The borrowed view of [`LatePaymentFeeCalculatorStarted`](crate::events::billing::LatePaymentFeeCalculatorStarted): event type `late_payment_fee_calculator_started` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LatePaymentFeeCalculatorStarted<'a> {
     /// Payload version `v1`.
@@ -1567,7 +1567,7 @@ impl<'a> LatePaymentFeeCalculatorStarted<'a> {
 }
 
 /// The borrowed view of [`LatePaymentFeeWaivedV1`](crate::events::billing::LatePaymentFeeWaivedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LatePaymentFeeWaivedV1<'a> {
     /// `fee_id` (integer).
@@ -1589,7 +1589,7 @@ pub struct LatePaymentFeeWaivedV1<'a> {
 );
 
 /// The borrowed view of [`LatePaymentFeeWaived`](crate::events::billing::LatePaymentFeeWaived): event type `late_payment_fee_waived` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LatePaymentFeeWaived<'a> {
     /// Payload version `v1`.

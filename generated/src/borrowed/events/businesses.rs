@@ -5,7 +5,7 @@ pub use crate::events::businesses::BusinessCreatedV1;
 pub use crate::events::businesses::BusinessCreated;
 
 /// The borrowed view of [`BusinessUpdatedV1`](crate::events::businesses::BusinessUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct BusinessUpdatedV1<'a> {
     /// `id` (integer).
@@ -24,7 +24,7 @@ pub struct BusinessUpdatedV1<'a> {
 );
 
 /// The borrowed view of [`BusinessUpdated`](crate::events::businesses::BusinessUpdated): event type `business.updated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum BusinessUpdated<'a> {
     /// Payload version `v1`.
@@ -55,7 +55,7 @@ pub use crate::events::businesses::BusinessOperationsTeamUpdatedV1;
 pub use crate::events::businesses::BusinessOperationsTeamUpdated;
 
 /// The borrowed view of [`InternalCompanyCreatedV1`](crate::events::businesses::InternalCompanyCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InternalCompanyCreatedV1<'a> {
     /// `id` (string).
@@ -92,7 +92,7 @@ pub struct InternalCompanyCreatedV1<'a> {
 );
 
 /// The borrowed view of [`InternalCompanyCreated`](crate::events::businesses::InternalCompanyCreated): event type `internal_company.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum InternalCompanyCreated<'a> {
     /// Payload version `v1`.

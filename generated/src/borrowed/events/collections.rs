@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Collections, debt and deposits" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`CollateralAgreementFulfilledV1`](crate::events::collections::CollateralAgreementFulfilledV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct CollateralAgreementFulfilledV1<'a> {
     /// `collateral_agreement_id` (integer).
@@ -24,7 +24,7 @@ pub struct CollateralAgreementFulfilledV1<'a> {
 );
 
 /// The borrowed view of [`CollateralAgreementFulfilled`](crate::events::collections::CollateralAgreementFulfilled): event type `collateral_agreement.fulfilled` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum CollateralAgreementFulfilled<'a> {
     /// Payload version `v1`.
@@ -52,7 +52,7 @@ impl<'a> CollateralAgreementFulfilled<'a> {
 }
 
 /// The borrowed view of [`CollectionProceedingCreatedV1`](crate::events::collections::CollectionProceedingCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct CollectionProceedingCreatedV1<'a> {
     /// `id` (integer).
@@ -83,7 +83,7 @@ pub struct CollectionProceedingCreatedV1<'a> {
 );
 
 /// The borrowed view of [`CollectionProceedingCreated`](crate::events::collections::CollectionProceedingCreated): event type `collection_proceeding.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum CollectionProceedingCreated<'a> {
     /// Payload version `v1`.
@@ -111,7 +111,7 @@ impl<'a> CollectionProceedingCreated<'a> {
 }
 
 /// The borrowed view of [`CollectionProcessCommStepResolvedV1`](crate::events::collections::CollectionProcessCommStepResolvedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct CollectionProcessCommStepResolvedV1<'a> {
     /// `collection_process_number` (string).
@@ -148,7 +148,7 @@ pub struct CollectionProcessCommStepResolvedV1<'a> {
 );
 
 /// The borrowed view of [`CollectionProcessCommStepResolved`](crate::events::collections::CollectionProcessCommStepResolved): event type `collection_process.comm_step_resolved` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum CollectionProcessCommStepResolved<'a> {
     /// Payload version `v1`.
@@ -176,7 +176,7 @@ impl<'a> CollectionProcessCommStepResolved<'a> {
 }
 
 /// The borrowed view of [`CollectionProcessLeaveSupplierInstigatedV1`](crate::events::collections::CollectionProcessLeaveSupplierInstigatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct CollectionProcessLeaveSupplierInstigatedV1<'a> {
     /// `number` (string).
@@ -198,7 +198,7 @@ pub struct CollectionProcessLeaveSupplierInstigatedV1<'a> {
 );
 
 /// The borrowed view of [`CollectionProcessLeaveSupplierInstigated`](crate::events::collections::CollectionProcessLeaveSupplierInstigated): event type `collection_process.leave_supplier_instigated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum CollectionProcessLeaveSupplierInstigated<'a> {
     /// Payload version `v1`.
@@ -226,7 +226,7 @@ impl<'a> CollectionProcessLeaveSupplierInstigated<'a> {
 }
 
 /// The borrowed view of [`CollectionProcessPausedV1`](crate::events::collections::CollectionProcessPausedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct CollectionProcessPausedV1<'a> {
     /// `number` (string).
@@ -251,7 +251,7 @@ pub struct CollectionProcessPausedV1<'a> {
 );
 
 /// The borrowed view of [`CollectionProcessPaused`](crate::events::collections::CollectionProcessPaused): event type `collection_process.paused` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum CollectionProcessPaused<'a> {
     /// Payload version `v1`.
@@ -279,7 +279,7 @@ impl<'a> CollectionProcessPaused<'a> {
 }
 
 /// The borrowed view of [`CollectionProcessRaisedV1`](crate::events::collections::CollectionProcessRaisedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct CollectionProcessRaisedV1<'a> {
     /// `number` (string).
@@ -307,7 +307,7 @@ pub struct CollectionProcessRaisedV1<'a> {
 );
 
 /// The borrowed view of [`CollectionProcessRaised`](crate::events::collections::CollectionProcessRaised): event type `collection_process.raised` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum CollectionProcessRaised<'a> {
     /// Payload version `v1`.
@@ -335,7 +335,7 @@ impl<'a> CollectionProcessRaised<'a> {
 }
 
 /// The borrowed view of [`CollectionProcessReactivatedV1`](crate::events::collections::CollectionProcessReactivatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct CollectionProcessReactivatedV1<'a> {
     /// `number` (string).
@@ -351,7 +351,7 @@ pub struct CollectionProcessReactivatedV1<'a> {
 );
 
 /// The borrowed view of [`CollectionProcessReactivated`](crate::events::collections::CollectionProcessReactivated): event type `collection_process.reactivated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum CollectionProcessReactivated<'a> {
     /// Payload version `v1`.
@@ -379,7 +379,7 @@ impl<'a> CollectionProcessReactivated<'a> {
 }
 
 /// The borrowed view of [`CollectionProcessRunTerminationRequestedV1`](crate::events::collections::CollectionProcessRunTerminationRequestedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct CollectionProcessRunTerminationRequestedV1<'a> {
     /// `number` (string).
@@ -395,7 +395,7 @@ pub struct CollectionProcessRunTerminationRequestedV1<'a> {
 );
 
 /// The borrowed view of [`CollectionProcessRunTerminationRequested`](crate::events::collections::CollectionProcessRunTerminationRequested): event type `collection_process.run_termination_requested` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum CollectionProcessRunTerminationRequested<'a> {
     /// Payload version `v1`.
@@ -423,7 +423,7 @@ impl<'a> CollectionProcessRunTerminationRequested<'a> {
 }
 
 /// The borrowed view of [`CollectionProcessUnpausedV1`](crate::events::collections::CollectionProcessUnpausedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct CollectionProcessUnpausedV1<'a> {
     /// `number` (string).
@@ -445,7 +445,7 @@ pub struct CollectionProcessUnpausedV1<'a> {
 );
 
 /// The borrowed view of [`CollectionProcessUnpaused`](crate::events::collections::CollectionProcessUnpaused): event type `collection_process.unpaused` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum CollectionProcessUnpaused<'a> {
     /// Payload version `v1`.
@@ -473,7 +473,7 @@ impl<'a> CollectionProcessUnpaused<'a> {
 }
 
 /// The borrowed view of [`CollectionProcessWithdrawnV1`](crate::events::collections::CollectionProcessWithdrawnV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct CollectionProcessWithdrawnV1<'a> {
     /// `number` (string).
@@ -495,7 +495,7 @@ pub struct CollectionProcessWithdrawnV1<'a> {
 );
 
 /// The borrowed view of [`CollectionProcessWithdrawnV2`](crate::events::collections::CollectionProcessWithdrawnV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct CollectionProcessWithdrawnV2<'a> {
     /// `number` (string).
@@ -514,7 +514,7 @@ pub struct CollectionProcessWithdrawnV2<'a> {
 );
 
 /// The borrowed view of [`CollectionProcessWithdrawn`](crate::events::collections::CollectionProcessWithdrawn): event type `collection_process.withdrawn` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum CollectionProcessWithdrawn<'a> {
     /// Payload version `v1`.
@@ -546,7 +546,7 @@ impl<'a> CollectionProcessWithdrawn<'a> {
 }
 
 /// The borrowed view of [`CreditCheckCreatedV1`](crate::events::collections::CreditCheckCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct CreditCheckCreatedV1<'a> {
     /// `check_id` (string).
@@ -568,7 +568,7 @@ pub struct CreditCheckCreatedV1<'a> {
 );
 
 /// The borrowed view of [`CreditCheckCreated`](crate::events::collections::CreditCheckCreated): event type `credit_check.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum CreditCheckCreated<'a> {
     /// Payload version `v1`.
@@ -596,7 +596,7 @@ impl<'a> CreditCheckCreated<'a> {
 }
 
 /// The borrowed view of [`DebtActioningAutomatedDebtWriteBackCompletedV1`](crate::events::collections::DebtActioningAutomatedDebtWriteBackCompletedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct DebtActioningAutomatedDebtWriteBackCompletedV1<'a> {
     /// `ledger_number` (string).
@@ -618,7 +618,7 @@ pub struct DebtActioningAutomatedDebtWriteBackCompletedV1<'a> {
 );
 
 /// The borrowed view of [`DebtActioningAutomatedDebtWriteBackCompleted`](crate::events::collections::DebtActioningAutomatedDebtWriteBackCompleted): event type `debt.actioning.automated_debt_write_back.completed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum DebtActioningAutomatedDebtWriteBackCompleted<'a> {
     /// Payload version `v1`.
@@ -646,7 +646,7 @@ impl<'a> DebtActioningAutomatedDebtWriteBackCompleted<'a> {
 }
 
 /// The borrowed view of [`DebtActioningAutomatedDebtWriteBackFailedV1`](crate::events::collections::DebtActioningAutomatedDebtWriteBackFailedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct DebtActioningAutomatedDebtWriteBackFailedV1<'a> {
     /// `ledger_number` (string).
@@ -671,7 +671,7 @@ pub struct DebtActioningAutomatedDebtWriteBackFailedV1<'a> {
 );
 
 /// The borrowed view of [`DebtActioningAutomatedDebtWriteBackFailed`](crate::events::collections::DebtActioningAutomatedDebtWriteBackFailed): event type `debt.actioning.automated_debt_write_back.failed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum DebtActioningAutomatedDebtWriteBackFailed<'a> {
     /// Payload version `v1`.
@@ -699,7 +699,7 @@ impl<'a> DebtActioningAutomatedDebtWriteBackFailed<'a> {
 }
 
 /// The borrowed view of [`DebtActioningAutomatedDebtWriteBackSkippedV1`](crate::events::collections::DebtActioningAutomatedDebtWriteBackSkippedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct DebtActioningAutomatedDebtWriteBackSkippedV1<'a> {
     /// `ledger_number` (string).
@@ -721,7 +721,7 @@ pub struct DebtActioningAutomatedDebtWriteBackSkippedV1<'a> {
 );
 
 /// The borrowed view of [`DebtActioningAutomatedDebtWriteBackSkipped`](crate::events::collections::DebtActioningAutomatedDebtWriteBackSkipped): event type `debt.actioning.automated_debt_write_back.skipped` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum DebtActioningAutomatedDebtWriteBackSkipped<'a> {
     /// Payload version `v1`.
@@ -749,7 +749,7 @@ impl<'a> DebtActioningAutomatedDebtWriteBackSkipped<'a> {
 }
 
 /// The borrowed view of [`DelinquentDebtAllocationCreatedV1`](crate::events::collections::DelinquentDebtAllocationCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct DelinquentDebtAllocationCreatedV1<'a> {
     /// `ledger_number` (string).
@@ -789,7 +789,7 @@ pub struct DelinquentDebtAllocationCreatedV1<'a> {
 );
 
 /// The borrowed view of [`DelinquentDebtAllocationCreated`](crate::events::collections::DelinquentDebtAllocationCreated): event type `delinquent_debt.allocation_created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum DelinquentDebtAllocationCreated<'a> {
     /// Payload version `v1`.
@@ -817,7 +817,7 @@ impl<'a> DelinquentDebtAllocationCreated<'a> {
 }
 
 /// The borrowed view of [`DelinquentDebtPositionChangedV1`](crate::events::collections::DelinquentDebtPositionChangedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct DelinquentDebtPositionChangedV1<'a> {
     /// `ledger_number` (string).
@@ -842,7 +842,7 @@ pub struct DelinquentDebtPositionChangedV1<'a> {
 );
 
 /// The borrowed view of [`DelinquentDebtPositionChangedV2`](crate::events::collections::DelinquentDebtPositionChangedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct DelinquentDebtPositionChangedV2<'a> {
     /// `ledger_number` (string). From delinquent_debt.position_changed v1.
@@ -870,7 +870,7 @@ pub struct DelinquentDebtPositionChangedV2<'a> {
 );
 
 /// The borrowed view of [`DelinquentDebtPositionChanged`](crate::events::collections::DelinquentDebtPositionChanged): event type `delinquent_debt.position_changed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum DelinquentDebtPositionChanged<'a> {
     /// Payload version `v1`.
@@ -902,7 +902,7 @@ impl<'a> DelinquentDebtPositionChanged<'a> {
 }
 
 /// The borrowed view of [`DepositAgreementAcceptedV1`](crate::events::collections::DepositAgreementAcceptedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct DepositAgreementAcceptedV1<'a> {
     /// `deposit_key` (string). From base DB.
@@ -933,7 +933,7 @@ pub struct DepositAgreementAcceptedV1<'a> {
 );
 
 /// The borrowed view of [`DepositAgreementAccepted`](crate::events::collections::DepositAgreementAccepted): event type `deposit_agreement.accepted` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum DepositAgreementAccepted<'a> {
     /// Payload version `v1`.
@@ -961,7 +961,7 @@ impl<'a> DepositAgreementAccepted<'a> {
 }
 
 /// The borrowed view of [`DepositAgreementFulfilledV1`](crate::events::collections::DepositAgreementFulfilledV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct DepositAgreementFulfilledV1<'a> {
     /// `deposit_key` (string). From base DB.
@@ -992,7 +992,7 @@ pub struct DepositAgreementFulfilledV1<'a> {
 );
 
 /// The borrowed view of [`DepositAgreementFulfilled`](crate::events::collections::DepositAgreementFulfilled): event type `deposit_agreement.fulfilled` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum DepositAgreementFulfilled<'a> {
     /// Payload version `v1`.
@@ -1020,7 +1020,7 @@ impl<'a> DepositAgreementFulfilled<'a> {
 }
 
 /// The borrowed view of [`DepositAgreementInstalmentReturnedV1`](crate::events::collections::DepositAgreementInstalmentReturnedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct DepositAgreementInstalmentReturnedV1<'a> {
     /// `deposit_key` (string). From base DB.
@@ -1054,7 +1054,7 @@ pub struct DepositAgreementInstalmentReturnedV1<'a> {
 );
 
 /// The borrowed view of [`DepositAgreementInstalmentReturned`](crate::events::collections::DepositAgreementInstalmentReturned): event type `deposit_agreement.instalment_returned` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum DepositAgreementInstalmentReturned<'a> {
     /// Payload version `v1`.
@@ -1082,7 +1082,7 @@ impl<'a> DepositAgreementInstalmentReturned<'a> {
 }
 
 /// The borrowed view of [`DepositAgreementReturnedV1`](crate::events::collections::DepositAgreementReturnedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct DepositAgreementReturnedV1<'a> {
     /// `deposit_key` (string). From base DB.
@@ -1113,7 +1113,7 @@ pub struct DepositAgreementReturnedV1<'a> {
 );
 
 /// The borrowed view of [`DepositAgreementReturned`](crate::events::collections::DepositAgreementReturned): event type `deposit_agreement.returned` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum DepositAgreementReturned<'a> {
     /// Payload version `v1`.
@@ -1141,7 +1141,7 @@ impl<'a> DepositAgreementReturned<'a> {
 }
 
 /// The borrowed view of [`DepositAgreementWithdrawnV1`](crate::events::collections::DepositAgreementWithdrawnV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct DepositAgreementWithdrawnV1<'a> {
     /// `deposit_key` (string). From base DB.
@@ -1172,7 +1172,7 @@ pub struct DepositAgreementWithdrawnV1<'a> {
 );
 
 /// The borrowed view of [`DepositAgreementWithdrawn`](crate::events::collections::DepositAgreementWithdrawn): event type `deposit_agreement.withdrawn` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum DepositAgreementWithdrawn<'a> {
     /// Payload version `v1`.
@@ -1200,7 +1200,7 @@ impl<'a> DepositAgreementWithdrawn<'a> {
 }
 
 /// The borrowed view of [`DunningPathPausedV1`](crate::events::collections::DunningPathPausedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct DunningPathPausedV1<'a> {
     /// `account_number` (string).
@@ -1231,7 +1231,7 @@ pub struct DunningPathPausedV1<'a> {
 );
 
 /// The borrowed view of [`DunningPathPaused`](crate::events::collections::DunningPathPaused): event type `dunning_path_paused` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum DunningPathPaused<'a> {
     /// Payload version `v1`.
@@ -1259,7 +1259,7 @@ impl<'a> DunningPathPaused<'a> {
 }
 
 /// The borrowed view of [`DunningPathStartedV1`](crate::events::collections::DunningPathStartedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct DunningPathStartedV1<'a> {
     /// `dunning_path_name` (string).
@@ -1287,7 +1287,7 @@ pub struct DunningPathStartedV1<'a> {
 );
 
 /// The borrowed view of [`DunningPathStarted`](crate::events::collections::DunningPathStarted): event type `dunning_path_started` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum DunningPathStarted<'a> {
     /// Payload version `v1`.
@@ -1315,7 +1315,7 @@ impl<'a> DunningPathStarted<'a> {
 }
 
 /// The borrowed view of [`DunningPathUnpausedV1`](crate::events::collections::DunningPathUnpausedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct DunningPathUnpausedV1<'a> {
     /// `account_number` (string).
@@ -1337,7 +1337,7 @@ pub struct DunningPathUnpausedV1<'a> {
 );
 
 /// The borrowed view of [`DunningPathUnpaused`](crate::events::collections::DunningPathUnpaused): event type `dunning_path_unpaused` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum DunningPathUnpaused<'a> {
     /// Payload version `v1`.
@@ -1365,7 +1365,7 @@ impl<'a> DunningPathUnpaused<'a> {
 }
 
 /// The borrowed view of [`DunningPathWithdrawnV1`](crate::events::collections::DunningPathWithdrawnV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct DunningPathWithdrawnV1<'a> {
     /// `account_number` (string).
@@ -1393,7 +1393,7 @@ pub struct DunningPathWithdrawnV1<'a> {
 );
 
 /// The borrowed view of [`DunningPathWithdrawn`](crate::events::collections::DunningPathWithdrawn): event type `dunning_path_withdrawn` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum DunningPathWithdrawn<'a> {
     /// Payload version `v1`.

@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Communications, complaints, consents, quoting" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`CommsAccountCallUpdatedV1`](crate::events::communications::CommsAccountCallUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct CommsAccountCallUpdatedV1<'a> {
     /// `account_number` (string).
@@ -36,7 +36,7 @@ pub struct CommsAccountCallUpdatedV1<'a> {
 );
 
 /// The borrowed view of [`CommsAccountCallUpdated`](crate::events::communications::CommsAccountCallUpdated): event type `comms.account-call.updated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum CommsAccountCallUpdated<'a> {
     /// Payload version `v1`.
@@ -64,7 +64,7 @@ impl<'a> CommsAccountCallUpdated<'a> {
 }
 
 /// The borrowed view of [`CommsCustomerEmailBouncedV1`](crate::events::communications::CommsCustomerEmailBouncedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct CommsCustomerEmailBouncedV1<'a> {
     /// `account_number` (string).
@@ -92,7 +92,7 @@ pub struct CommsCustomerEmailBouncedV1<'a> {
 );
 
 /// The borrowed view of [`CommsCustomerEmailBounced`](crate::events::communications::CommsCustomerEmailBounced): event type `comms.customer_email_bounced` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum CommsCustomerEmailBounced<'a> {
     /// Payload version `v1`.
@@ -123,7 +123,7 @@ pub use crate::events::communications::CommsPushNotificationReceivedUnregistered
 pub use crate::events::communications::CommsPushNotificationReceivedUnregisteredOrExpiredToken;
 
 /// The borrowed view of [`CommsTranscriptionCreatedV1`](crate::events::communications::CommsTranscriptionCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct CommsTranscriptionCreatedV1<'a> {
     /// `account_number` (string).
@@ -154,7 +154,7 @@ pub struct CommsTranscriptionCreatedV1<'a> {
 );
 
 /// The borrowed view of [`CommsTranscriptionCreated`](crate::events::communications::CommsTranscriptionCreated): event type `comms.transcription.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum CommsTranscriptionCreated<'a> {
     /// Payload version `v1`.
@@ -182,7 +182,7 @@ impl<'a> CommsTranscriptionCreated<'a> {
 }
 
 /// The borrowed view of [`ComplaintsComplaintNewContactV1`](crate::events::communications::ComplaintsComplaintNewContactV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ComplaintsComplaintNewContactV1<'a> {
     /// `account_number` (string).
@@ -207,7 +207,7 @@ pub struct ComplaintsComplaintNewContactV1<'a> {
 );
 
 /// The borrowed view of [`ComplaintsComplaintNewContact`](crate::events::communications::ComplaintsComplaintNewContact): event type `complaints.complaint.new-contact` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ComplaintsComplaintNewContact<'a> {
     /// Payload version `v1`.
@@ -235,7 +235,7 @@ impl<'a> ComplaintsComplaintNewContact<'a> {
 }
 
 /// The borrowed view of [`ComplaintsComplaintOpenedV1`](crate::events::communications::ComplaintsComplaintOpenedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ComplaintsComplaintOpenedV1<'a> {
     /// `account_number` (string).
@@ -254,7 +254,7 @@ pub struct ComplaintsComplaintOpenedV1<'a> {
 );
 
 /// The borrowed view of [`ComplaintsComplaintOpened`](crate::events::communications::ComplaintsComplaintOpened): event type `complaints.complaint.opened` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ComplaintsComplaintOpened<'a> {
     /// Payload version `v1`.
@@ -282,7 +282,7 @@ impl<'a> ComplaintsComplaintOpened<'a> {
 }
 
 /// The borrowed view of [`ComplaintsDrpFinishedV1`](crate::events::communications::ComplaintsDrpFinishedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ComplaintsDrpFinishedV1<'a> {
     /// `account_number` (string).
@@ -304,7 +304,7 @@ pub struct ComplaintsDrpFinishedV1<'a> {
 );
 
 /// The borrowed view of [`ComplaintsDrpFinished`](crate::events::communications::ComplaintsDrpFinished): event type `complaints.drp.finished` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ComplaintsDrpFinished<'a> {
     /// Payload version `v1`.
@@ -332,7 +332,7 @@ impl<'a> ComplaintsDrpFinished<'a> {
 }
 
 /// The borrowed view of [`ComplaintsDrpStartedV1`](crate::events::communications::ComplaintsDrpStartedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ComplaintsDrpStartedV1<'a> {
     /// `account_number` (string).
@@ -354,7 +354,7 @@ pub struct ComplaintsDrpStartedV1<'a> {
 );
 
 /// The borrowed view of [`ComplaintsDrpStarted`](crate::events::communications::ComplaintsDrpStarted): event type `complaints.drp.started` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ComplaintsDrpStarted<'a> {
     /// Payload version `v1`.
@@ -382,7 +382,7 @@ impl<'a> ComplaintsDrpStarted<'a> {
 }
 
 /// The borrowed view of [`ComplexQuotingCostCalculationFinishedV1`](crate::events::communications::ComplexQuotingCostCalculationFinishedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ComplexQuotingCostCalculationFinishedV1<'a> {
     /// `quote_configuration_number` (string).
@@ -404,7 +404,7 @@ pub struct ComplexQuotingCostCalculationFinishedV1<'a> {
 );
 
 /// The borrowed view of [`ComplexQuotingCostCalculationFinished`](crate::events::communications::ComplexQuotingCostCalculationFinished): event type `complex_quoting.cost_calculation_finished` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ComplexQuotingCostCalculationFinished<'a> {
     /// Payload version `v1`.
@@ -432,7 +432,7 @@ impl<'a> ComplexQuotingCostCalculationFinished<'a> {
 }
 
 /// The borrowed view of [`ConsentsConsentCreatedV1`](crate::events::communications::ConsentsConsentCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ConsentsConsentCreatedV1<'a> {
     /// `signing_identity` (`SigningIdentity`).
@@ -451,7 +451,7 @@ pub struct ConsentsConsentCreatedV1<'a> {
 );
 
 /// The borrowed view of [`ConsentsConsentCreated`](crate::events::communications::ConsentsConsentCreated): event type `consents.consent.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ConsentsConsentCreated<'a> {
     /// Payload version `v1`.
@@ -479,7 +479,7 @@ impl<'a> ConsentsConsentCreated<'a> {
 }
 
 /// The borrowed view of [`ConsentsConsentUpdatedV1`](crate::events::communications::ConsentsConsentUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ConsentsConsentUpdatedV1<'a> {
     /// `signing_identity` (`SigningIdentity`).
@@ -498,7 +498,7 @@ pub struct ConsentsConsentUpdatedV1<'a> {
 );
 
 /// The borrowed view of [`ConsentsConsentUpdated`](crate::events::communications::ConsentsConsentUpdated): event type `consents.consent.updated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ConsentsConsentUpdated<'a> {
     /// Payload version `v1`.
@@ -529,7 +529,7 @@ pub use crate::events::communications::GoodsPurchaseCreatedV1;
 pub use crate::events::communications::GoodsPurchaseCreated;
 
 /// The borrowed view of [`GoodsQuoteCreatedForAccountV1`](crate::events::communications::GoodsQuoteCreatedForAccountV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct GoodsQuoteCreatedForAccountV1<'a> {
     /// `account_number` (string).
@@ -557,7 +557,7 @@ pub struct GoodsQuoteCreatedForAccountV1<'a> {
 );
 
 /// The borrowed view of [`GoodsQuoteCreatedForAccount`](crate::events::communications::GoodsQuoteCreatedForAccount): event type `goods.quote.created-for-account` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum GoodsQuoteCreatedForAccount<'a> {
     /// Payload version `v1`.
@@ -585,7 +585,7 @@ impl<'a> GoodsQuoteCreatedForAccount<'a> {
 }
 
 /// The borrowed view of [`GoodsQuoteCreatedWithoutAccountV1`](crate::events::communications::GoodsQuoteCreatedWithoutAccountV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct GoodsQuoteCreatedWithoutAccountV1<'a> {
     /// `market_name` (string).
@@ -613,7 +613,7 @@ pub struct GoodsQuoteCreatedWithoutAccountV1<'a> {
 );
 
 /// The borrowed view of [`GoodsQuoteCreatedWithoutAccount`](crate::events::communications::GoodsQuoteCreatedWithoutAccount): event type `goods.quote.created-without-account` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum GoodsQuoteCreatedWithoutAccount<'a> {
     /// Payload version `v1`.
@@ -641,7 +641,7 @@ impl<'a> GoodsQuoteCreatedWithoutAccount<'a> {
 }
 
 /// The borrowed view of [`LeadsLeadStageUpdatedV1`](crate::events::communications::LeadsLeadStageUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LeadsLeadStageUpdatedV1<'a> {
     /// `lead_number` (string).
@@ -663,7 +663,7 @@ pub struct LeadsLeadStageUpdatedV1<'a> {
 );
 
 /// The borrowed view of [`LeadsLeadStageUpdated`](crate::events::communications::LeadsLeadStageUpdated): event type `leads.lead.stage-updated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LeadsLeadStageUpdated<'a> {
     /// Payload version `v1`.
@@ -691,7 +691,7 @@ impl<'a> LeadsLeadStageUpdated<'a> {
 }
 
 /// The borrowed view of [`LeadsOpportunityDocumentAttachedToOpportunityV1`](crate::events::communications::LeadsOpportunityDocumentAttachedToOpportunityV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LeadsOpportunityDocumentAttachedToOpportunityV1<'a> {
     /// `opportunity_number` (string).
@@ -713,7 +713,7 @@ pub struct LeadsOpportunityDocumentAttachedToOpportunityV1<'a> {
 );
 
 /// The borrowed view of [`LeadsOpportunityDocumentAttachedToOpportunity`](crate::events::communications::LeadsOpportunityDocumentAttachedToOpportunity): event type `leads.opportunity.document-attached-to-opportunity` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LeadsOpportunityDocumentAttachedToOpportunity<'a> {
     /// Payload version `v1`.
@@ -741,7 +741,7 @@ impl<'a> LeadsOpportunityDocumentAttachedToOpportunity<'a> {
 }
 
 /// The borrowed view of [`LeadsOpportunityOfferGroupCreatedV2`](crate::events::communications::LeadsOpportunityOfferGroupCreatedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LeadsOpportunityOfferGroupCreatedV2<'a> {
     /// `opportunity_number` (string).
@@ -760,7 +760,7 @@ pub struct LeadsOpportunityOfferGroupCreatedV2<'a> {
 );
 
 /// The borrowed view of [`LeadsOpportunityOfferGroupCreated`](crate::events::communications::LeadsOpportunityOfferGroupCreated): event type `leads.opportunity.offer-group.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LeadsOpportunityOfferGroupCreated<'a> {
     /// Payload version `v2`.
@@ -788,7 +788,7 @@ impl<'a> LeadsOpportunityOfferGroupCreated<'a> {
 }
 
 /// The borrowed view of [`LeadsOpportunityStageUpdatedV1`](crate::events::communications::LeadsOpportunityStageUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LeadsOpportunityStageUpdatedV1<'a> {
     /// `opportunity_number` (string).
@@ -813,7 +813,7 @@ pub struct LeadsOpportunityStageUpdatedV1<'a> {
 );
 
 /// The borrowed view of [`LeadsOpportunityStageUpdated`](crate::events::communications::LeadsOpportunityStageUpdated): event type `leads.opportunity.stage-updated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LeadsOpportunityStageUpdated<'a> {
     /// Payload version `v1`.
@@ -841,7 +841,7 @@ impl<'a> LeadsOpportunityStageUpdated<'a> {
 }
 
 /// The borrowed view of [`MessagingPushNotificationTokenUnregisteredV1`](crate::events::communications::MessagingPushNotificationTokenUnregisteredV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct MessagingPushNotificationTokenUnregisteredV1<'a> {
     /// `token` (string).
@@ -860,7 +860,7 @@ pub struct MessagingPushNotificationTokenUnregisteredV1<'a> {
 );
 
 /// The borrowed view of [`MessagingPushNotificationTokenUnregistered`](crate::events::communications::MessagingPushNotificationTokenUnregistered): event type `messaging.push-notification.token-unregistered` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum MessagingPushNotificationTokenUnregistered<'a> {
     /// Payload version `v1`.

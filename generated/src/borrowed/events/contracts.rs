@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Contracts and contract groups" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`ContractGroupsCreatedV1`](crate::events::contracts::ContractGroupsCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ContractGroupsCreatedV1<'a> {
     /// `contract_group_identifier` (string).
@@ -42,7 +42,7 @@ pub struct ContractGroupsCreatedV1<'a> {
 );
 
 /// The borrowed view of [`ContractGroupsCreated`](crate::events::contracts::ContractGroupsCreated): event type `contract-groups.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ContractGroupsCreated<'a> {
     /// Payload version `v1`.
@@ -70,7 +70,7 @@ impl<'a> ContractGroupsCreated<'a> {
 }
 
 /// The borrowed view of [`ContractGroupsMembershipsChangedV1`](crate::events::contracts::ContractGroupsMembershipsChangedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ContractGroupsMembershipsChangedV1<'a> {
     /// `contract_group_identifier` (string).
@@ -94,7 +94,7 @@ pub struct ContractGroupsMembershipsChangedV1<'a> {
 );
 
 /// The borrowed view of [`ContractGroupsMembershipsChanged`](crate::events::contracts::ContractGroupsMembershipsChanged): event type `contract-groups.memberships-changed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ContractGroupsMembershipsChanged<'a> {
     /// Payload version `v1`.
@@ -122,7 +122,7 @@ impl<'a> ContractGroupsMembershipsChanged<'a> {
 }
 
 /// The borrowed view of [`ContractGroupsVersionCreatedV1`](crate::events::contracts::ContractGroupsVersionCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ContractGroupsVersionCreatedV1<'a> {
     /// `contract_group_identifier` (string).
@@ -147,7 +147,7 @@ pub struct ContractGroupsVersionCreatedV1<'a> {
 );
 
 /// The borrowed view of [`ContractGroupsVersionCreated`](crate::events::contracts::ContractGroupsVersionCreated): event type `contract-groups.version-created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ContractGroupsVersionCreated<'a> {
     /// Payload version `v1`.
@@ -175,7 +175,7 @@ impl<'a> ContractGroupsVersionCreated<'a> {
 }
 
 /// The borrowed view of [`ContractsActualizedV1`](crate::events::contracts::ContractsActualizedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ContractsActualizedV1<'a> {
     /// `contract_identifier` (string).
@@ -200,7 +200,7 @@ pub struct ContractsActualizedV1<'a> {
 );
 
 /// The borrowed view of [`ContractsActualized`](crate::events::contracts::ContractsActualized): event type `contracts.actualized` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ContractsActualized<'a> {
     /// Payload version `v1`.
@@ -228,7 +228,7 @@ impl<'a> ContractsActualized<'a> {
 }
 
 /// The borrowed view of [`ContractsCreatedV1`](crate::events::contracts::ContractsCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ContractsCreatedV1<'a> {
     /// `contract_identifier` (string).
@@ -250,7 +250,7 @@ pub struct ContractsCreatedV1<'a> {
 );
 
 /// The borrowed view of [`ContractsCreated`](crate::events::contracts::ContractsCreated): event type `contracts.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ContractsCreated<'a> {
     /// Payload version `v1`.
@@ -278,7 +278,7 @@ impl<'a> ContractsCreated<'a> {
 }
 
 /// The borrowed view of [`ContractsExpiredV1`](crate::events::contracts::ContractsExpiredV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ContractsExpiredV1<'a> {
     /// `contract_identifier` (string).
@@ -300,7 +300,7 @@ pub struct ContractsExpiredV1<'a> {
 );
 
 /// The borrowed view of [`ContractsExpired`](crate::events::contracts::ContractsExpired): event type `contracts.expired` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ContractsExpired<'a> {
     /// Payload version `v1`.
@@ -328,7 +328,7 @@ impl<'a> ContractsExpired<'a> {
 }
 
 /// The borrowed view of [`ContractsExpiryApproachingV1`](crate::events::contracts::ContractsExpiryApproachingV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ContractsExpiryApproachingV1<'a> {
     /// `contract_identifier` (string).
@@ -350,7 +350,7 @@ pub struct ContractsExpiryApproachingV1<'a> {
 );
 
 /// The borrowed view of [`ContractsExpiryApproaching`](crate::events::contracts::ContractsExpiryApproaching): event type `contracts.expiry-approaching` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ContractsExpiryApproaching<'a> {
     /// Payload version `v1`.
@@ -378,7 +378,7 @@ impl<'a> ContractsExpiryApproaching<'a> {
 }
 
 /// The borrowed view of [`ContractsJourneysCreationStartedV1`](crate::events::contracts::ContractsJourneysCreationStartedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ContractsJourneysCreationStartedV1<'a> {
     /// `contract_journey` (`ContractJourney`).
@@ -405,7 +405,7 @@ pub struct ContractsJourneysCreationStartedV1<'a> {
 );
 
 /// The borrowed view of [`ContractsJourneysCreationStarted`](crate::events::contracts::ContractsJourneysCreationStarted): event type `contracts.journeys.creation.started` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ContractsJourneysCreationStarted<'a> {
     /// Payload version `v1`.
@@ -433,7 +433,7 @@ impl<'a> ContractsJourneysCreationStarted<'a> {
 }
 
 /// The borrowed view of [`ContractsJourneysTerminationStartedV1`](crate::events::contracts::ContractsJourneysTerminationStartedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ContractsJourneysTerminationStartedV1<'a> {
     /// `contract_journey` (`ContractJourney`).
@@ -460,7 +460,7 @@ pub struct ContractsJourneysTerminationStartedV1<'a> {
 );
 
 /// The borrowed view of [`ContractsJourneysTerminationStarted`](crate::events::contracts::ContractsJourneysTerminationStarted): event type `contracts.journeys.termination.started` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ContractsJourneysTerminationStarted<'a> {
     /// Payload version `v1`.
@@ -488,7 +488,7 @@ impl<'a> ContractsJourneysTerminationStarted<'a> {
 }
 
 /// The borrowed view of [`ContractsJourneysVariationStartedV1`](crate::events::contracts::ContractsJourneysVariationStartedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ContractsJourneysVariationStartedV1<'a> {
     /// `contract_journey` (`ContractJourney`).
@@ -510,7 +510,7 @@ pub struct ContractsJourneysVariationStartedV1<'a> {
 );
 
 /// The borrowed view of [`ContractsJourneysVariationStarted`](crate::events::contracts::ContractsJourneysVariationStarted): event type `contracts.journeys.variation.started` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ContractsJourneysVariationStarted<'a> {
     /// Payload version `v1`.
@@ -538,7 +538,7 @@ impl<'a> ContractsJourneysVariationStarted<'a> {
 }
 
 /// The borrowed view of [`ContractsNovatedV1`](crate::events::contracts::ContractsNovatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ContractsNovatedV1<'a> {
     /// `contract_identifier` (string).
@@ -560,7 +560,7 @@ pub struct ContractsNovatedV1<'a> {
 );
 
 /// The borrowed view of [`ContractsNovated`](crate::events::contracts::ContractsNovated): event type `contracts.novated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ContractsNovated<'a> {
     /// Payload version `v1`.
@@ -588,7 +588,7 @@ impl<'a> ContractsNovated<'a> {
 }
 
 /// The borrowed view of [`ContractsRescindedV1`](crate::events::contracts::ContractsRescindedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ContractsRescindedV1<'a> {
     /// `contract_identifier` (string).
@@ -607,7 +607,7 @@ pub struct ContractsRescindedV1<'a> {
 );
 
 /// The borrowed view of [`ContractsRescinded`](crate::events::contracts::ContractsRescinded): event type `contracts.rescinded` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ContractsRescinded<'a> {
     /// Payload version `v1`.
@@ -635,7 +635,7 @@ impl<'a> ContractsRescinded<'a> {
 }
 
 /// The borrowed view of [`ContractsRevokedV1`](crate::events::contracts::ContractsRevokedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ContractsRevokedV1<'a> {
     /// `contract_identifier` (string).
@@ -654,7 +654,7 @@ pub struct ContractsRevokedV1<'a> {
 );
 
 /// The borrowed view of [`ContractsRevoked`](crate::events::contracts::ContractsRevoked): event type `contracts.revoked` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ContractsRevoked<'a> {
     /// Payload version `v1`.
@@ -682,7 +682,7 @@ impl<'a> ContractsRevoked<'a> {
 }
 
 /// The borrowed view of [`ContractsSubjectAmendedV1`](crate::events::contracts::ContractsSubjectAmendedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ContractsSubjectAmendedV1<'a> {
     /// `contract_identifier` (string).
@@ -710,7 +710,7 @@ pub struct ContractsSubjectAmendedV1<'a> {
 );
 
 /// The borrowed view of [`ContractsSubjectAmended`](crate::events::contracts::ContractsSubjectAmended): event type `contracts.subject-amended` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ContractsSubjectAmended<'a> {
     /// Payload version `v1`.
@@ -738,7 +738,7 @@ impl<'a> ContractsSubjectAmended<'a> {
 }
 
 /// The borrowed view of [`ContractsTerminatedV1`](crate::events::contracts::ContractsTerminatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ContractsTerminatedV1<'a> {
     /// `contract_identifier` (string).
@@ -757,7 +757,7 @@ pub struct ContractsTerminatedV1<'a> {
 );
 
 /// The borrowed view of [`ContractsTerminated`](crate::events::contracts::ContractsTerminated): event type `contracts.terminated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ContractsTerminated<'a> {
     /// Payload version `v1`.
@@ -785,7 +785,7 @@ impl<'a> ContractsTerminated<'a> {
 }
 
 /// The borrowed view of [`ContractsTermsVariedV1`](crate::events::contracts::ContractsTermsVariedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ContractsTermsVariedV1<'a> {
     /// `contract_identifier` (string).
@@ -804,7 +804,7 @@ pub struct ContractsTermsVariedV1<'a> {
 );
 
 /// The borrowed view of [`ContractsTermsVaried`](crate::events::contracts::ContractsTermsVaried): event type `contracts.terms-varied` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ContractsTermsVaried<'a> {
     /// Payload version `v1`.

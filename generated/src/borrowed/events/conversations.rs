@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Conversations and messages" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`InkActionsRunV1`](crate::events::conversations::InkActionsRunV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkActionsRunV1<'a> {
     /// `conversation_relay_id` (string).
@@ -24,7 +24,7 @@ pub struct InkActionsRunV1<'a> {
 );
 
 /// The borrowed view of [`InkActionsRun`](crate::events::conversations::InkActionsRun): event type `ink.actions.run` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum InkActionsRun<'a> {
     /// Payload version `v1`.
@@ -52,7 +52,7 @@ impl<'a> InkActionsRun<'a> {
 }
 
 /// The borrowed view of [`InkContentInboundMessageTaggedV1`](crate::events::conversations::InkContentInboundMessageTaggedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkContentInboundMessageTaggedV1<'a> {
     /// `conversation_id` (integer).
@@ -77,7 +77,7 @@ pub struct InkContentInboundMessageTaggedV1<'a> {
 );
 
 /// The borrowed view of [`InkContentInboundMessageTagged`](crate::events::conversations::InkContentInboundMessageTagged): event type `ink.content.inbound-message-tagged` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum InkContentInboundMessageTagged<'a> {
     /// Payload version `v1`.
@@ -105,7 +105,7 @@ impl<'a> InkContentInboundMessageTagged<'a> {
 }
 
 /// The borrowed view of [`InkConversationAssignedToBucketV1`](crate::events::conversations::InkConversationAssignedToBucketV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkConversationAssignedToBucketV1<'a> {
     /// `conversation_relay_id` (string).
@@ -136,7 +136,7 @@ pub struct InkConversationAssignedToBucketV1<'a> {
 );
 
 /// The borrowed view of [`InkConversationAssignedToBucket`](crate::events::conversations::InkConversationAssignedToBucket): event type `ink.conversation.assigned_to_bucket` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum InkConversationAssignedToBucket<'a> {
     /// Payload version `v1`.
@@ -164,7 +164,7 @@ impl<'a> InkConversationAssignedToBucket<'a> {
 }
 
 /// The borrowed view of [`InkConversationAssignedToTimelineV1`](crate::events::conversations::InkConversationAssignedToTimelineV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkConversationAssignedToTimelineV1<'a> {
     /// `conversation_relay_id` (string).
@@ -186,7 +186,7 @@ pub struct InkConversationAssignedToTimelineV1<'a> {
 );
 
 /// The borrowed view of [`InkConversationAssignedToTimeline`](crate::events::conversations::InkConversationAssignedToTimeline): event type `ink.conversation.assigned_to_timeline` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum InkConversationAssignedToTimeline<'a> {
     /// Payload version `v1`.
@@ -214,7 +214,7 @@ impl<'a> InkConversationAssignedToTimeline<'a> {
 }
 
 /// The borrowed view of [`InkConversationAwaitCustomerReplyV1`](crate::events::conversations::InkConversationAwaitCustomerReplyV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkConversationAwaitCustomerReplyV1<'a> {
     /// `conversation_id` (integer). From base CB.
@@ -251,7 +251,7 @@ pub struct InkConversationAwaitCustomerReplyV1<'a> {
 );
 
 /// The borrowed view of [`InkConversationAwaitCustomerReply`](crate::events::conversations::InkConversationAwaitCustomerReply): event type `ink.conversation.await_customer_reply` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum InkConversationAwaitCustomerReply<'a> {
     /// Payload version `v1`.
@@ -279,7 +279,7 @@ impl<'a> InkConversationAwaitCustomerReply<'a> {
 }
 
 /// The borrowed view of [`InkConversationClosedV1`](crate::events::conversations::InkConversationClosedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkConversationClosedV1<'a> {
     /// `conversation_id` (integer). From base CB.
@@ -322,7 +322,7 @@ pub struct InkConversationClosedV1<'a> {
 );
 
 /// The borrowed view of [`InkConversationClosed`](crate::events::conversations::InkConversationClosed): event type `ink.conversation.closed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum InkConversationClosed<'a> {
     /// Payload version `v1`.
@@ -350,7 +350,7 @@ impl<'a> InkConversationClosed<'a> {
 }
 
 /// The borrowed view of [`InkConversationOpenStatusChangedV1`](crate::events::conversations::InkConversationOpenStatusChangedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkConversationOpenStatusChangedV1<'a> {
     /// `conversation_id` (integer). From base CB.
@@ -393,7 +393,7 @@ pub struct InkConversationOpenStatusChangedV1<'a> {
 );
 
 /// The borrowed view of [`InkConversationOpenStatusChanged`](crate::events::conversations::InkConversationOpenStatusChanged): event type `ink.conversation.open_status_changed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum InkConversationOpenStatusChanged<'a> {
     /// Payload version `v1`.
@@ -421,7 +421,7 @@ impl<'a> InkConversationOpenStatusChanged<'a> {
 }
 
 /// The borrowed view of [`InkConversationOpenedV1`](crate::events::conversations::InkConversationOpenedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkConversationOpenedV1<'a> {
     /// `conversation_id` (integer). From base CB.
@@ -458,7 +458,7 @@ pub struct InkConversationOpenedV1<'a> {
 );
 
 /// The borrowed view of [`InkConversationOpened`](crate::events::conversations::InkConversationOpened): event type `ink.conversation.opened` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum InkConversationOpened<'a> {
     /// Payload version `v1`.
@@ -486,7 +486,7 @@ impl<'a> InkConversationOpened<'a> {
 }
 
 /// The borrowed view of [`InkConversationPriorityChangedV1`](crate::events::conversations::InkConversationPriorityChangedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkConversationPriorityChangedV1<'a> {
     /// `conversation_id` (integer).
@@ -532,7 +532,7 @@ pub struct InkConversationPriorityChangedV1<'a> {
 );
 
 /// The borrowed view of [`InkConversationPriorityChanged`](crate::events::conversations::InkConversationPriorityChanged): event type `ink.conversation.priority.changed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum InkConversationPriorityChanged<'a> {
     /// Payload version `v1`.
@@ -560,7 +560,7 @@ impl<'a> InkConversationPriorityChanged<'a> {
 }
 
 /// The borrowed view of [`InkConversationSnoozedV1`](crate::events::conversations::InkConversationSnoozedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkConversationSnoozedV1<'a> {
     /// `conversation_id` (integer). From base CB.
@@ -603,7 +603,7 @@ pub struct InkConversationSnoozedV1<'a> {
 );
 
 /// The borrowed view of [`InkConversationSnoozed`](crate::events::conversations::InkConversationSnoozed): event type `ink.conversation.snoozed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum InkConversationSnoozed<'a> {
     /// Payload version `v1`.
@@ -631,7 +631,7 @@ impl<'a> InkConversationSnoozed<'a> {
 }
 
 /// The borrowed view of [`InkConversationUnassignedFromBucketV1`](crate::events::conversations::InkConversationUnassignedFromBucketV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkConversationUnassignedFromBucketV1<'a> {
     /// `conversation_relay_id` (string).
@@ -662,7 +662,7 @@ pub struct InkConversationUnassignedFromBucketV1<'a> {
 );
 
 /// The borrowed view of [`InkConversationUnassignedFromBucket`](crate::events::conversations::InkConversationUnassignedFromBucket): event type `ink.conversation.unassigned_from_bucket` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum InkConversationUnassignedFromBucket<'a> {
     /// Payload version `v1`.
@@ -690,7 +690,7 @@ impl<'a> InkConversationUnassignedFromBucket<'a> {
 }
 
 /// The borrowed view of [`InkConversationUnassignedFromTimelineV1`](crate::events::conversations::InkConversationUnassignedFromTimelineV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkConversationUnassignedFromTimelineV1<'a> {
     /// `conversation_relay_id` (string).
@@ -712,7 +712,7 @@ pub struct InkConversationUnassignedFromTimelineV1<'a> {
 );
 
 /// The borrowed view of [`InkConversationUnassignedFromTimeline`](crate::events::conversations::InkConversationUnassignedFromTimeline): event type `ink.conversation.unassigned_from_timeline` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum InkConversationUnassignedFromTimeline<'a> {
     /// Payload version `v1`.
@@ -740,7 +740,7 @@ impl<'a> InkConversationUnassignedFromTimeline<'a> {
 }
 
 /// The borrowed view of [`InkLiveChatClosedV1`](crate::events::conversations::InkLiveChatClosedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkLiveChatClosedV1<'a> {
     /// `live_chat_conversation_relay_id` (string).
@@ -762,7 +762,7 @@ pub struct InkLiveChatClosedV1<'a> {
 );
 
 /// The borrowed view of [`InkLiveChatClosed`](crate::events::conversations::InkLiveChatClosed): event type `ink.live-chat.closed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum InkLiveChatClosed<'a> {
     /// Payload version `v1`.
@@ -790,7 +790,7 @@ impl<'a> InkLiveChatClosed<'a> {
 }
 
 /// The borrowed view of [`InkLiveChatInitiatedV1`](crate::events::conversations::InkLiveChatInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkLiveChatInitiatedV1<'a> {
     /// `live_chat_conversation` (`InkConversation`).
@@ -806,7 +806,7 @@ pub struct InkLiveChatInitiatedV1<'a> {
 );
 
 /// The borrowed view of [`InkLiveChatInitiated`](crate::events::conversations::InkLiveChatInitiated): event type `ink.live-chat.initiated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum InkLiveChatInitiated<'a> {
     /// Payload version `v1`.
@@ -834,7 +834,7 @@ impl<'a> InkLiveChatInitiated<'a> {
 }
 
 /// The borrowed view of [`InkLiveChatMessagesOutboundMessageCreatedV1`](crate::events::conversations::InkLiveChatMessagesOutboundMessageCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkLiveChatMessagesOutboundMessageCreatedV1<'a> {
     /// `live_chat_conversation` (`InkConversation`).
@@ -850,7 +850,7 @@ pub struct InkLiveChatMessagesOutboundMessageCreatedV1<'a> {
 );
 
 /// The borrowed view of [`InkLiveChatMessagesOutboundMessageCreated`](crate::events::conversations::InkLiveChatMessagesOutboundMessageCreated): event type `ink.live-chat.messages.outbound-message-created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum InkLiveChatMessagesOutboundMessageCreated<'a> {
     /// Payload version `v1`.
@@ -878,7 +878,7 @@ impl<'a> InkLiveChatMessagesOutboundMessageCreated<'a> {
 }
 
 /// The borrowed view of [`InkMessageAttachmentSafeV1`](crate::events::conversations::InkMessageAttachmentSafeV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkMessageAttachmentSafeV1<'a> {
     /// `filename` (string).
@@ -903,7 +903,7 @@ pub struct InkMessageAttachmentSafeV1<'a> {
 );
 
 /// The borrowed view of [`InkMessageAttachmentSafe`](crate::events::conversations::InkMessageAttachmentSafe): event type `ink.message_attachment.safe` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum InkMessageAttachmentSafe<'a> {
     /// Payload version `v1`.
@@ -931,7 +931,7 @@ impl<'a> InkMessageAttachmentSafe<'a> {
 }
 
 /// The borrowed view of [`InkMessageAttachmentUnsafeV1`](crate::events::conversations::InkMessageAttachmentUnsafeV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkMessageAttachmentUnsafeV1<'a> {
     /// `filename` (string).
@@ -956,7 +956,7 @@ pub struct InkMessageAttachmentUnsafeV1<'a> {
 );
 
 /// The borrowed view of [`InkMessageAttachmentUnsafe`](crate::events::conversations::InkMessageAttachmentUnsafe): event type `ink.message_attachment.unsafe` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum InkMessageAttachmentUnsafe<'a> {
     /// Payload version `v1`.
@@ -984,7 +984,7 @@ impl<'a> InkMessageAttachmentUnsafe<'a> {
 }
 
 /// The borrowed view of [`InkMessagesInboundEmailMigrationV1`](crate::events::conversations::InkMessagesInboundEmailMigrationV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkMessagesInboundEmailMigrationV1<'a> {
     /// `message_id` (string).
@@ -1006,7 +1006,7 @@ pub struct InkMessagesInboundEmailMigrationV1<'a> {
 );
 
 /// The borrowed view of [`InkMessagesInboundEmailMigration`](crate::events::conversations::InkMessagesInboundEmailMigration): event type `ink.messages.inbound-email-migration` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum InkMessagesInboundEmailMigration<'a> {
     /// Payload version `v1`.
@@ -1034,7 +1034,7 @@ impl<'a> InkMessagesInboundEmailMigration<'a> {
 }
 
 /// The borrowed view of [`InkMessagesInboundMessageCreatedV1`](crate::events::conversations::InkMessagesInboundMessageCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkMessagesInboundMessageCreatedV1<'a> {
     /// `conversation_relay_id` (string).
@@ -1056,7 +1056,7 @@ pub struct InkMessagesInboundMessageCreatedV1<'a> {
 );
 
 /// The borrowed view of [`InkMessagesInboundMessageCreated`](crate::events::conversations::InkMessagesInboundMessageCreated): event type `ink.messages.inbound-message-created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum InkMessagesInboundMessageCreated<'a> {
     /// Payload version `v1`.
@@ -1084,7 +1084,7 @@ impl<'a> InkMessagesInboundMessageCreated<'a> {
 }
 
 /// The borrowed view of [`InkMessagesInboundMessageIngestedV1`](crate::events::conversations::InkMessagesInboundMessageIngestedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkMessagesInboundMessageIngestedV1<'a> {
     /// `channel` (string).
@@ -1109,7 +1109,7 @@ pub struct InkMessagesInboundMessageIngestedV1<'a> {
 );
 
 /// The borrowed view of [`InkMessagesInboundMessageIngested`](crate::events::conversations::InkMessagesInboundMessageIngested): event type `ink.messages.inbound-message-ingested` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum InkMessagesInboundMessageIngested<'a> {
     /// Payload version `v1`.
@@ -1137,7 +1137,7 @@ impl<'a> InkMessagesInboundMessageIngested<'a> {
 }
 
 /// The borrowed view of [`InkMessagesOutboundMessageCreatedV1`](crate::events::conversations::InkMessagesOutboundMessageCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkMessagesOutboundMessageCreatedV1<'a> {
     /// `conversation_relay_id` (string).
@@ -1159,7 +1159,7 @@ pub struct InkMessagesOutboundMessageCreatedV1<'a> {
 );
 
 /// The borrowed view of [`InkMessagesOutboundMessageCreated`](crate::events::conversations::InkMessagesOutboundMessageCreated): event type `ink.messages.outbound-message-created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum InkMessagesOutboundMessageCreated<'a> {
     /// Payload version `v1`.
@@ -1187,7 +1187,7 @@ impl<'a> InkMessagesOutboundMessageCreated<'a> {
 }
 
 /// The borrowed view of [`InkMessagesOutboundMessageFailedV1`](crate::events::conversations::InkMessagesOutboundMessageFailedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkMessagesOutboundMessageFailedV1<'a> {
     /// `conversation_relay_id` (string).
@@ -1209,7 +1209,7 @@ pub struct InkMessagesOutboundMessageFailedV1<'a> {
 );
 
 /// The borrowed view of [`InkMessagesOutboundMessageFailed`](crate::events::conversations::InkMessagesOutboundMessageFailed): event type `ink.messages.outbound-message-failed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum InkMessagesOutboundMessageFailed<'a> {
     /// Payload version `v1`.
@@ -1237,7 +1237,7 @@ impl<'a> InkMessagesOutboundMessageFailed<'a> {
 }
 
 /// The borrowed view of [`InkMessagesPhishingReportDismissedV1`](crate::events::conversations::InkMessagesPhishingReportDismissedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkMessagesPhishingReportDismissedV1<'a> {
     /// `conversation_relay_id` (string).
@@ -1259,7 +1259,7 @@ pub struct InkMessagesPhishingReportDismissedV1<'a> {
 );
 
 /// The borrowed view of [`InkMessagesPhishingReportDismissed`](crate::events::conversations::InkMessagesPhishingReportDismissed): event type `ink.messages.phishing-report-dismissed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum InkMessagesPhishingReportDismissed<'a> {
     /// Payload version `v1`.
@@ -1287,7 +1287,7 @@ impl<'a> InkMessagesPhishingReportDismissed<'a> {
 }
 
 /// The borrowed view of [`InkMessagesReportedPhishingV1`](crate::events::conversations::InkMessagesReportedPhishingV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkMessagesReportedPhishingV1<'a> {
     /// `conversation_relay_id` (string).
@@ -1309,7 +1309,7 @@ pub struct InkMessagesReportedPhishingV1<'a> {
 );
 
 /// The borrowed view of [`InkMessagesReportedPhishing`](crate::events::conversations::InkMessagesReportedPhishing): event type `ink.messages.reported-phishing` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum InkMessagesReportedPhishing<'a> {
     /// Payload version `v1`.
@@ -1337,7 +1337,7 @@ impl<'a> InkMessagesReportedPhishing<'a> {
 }
 
 /// The borrowed view of [`InkMessagesReportedSpamV1`](crate::events::conversations::InkMessagesReportedSpamV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkMessagesReportedSpamV1<'a> {
     /// `conversation_relay_id` (string).
@@ -1359,7 +1359,7 @@ pub struct InkMessagesReportedSpamV1<'a> {
 );
 
 /// The borrowed view of [`InkMessagesReportedSpam`](crate::events::conversations::InkMessagesReportedSpam): event type `ink.messages.reported-spam` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum InkMessagesReportedSpam<'a> {
     /// Payload version `v1`.
@@ -1387,7 +1387,7 @@ impl<'a> InkMessagesReportedSpam<'a> {
 }
 
 /// The borrowed view of [`InkMessagesSpamReportDismissedV1`](crate::events::conversations::InkMessagesSpamReportDismissedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct InkMessagesSpamReportDismissedV1<'a> {
     /// `conversation_relay_id` (string).
@@ -1409,7 +1409,7 @@ pub struct InkMessagesSpamReportDismissedV1<'a> {
 );
 
 /// The borrowed view of [`InkMessagesSpamReportDismissed`](crate::events::conversations::InkMessagesSpamReportDismissed): event type `ink.messages.spam-report-dismissed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum InkMessagesSpamReportDismissed<'a> {
     /// Payload version `v1`.

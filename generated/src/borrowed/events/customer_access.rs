@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Customer access roles" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`CustomerAccessPartnerRolesCreatedV1`](crate::events::customer_access::CustomerAccessPartnerRolesCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct CustomerAccessPartnerRolesCreatedV1<'a> {
     /// `code` (string).
@@ -21,7 +21,7 @@ pub struct CustomerAccessPartnerRolesCreatedV1<'a> {
 );
 
 /// The borrowed view of [`CustomerAccessPartnerRolesCreated`](crate::events::customer_access::CustomerAccessPartnerRolesCreated): event type `customer_access.partner_roles.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum CustomerAccessPartnerRolesCreated<'a> {
     /// Payload version `v1`.
@@ -49,7 +49,7 @@ impl<'a> CustomerAccessPartnerRolesCreated<'a> {
 }
 
 /// The borrowed view of [`CustomerAccessPartnerRolesUpdatedV1`](crate::events::customer_access::CustomerAccessPartnerRolesUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct CustomerAccessPartnerRolesUpdatedV1<'a> {
     /// `code` (string).
@@ -76,7 +76,7 @@ pub struct CustomerAccessPartnerRolesUpdatedV1<'a> {
 );
 
 /// The borrowed view of [`CustomerAccessPartnerRolesUpdated`](crate::events::customer_access::CustomerAccessPartnerRolesUpdated): event type `customer_access.partner_roles.updated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum CustomerAccessPartnerRolesUpdated<'a> {
     /// Payload version `v1`.
@@ -104,7 +104,7 @@ impl<'a> CustomerAccessPartnerRolesUpdated<'a> {
 }
 
 /// The borrowed view of [`CustomerAccessPartnerUserRolesCreatedV1`](crate::events::customer_access::CustomerAccessPartnerUserRolesCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct CustomerAccessPartnerUserRolesCreatedV1<'a> {
     /// `code` (string).
@@ -123,7 +123,7 @@ pub struct CustomerAccessPartnerUserRolesCreatedV1<'a> {
 );
 
 /// The borrowed view of [`CustomerAccessPartnerUserRolesCreated`](crate::events::customer_access::CustomerAccessPartnerUserRolesCreated): event type `customer_access.partner_user_roles.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum CustomerAccessPartnerUserRolesCreated<'a> {
     /// Payload version `v1`.
@@ -151,7 +151,7 @@ impl<'a> CustomerAccessPartnerUserRolesCreated<'a> {
 }
 
 /// The borrowed view of [`CustomerAccessPartnerUserRolesUpdatedV1`](crate::events::customer_access::CustomerAccessPartnerUserRolesUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct CustomerAccessPartnerUserRolesUpdatedV1<'a> {
     /// `code` (string).
@@ -178,7 +178,7 @@ pub struct CustomerAccessPartnerUserRolesUpdatedV1<'a> {
 );
 
 /// The borrowed view of [`CustomerAccessPartnerUserRolesUpdated`](crate::events::customer_access::CustomerAccessPartnerUserRolesUpdated): event type `customer_access.partner_user_roles.updated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum CustomerAccessPartnerUserRolesUpdated<'a> {
     /// Payload version `v1`.
@@ -206,7 +206,7 @@ impl<'a> CustomerAccessPartnerUserRolesUpdated<'a> {
 }
 
 /// The borrowed view of [`CustomerAccessUserRolesCreatedV1`](crate::events::customer_access::CustomerAccessUserRolesCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct CustomerAccessUserRolesCreatedV1<'a> {
     /// `code` (string).
@@ -228,7 +228,7 @@ pub struct CustomerAccessUserRolesCreatedV1<'a> {
 );
 
 /// The borrowed view of [`CustomerAccessUserRolesCreated`](crate::events::customer_access::CustomerAccessUserRolesCreated): event type `customer_access.user_roles.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum CustomerAccessUserRolesCreated<'a> {
     /// Payload version `v1`.
@@ -256,7 +256,7 @@ impl<'a> CustomerAccessUserRolesCreated<'a> {
 }
 
 /// The borrowed view of [`CustomerAccessUserRolesUpdatedV1`](crate::events::customer_access::CustomerAccessUserRolesUpdatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct CustomerAccessUserRolesUpdatedV1<'a> {
     /// `code` (string).
@@ -283,7 +283,7 @@ pub struct CustomerAccessUserRolesUpdatedV1<'a> {
 );
 
 /// The borrowed view of [`CustomerAccessUserRolesUpdated`](crate::events::customer_access::CustomerAccessUserRolesUpdated): event type `customer_access.user_roles.updated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum CustomerAccessUserRolesUpdated<'a> {
     /// Payload version `v1`.

@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Data import" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`DataImportImportProcessCancelledV1`](crate::events::data_import::DataImportImportProcessCancelledV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct DataImportImportProcessCancelledV1<'a> {
     /// `resource_type` (string).
@@ -24,7 +24,7 @@ pub struct DataImportImportProcessCancelledV1<'a> {
 );
 
 /// The borrowed view of [`DataImportImportProcessCancelled`](crate::events::data_import::DataImportImportProcessCancelled): event type `data_import.import_process.cancelled` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum DataImportImportProcessCancelled<'a> {
     /// Payload version `v1`.
@@ -52,7 +52,7 @@ impl<'a> DataImportImportProcessCancelled<'a> {
 }
 
 /// The borrowed view of [`DataImportImportProcessCompleteV1`](crate::events::data_import::DataImportImportProcessCompleteV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct DataImportImportProcessCompleteV1<'a> {
     /// `resource_type` (string).
@@ -74,7 +74,7 @@ pub struct DataImportImportProcessCompleteV1<'a> {
 );
 
 /// The borrowed view of [`DataImportImportProcessComplete`](crate::events::data_import::DataImportImportProcessComplete): event type `data_import.import_process.complete` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum DataImportImportProcessComplete<'a> {
     /// Payload version `v1`.
@@ -102,7 +102,7 @@ impl<'a> DataImportImportProcessComplete<'a> {
 }
 
 /// The borrowed view of [`DataImportImportProcessDryRunCompleteV1`](crate::events::data_import::DataImportImportProcessDryRunCompleteV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct DataImportImportProcessDryRunCompleteV1<'a> {
     /// `resource_type` (string).
@@ -121,7 +121,7 @@ pub struct DataImportImportProcessDryRunCompleteV1<'a> {
 );
 
 /// The borrowed view of [`DataImportImportProcessDryRunComplete`](crate::events::data_import::DataImportImportProcessDryRunComplete): event type `data_import.import_process.dry_run_complete` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum DataImportImportProcessDryRunComplete<'a> {
     /// Payload version `v1`.
@@ -149,7 +149,7 @@ impl<'a> DataImportImportProcessDryRunComplete<'a> {
 }
 
 /// The borrowed view of [`DataImportImportProcessDryRunErrorV1`](crate::events::data_import::DataImportImportProcessDryRunErrorV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct DataImportImportProcessDryRunErrorV1<'a> {
     /// `resource_type` (string).
@@ -174,7 +174,7 @@ pub struct DataImportImportProcessDryRunErrorV1<'a> {
 );
 
 /// The borrowed view of [`DataImportImportProcessDryRunError`](crate::events::data_import::DataImportImportProcessDryRunError): event type `data_import.import_process.dry_run_error` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum DataImportImportProcessDryRunError<'a> {
     /// Payload version `v1`.
@@ -202,7 +202,7 @@ impl<'a> DataImportImportProcessDryRunError<'a> {
 }
 
 /// The borrowed view of [`DataImportImportProcessErrorV1`](crate::events::data_import::DataImportImportProcessErrorV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct DataImportImportProcessErrorV1<'a> {
     /// `resource_type` (string).
@@ -227,7 +227,7 @@ pub struct DataImportImportProcessErrorV1<'a> {
 );
 
 /// The borrowed view of [`DataImportImportProcessError`](crate::events::data_import::DataImportImportProcessError): event type `data_import.import_process.error` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum DataImportImportProcessError<'a> {
     /// Payload version `v1`.
@@ -255,7 +255,7 @@ impl<'a> DataImportImportProcessError<'a> {
 }
 
 /// The borrowed view of [`DataImportImportProcessPostImportCompletedV1`](crate::events::data_import::DataImportImportProcessPostImportCompletedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct DataImportImportProcessPostImportCompletedV1<'a> {
     /// `resource_type` (string).
@@ -280,7 +280,7 @@ pub struct DataImportImportProcessPostImportCompletedV1<'a> {
 );
 
 /// The borrowed view of [`DataImportImportProcessPostImportCompleted`](crate::events::data_import::DataImportImportProcessPostImportCompleted): event type `data_import.import_process.post_import.completed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum DataImportImportProcessPostImportCompleted<'a> {
     /// Payload version `v1`.
@@ -308,7 +308,7 @@ impl<'a> DataImportImportProcessPostImportCompleted<'a> {
 }
 
 /// The borrowed view of [`DataImportImportProcessPostImportErrorV1`](crate::events::data_import::DataImportImportProcessPostImportErrorV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct DataImportImportProcessPostImportErrorV1<'a> {
     /// `resource_type` (string).
@@ -336,7 +336,7 @@ pub struct DataImportImportProcessPostImportErrorV1<'a> {
 );
 
 /// The borrowed view of [`DataImportImportProcessPostImportError`](crate::events::data_import::DataImportImportProcessPostImportError): event type `data_import.import_process.post_import.error` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum DataImportImportProcessPostImportError<'a> {
     /// Payload version `v1`.
@@ -364,7 +364,7 @@ impl<'a> DataImportImportProcessPostImportError<'a> {
 }
 
 /// The borrowed view of [`DataImportOrderProcessCancelledV1`](crate::events::data_import::DataImportOrderProcessCancelledV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct DataImportOrderProcessCancelledV1<'a> {
     /// `external_order_id` (string).
@@ -383,7 +383,7 @@ pub struct DataImportOrderProcessCancelledV1<'a> {
 );
 
 /// The borrowed view of [`DataImportOrderProcessCancelled`](crate::events::data_import::DataImportOrderProcessCancelled): event type `data_import.order_process.cancelled` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum DataImportOrderProcessCancelled<'a> {
     /// Payload version `v1`.
@@ -411,7 +411,7 @@ impl<'a> DataImportOrderProcessCancelled<'a> {
 }
 
 /// The borrowed view of [`DataImportOrderProcessCompleteV1`](crate::events::data_import::DataImportOrderProcessCompleteV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct DataImportOrderProcessCompleteV1<'a> {
     /// `external_order_id` (string).
@@ -430,7 +430,7 @@ pub struct DataImportOrderProcessCompleteV1<'a> {
 );
 
 /// The borrowed view of [`DataImportOrderProcessComplete`](crate::events::data_import::DataImportOrderProcessComplete): event type `data_import.order_process.complete` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum DataImportOrderProcessComplete<'a> {
     /// Payload version `v1`.
@@ -458,7 +458,7 @@ impl<'a> DataImportOrderProcessComplete<'a> {
 }
 
 /// The borrowed view of [`DataImportOrderProcessErrorV1`](crate::events::data_import::DataImportOrderProcessErrorV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct DataImportOrderProcessErrorV1<'a> {
     /// `external_order_id` (string).
@@ -480,7 +480,7 @@ pub struct DataImportOrderProcessErrorV1<'a> {
 );
 
 /// The borrowed view of [`DataImportOrderProcessError`](crate::events::data_import::DataImportOrderProcessError): event type `data_import.order_process.error` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum DataImportOrderProcessError<'a> {
     /// Payload version `v1`.
@@ -508,7 +508,7 @@ impl<'a> DataImportOrderProcessError<'a> {
 }
 
 /// The borrowed view of [`ExternalMessagingUploadedFileProcessedV1`](crate::events::data_import::ExternalMessagingUploadedFileProcessedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ExternalMessagingUploadedFileProcessedV1<'a> {
     /// `file_reference` (string).
@@ -524,7 +524,7 @@ pub struct ExternalMessagingUploadedFileProcessedV1<'a> {
 );
 
 /// The borrowed view of [`ExternalMessagingUploadedFileProcessed`](crate::events::data_import::ExternalMessagingUploadedFileProcessed): event type `external_messaging.uploaded_file.processed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ExternalMessagingUploadedFileProcessed<'a> {
     /// Payload version `v1`.
@@ -552,7 +552,7 @@ impl<'a> ExternalMessagingUploadedFileProcessed<'a> {
 }
 
 /// The borrowed view of [`ExternalMessagingUploadedFileProcessingFailedV1`](crate::events::data_import::ExternalMessagingUploadedFileProcessingFailedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ExternalMessagingUploadedFileProcessingFailedV1<'a> {
     /// `file_reference` (string).
@@ -568,7 +568,7 @@ pub struct ExternalMessagingUploadedFileProcessingFailedV1<'a> {
 );
 
 /// The borrowed view of [`ExternalMessagingUploadedFileProcessingFailed`](crate::events::data_import::ExternalMessagingUploadedFileProcessingFailed): event type `external_messaging.uploaded_file.processing_failed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ExternalMessagingUploadedFileProcessingFailed<'a> {
     /// Payload version `v1`.
@@ -596,7 +596,7 @@ impl<'a> ExternalMessagingUploadedFileProcessingFailed<'a> {
 }
 
 /// The borrowed view of [`ExternalMessagingUploadedFileSafeV1`](crate::events::data_import::ExternalMessagingUploadedFileSafeV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ExternalMessagingUploadedFileSafeV1<'a> {
     /// `file_reference` (string).
@@ -612,7 +612,7 @@ pub struct ExternalMessagingUploadedFileSafeV1<'a> {
 );
 
 /// The borrowed view of [`ExternalMessagingUploadedFileSafe`](crate::events::data_import::ExternalMessagingUploadedFileSafe): event type `external_messaging.uploaded_file.safe` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ExternalMessagingUploadedFileSafe<'a> {
     /// Payload version `v1`.
@@ -640,7 +640,7 @@ impl<'a> ExternalMessagingUploadedFileSafe<'a> {
 }
 
 /// The borrowed view of [`ExternalMessagingUploadedFileUnsafeV1`](crate::events::data_import::ExternalMessagingUploadedFileUnsafeV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct ExternalMessagingUploadedFileUnsafeV1<'a> {
     /// `file_reference` (string).
@@ -656,7 +656,7 @@ pub struct ExternalMessagingUploadedFileUnsafeV1<'a> {
 );
 
 /// The borrowed view of [`ExternalMessagingUploadedFileUnsafe`](crate::events::data_import::ExternalMessagingUploadedFileUnsafe): event type `external_messaging.uploaded_file.unsafe` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ExternalMessagingUploadedFileUnsafe<'a> {
     /// Payload version `v1`.

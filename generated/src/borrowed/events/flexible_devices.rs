@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Flexible devices" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`FlexDeviceDeauthenticatedV1`](crate::events::flexible_devices::FlexDeviceDeauthenticatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct FlexDeviceDeauthenticatedV1<'a> {
     /// `account_number` (string). From base FlexDevice.
@@ -33,7 +33,7 @@ pub struct FlexDeviceDeauthenticatedV1<'a> {
 );
 
 /// The borrowed view of [`FlexDeviceDeauthenticated`](crate::events::flexible_devices::FlexDeviceDeauthenticated): event type `flex_device.deauthenticated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum FlexDeviceDeauthenticated<'a> {
     /// Payload version `v1`.
@@ -61,7 +61,7 @@ impl<'a> FlexDeviceDeauthenticated<'a> {
 }
 
 /// The borrowed view of [`FlexDeviceDisconnectedV1`](crate::events::flexible_devices::FlexDeviceDisconnectedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct FlexDeviceDisconnectedV1<'a> {
     /// `account_number` (string). From base FlexDevice.
@@ -92,7 +92,7 @@ pub struct FlexDeviceDisconnectedV1<'a> {
 );
 
 /// The borrowed view of [`FlexDeviceDisconnected`](crate::events::flexible_devices::FlexDeviceDisconnected): event type `flex_device.disconnected` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum FlexDeviceDisconnected<'a> {
     /// Payload version `v1`.
@@ -120,7 +120,7 @@ impl<'a> FlexDeviceDisconnected<'a> {
 }
 
 /// The borrowed view of [`FlexDeviceOptimisationCreatedV1`](crate::events::flexible_devices::FlexDeviceOptimisationCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct FlexDeviceOptimisationCreatedV1<'a> {
     /// `account_number` (string). From base FlexDevice.
@@ -151,7 +151,7 @@ pub struct FlexDeviceOptimisationCreatedV1<'a> {
 );
 
 /// The borrowed view of [`FlexDeviceOptimisationCreated`](crate::events::flexible_devices::FlexDeviceOptimisationCreated): event type `flex_device.optimisation_created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum FlexDeviceOptimisationCreated<'a> {
     /// Payload version `v1`.
@@ -179,7 +179,7 @@ impl<'a> FlexDeviceOptimisationCreated<'a> {
 }
 
 /// The borrowed view of [`FlexDeviceRegisteredV1`](crate::events::flexible_devices::FlexDeviceRegisteredV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct FlexDeviceRegisteredV1<'a> {
     /// `account_number` (string). From base FlexDevice.
@@ -210,7 +210,7 @@ pub struct FlexDeviceRegisteredV1<'a> {
 );
 
 /// The borrowed view of [`FlexDeviceRegistered`](crate::events::flexible_devices::FlexDeviceRegistered): event type `flex_device.registered` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum FlexDeviceRegistered<'a> {
     /// Payload version `v1`.

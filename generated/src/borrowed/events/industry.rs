@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Industry (electricity and gas)" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1`](crate::events::industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1<'a> {
     /// `mpan` (string).
@@ -24,7 +24,7 @@ pub struct IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1<'a> {
 );
 
 /// The borrowed view of [`IndustryElectricityChangeOfEnergisationUnsolicitedMessage`](crate::events::industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessage): event type `industry.electricity.change_of_energisation.unsolicited_message` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum IndustryElectricityChangeOfEnergisationUnsolicitedMessage<'a> {
     /// Payload version `v1`.
@@ -53,7 +53,7 @@ impl<'a> IndustryElectricityChangeOfEnergisationUnsolicitedMessage<'a> {
 }
 
 /// The borrowed view of [`IndustryElectricityChangeOfServiceMeterDeactivatedV1`](crate::events::industry::IndustryElectricityChangeOfServiceMeterDeactivatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct IndustryElectricityChangeOfServiceMeterDeactivatedV1<'a> {
     /// `mpan` (string).
@@ -75,7 +75,7 @@ pub struct IndustryElectricityChangeOfServiceMeterDeactivatedV1<'a> {
 );
 
 /// The borrowed view of [`IndustryElectricityChangeOfServiceMeterDeactivated`](crate::events::industry::IndustryElectricityChangeOfServiceMeterDeactivated): event type `industry.electricity.change_of_service.meter_deactivated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum IndustryElectricityChangeOfServiceMeterDeactivated<'a> {
     /// Payload version `v1`.
@@ -103,7 +103,7 @@ impl<'a> IndustryElectricityChangeOfServiceMeterDeactivated<'a> {
 }
 
 /// The borrowed view of [`IndustryElectricityChangeOfSupplyGainInitiatedV1`](crate::events::industry::IndustryElectricityChangeOfSupplyGainInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct IndustryElectricityChangeOfSupplyGainInitiatedV1<'a> {
     /// `meter_point_identifier` (string).
@@ -119,7 +119,7 @@ pub struct IndustryElectricityChangeOfSupplyGainInitiatedV1<'a> {
 );
 
 /// The borrowed view of [`IndustryElectricityChangeOfSupplyGainInitiated`](crate::events::industry::IndustryElectricityChangeOfSupplyGainInitiated): event type `industry.electricity.change_of_supply.gain.initiated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum IndustryElectricityChangeOfSupplyGainInitiated<'a> {
     /// Payload version `v1`.
@@ -147,7 +147,7 @@ impl<'a> IndustryElectricityChangeOfSupplyGainInitiated<'a> {
 }
 
 /// The borrowed view of [`IndustryElectricityChangeOfSupplyLossCompleteV1`](crate::events::industry::IndustryElectricityChangeOfSupplyLossCompleteV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct IndustryElectricityChangeOfSupplyLossCompleteV1<'a> {
     /// `account_number` (string).
@@ -172,7 +172,7 @@ pub struct IndustryElectricityChangeOfSupplyLossCompleteV1<'a> {
 );
 
 /// The borrowed view of [`IndustryElectricityChangeOfSupplyLossComplete`](crate::events::industry::IndustryElectricityChangeOfSupplyLossComplete): event type `industry.electricity.change_of_supply.loss.complete` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum IndustryElectricityChangeOfSupplyLossComplete<'a> {
     /// Payload version `v1`.
@@ -200,7 +200,7 @@ impl<'a> IndustryElectricityChangeOfSupplyLossComplete<'a> {
 }
 
 /// The borrowed view of [`IndustryElectricityExportInstallationValidatedV1`](crate::events::industry::IndustryElectricityExportInstallationValidatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct IndustryElectricityExportInstallationValidatedV1<'a> {
     /// `import_mpan` (string).
@@ -234,7 +234,7 @@ pub struct IndustryElectricityExportInstallationValidatedV1<'a> {
 );
 
 /// The borrowed view of [`IndustryElectricityExportInstallationValidatedV2`](crate::events::industry::IndustryElectricityExportInstallationValidatedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct IndustryElectricityExportInstallationValidatedV2<'a> {
     /// `import_mpan` (string). From industry.electricity.export_installation.validated v1.
@@ -271,7 +271,7 @@ pub struct IndustryElectricityExportInstallationValidatedV2<'a> {
 );
 
 /// The borrowed view of [`IndustryElectricityExportInstallationValidated`](crate::events::industry::IndustryElectricityExportInstallationValidated): event type `industry.electricity.export_installation.validated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum IndustryElectricityExportInstallationValidated<'a> {
     /// Payload version `v1`.
@@ -303,7 +303,7 @@ impl<'a> IndustryElectricityExportInstallationValidated<'a> {
 }
 
 /// The borrowed view of [`IndustryGasChangeOfSupplyGainInitiatedV1`](crate::events::industry::IndustryGasChangeOfSupplyGainInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct IndustryGasChangeOfSupplyGainInitiatedV1<'a> {
     /// `meter_point_identifier` (string).
@@ -319,7 +319,7 @@ pub struct IndustryGasChangeOfSupplyGainInitiatedV1<'a> {
 );
 
 /// The borrowed view of [`IndustryGasChangeOfSupplyGainInitiated`](crate::events::industry::IndustryGasChangeOfSupplyGainInitiated): event type `industry.gas.change_of_supply.gain.initiated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum IndustryGasChangeOfSupplyGainInitiated<'a> {
     /// Payload version `v1`.
@@ -347,7 +347,7 @@ impl<'a> IndustryGasChangeOfSupplyGainInitiated<'a> {
 }
 
 /// The borrowed view of [`IndustryGasChangeOfSupplyLossCompleteV1`](crate::events::industry::IndustryGasChangeOfSupplyLossCompleteV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct IndustryGasChangeOfSupplyLossCompleteV1<'a> {
     /// `account_number` (string).
@@ -372,7 +372,7 @@ pub struct IndustryGasChangeOfSupplyLossCompleteV1<'a> {
 );
 
 /// The borrowed view of [`IndustryGasChangeOfSupplyLossComplete`](crate::events::industry::IndustryGasChangeOfSupplyLossComplete): event type `industry.gas.change_of_supply.loss.complete` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum IndustryGasChangeOfSupplyLossComplete<'a> {
     /// Payload version `v1`.

@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Lifecycle: joining a supplier" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`LifecycleJoinSupplierActivationCompletedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierActivationCompletedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleJoinSupplierActivationCompletedV1<'a> {
     /// `account_number` (string). From base JB.
@@ -30,7 +30,7 @@ pub struct LifecycleJoinSupplierActivationCompletedV1<'a> {
 );
 
 /// The borrowed view of [`LifecycleJoinSupplierActivationCompleted`](crate::events::lifecycle_join::LifecycleJoinSupplierActivationCompleted): event type `lifecycle.join-supplier.activation.completed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleJoinSupplierActivationCompleted<'a> {
     /// Payload version `v1`.
@@ -58,7 +58,7 @@ impl<'a> LifecycleJoinSupplierActivationCompleted<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierActivationInitiatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierActivationInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleJoinSupplierActivationInitiatedV1<'a> {
     /// `account_number` (string). From base JB.
@@ -86,7 +86,7 @@ pub struct LifecycleJoinSupplierActivationInitiatedV1<'a> {
 );
 
 /// The borrowed view of [`LifecycleJoinSupplierActivationInitiated`](crate::events::lifecycle_join::LifecycleJoinSupplierActivationInitiated): event type `lifecycle.join-supplier.activation.initiated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleJoinSupplierActivationInitiated<'a> {
     /// Payload version `v1`.
@@ -114,7 +114,7 @@ impl<'a> LifecycleJoinSupplierActivationInitiated<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierAgreementCreatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierAgreementCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleJoinSupplierAgreementCreatedV1<'a> {
     /// `account_number` (string). From base JB.
@@ -142,7 +142,7 @@ pub struct LifecycleJoinSupplierAgreementCreatedV1<'a> {
 );
 
 /// The borrowed view of [`LifecycleJoinSupplierAgreementCreated`](crate::events::lifecycle_join::LifecycleJoinSupplierAgreementCreated): event type `lifecycle.join-supplier.agreement.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleJoinSupplierAgreementCreated<'a> {
     /// Payload version `v1`.
@@ -170,7 +170,7 @@ impl<'a> LifecycleJoinSupplierAgreementCreated<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1<'a> {
     /// `account_number` (string). From base JB.
@@ -192,7 +192,7 @@ pub struct LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1<'a> {
 );
 
 /// The borrowed view of [`LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated`](crate::events::lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated): event type `lifecycle.join-supplier.await-post-activation-flow-step.initiated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated<'a> {
     /// Payload version `v1`.
@@ -221,7 +221,7 @@ impl<'a> LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1<'a> {
     /// `account_number` (string). From base JB.
@@ -243,7 +243,7 @@ pub struct LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1<'a> {
 );
 
 /// The borrowed view of [`LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated`](crate::events::lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated): event type `lifecycle.join-supplier.await-pre-activation-flow-step.initiated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated<'a> {
     /// Payload version `v1`.
@@ -272,7 +272,7 @@ impl<'a> LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1<'a> {
     /// `account_number` (string). From base JB.
@@ -294,7 +294,7 @@ pub struct LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1<'a> {
 );
 
 /// The borrowed view of [`LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated`](crate::events::lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated): event type `lifecycle.join-supplier.await-pre-discovery-flow-step.initiated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated<'a> {
     /// Payload version `v1`.
@@ -322,7 +322,7 @@ impl<'a> LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierCancellationRequestedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierCancellationRequestedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleJoinSupplierCancellationRequestedV1<'a> {
     /// `account_number` (string). From base JB.
@@ -347,7 +347,7 @@ pub struct LifecycleJoinSupplierCancellationRequestedV1<'a> {
 );
 
 /// The borrowed view of [`LifecycleJoinSupplierCancellationRequested`](crate::events::lifecycle_join::LifecycleJoinSupplierCancellationRequested): event type `lifecycle.join-supplier.cancellation-requested` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleJoinSupplierCancellationRequested<'a> {
     /// Payload version `v1`.
@@ -375,7 +375,7 @@ impl<'a> LifecycleJoinSupplierCancellationRequested<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierCancelledV1`](crate::events::lifecycle_join::LifecycleJoinSupplierCancelledV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleJoinSupplierCancelledV1<'a> {
     /// `account_number` (string). From base JB.
@@ -400,7 +400,7 @@ pub struct LifecycleJoinSupplierCancelledV1<'a> {
 );
 
 /// The borrowed view of [`LifecycleJoinSupplierCancelled`](crate::events::lifecycle_join::LifecycleJoinSupplierCancelled): event type `lifecycle.join-supplier.cancelled` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleJoinSupplierCancelled<'a> {
     /// Payload version `v1`.
@@ -428,7 +428,7 @@ impl<'a> LifecycleJoinSupplierCancelled<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierCompletedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierCompletedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleJoinSupplierCompletedV1<'a> {
     /// `account_number` (string). From base JB.
@@ -453,7 +453,7 @@ pub struct LifecycleJoinSupplierCompletedV1<'a> {
 );
 
 /// The borrowed view of [`LifecycleJoinSupplierCompleted`](crate::events::lifecycle_join::LifecycleJoinSupplierCompleted): event type `lifecycle.join-supplier.completed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleJoinSupplierCompleted<'a> {
     /// Payload version `v1`.
@@ -481,7 +481,7 @@ impl<'a> LifecycleJoinSupplierCompleted<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierRequestedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierRequestedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleJoinSupplierRequestedV1<'a> {
     /// `account_number` (string). From base JB.
@@ -509,7 +509,7 @@ pub struct LifecycleJoinSupplierRequestedV1<'a> {
 );
 
 /// The borrowed view of [`LifecycleJoinSupplierRequested`](crate::events::lifecycle_join::LifecycleJoinSupplierRequested): event type `lifecycle.join-supplier.requested` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleJoinSupplierRequested<'a> {
     /// Payload version `v1`.
@@ -537,7 +537,7 @@ impl<'a> LifecycleJoinSupplierRequested<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierReversalRequestedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierReversalRequestedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleJoinSupplierReversalRequestedV1<'a> {
     /// `account_number` (string). From base JB.
@@ -562,7 +562,7 @@ pub struct LifecycleJoinSupplierReversalRequestedV1<'a> {
 );
 
 /// The borrowed view of [`LifecycleJoinSupplierReversalRequested`](crate::events::lifecycle_join::LifecycleJoinSupplierReversalRequested): event type `lifecycle.join-supplier.reversal-requested` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleJoinSupplierReversalRequested<'a> {
     /// Payload version `v1`.
@@ -590,7 +590,7 @@ impl<'a> LifecycleJoinSupplierReversalRequested<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierReversedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierReversedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleJoinSupplierReversedV1<'a> {
     /// `account_number` (string). From base JB.
@@ -615,7 +615,7 @@ pub struct LifecycleJoinSupplierReversedV1<'a> {
 );
 
 /// The borrowed view of [`LifecycleJoinSupplierReversed`](crate::events::lifecycle_join::LifecycleJoinSupplierReversed): event type `lifecycle.join-supplier.reversed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleJoinSupplierReversed<'a> {
     /// Payload version `v1`.
@@ -643,7 +643,7 @@ impl<'a> LifecycleJoinSupplierReversed<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierSupplyPeriodCreatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleJoinSupplierSupplyPeriodCreatedV1<'a> {
     /// `account_number` (string). From base JB.
@@ -671,7 +671,7 @@ pub struct LifecycleJoinSupplierSupplyPeriodCreatedV1<'a> {
 );
 
 /// The borrowed view of [`LifecycleJoinSupplierSupplyPeriodCreated`](crate::events::lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreated): event type `lifecycle.join-supplier.supply-period.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleJoinSupplierSupplyPeriodCreated<'a> {
     /// Payload version `v1`.
@@ -699,7 +699,7 @@ impl<'a> LifecycleJoinSupplierSupplyPeriodCreated<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1<
     'a,
@@ -726,7 +726,7 @@ pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepIni
 );
 
 /// The borrowed view of [`LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated`](crate::events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated): event type `lifecycle.join-supplier.supply-point-journey-await-post-activation-flow-step.initiated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated<
     'a,
@@ -761,7 +761,7 @@ impl<
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1<
     'a,
@@ -788,7 +788,7 @@ pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInit
 );
 
 /// The borrowed view of [`LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated`](crate::events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated): event type `lifecycle.join-supplier.supply-point-journey-await-pre-activation-flow-step.initiated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated<'a> {
     /// Payload version `v1`.
@@ -817,7 +817,7 @@ impl<'a> LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitia
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2`](crate::events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2<'a> {
     /// `join_supplier_process_id` (integer).
@@ -839,7 +839,7 @@ pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2<'a> {
 );
 
 /// The borrowed view of [`LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted`](crate::events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted): event type `lifecycle.join_supplier._ensure_payment_instructions.step_completed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted<'a> {
     /// Payload version `v2`.
@@ -868,7 +868,7 @@ impl<'a> LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2`](crate::events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2<'a> {
     /// `join_supplier_process_id` (integer).
@@ -890,7 +890,7 @@ pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2<'a> {
 );
 
 /// The borrowed view of [`LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated`](crate::events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated): event type `lifecycle.join_supplier._ensure_payment_instructions.step_initiated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated<'a> {
     /// Payload version `v2`.
@@ -919,7 +919,7 @@ impl<'a> LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierSecurityDepositsCreatedV1`](crate::events::lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleJoinSupplierSecurityDepositsCreatedV1<'a> {
     /// `join_supplier_process_number` (string).
@@ -935,7 +935,7 @@ pub struct LifecycleJoinSupplierSecurityDepositsCreatedV1<'a> {
 );
 
 /// The borrowed view of [`LifecycleJoinSupplierSecurityDepositsCreated`](crate::events::lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreated): event type `lifecycle.join_supplier.security_deposits.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleJoinSupplierSecurityDepositsCreated<'a> {
     /// Payload version `v1`.
@@ -963,7 +963,7 @@ impl<'a> LifecycleJoinSupplierSecurityDepositsCreated<'a> {
 }
 
 /// The borrowed view of [`LifecycleJoinSupplierTermsAndConditionsAcceptedV2`](crate::events::lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAcceptedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleJoinSupplierTermsAndConditionsAcceptedV2<'a> {
     /// `join_supplier_process_id` (integer).
@@ -982,7 +982,7 @@ pub struct LifecycleJoinSupplierTermsAndConditionsAcceptedV2<'a> {
 );
 
 /// The borrowed view of [`LifecycleJoinSupplierTermsAndConditionsAccepted`](crate::events::lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAccepted): event type `lifecycle.join_supplier.terms-and-conditions.accepted` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleJoinSupplierTermsAndConditionsAccepted<'a> {
     /// Payload version `v2`.

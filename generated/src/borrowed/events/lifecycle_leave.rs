@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Lifecycle: leaving a supplier" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1`](crate::events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1<'a> {
     /// `account_number` (string).
@@ -24,7 +24,7 @@ pub struct LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1<'a> {
 );
 
 /// The borrowed view of [`LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated`](crate::events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated): event type `lifecycle.leave-supplier.await-post-deactivation-flow-step.initiated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated<'a> {
     /// Payload version `v1`.
@@ -53,7 +53,7 @@ impl<'a> LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated<'a> {
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1`](crate::events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1<'a> {
     /// `account_number` (string).
@@ -75,7 +75,7 @@ pub struct LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1<'a> {
 );
 
 /// The borrowed view of [`LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated`](crate::events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated): event type `lifecycle.leave-supplier.await-post-termination-flow-step.initiated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated<'a> {
     /// Payload version `v1`.
@@ -104,7 +104,7 @@ impl<'a> LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated<'a> {
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1`](crate::events::lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1<'a> {
     /// `account_number` (string).
@@ -126,7 +126,7 @@ pub struct LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1<'a> {
 );
 
 /// The borrowed view of [`LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated`](crate::events::lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated): event type `lifecycle.leave-supplier.await-pre-termination-flow-step.initiated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated<'a> {
     /// Payload version `v1`.
@@ -155,7 +155,7 @@ impl<'a> LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated<'a> {
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierCancellationRequestedV2`](crate::events::lifecycle_leave::LifecycleLeaveSupplierCancellationRequestedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleLeaveSupplierCancellationRequestedV2<'a> {
     /// `account_number` (string).
@@ -180,7 +180,7 @@ pub struct LifecycleLeaveSupplierCancellationRequestedV2<'a> {
 );
 
 /// The borrowed view of [`LifecycleLeaveSupplierCancellationRequested`](crate::events::lifecycle_leave::LifecycleLeaveSupplierCancellationRequested): event type `lifecycle.leave-supplier.cancellation-requested` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleLeaveSupplierCancellationRequested<'a> {
     /// Payload version `v2`.
@@ -208,7 +208,7 @@ impl<'a> LifecycleLeaveSupplierCancellationRequested<'a> {
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierCancelledV2`](crate::events::lifecycle_leave::LifecycleLeaveSupplierCancelledV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleLeaveSupplierCancelledV2<'a> {
     /// `account_number` (string).
@@ -233,7 +233,7 @@ pub struct LifecycleLeaveSupplierCancelledV2<'a> {
 );
 
 /// The borrowed view of [`LifecycleLeaveSupplierCancelled`](crate::events::lifecycle_leave::LifecycleLeaveSupplierCancelled): event type `lifecycle.leave-supplier.cancelled` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleLeaveSupplierCancelled<'a> {
     /// Payload version `v2`.
@@ -261,7 +261,7 @@ impl<'a> LifecycleLeaveSupplierCancelled<'a> {
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierCompletedV3`](crate::events::lifecycle_leave::LifecycleLeaveSupplierCompletedV3): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleLeaveSupplierCompletedV3<'a> {
     /// `account_number` (string).
@@ -291,7 +291,7 @@ pub struct LifecycleLeaveSupplierCompletedV3<'a> {
 );
 
 /// The borrowed view of [`LifecycleLeaveSupplierCompleted`](crate::events::lifecycle_leave::LifecycleLeaveSupplierCompleted): event type `lifecycle.leave-supplier.completed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleLeaveSupplierCompleted<'a> {
     /// Payload version `v3`.
@@ -319,7 +319,7 @@ impl<'a> LifecycleLeaveSupplierCompleted<'a> {
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierRequestedV2`](crate::events::lifecycle_leave::LifecycleLeaveSupplierRequestedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleLeaveSupplierRequestedV2<'a> {
     /// `account_number` (string).
@@ -359,7 +359,7 @@ pub struct LifecycleLeaveSupplierRequestedV2<'a> {
 );
 
 /// The borrowed view of [`LifecycleLeaveSupplierRequestedV3`](crate::events::lifecycle_leave::LifecycleLeaveSupplierRequestedV3): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleLeaveSupplierRequestedV3<'a> {
     /// `account_number` (string). From lifecycle.leave-supplier.requested v2.
@@ -402,7 +402,7 @@ pub struct LifecycleLeaveSupplierRequestedV3<'a> {
 );
 
 /// The borrowed view of [`LifecycleLeaveSupplierRequested`](crate::events::lifecycle_leave::LifecycleLeaveSupplierRequested): event type `lifecycle.leave-supplier.requested` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleLeaveSupplierRequested<'a> {
     /// Payload version `v2`.
@@ -434,7 +434,7 @@ impl<'a> LifecycleLeaveSupplierRequested<'a> {
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierReversalRequestedV2`](crate::events::lifecycle_leave::LifecycleLeaveSupplierReversalRequestedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleLeaveSupplierReversalRequestedV2<'a> {
     /// `account_number` (string).
@@ -459,7 +459,7 @@ pub struct LifecycleLeaveSupplierReversalRequestedV2<'a> {
 );
 
 /// The borrowed view of [`LifecycleLeaveSupplierReversalRequested`](crate::events::lifecycle_leave::LifecycleLeaveSupplierReversalRequested): event type `lifecycle.leave-supplier.reversal-requested` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleLeaveSupplierReversalRequested<'a> {
     /// Payload version `v2`.
@@ -487,7 +487,7 @@ impl<'a> LifecycleLeaveSupplierReversalRequested<'a> {
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1`](crate::events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1<
     'a,
@@ -514,7 +514,7 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepI
 );
 
 /// The borrowed view of [`LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated`](crate::events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated): event type `lifecycle.leave-supplier.supply-point-journey-await-post-termination-flow-step.initiated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated<
     'a,
@@ -551,7 +551,7 @@ impl<
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1`](crate::events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1<
     'a,
@@ -578,7 +578,7 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationF
 );
 
 /// The borrowed view of [`LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated`](crate::events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated): event type `lifecycle.leave-supplier.supply-point-journey-await-pre-agreement-termination-flow-step.initiated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated<
     'a,
@@ -619,7 +619,7 @@ impl<
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1`](crate::events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1<
     'a,
@@ -646,7 +646,7 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepIn
 );
 
 /// The borrowed view of [`LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated`](crate::events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated): event type `lifecycle.leave-supplier.supply-point-journey-await-pre-termination-flow-step.initiated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated<
     'a,
@@ -683,7 +683,7 @@ impl<
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierTerminationConfirmedV2`](crate::events::lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleLeaveSupplierTerminationConfirmedV2<'a> {
     /// `account_number` (string).
@@ -711,7 +711,7 @@ pub struct LifecycleLeaveSupplierTerminationConfirmedV2<'a> {
 );
 
 /// The borrowed view of [`LifecycleLeaveSupplierTerminationConfirmed`](crate::events::lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmed): event type `lifecycle.leave-supplier.termination.confirmed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleLeaveSupplierTerminationConfirmed<'a> {
     /// Payload version `v2`.
@@ -739,7 +739,7 @@ impl<'a> LifecycleLeaveSupplierTerminationConfirmed<'a> {
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierTerminationInitiatedV1`](crate::events::lifecycle_leave::LifecycleLeaveSupplierTerminationInitiatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleLeaveSupplierTerminationInitiatedV1<'a> {
     /// `account_number` (string).
@@ -764,7 +764,7 @@ pub struct LifecycleLeaveSupplierTerminationInitiatedV1<'a> {
 );
 
 /// The borrowed view of [`LifecycleLeaveSupplierTerminationInitiated`](crate::events::lifecycle_leave::LifecycleLeaveSupplierTerminationInitiated): event type `lifecycle.leave-supplier.termination.initiated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleLeaveSupplierTerminationInitiated<'a> {
     /// Payload version `v1`.
@@ -792,7 +792,7 @@ impl<'a> LifecycleLeaveSupplierTerminationInitiated<'a> {
 }
 
 /// The borrowed view of [`LifecycleLeaveSupplierUpdatedV2`](crate::events::lifecycle_leave::LifecycleLeaveSupplierUpdatedV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleLeaveSupplierUpdatedV2<'a> {
     /// `account_number` (string).
@@ -832,7 +832,7 @@ pub struct LifecycleLeaveSupplierUpdatedV2<'a> {
 );
 
 /// The borrowed view of [`LifecycleLeaveSupplierUpdatedV3`](crate::events::lifecycle_leave::LifecycleLeaveSupplierUpdatedV3): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleLeaveSupplierUpdatedV3<'a> {
     /// `account_number` (string). From lifecycle.leave-supplier.updated v2.
@@ -875,7 +875,7 @@ pub struct LifecycleLeaveSupplierUpdatedV3<'a> {
 );
 
 /// The borrowed view of [`LifecycleLeaveSupplierUpdated`](crate::events::lifecycle_leave::LifecycleLeaveSupplierUpdated): event type `lifecycle.leave-supplier.updated` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleLeaveSupplierUpdated<'a> {
     /// Payload version `v2`.

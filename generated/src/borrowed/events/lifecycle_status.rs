@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Lifecycle: status and enrolment" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`LifecycleEnrollmentLoyaltyPointsQualificationReversedV1`](crate::events::lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleEnrollmentLoyaltyPointsQualificationReversedV1<'a> {
     /// `join_supplier_process_number` (string).
@@ -31,7 +31,7 @@ pub struct LifecycleEnrollmentLoyaltyPointsQualificationReversedV1<'a> {
 );
 
 /// The borrowed view of [`LifecycleEnrollmentLoyaltyPointsQualificationReversed`](crate::events::lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversed): event type `lifecycle.enrollment.loyalty-points-qualification-reversed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleEnrollmentLoyaltyPointsQualificationReversed<'a> {
     /// Payload version `v1`.
@@ -59,7 +59,7 @@ impl<'a> LifecycleEnrollmentLoyaltyPointsQualificationReversed<'a> {
 }
 
 /// The borrowed view of [`LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2`](crate::events::lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2<'a> {
     /// `join_supplier_process_id` (integer).
@@ -91,7 +91,7 @@ pub struct LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2<'a> 
 );
 
 /// The borrowed view of [`LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint`](crate::events::lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint): event type `lifecycle.enrollment.supply-status-qualifies-account-for-loyalty-point` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint<'a> {
     /// Payload version `v2`.
@@ -120,7 +120,7 @@ impl<'a> LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint<'a> {
 }
 
 /// The borrowed view of [`LifecycleStatusChangedV1`](crate::events::lifecycle_status::LifecycleStatusChangedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleStatusChangedV1<'a> {
     /// `process_number` (string).
@@ -145,7 +145,7 @@ pub struct LifecycleStatusChangedV1<'a> {
 );
 
 /// The borrowed view of [`LifecycleStatusChanged`](crate::events::lifecycle_status::LifecycleStatusChanged): event type `lifecycle.status-changed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleStatusChanged<'a> {
     /// Payload version `v1`.
@@ -173,7 +173,7 @@ impl<'a> LifecycleStatusChanged<'a> {
 }
 
 /// The borrowed view of [`LifecycleSupportSiteSaleV1_0_0`](crate::events::lifecycle_status::LifecycleSupportSiteSaleV1_0_0): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct LifecycleSupportSiteSaleV1_0_0<'a> {
     /// `support_user_id` (string).
@@ -195,7 +195,7 @@ pub struct LifecycleSupportSiteSaleV1_0_0<'a> {
 );
 
 /// The borrowed view of [`LifecycleSupportSiteSale`](crate::events::lifecycle_status::LifecycleSupportSiteSale): event type `lifecycle.support-site.sale` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum LifecycleSupportSiteSale<'a> {
     /// Payload version `1.0.0`.

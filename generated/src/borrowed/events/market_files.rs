@@ -15,7 +15,7 @@ pub use crate::events::market_files::ElectricityFlowFileRegularInvoiceProcessedV
 pub use crate::events::market_files::ElectricityFlowFileRegularInvoiceProcessed;
 
 /// The borrowed view of [`EspSupplyPointsEnrichmentDataSentV1`](crate::events::market_files::EspSupplyPointsEnrichmentDataSentV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct EspSupplyPointsEnrichmentDataSentV1<'a> {
     /// `supply_point_identifier` (string).
@@ -40,7 +40,7 @@ pub struct EspSupplyPointsEnrichmentDataSentV1<'a> {
 );
 
 /// The borrowed view of [`EspSupplyPointsEnrichmentDataSent`](crate::events::market_files::EspSupplyPointsEnrichmentDataSent): event type `esp-supply-points.enrichment-data.sent` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum EspSupplyPointsEnrichmentDataSent<'a> {
     /// Payload version `v1`.
@@ -68,7 +68,7 @@ impl<'a> EspSupplyPointsEnrichmentDataSent<'a> {
 }
 
 /// The borrowed view of [`EspSupplyPointsAtrSnapshotSentV1`](crate::events::market_files::EspSupplyPointsAtrSnapshotSentV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct EspSupplyPointsAtrSnapshotSentV1<'a> {
     /// `supply_point_identifier` (string).
@@ -96,7 +96,7 @@ pub struct EspSupplyPointsAtrSnapshotSentV1<'a> {
 );
 
 /// The borrowed view of [`EspSupplyPointsAtrSnapshotSent`](crate::events::market_files::EspSupplyPointsAtrSnapshotSent): event type `esp_supply_points.atr_snapshot.sent` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum EspSupplyPointsAtrSnapshotSent<'a> {
     /// Payload version `v1`.
@@ -124,7 +124,7 @@ impl<'a> EspSupplyPointsAtrSnapshotSent<'a> {
 }
 
 /// The borrowed view of [`GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1`](crate::events::market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1<'a> {
     /// `flow_file_id` (integer).
@@ -143,7 +143,7 @@ pub struct GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1<'a> {
 );
 
 /// The borrowed view of [`GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated`](crate::events::market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated): event type `gas-bill-flow-details.annulment-with-substituent-invoice.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated<'a> {
     /// Payload version `v1`.
@@ -172,7 +172,7 @@ impl<'a> GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated<'a> {
 }
 
 /// The borrowed view of [`GasBillFlowDetailsCancellationInvoiceCreatedV1`](crate::events::market_files::GasBillFlowDetailsCancellationInvoiceCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct GasBillFlowDetailsCancellationInvoiceCreatedV1<'a> {
     /// `flow_file_id` (integer).
@@ -191,7 +191,7 @@ pub struct GasBillFlowDetailsCancellationInvoiceCreatedV1<'a> {
 );
 
 /// The borrowed view of [`GasBillFlowDetailsCancellationInvoiceCreated`](crate::events::market_files::GasBillFlowDetailsCancellationInvoiceCreated): event type `gas-bill-flow-details.cancellation-invoice.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum GasBillFlowDetailsCancellationInvoiceCreated<'a> {
     /// Payload version `v1`.
@@ -219,7 +219,7 @@ impl<'a> GasBillFlowDetailsCancellationInvoiceCreated<'a> {
 }
 
 /// The borrowed view of [`GasBillFlowDetailsComplementaryInvoiceCreatedV1`](crate::events::market_files::GasBillFlowDetailsComplementaryInvoiceCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct GasBillFlowDetailsComplementaryInvoiceCreatedV1<'a> {
     /// `flow_file_id` (integer).
@@ -238,7 +238,7 @@ pub struct GasBillFlowDetailsComplementaryInvoiceCreatedV1<'a> {
 );
 
 /// The borrowed view of [`GasBillFlowDetailsComplementaryInvoiceCreated`](crate::events::market_files::GasBillFlowDetailsComplementaryInvoiceCreated): event type `gas-bill-flow-details.complementary-invoice.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum GasBillFlowDetailsComplementaryInvoiceCreated<'a> {
     /// Payload version `v1`.
@@ -266,7 +266,7 @@ impl<'a> GasBillFlowDetailsComplementaryInvoiceCreated<'a> {
 }
 
 /// The borrowed view of [`GasBillFlowDetailsRectificationInvoiceCreatedV1`](crate::events::market_files::GasBillFlowDetailsRectificationInvoiceCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct GasBillFlowDetailsRectificationInvoiceCreatedV1<'a> {
     /// `flow_file_id` (integer).
@@ -285,7 +285,7 @@ pub struct GasBillFlowDetailsRectificationInvoiceCreatedV1<'a> {
 );
 
 /// The borrowed view of [`GasBillFlowDetailsRectificationInvoiceCreated`](crate::events::market_files::GasBillFlowDetailsRectificationInvoiceCreated): event type `gas-bill-flow-details.rectification-invoice.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum GasBillFlowDetailsRectificationInvoiceCreated<'a> {
     /// Payload version `v1`.
@@ -313,7 +313,7 @@ impl<'a> GasBillFlowDetailsRectificationInvoiceCreated<'a> {
 }
 
 /// The borrowed view of [`GasBillFlowDetailsRegularInvoiceCreatedV1`](crate::events::market_files::GasBillFlowDetailsRegularInvoiceCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct GasBillFlowDetailsRegularInvoiceCreatedV1<'a> {
     /// `flow_file_id` (integer).
@@ -332,7 +332,7 @@ pub struct GasBillFlowDetailsRegularInvoiceCreatedV1<'a> {
 );
 
 /// The borrowed view of [`GasBillFlowDetailsRegularInvoiceCreated`](crate::events::market_files::GasBillFlowDetailsRegularInvoiceCreated): event type `gas-bill-flow-details.regular-invoice.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum GasBillFlowDetailsRegularInvoiceCreated<'a> {
     /// Payload version `v1`.
@@ -360,7 +360,7 @@ impl<'a> GasBillFlowDetailsRegularInvoiceCreated<'a> {
 }
 
 /// The borrowed view of [`GasFlowFileB7033ComplementaryInvoiceProcessedV1`](crate::events::market_files::GasFlowFileB7033ComplementaryInvoiceProcessedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct GasFlowFileB7033ComplementaryInvoiceProcessedV1<'a> {
     /// `flow_file_id` (integer).
@@ -379,7 +379,7 @@ pub struct GasFlowFileB7033ComplementaryInvoiceProcessedV1<'a> {
 );
 
 /// The borrowed view of [`GasFlowFileB7033ComplementaryInvoiceProcessed`](crate::events::market_files::GasFlowFileB7033ComplementaryInvoiceProcessed): event type `gas-flow-file.b7033-complementary-invoice.processed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum GasFlowFileB7033ComplementaryInvoiceProcessed<'a> {
     /// Payload version `v1`.
@@ -407,7 +407,7 @@ impl<'a> GasFlowFileB7033ComplementaryInvoiceProcessed<'a> {
 }
 
 /// The borrowed view of [`GasFlowFileB7033RegularInvoiceProcessedV1`](crate::events::market_files::GasFlowFileB7033RegularInvoiceProcessedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct GasFlowFileB7033RegularInvoiceProcessedV1<'a> {
     /// `flow_file_id` (integer).
@@ -426,7 +426,7 @@ pub struct GasFlowFileB7033RegularInvoiceProcessedV1<'a> {
 );
 
 /// The borrowed view of [`GasFlowFileB7033RegularInvoiceProcessed`](crate::events::market_files::GasFlowFileB7033RegularInvoiceProcessed): event type `gas-flow-file.b7033-regular-invoice.processed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum GasFlowFileB7033RegularInvoiceProcessed<'a> {
     /// Payload version `v1`.
@@ -454,7 +454,7 @@ impl<'a> GasFlowFileB7033RegularInvoiceProcessed<'a> {
 }
 
 /// The borrowed view of [`GasSupplyPointInspectionResultsReceivedV1`](crate::events::market_files::GasSupplyPointInspectionResultsReceivedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct GasSupplyPointInspectionResultsReceivedV1<'a> {
     /// `cups` (string).
@@ -485,7 +485,7 @@ pub struct GasSupplyPointInspectionResultsReceivedV1<'a> {
 );
 
 /// The borrowed view of [`GasSupplyPointInspectionResultsReceived`](crate::events::market_files::GasSupplyPointInspectionResultsReceived): event type `gas-supply-point.inspection-results.received` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum GasSupplyPointInspectionResultsReceived<'a> {
     /// Payload version `v1`.
@@ -513,7 +513,7 @@ impl<'a> GasSupplyPointInspectionResultsReceived<'a> {
 }
 
 /// The borrowed view of [`MarketsEspBillFlowFileProcessedV1`](crate::events::market_files::MarketsEspBillFlowFileProcessedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct MarketsEspBillFlowFileProcessedV1<'a> {
     /// `bill_details_id` (string).
@@ -544,7 +544,7 @@ pub struct MarketsEspBillFlowFileProcessedV1<'a> {
 );
 
 /// The borrowed view of [`MarketsEspBillFlowFileProcessed`](crate::events::market_files::MarketsEspBillFlowFileProcessed): event type `markets.esp.bill-flow-file.processed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum MarketsEspBillFlowFileProcessed<'a> {
     /// Payload version `v1`.
@@ -572,7 +572,7 @@ impl<'a> MarketsEspBillFlowFileProcessed<'a> {
 }
 
 /// The borrowed view of [`MarketsEspFlowFileProcessedV1`](crate::events::market_files::MarketsEspFlowFileProcessedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct MarketsEspFlowFileProcessedV1<'a> {
     /// `market` (string).
@@ -597,7 +597,7 @@ pub struct MarketsEspFlowFileProcessedV1<'a> {
 );
 
 /// The borrowed view of [`MarketsEspFlowFileProcessed`](crate::events::market_files::MarketsEspFlowFileProcessed): event type `markets.esp.flow-file.processed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum MarketsEspFlowFileProcessed<'a> {
     /// Payload version `v1`.
@@ -625,7 +625,7 @@ impl<'a> MarketsEspFlowFileProcessed<'a> {
 }
 
 /// The borrowed view of [`MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1`](crate::events::market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1<'a> {
     /// `id` (integer).
@@ -644,7 +644,7 @@ pub struct MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1<'a> {
 );
 
 /// The borrowed view of [`MarketsEspIndustryGasbillflowdetailsInspectionProcessed`](crate::events::market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessed): event type `markets.esp_industry_gasbillflowdetails.inspection.processed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum MarketsEspIndustryGasbillflowdetailsInspectionProcessed<'a> {
     /// Payload version `v1`.
@@ -672,7 +672,7 @@ impl<'a> MarketsEspIndustryGasbillflowdetailsInspectionProcessed<'a> {
 }
 
 /// The borrowed view of [`MarketsGasSupplyPointCreatedV1`](crate::events::market_files::MarketsGasSupplyPointCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct MarketsGasSupplyPointCreatedV1<'a> {
     /// `cups` (string).
@@ -691,7 +691,7 @@ pub struct MarketsGasSupplyPointCreatedV1<'a> {
 );
 
 /// The borrowed view of [`MarketsGasSupplyPointCreated`](crate::events::market_files::MarketsGasSupplyPointCreated): event type `markets.gas-supply-point.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum MarketsGasSupplyPointCreated<'a> {
     /// Payload version `v1`.
@@ -719,7 +719,7 @@ impl<'a> MarketsGasSupplyPointCreated<'a> {
 }
 
 /// The borrowed view of [`MarketsNetworkOperatorCreatedV1`](crate::events::market_files::MarketsNetworkOperatorCreatedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct MarketsNetworkOperatorCreatedV1<'a> {
     /// `network_operator_id` (integer).
@@ -747,7 +747,7 @@ pub struct MarketsNetworkOperatorCreatedV1<'a> {
 );
 
 /// The borrowed view of [`MarketsNetworkOperatorCreated`](crate::events::market_files::MarketsNetworkOperatorCreated): event type `markets.network-operator.created` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum MarketsNetworkOperatorCreated<'a> {
     /// Payload version `v1`.

@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Meter data quality" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`MeterDataQualityResolutionCancelledV1`](crate::events::meter_data_quality::MeterDataQualityResolutionCancelledV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct MeterDataQualityResolutionCancelledV1<'a> {
     /// `issue_id` (integer). From base IB.
@@ -45,7 +45,7 @@ pub struct MeterDataQualityResolutionCancelledV1<'a> {
 );
 
 /// The borrowed view of [`MeterDataQualityResolutionCancelledV2`](crate::events::meter_data_quality::MeterDataQualityResolutionCancelledV2): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct MeterDataQualityResolutionCancelledV2<'a> {
     /// `issue_id` (integer). From base IB.
@@ -91,7 +91,7 @@ pub struct MeterDataQualityResolutionCancelledV2<'a> {
 );
 
 /// The borrowed view of [`MeterDataQualityResolutionCancelled`](crate::events::meter_data_quality::MeterDataQualityResolutionCancelled): event type `meter_data_quality.resolution_cancelled` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum MeterDataQualityResolutionCancelled<'a> {
     /// Payload version `v1`.
@@ -123,7 +123,7 @@ impl<'a> MeterDataQualityResolutionCancelled<'a> {
 }
 
 /// The borrowed view of [`MeterDataQualityResolutionRequestedV1`](crate::events::meter_data_quality::MeterDataQualityResolutionRequestedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct MeterDataQualityResolutionRequestedV1<'a> {
     /// `issue_id` (integer). From base IB.
@@ -166,7 +166,7 @@ pub struct MeterDataQualityResolutionRequestedV1<'a> {
 );
 
 /// The borrowed view of [`MeterDataQualityResolutionRequested`](crate::events::meter_data_quality::MeterDataQualityResolutionRequested): event type `meter_data_quality.resolution_requested` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum MeterDataQualityResolutionRequested<'a> {
     /// Payload version `v1`.

@@ -2,7 +2,7 @@
 //! Borrowed views of the payloads of "Meter points (gas and electricity)" (cargo feature `borrowed`): strings and free-form objects point into the input. A payload with neither is re-exported as it is.
 
 /// The borrowed view of [`MeterpointElecCosGainRegistrationRequestedV1`](crate::events::meter_points::MeterpointElecCosGainRegistrationRequestedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct MeterpointElecCosGainRegistrationRequestedV1<'a> {
     /// `mpan` (string).
@@ -36,7 +36,7 @@ pub struct MeterpointElecCosGainRegistrationRequestedV1<'a> {
 );
 
 /// The borrowed view of [`MeterpointElecCosGainRegistrationRequested`](crate::events::meter_points::MeterpointElecCosGainRegistrationRequested): event type `meterpoint.elec.cos_gain.registration.requested` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum MeterpointElecCosGainRegistrationRequested<'a> {
     /// Payload version `v1`.
@@ -64,7 +64,7 @@ impl<'a> MeterpointElecCosGainRegistrationRequested<'a> {
 }
 
 /// The borrowed view of [`MeterpointGasApiBackfillV1`](crate::events::meter_points::MeterpointGasApiBackfillV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct MeterpointGasApiBackfillV1<'a> {
     /// `mprn` (string).
@@ -95,7 +95,7 @@ pub struct MeterpointGasApiBackfillV1<'a> {
 );
 
 /// The borrowed view of [`MeterpointGasApiBackfill`](crate::events::meter_points::MeterpointGasApiBackfill): event type `meterpoint.gas.api_backfill` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum MeterpointGasApiBackfill<'a> {
     /// Payload version `v1`.
@@ -123,7 +123,7 @@ impl<'a> MeterpointGasApiBackfill<'a> {
 }
 
 /// The borrowed view of [`MeterpointGasAppointMamRequestedV1`](crate::events::meter_points::MeterpointGasAppointMamRequestedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct MeterpointGasAppointMamRequestedV1<'a> {
     /// `mprn` (string). From base MB.
@@ -172,7 +172,7 @@ pub struct MeterpointGasAppointMamRequestedV1<'a> {
 );
 
 /// The borrowed view of [`MeterpointGasAppointMamRequested`](crate::events::meter_points::MeterpointGasAppointMamRequested): event type `meterpoint.gas.appoint_mam.requested` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum MeterpointGasAppointMamRequested<'a> {
     /// Payload version `v1`.
@@ -200,7 +200,7 @@ impl<'a> MeterpointGasAppointMamRequested<'a> {
 }
 
 /// The borrowed view of [`MeterpointGasBackfillV1`](crate::events::meter_points::MeterpointGasBackfillV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct MeterpointGasBackfillV1<'a> {
     /// `mprn` (string).
@@ -279,7 +279,7 @@ pub struct MeterpointGasBackfillV1<'a> {
 );
 
 /// The borrowed view of [`MeterpointGasBackfill`](crate::events::meter_points::MeterpointGasBackfill): event type `meterpoint.gas.backfill` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum MeterpointGasBackfill<'a> {
     /// Payload version `v1`.
@@ -307,7 +307,7 @@ impl<'a> MeterpointGasBackfill<'a> {
 }
 
 /// The borrowed view of [`MeterpointGasChangeOfCohortRequestedV1`](crate::events::meter_points::MeterpointGasChangeOfCohortRequestedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct MeterpointGasChangeOfCohortRequestedV1<'a> {
     /// `mprn` (string).
@@ -326,7 +326,7 @@ pub struct MeterpointGasChangeOfCohortRequestedV1<'a> {
 );
 
 /// The borrowed view of [`MeterpointGasChangeOfCohortRequested`](crate::events::meter_points::MeterpointGasChangeOfCohortRequested): event type `meterpoint.gas.change_of_cohort.requested` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum MeterpointGasChangeOfCohortRequested<'a> {
     /// Payload version `v1`.
@@ -354,7 +354,7 @@ impl<'a> MeterpointGasChangeOfCohortRequested<'a> {
 }
 
 /// The borrowed view of [`MeterpointGasChangeOfMamRequestedV1`](crate::events::meter_points::MeterpointGasChangeOfMamRequestedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct MeterpointGasChangeOfMamRequestedV1<'a> {
     /// `mprn` (string). From base MB.
@@ -409,7 +409,7 @@ pub struct MeterpointGasChangeOfMamRequestedV1<'a> {
 );
 
 /// The borrowed view of [`MeterpointGasChangeOfMamRequested`](crate::events::meter_points::MeterpointGasChangeOfMamRequested): event type `meterpoint.gas.change_of_mam.requested` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum MeterpointGasChangeOfMamRequested<'a> {
     /// Payload version `v1`.
@@ -437,7 +437,7 @@ impl<'a> MeterpointGasChangeOfMamRequested<'a> {
 }
 
 /// The borrowed view of [`MeterpointGasCosGainMtdReceivedV1`](crate::events::meter_points::MeterpointGasCosGainMtdReceivedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct MeterpointGasCosGainMtdReceivedV1<'a> {
     /// `mprn` (string).
@@ -540,7 +540,7 @@ pub struct MeterpointGasCosGainMtdReceivedV1<'a> {
 );
 
 /// The borrowed view of [`MeterpointGasCosGainMtdReceived`](crate::events::meter_points::MeterpointGasCosGainMtdReceived): event type `meterpoint.gas.cos_gain.mtd_received` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum MeterpointGasCosGainMtdReceived<'a> {
     /// Payload version `v1`.
@@ -568,7 +568,7 @@ impl<'a> MeterpointGasCosGainMtdReceived<'a> {
 }
 
 /// The borrowed view of [`MeterpointGasCosGainRegistrationConfirmedV1`](crate::events::meter_points::MeterpointGasCosGainRegistrationConfirmedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct MeterpointGasCosGainRegistrationConfirmedV1<'a> {
     /// `mprn` (string).
@@ -593,7 +593,7 @@ pub struct MeterpointGasCosGainRegistrationConfirmedV1<'a> {
 );
 
 /// The borrowed view of [`MeterpointGasCosGainRegistrationConfirmed`](crate::events::meter_points::MeterpointGasCosGainRegistrationConfirmed): event type `meterpoint.gas.cos_gain.registration.confirmed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum MeterpointGasCosGainRegistrationConfirmed<'a> {
     /// Payload version `v1`.
@@ -621,7 +621,7 @@ impl<'a> MeterpointGasCosGainRegistrationConfirmed<'a> {
 }
 
 /// The borrowed view of [`MeterpointGasCosGainRegistrationRequestedV1`](crate::events::meter_points::MeterpointGasCosGainRegistrationRequestedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct MeterpointGasCosGainRegistrationRequestedV1<'a> {
     /// `mprn` (string).
@@ -646,7 +646,7 @@ pub struct MeterpointGasCosGainRegistrationRequestedV1<'a> {
 );
 
 /// The borrowed view of [`MeterpointGasCosGainRegistrationRequested`](crate::events::meter_points::MeterpointGasCosGainRegistrationRequested): event type `meterpoint.gas.cos_gain.registration.requested` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum MeterpointGasCosGainRegistrationRequested<'a> {
     /// Payload version `v1`.
@@ -674,7 +674,7 @@ impl<'a> MeterpointGasCosGainRegistrationRequested<'a> {
 }
 
 /// The borrowed view of [`MeterpointGasCosLossConfirmedV1`](crate::events::meter_points::MeterpointGasCosLossConfirmedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct MeterpointGasCosLossConfirmedV1<'a> {
     /// `account_id` (integer).
@@ -717,7 +717,7 @@ pub struct MeterpointGasCosLossConfirmedV1<'a> {
 );
 
 /// The borrowed view of [`MeterpointGasCosLossConfirmed`](crate::events::meter_points::MeterpointGasCosLossConfirmed): event type `meterpoint.gas.cos_loss.confirmed` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum MeterpointGasCosLossConfirmed<'a> {
     /// Payload version `v1`.
@@ -745,7 +745,7 @@ impl<'a> MeterpointGasCosLossConfirmed<'a> {
 }
 
 /// The borrowed view of [`MeterpointGasDeappointMamRequestedV1`](crate::events::meter_points::MeterpointGasDeappointMamRequestedV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct MeterpointGasDeappointMamRequestedV1<'a> {
     /// `mprn` (string).
@@ -776,7 +776,7 @@ pub struct MeterpointGasDeappointMamRequestedV1<'a> {
 );
 
 /// The borrowed view of [`MeterpointGasDeappointMamRequested`](crate::events::meter_points::MeterpointGasDeappointMamRequested): event type `meterpoint.gas.deappoint_mam.requested` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum MeterpointGasDeappointMamRequested<'a> {
     /// Payload version `v1`.
@@ -811,7 +811,7 @@ pub type MeterpointGasDisputedClosingReadingAcceptedByUsV1<'a> = crate::borrowed
 >;
 
 /// The borrowed view of [`MeterpointGasDisputedClosingReadingAcceptedByUs`](crate::events::meter_points::MeterpointGasDisputedClosingReadingAcceptedByUs): event type `meterpoint.gas.disputed_closing_reading.accepted.by_us` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum MeterpointGasDisputedClosingReadingAcceptedByUs<'a> {
     /// Payload version `v1`.
@@ -846,7 +846,7 @@ pub type MeterpointGasDisputedClosingReadingAcceptedOtherSupplierV1<'a> = crate:
 >;
 
 /// The borrowed view of [`MeterpointGasDisputedClosingReadingAcceptedOtherSupplier`](crate::events::meter_points::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier): event type `meterpoint.gas.disputed_closing_reading.accepted.other_supplier` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum MeterpointGasDisputedClosingReadingAcceptedOtherSupplier<'a> {
     /// Payload version `v1`.
@@ -882,7 +882,7 @@ pub type MeterpointGasDisputedClosingReadingAlternativeProposedByUsV1<'a> = crat
 >;
 
 /// The borrowed view of [`MeterpointGasDisputedClosingReadingAlternativeProposedByUs`](crate::events::meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedByUs): event type `meterpoint.gas.disputed_closing_reading.alternative_proposed.by_us` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum MeterpointGasDisputedClosingReadingAlternativeProposedByUs<'a> {
     /// Payload version `v1`.
@@ -918,7 +918,7 @@ pub type MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplierV1<'
 >;
 
 /// The borrowed view of [`MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier`](crate::events::meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier): event type `meterpoint.gas.disputed_closing_reading.alternative_proposed.other_supplier` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier<'a> {
     /// Payload version `v1`.
@@ -947,7 +947,7 @@ impl<'a> MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier<'a>
 }
 
 /// The borrowed view of [`MeterpointGasDisputedClosingReadingQueriedByUsV1`](crate::events::meter_points::MeterpointGasDisputedClosingReadingQueriedByUsV1): its strings and free-form objects point into the input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct MeterpointGasDisputedClosingReadingQueriedByUsV1<'a> {
     /// `mprn` (string).
@@ -966,7 +966,7 @@ pub struct MeterpointGasDisputedClosingReadingQueriedByUsV1<'a> {
 );
 
 /// The borrowed view of [`MeterpointGasDisputedClosingReadingQueriedByUs`](crate::events::meter_points::MeterpointGasDisputedClosingReadingQueriedByUs): event type `meterpoint.gas.disputed_closing_reading.queried.by_us` in each of its payload versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum MeterpointGasDisputedClosingReadingQueriedByUs<'a> {
     /// Payload version `v1`.
