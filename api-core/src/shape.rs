@@ -19,6 +19,15 @@ pub fn check_struct<'de, D: Deserializer<'de>>(
     deserializer.deserialize_struct(shape.name, shape.fields, StructCheck(shape))
 }
 
+/// Checks a whole JSON text as a struct of `shape`, as [`check_struct`] does, then that only whitespace
+/// follows it. Not generic, so serde_json's deserializer over the checker is compiled once, here, not in
+/// every build of every generated crate.
+pub fn check_json_struct(shape: &'static StructTable, text: &str) -> Result<(), serde_json::Error> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    check_struct(shape, &mut deserializer)?;
+    deserializer.end()
+}
+
 /// Checks a value of `shape` read from `deserializer`, keeping nothing.
 pub fn check_value<'de, D: Deserializer<'de>>(
     shape: &'static Shape,

@@ -20,8 +20,8 @@
 //!   map, length, skipped fields, `Some`), and the borrowed twins write the same JSON.
 
 use energy_api_core::read::{ReadJson, Reader};
-use energy_api_core::shape::{StructTable, check_struct};
-use energy_api_core::table::{FromFields, Mode, deserialize_object};
+use energy_api_core::shape::{StructTable, check_json_struct, check_struct};
+use energy_api_core::table::{FromFields, Mode, deserialize_json_object, deserialize_object};
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -391,11 +391,32 @@ where
     let mut checker = serde_json::Deserializer::from_str(json);
     let checked = check_struct(shape, &mut checker)
         .and_then(|()| checker.end())
-        .is_ok();
+        .map_err(|e| e.to_string());
     let mut objects = serde_json::Deserializer::from_str(json);
     let decoded = deserialize_object(&mut objects, shape, Mode::Owned)
         .and_then(|_| objects.end())
-        .is_ok();
+        .map_err(|e| e.to_string());
+    // The JSON entry points that the generated decoders call: the same verdict and error as the
+    // generic functions on serde_json, the text's end included.
+    assert_eq!(
+        check_json_struct(shape, json).map_err(|e| e.to_string()),
+        checked,
+        "{name}, check_json_struct: {json}"
+    );
+    for mode in [Mode::Owned, Mode::Borrowed] {
+        let mut objects = serde_json::Deserializer::from_str(json);
+        let generic = deserialize_object(&mut objects, shape, mode)
+            .and_then(|_| objects.end())
+            .map_err(|e| e.to_string());
+        assert_eq!(
+            deserialize_json_object(json, shape, mode)
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
+            generic,
+            "{name}, deserialize_json_object ({mode:?}): {json}"
+        );
+    }
+    let (checked, decoded) = (checked.is_ok(), decoded.is_ok());
     assert_eq!(decoded, checked, "{name}, the shape check: {json}");
     assert!(
         !decoded || owned.is_ok(),

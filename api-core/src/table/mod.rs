@@ -40,7 +40,9 @@ mod through_serde;
 mod write;
 
 pub use fast::{read, read_into};
-pub use through_serde::{InOrder, deserialize, deserialize_into, deserialize_object};
+pub use through_serde::{
+    InOrder, deserialize, deserialize_into, deserialize_json_object, deserialize_object,
+};
 pub use write::Writer;
 
 /// The shape of a value.

@@ -39,6 +39,21 @@ pub fn deserialize_object<'de, D: Deserializer<'de>>(
     read_struct(deserializer, shape, mode, Forms::Objects)
 }
 
+/// Reads a whole JSON text as a struct of `shape`, as [`deserialize_object`] does, then checks that only
+/// whitespace follows it: the slow path of a generated crate's decoders. Not generic, so serde_json's
+/// deserializer over the table reader (about 300 functions) is compiled once, here, not in every build
+/// of every generated crate.
+pub fn deserialize_json_object<'de>(
+    text: &'de str,
+    shape: &'static StructTable,
+    mode: Mode,
+) -> Result<Box<Fields<'de>>, serde_json::Error> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let fields = deserialize_object(&mut deserializer, shape, mode)?;
+    deserializer.end()?;
+    Ok(fields)
+}
+
 fn read_struct<'de, D: Deserializer<'de>>(
     deserializer: D,
     shape: &'static StructTable,

@@ -50,10 +50,14 @@ impl EventKind {
         {
             return Ok(event);
         }
-        let mut de = serde_json::Deserializer::from_str(text);
-        let decoded = serde::de::DeserializeSeed::deserialize(self.borrowed(), &mut de)
-            .and_then(|event| de.end().map(|()| event));
-        decoded.map_err(|_| DecodeError::Payload(self.locate_error(payload)))
+        energy_api_core::table::deserialize_json_object(
+            text,
+            self.table(),
+            energy_api_core::table::Mode::Borrowed,
+        )
+        .ok()
+        .and_then(|mut fields| self.view_of(&mut fields).ok())
+        .ok_or_else(|| DecodeError::Payload(self.locate_error(payload)))
     }
 }
 

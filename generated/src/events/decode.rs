@@ -94,10 +94,16 @@ impl EventKind {
         {
             return Ok(event);
         }
-        let mut de = serde_json::Deserializer::from_str(text);
-        let decoded = serde::de::DeserializeSeed::deserialize(self, &mut de)
-            .and_then(|event| de.end().map(|()| event));
-        decoded.map_err(|_| DecodeError::Payload(self.locate_error(payload)))
+        // serde through `energy-api-core`'s JSON entry point, compiled there once (not here, for every
+        // build of this crate).
+        energy_api_core::table::deserialize_json_object(
+            text,
+            self.table(),
+            energy_api_core::table::Mode::Owned,
+        )
+        .ok()
+        .and_then(|mut fields| self.event_of(&mut fields).ok())
+        .ok_or_else(|| DecodeError::Payload(self.locate_error(payload)))
     }
 
     /// Decodes the payload again to say where and how it is wrong.
@@ -110,11 +116,17 @@ impl EventKind {
             Ok(text) => text,
             Err(e) => return e,
         };
-        let mut de = serde_json::Deserializer::from_str(text);
-        let result = serde::de::DeserializeSeed::deserialize(self, &mut de).and_then(|_| de.end());
-        let error = match result {
+        let read = energy_api_core::table::deserialize_json_object(
+            text,
+            self.table(),
+            energy_api_core::table::Mode::Owned,
+        );
+        let error = match read {
             Err(e) => e,
-            Ok(()) => serde::de::Error::custom("the payload decodes"),
+            Ok(mut fields) => match self.event_of(&mut fields) {
+                Err(_) => serde::de::Error::custom(energy_api_core::table::MISMATCH),
+                Ok(_) => serde::de::Error::custom("the payload decodes"),
+            },
         };
         PayloadError::from_json(self, payload, &error)
     }
@@ -128,10 +140,8 @@ impl EventKind {
     /// without allocating. A failure is explained by decoding, so the error is the same too.
     pub fn validate(self, payload: &[u8]) -> Result<(), DecodeError> {
         let text = self.utf8(payload).map_err(DecodeError::Payload)?;
-        let mut de = serde_json::Deserializer::from_str(text);
-        let checked = serde::de::DeserializeSeed::deserialize(self.validator(), &mut de)
-            .and_then(|()| de.end());
-        checked.map_err(|_| DecodeError::Payload(self.locate_error(payload)))
+        energy_api_core::shape::check_json_struct(self.table(), text)
+            .map_err(|_| DecodeError::Payload(self.locate_error(payload)))
     }
 
     /// The payload as text, checked as UTF-8 once (serde_json then reads strings without checking them).
