@@ -764,3 +764,35 @@ proptest! {
         }
     }
 }
+
+/// A string given as bytes (formats without a string type give one so): read as `String` reads it,
+/// owned or borrowed, the same value or the same error as the derive.
+#[test]
+fn a_string_given_as_bytes_reads_as_the_derive_reads_it() {
+    use serde::de::value::{Error, MapDeserializer};
+    for (bytes, valid) in [(&b"A-1"[..], true), (&[b'A', 0xff][..], false)] {
+        let members = || MapDeserializer::<_, Error>::new([("number", bytes)].into_iter());
+        let derive = Account::deserialize(members()).map_err(|e| e.to_string());
+        let owned = table::Account::deserialize(members())
+            .map(|a| format!("{a:?}"))
+            .map_err(|e| e.to_string());
+        let borrowed = table::borrowed::Account::deserialize(members())
+            .map(|a| format!("{a:?}"))
+            .map_err(|e| e.to_string());
+        assert_eq!(derive.is_ok(), valid, "{bytes:?}: {derive:?}");
+        match derive {
+            Ok(account) => {
+                for table in [&owned, &borrowed] {
+                    let text = table
+                        .as_ref()
+                        .expect("the table reads what the derive reads");
+                    assert!(text.contains(&format!("{:?}", account.number)), "{text}");
+                }
+            }
+            Err(error) => {
+                assert_eq!(owned.as_ref().err(), Some(&error), "{bytes:?}");
+                assert_eq!(borrowed.as_ref().err(), Some(&error), "{bytes:?}");
+            }
+        }
+    }
+}
