@@ -550,6 +550,11 @@ const fn same_str(a: &str, b: &str) -> bool {
 /// [`deserialize_into`] (and the fast reader's `ReadJson`, for every [`FromFields`]), and `Serialize`
 /// through a [`Writer`]. A field and its entry in the table are one row, so they cannot disagree.
 ///
+/// A JSON name is plain JSON (no `"`, `\` or control character; the generator's field names are ASCII
+/// letters, digits and `_`): it is compared in place by the fast reader and written as it is, its
+/// member text (`"name":`) made when the crate is compiled. The crate's own tests check it
+/// (`cfg(test)`), as they check a view's rows.
+///
 /// ```
 /// use energy_api_core::table_struct;
 ///
@@ -622,6 +627,7 @@ macro_rules! table_struct {
         }
     };
     ($name:ident, [$($field:ident $(= $json:literal)? : $shape:expr $(=> $omit:ident)?),* $(,)?], by_name: [$($by_name:literal),* $(,)?] $(, aliases: [$($former:literal => $target:ident),* $(,)?])? $(, keep_unlisted_in $additional:ident)? $(,)?) => {
+        $crate::table_struct!(@plain $name, [$($field $(= $json)?),*]);
         #[allow(non_upper_case_globals, reason = "a struct's table is named as the struct")]
         pub(crate) static $name: $crate::table::StructTable =
             $crate::table_struct!(@table $name, [$($field $(= $json)? : $shape $(=> $omit)?),*], [$($by_name),*], [$($($former => $target),*)?], [$($additional)?]);
@@ -655,6 +661,7 @@ macro_rules! table_struct {
     // `FromFields`, as a static cannot name a type parameter, and a row names the parameter's table as
     // `Struct(T)`. It is read where its parameter has a table.
     ($name:ident <$param:ident>, [$($field:ident $(= $json:literal)? : $shape:expr $(=> $omit:ident)?),* $(,)?], by_name: [$($by_name:literal),* $(,)?] $(, aliases: [$($former:literal => $target:ident),* $(,)?])? $(, keep_unlisted_in $additional:ident)? $(,)?) => {
+        $crate::table_struct!(@plain $name, [$($field $(= $json)?),*]);
         impl<'a, $param: $crate::table::FromFields<'a> + $crate::table::FromSlot<'a>>
             $crate::table::FromFields<'a> for $name<$param>
         {
@@ -724,6 +731,15 @@ macro_rules! table_struct {
             }
         }
     };
+    // The names written as they are (`@member`) and compared in place by the fast reader are plain
+    // JSON: checked when the crate's own tests compile, as a view's rows are.
+    (@plain $name:ident, [$($field:ident $(= $json:literal)?),*]) => {
+        #[cfg(test)]
+        const _: () = ::std::assert!(
+            $crate::read::plain_names(&[$($crate::table_struct!(@json $field $(= $json)?)),*]),
+            ::std::concat!("a JSON name of ", ::std::stringify!($name), " is not plain: it has a `\"`, a `\\` or a control character"),
+        );
+    };
     // Former names, each pointing to its field by the field's identifier.
     (@aliases $idents:tt) => { &[] };
     (@aliases $idents:tt $($former:literal => $target:ident),+) => {
@@ -738,7 +754,7 @@ macro_rules! table_struct {
             0 $(+ $crate::table_struct!(@written $self, $field $(, $omit)?))*,
         )?;
         $($crate::table_struct!(
-            @write writer, $self, $field, $crate::table_struct!(@json $field $(= $json)?) $(, $omit)?
+            @write writer, $self, $field, $crate::table_struct!(@member $field $(= $json)?) $(, $omit)?
         );)*
         writer.end($crate::table_struct!(@unlisted $self $(, $additional)?))
     }};
@@ -754,6 +770,9 @@ macro_rules! table_struct {
     };
     (@json $field:ident) => { ::std::stringify!($field) };
     (@json $field:ident = $json:literal) => { $json };
+    // A member's JSON text, `"name":`, made when the crate is compiled (the name is plain JSON).
+    (@member $field:ident) => { ::std::concat!("\"", ::std::stringify!($field), "\":") };
+    (@member $field:ident = $json:literal) => { ::std::concat!("\"", $json, "\":") };
     (@omits) => { false };
     (@omits omit_none) => { true };
     (@keeps) => { false };

@@ -303,6 +303,19 @@ impl JsonText {
         self.string(name);
         self.push(b':');
     }
+
+    /// A member given as its JSON text (`"name":`), written as it is, after a `,` unless it is the
+    /// `first`. Copied a word at a time as strings are ([`JsonText::copy_plain`], whose verdict is
+    /// not asked: the text holds its quotes). Not inlined, as [`JsonText::member`].
+    #[inline(never)]
+    pub(crate) fn member_text(&mut self, member: &str, first: bool) {
+        // Room for the `,` and a word copied past the end.
+        self.out.reserve(member.len() + 9);
+        if !first {
+            self.push(b',');
+        }
+        self.copy_plain(member.as_bytes());
+    }
 }
 
 /// The parts of a container being written: whether a value was written (a `,` goes before the next).
