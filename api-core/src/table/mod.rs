@@ -314,10 +314,13 @@ impl<'a> Fields<'a> {
         let i = self.next;
         self.next += 1;
         let slot = match self.head.get_mut(i) {
-            Some(slot) => slot.take(),
-            None => self.tail.get_mut(i - IN_PLACE).and_then(Option::take),
+            Some(slot) => Some(slot),
+            None => self.tail.get_mut(i - IN_PLACE),
         };
-        T::from_slot(slot, &mut self.ok)
+        match slot {
+            Some(slot) => T::take_slot(slot, &mut self.ok),
+            None => T::from_slot(None, &mut self.ok),
+        }
     }
 
     /// The members kept without listing them, for the struct's field that keeps them.
@@ -386,11 +389,21 @@ pub trait FromSlot<'a>: Sized {
     /// The value; where the slot does not hold one of this type, `ok` is cleared and a stand-in
     /// value returned (see [`Fields::take`]).
     fn from_slot(slot: Option<Slot<'a>>, ok: &mut bool) -> Self;
+
+    /// The value taken out of its slot where it lies, the slot left `None`, as [`FromSlot::from_slot`]
+    /// makes it. A scalar's is read in place: taken out whole first, the slot was copied to the stack
+    /// in two halves and read back in other pieces, which the processor could not forward from the
+    /// stores just made, a stall on every field (`BENCHMARKS.md`, section 22).
+    #[inline]
+    fn take_slot(slot: &mut Option<Slot<'a>>, ok: &mut bool) -> Self {
+        Self::from_slot(slot.take(), ok)
+    }
 }
 
-/// A scalar field's conversion: the value its slot variant holds, or the stand-in.
+/// A scalar field's conversion: the value its slot variant holds, or the stand-in; taken in place, the
+/// variant's value is replaced by `$left` (which owns nothing) and the slot cleared.
 macro_rules! scalar_from_slot {
-    ($($ty:ty => $variant:ident($value:ident) $made:expr, $stand_in:expr;)*) => {
+    ($($ty:ty => $variant:ident($value:ident) $made:expr, $stand_in:expr, left $left:expr;)*) => {
         $(impl<'a> FromSlot<'a> for $ty {
             #[inline]
             fn from_slot(slot: Option<Slot<'a>>, ok: &mut bool) -> Self {
@@ -402,23 +415,36 @@ macro_rules! scalar_from_slot {
                     }
                 }
             }
+
+            #[inline]
+            fn take_slot(slot: &mut Option<Slot<'a>>, ok: &mut bool) -> Self {
+                match slot {
+                    Some(Slot::$variant(held)) => {
+                        let $value = std::mem::replace(held, $left);
+                        // What is left owns nothing: cleared without its drop (a call, not elided).
+                        std::mem::forget(slot.take());
+                        $made
+                    }
+                    _ => Self::from_slot(slot.take(), ok),
+                }
+            }
         })*
     };
 }
 
 scalar_from_slot! {
-    String => Str(s) s.into_owned(), String::new();
-    CowStr<'a> => Str(s) CowStr(s), CowStr(Cow::Borrowed(""));
-    i64 => Int(v) v, 0;
-    f64 => Num(v) v, 0.0;
-    bool => Bool(v) v, false;
-    Map<String, Value> => Map(map) map, Map::new();
-    RawObject<'a> => Raw(raw) raw, RawObject::from_text("null");
+    String => Str(s) s.into_owned(), String::new(), left Cow::Borrowed("");
+    CowStr<'a> => Str(s) CowStr(s), CowStr(Cow::Borrowed("")), left Cow::Borrowed("");
+    i64 => Int(v) v, 0, left 0;
+    f64 => Num(v) v, 0.0, left 0.0;
+    bool => Bool(v) v, false, left false;
+    Map<String, Value> => Map(map) map, Map::new(), left Map::new();
+    RawObject<'a> => Raw(raw) raw, RawObject::from_text("null"), left RawObject::from_text("null");
 }
 
 #[cfg(feature = "jiff")]
 scalar_from_slot! {
-    jiff::Timestamp => Timestamp(t) t, jiff::Timestamp::UNIX_EPOCH;
+    jiff::Timestamp => Timestamp(t) t, jiff::Timestamp::UNIX_EPOCH, left jiff::Timestamp::UNIX_EPOCH;
 }
 
 /// Absent and `null` are both `None`.
@@ -428,6 +454,18 @@ impl<'a, T: FromSlot<'a>> FromSlot<'a> for Option<T> {
         match slot {
             None | Some(Slot::Null) => None,
             some => Some(T::from_slot(some, ok)),
+        }
+    }
+
+    #[inline]
+    fn take_slot(slot: &mut Option<Slot<'a>>, ok: &mut bool) -> Self {
+        match slot {
+            None => None,
+            Some(Slot::Null) => {
+                std::mem::forget(slot.take());
+                None
+            }
+            Some(_) => Some(T::take_slot(slot, ok)),
         }
     }
 }
@@ -816,5 +854,59 @@ mod view_checks {
     fn a_former_name_points_to_its_field_by_identifier() {
         assert_eq!(field_index(&["number", "r#type"], "r#type"), 1);
         assert_eq!(field_index(&["number", "r#type"], "number"), 0);
+    }
+}
+
+#[cfg(test)]
+mod take_tests {
+    use super::*;
+
+    /// Each field's value taken out of its slot (in place or on the heap past `IN_PLACE`), absent and
+    /// `null` as `None`; a slot that does not hold the field's type gives the stand-in and clears `ok`;
+    /// every slot is left empty.
+    #[test]
+    fn fields_are_taken_in_place_and_a_mismatch_is_refused() {
+        let mut fields = Fields::new(11);
+        let slots = [
+            Some(Slot::Str(Cow::Owned("A-1B2C3D4E".to_owned()))),
+            Some(Slot::Int(88213)),
+            Some(Slot::Null),
+            None,
+            Some(Slot::Bool(true)),
+            Some(Slot::Num(27.5)),
+            Some(Slot::Str(Cow::Borrowed("evt-1"))),
+            None,
+            Some(Slot::Str(Cow::Owned("past the slots in place".to_owned()))),
+            Some(Slot::Null),
+            Some(Slot::Int(7)),
+        ];
+        for (i, value) in slots.into_iter().enumerate() {
+            *fields.slot(i).expect("a slot for each field") = value;
+        }
+        assert_eq!(fields.take::<String>(), "A-1B2C3D4E");
+        assert_eq!(fields.take::<i64>(), 88213);
+        assert_eq!(fields.take::<Option<String>>(), None);
+        assert_eq!(fields.take::<Option<i64>>(), None);
+        assert!(fields.take::<bool>());
+        assert_eq!(fields.take::<f64>(), 27.5);
+        let borrowed = fields.take::<CowStr<'_>>();
+        assert!(borrowed.is_borrowed() && *borrowed == *"evt-1");
+        assert_eq!(fields.take::<Option<CowStr<'_>>>(), None);
+        assert_eq!(
+            fields.take::<Option<String>>().as_deref(),
+            Some("past the slots in place")
+        );
+        assert_eq!(fields.take::<Option<bool>>(), None);
+        let mut ok = true;
+        fields.finish(&mut ok);
+        assert!(ok, "every slot held its field's type");
+        // An integer taken as a string: the stand-in, and the flag cleared.
+        assert_eq!(fields.take::<String>(), "");
+        fields.finish(&mut ok);
+        assert!(!ok, "a mismatch clears the flag");
+        assert!(
+            fields.slots().all(Option::is_none),
+            "every slot is left empty"
+        );
     }
 }
