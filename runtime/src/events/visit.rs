@@ -92,8 +92,17 @@ impl Keep for KeepEvent {
     }
     const FAST: bool = true;
     fn read_fast<'de>(kind: EventKind, reader: &mut Reader<'de>) -> Result<Box<Event>, Stop> {
-        kind.read(reader).map(Box::new)
+        boxed(|| kind.read(reader))
     }
+}
+
+/// The value `read` makes, boxed: the box is allocated first and the value written into it once.
+/// Boxed after it was read (`map(Box::new)`), the value, hundreds of bytes, was copied twice: into the
+/// box, and before that aside, to be dropped should the allocation unwind (`BENCHMARKS.md`, section 22).
+#[inline(always)]
+fn boxed<T>(read: impl FnOnce() -> Result<T, Stop>) -> Result<Box<T>, Stop> {
+    let place = Box::new_uninit();
+    Ok(Box::write(place, read()?))
 }
 
 /// Keeps only the kind: the payload matched its shape.
@@ -135,7 +144,7 @@ impl Keep for KeepView {
         kind: EventKind,
         reader: &mut Reader<'de>,
     ) -> Result<Box<energy_api::EventRef<'de>>, Stop> {
-        kind.read_borrowed(reader).map(Box::new)
+        boxed(|| kind.read_borrowed(reader))
     }
 }
 
