@@ -420,6 +420,10 @@ macro_rules! scalar_from_slot {
             fn take_slot(slot: &mut Option<Slot<'a>>, ok: &mut bool) -> Self {
                 match slot {
                     Some(Slot::$variant(held)) => {
+                        #[allow(
+                            clippy::mem_replace_with_default,
+                            reason = "one form for every scalar, `RawObject` has no default"
+                        )]
                         let $value = std::mem::replace(held, $left);
                         // What is left owns nothing: cleared without its drop (a call, not elided).
                         std::mem::forget(slot.take());
