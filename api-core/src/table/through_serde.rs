@@ -225,7 +225,7 @@ impl<'de> DeserializeSeed<'de> for ValueSeed {
         match (self.shape, mode) {
             // Asked for as `String` and `CowStr` ask, the slot made by the visitor: made from the
             // `String` returned, it was copied through memory in pieces that the processor could not
-            // forward from the stores just made (a tenth of reading through serde, section 22).
+            // forward from the stores just made (6 % of reading through serde, `BENCHMARKS.md` section 22).
             (Shape::Str, Mode::Owned) => deserializer.deserialize_string(StrVisitor(mode)),
             (Shape::Str, Mode::Borrowed) => deserializer.deserialize_str(StrVisitor(mode)),
             (Shape::Int, _) => i64::deserialize(deserializer).map(Slot::Int),

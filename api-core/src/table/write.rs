@@ -66,7 +66,7 @@ impl<S: serde::Serializer> Writer<S> {
     /// Writes the next field (fields are written in declared order), given as its member's JSON text,
     /// `"name":` (a table's names are plain JSON: see [`crate::table_struct!`]); other serializers
     /// are handed the name between the quotes. Written as it is, a name costs a copy: escaped as a
-    /// string, it was a twelfth of writing a struct (`BENCHMARKS.md`, section 22). Not inlined (see
+    /// string, it was 8 % of writing (`BENCHMARKS.md`, section 22). Not inlined (see
     /// [`Writer`]): the first error is kept here, so that a call is all a field costs its struct.
     #[inline(never)]
     pub fn field<T: serde::Serialize + ?Sized>(&mut self, member: &'static str, value: &T) {
