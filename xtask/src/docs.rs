@@ -31,7 +31,10 @@ const OUT: &str = "target/docs";
 /// How long Chromium may take for one page.
 const BROWSER_LIMIT: Duration = Duration::from_secs(120);
 /// The virtual time a page's scripts get to render, tried in turn until the page shows what it must.
-const VIRTUAL_TIME_BUDGETS_MS: [u32; 3] = [5_000, 20_000, 60_000];
+/// The longest twice, each in a fresh Chromium: one CI run (2026-11-27, the machine busy with a
+/// background build) left `openapi.html` with one endpoint of four at every budget, and the same page
+/// rendered in full when opened again; the cause is not known.
+const VIRTUAL_TIME_BUDGETS_MS: [u32; 4] = [5_000, 20_000, 60_000, 60_000];
 
 pub(crate) fn run(args: &DocsArgs) -> ExitCode {
     let root = crate::workspace_root();
