@@ -101,31 +101,52 @@ impl Serialize for CowStr<'_> {
 
 impl<'de: 'a, 'a> Deserialize<'de> for CowStr<'a> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_str(CowStrVisitor)
+        deserializer.deserialize_str(StringVisitor {
+            borrow: true,
+            make: CowStr,
+        })
     }
 }
 
-/// Reads a string as `String` does (same errors), borrowing it when the input allows.
-struct CowStrVisitor;
+/// Reads a string as `String` does (the same values, the same errors), borrowing it where `borrow` and
+/// the input allow, and makes it into the visitor's value with `make`: a `CowStr`, or the table's slot
+/// made in the visitor itself (see [`crate::table`]'s reader through serde).
+pub(crate) struct StringVisitor<F> {
+    pub(crate) borrow: bool,
+    pub(crate) make: F,
+}
 
-impl<'de> Visitor<'de> for CowStrVisitor {
-    type Value = CowStr<'de>;
+impl<'de, V, F: FnOnce(Cow<'de, str>) -> V> Visitor<'de> for StringVisitor<F> {
+    type Value = V;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a string")
     }
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(CowStr(Cow::Borrowed(v)))
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<V, E> {
+        Ok((self.make)(if self.borrow {
+            Cow::Borrowed(v)
+        } else {
+            Cow::Owned(v.to_owned())
+        }))
     }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(CowStr(Cow::Owned(v.to_owned())))
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<V, E> {
+        Ok((self.make)(Cow::Owned(v.to_owned())))
     }
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-        Ok(CowStr(Cow::Owned(v)))
+    fn visit_string<E: de::Error>(self, v: String) -> Result<V, E> {
+        Ok((self.make)(Cow::Owned(v)))
     }
-    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Self::Value, E> {
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<V, E> {
         match std::str::from_utf8(v) {
-            Ok(s) => Ok(CowStr(Cow::Owned(s.to_owned()))),
+            Ok(s) => Ok((self.make)(Cow::Owned(s.to_owned()))),
             Err(_) => Err(E::invalid_value(de::Unexpected::Bytes(v), &self)),
+        }
+    }
+    fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<V, E> {
+        match String::from_utf8(v) {
+            Ok(s) => Ok((self.make)(Cow::Owned(s))),
+            Err(e) => Err(E::invalid_value(
+                de::Unexpected::Bytes(&e.into_bytes()),
+                &self,
+            )),
         }
     }
 }

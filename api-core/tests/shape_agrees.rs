@@ -772,7 +772,9 @@ fn a_string_given_as_bytes_reads_as_the_derive_reads_it() {
     use serde::de::value::{Error, MapDeserializer};
     for (bytes, valid) in [(&b"A-1"[..], true), (&[b'A', 0xff][..], false)] {
         let members = || MapDeserializer::<_, Error>::new([("number", bytes)].into_iter());
-        let derive = Account::deserialize(members()).map_err(|e| e.to_string());
+        let derive = Account::deserialize(members())
+            .map(|a| format!("{a:?}"))
+            .map_err(|e| e.to_string());
         let owned = table::Account::deserialize(members())
             .map(|a| format!("{a:?}"))
             .map_err(|e| e.to_string());
@@ -780,19 +782,8 @@ fn a_string_given_as_bytes_reads_as_the_derive_reads_it() {
             .map(|a| format!("{a:?}"))
             .map_err(|e| e.to_string());
         assert_eq!(derive.is_ok(), valid, "{bytes:?}: {derive:?}");
-        match derive {
-            Ok(account) => {
-                for table in [&owned, &borrowed] {
-                    let text = table
-                        .as_ref()
-                        .expect("the table reads what the derive reads");
-                    assert!(text.contains(&format!("{:?}", account.number)), "{text}");
-                }
-            }
-            Err(error) => {
-                assert_eq!(owned.as_ref().err(), Some(&error), "{bytes:?}");
-                assert_eq!(borrowed.as_ref().err(), Some(&error), "{bytes:?}");
-            }
-        }
+        // The same value (the three print alike: `Account { number: "A-1" }`) or the same error.
+        assert_eq!(owned, derive, "owned, {bytes:?}");
+        assert_eq!(borrowed, derive, "borrowed, {bytes:?}");
     }
 }

@@ -2,6 +2,7 @@
 //! `Deserialize`.
 
 use super::*;
+use crate::borrowed::StringVisitor;
 
 /// Which forms of a struct a reading accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -226,8 +227,14 @@ impl<'de> DeserializeSeed<'de> for ValueSeed {
             // Asked for as `String` and `CowStr` ask, the slot made by the visitor: made from the
             // `String` returned, it was copied through memory in pieces that the processor could not
             // forward from the stores just made (6 % of reading through serde, `BENCHMARKS.md` section 22).
-            (Shape::Str, Mode::Owned) => deserializer.deserialize_string(StrVisitor(mode)),
-            (Shape::Str, Mode::Borrowed) => deserializer.deserialize_str(StrVisitor(mode)),
+            (Shape::Str, Mode::Owned) => deserializer.deserialize_string(StringVisitor {
+                borrow: false,
+                make: Slot::Str,
+            }),
+            (Shape::Str, Mode::Borrowed) => deserializer.deserialize_str(StringVisitor {
+                borrow: true,
+                make: Slot::Str,
+            }),
             (Shape::Int, _) => i64::deserialize(deserializer).map(Slot::Int),
             (Shape::Num, _) => f64::deserialize(deserializer).map(Slot::Num),
             (Shape::Bool, _) => bool::deserialize(deserializer).map(Slot::Bool),
@@ -245,44 +252,6 @@ impl<'de> DeserializeSeed<'de> for ValueSeed {
             (Shape::Optional(shape), _) => {
                 deserializer.deserialize_option(OptionVisitor(inner(shape)))
             }
-        }
-    }
-}
-
-/// A string, read as `String` reads one ([`Mode::Owned`]) or as [`CowStr`] does (borrowed when the
-/// input allows), with their errors.
-struct StrVisitor(Mode);
-
-impl<'de> Visitor<'de> for StrVisitor {
-    type Value = Slot<'de>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a string")
-    }
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Slot<'de>, E> {
-        Ok(Slot::Str(match self.0 {
-            Mode::Owned => Cow::Owned(v.to_owned()),
-            Mode::Borrowed => Cow::Borrowed(v),
-        }))
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Slot<'de>, E> {
-        Ok(Slot::Str(Cow::Owned(v.to_owned())))
-    }
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Slot<'de>, E> {
-        Ok(Slot::Str(Cow::Owned(v)))
-    }
-    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Slot<'de>, E> {
-        match std::str::from_utf8(v) {
-            Ok(s) => Ok(Slot::Str(Cow::Owned(s.to_owned()))),
-            Err(_) => Err(E::invalid_value(de::Unexpected::Bytes(v), &self)),
-        }
-    }
-    fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<Slot<'de>, E> {
-        match String::from_utf8(v) {
-            Ok(s) => Ok(Slot::Str(Cow::Owned(s))),
-            Err(e) => Err(E::invalid_value(
-                de::Unexpected::Bytes(&e.into_bytes()),
-                &self,
-            )),
         }
     }
 }
