@@ -94,6 +94,14 @@ pub fn event_schema_path(event_type: &str, version: &str) -> String {
     path
 }
 
+/// The Kafka topic of a catalogue section's events: `<prefix>.<section>` (`energy.billing`).
+pub fn section_topic(prefix: &str, section: &str) -> String {
+    format!("{prefix}.{section}")
+}
+
+/// The partitions of a section's topic that `energy bus init` makes unless told otherwise.
+pub const DEFAULT_PARTITIONS: i32 = 3;
+
 #[cfg(test)]
 mod tests {
     use super::*;

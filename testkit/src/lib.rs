@@ -8,6 +8,7 @@
 pub mod fixtures;
 pub mod hostile;
 pub mod json_schemas;
+pub mod kafka;
 pub mod nats;
 pub mod process;
 pub mod secrets;

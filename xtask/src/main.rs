@@ -1,6 +1,7 @@
 //! `cargo xtask`: the project's tasks. `cargo xtask codegen` regenerates `generated/` from `schema/`.
 #![forbid(unsafe_code)]
 
+mod background;
 mod bench;
 mod codegen;
 mod compat;
@@ -8,6 +9,7 @@ mod consumers;
 mod docs;
 mod files;
 mod fuzz;
+mod kafka;
 mod measure;
 mod peer;
 mod semver;

@@ -22,6 +22,11 @@ const FURTHER_STEPS: &[(&str, Step)] = &[
         "docs site (cargo xtask docs) rendered in headless Chromium",
         crate::docs::check,
     ),
+    // Built in the background of the steps above.
+    (
+        "Kafka: the durable broker killed and started again in the middle of a stream",
+        crate::kafka::durable,
+    ),
     // Last: cargo-semver-checks is built in the background of the steps above.
     (
         "semver: the bumps of cargo xtask compat against cargo-semver-checks on every compatibility case",
@@ -47,14 +52,15 @@ pub(crate) fn run(args: &TestArgs) -> ExitCode {
     let root = crate::workspace_root();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     // Built from source (no registry here ships it prebuilt), on the CPU the steps below leave idle.
-    crate::semver::start_install(&root);
+    crate::semver::INSTALL.start(&root);
+    crate::kafka::DURABLE_BROKER.start(&root);
     // The bus tests run against a real broker: the pinned `nats-server` is installed first.
     eprintln!("==> nats-server for the bus tests (tools/validators/.venv)");
     let nats_server = match crate::tools::Tools::install_nats_server(&root) {
         Ok(path) => path,
         Err(e) => {
             eprintln!("error: cannot install nats-server: {e}");
-            crate::semver::abandon();
+            crate::background::abandon_all();
             return ExitCode::FAILURE;
         }
     };
@@ -67,7 +73,7 @@ pub(crate) fn run(args: &TestArgs) -> ExitCode {
         )
     {
         eprintln!("error: {e}, or set PROMETHEUS and PROMTOOL to its binaries");
-        crate::semver::abandon();
+        crate::background::abandon_all();
         return ExitCode::FAILURE;
     }
     let steps: Vec<(&str, Command)> = {
@@ -88,12 +94,12 @@ pub(crate) fn run(args: &TestArgs) -> ExitCode {
             Ok(status) if status.success() => {}
             Ok(status) => {
                 eprintln!("error: {name} failed ({status})");
-                crate::semver::abandon();
+                crate::background::abandon_all();
                 return ExitCode::FAILURE;
             }
             Err(e) => {
                 eprintln!("error: cannot run {name}: {e}");
-                crate::semver::abandon();
+                crate::background::abandon_all();
                 return ExitCode::FAILURE;
             }
         }
@@ -102,7 +108,7 @@ pub(crate) fn run(args: &TestArgs) -> ExitCode {
         eprintln!("==> {name}");
         if let Err(e) = step(&root) {
             eprintln!("error: {name} failed:\n{e}");
-            crate::semver::abandon();
+            crate::background::abandon_all();
             return ExitCode::FAILURE;
         }
     }

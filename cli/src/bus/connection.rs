@@ -1,22 +1,47 @@
 //! Where the bus is and how to connect to it: the options every bus command shares, made
-//! [`ConnectSettings`], and the connection.
+//! [`ConnectSettings`] (NATS) or [`KafkaSettings`] (a `kafka://` server), and the connection.
 
 use crate::exit::Exit;
 use clap::Args;
+use super::broker::Broker;
+use energy_runtime::bus::kafka::{KafkaBus, KafkaSettings, is_kafka};
 use energy_runtime::bus::{Auth, Bus, BusError, ConnectSettings, Secret, Subjects};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Where the bus is and how to connect to it: the server(s), one authentication method, TLS, and the
-/// subject prefix. The options and environment variables are the `nats` CLI's; `--context` reads one of
-/// its context files, and the options given override what it says.
+/// subject prefix. A `kafka://` server selects Kafka; anything else is NATS, whose options and
+/// environment variables are the `nats` CLI's (`--context` reads one of its context files, and the
+/// options given override what it says). Kafka takes its client properties as `kcat` does (`-X`, a
+/// properties file), and `--tls-*`, `--user` and `--password` as shorthands.
 #[derive(Args, Clone)]
 pub(crate) struct Connection {
-    /// NATS server URL; several, separated by commas, for a cluster [default: the context's, else
-    /// nats://127.0.0.1:4222].
+    /// The bus: a NATS server URL (`nats://host:4222`), or Kafka bootstrap servers
+    /// (`kafka://host:9092`); several separated by commas [default: $NATS_URL, the NATS context's,
+    /// else nats://127.0.0.1:4222].
     // A URL may carry a password: the variable's value is never shown in --help.
-    #[arg(long, value_name = "URL", env = "NATS_URL", hide_env_values = true)]
+    #[arg(long, value_name = "URL", env = "ENERGY_BUS_SERVER", hide_env_values = true)]
     server: Option<String>,
+    /// Kafka: a client property (librdkafka's name), as `kcat -X` takes it (`security.protocol=SSL`);
+    /// repeat for several. Given after --properties, it overrides the file.
+    #[arg(short = 'X', long = "property", value_name = "NAME=VALUE", help_heading = "Kafka")]
+    property: Vec<String>,
+    /// Kafka: a `client.properties`-style file of client properties (`name=value` lines).
+    #[arg(
+        long,
+        value_name = "FILE",
+        env = "ENERGY_KAFKA_PROPERTIES",
+        help_heading = "Kafka"
+    )]
+    properties: Option<PathBuf>,
+    /// Kafka: the SASL mechanism of --user and --password (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512).
+    #[arg(
+        long,
+        value_name = "MECHANISM",
+        default_value = "PLAIN",
+        help_heading = "Kafka"
+    )]
+    sasl_mechanism: String,
     /// A NATS CLI context (`nats context save`): a name under ~/.config/nats/context/, or a context
     /// file's path.
     #[arg(long, value_name = "NAME", env = "NATS_CONTEXT")]
@@ -118,14 +143,59 @@ pub(crate) struct Connection {
 }
 
 impl Connection {
+    /// The server given: `--server`, `$ENERGY_BUS_SERVER`, else `$NATS_URL` (the `nats` CLI's).
+    fn server(&self) -> Option<String> {
+        self.server
+            .clone()
+            .or_else(|| std::env::var("NATS_URL").ok().filter(|s| !s.is_empty()))
+    }
+
+    /// The Kafka settings these options give; NATS-only options are an error.
+    fn kafka_settings(&self, server: &str) -> Result<KafkaSettings, BusError> {
+        let nats_only = [
+            ("--context", self.context.is_some()),
+            ("--creds", self.creds.is_some()),
+            ("--nkey", self.nkey.is_some()),
+            ("--token", self.token.is_some()),
+            ("--tls-first", self.tls_first),
+            ("--inbox-prefix", self.inbox_prefix.is_some()),
+        ];
+        if let Some((option, _)) = nats_only.iter().find(|(_, given)| *given) {
+            return Err(BusError::Invalid(format!(
+                "{option} is a NATS option; Kafka takes its security as client properties (-X, --properties) or --tls-ca, --tls-cert, --tls-key, --user, --password"
+            )));
+        }
+        let mut settings = KafkaSettings::new(server)?;
+        if let Some(path) = &self.properties {
+            settings.read_properties(path)?;
+        }
+        if self.tls_ca.is_some() || self.tls_cert.is_some() {
+            let client = self.tls_cert.as_deref().zip(self.tls_key.as_deref());
+            settings.tls(self.tls_ca.as_deref(), client);
+        }
+        if let Some(user) = &self.user {
+            let password = self.password.clone().unwrap_or_default();
+            settings.sasl(&self.sasl_mechanism, user, &password);
+        }
+        for pair in &self.property {
+            settings.set_pair(pair)?;
+        }
+        Ok(settings)
+    }
+
     /// The settings these options give: the context's, overridden by what was given here.
     fn settings(&self, command: &str) -> Result<ConnectSettings, BusError> {
+        if !self.property.is_empty() || self.properties.is_some() {
+            return Err(BusError::Invalid(
+                "-X and --properties are Kafka client properties: give a kafka:// --server".to_owned(),
+            ));
+        }
         let mut settings = match &self.context {
             Some(name) => ConnectSettings::from_context(name)?,
             None => ConnectSettings::default(),
         };
-        if let Some(server) = &self.server {
-            settings.servers = server.clone();
+        if let Some(server) = self.server() {
+            settings.servers = server;
         }
         if let Some(creds) = &self.creds {
             settings.auth = Auth::Creds(creds.clone());
@@ -155,11 +225,24 @@ impl Connection {
     }
 }
 
-pub(super) async fn connect(connection: &Connection, command: &str) -> Result<Bus, ExitCode> {
+pub(super) async fn connect(connection: &Connection, command: &str) -> Result<Broker, ExitCode> {
     let subjects = Subjects::new(&connection.prefix).map_err(|e| {
         eprintln!("error: --prefix: {e}");
         ExitCode::from(Exit::Usage)
     })?;
+    if let Some(server) = connection.server().filter(|s| is_kafka(s)) {
+        let settings = connection.kafka_settings(&server).map_err(|e| {
+            eprintln!("error: {e}");
+            ExitCode::from(Exit::Usage)
+        })?;
+        return match KafkaBus::connect_with(&settings).await {
+            Ok(bus) => Ok(Broker::Kafka(bus.with_subjects(subjects))),
+            Err(e) => {
+                eprintln!("error: {e}");
+                Err(Exit::Usage.into())
+            }
+        };
+    }
     let settings = match connection.settings(command) {
         Ok(settings) => settings,
         Err(e) => {
@@ -168,7 +251,7 @@ pub(super) async fn connect(connection: &Connection, command: &str) -> Result<Bu
         }
     };
     match Bus::connect_with(&settings).await {
-        Ok(bus) => Ok(bus.with_subjects(subjects)),
+        Ok(bus) => Ok(Broker::Nats(bus.with_subjects(subjects))),
         Err(e) => {
             eprintln!("error: {e}");
             Err(Exit::Usage.into())

@@ -1,9 +1,11 @@
 //! `energy bus init`.
 
+use super::broker::Broker;
 use super::connection::{Connection, connect};
 use super::shared::{block_on, failed, parse_duration};
 use crate::exit::Exit;
 use clap::{Args, ValueEnum};
+use energy_runtime::bus::kafka::TopicSettings;
 use energy_runtime::bus::{Change, Retention, Storage, StreamSettings};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -13,20 +15,24 @@ use std::time::Duration;
 pub(crate) struct InitArgs {
     #[command(flatten)]
     connection: Connection,
-    /// Where events are kept.
+    /// Kafka: partitions of each section's topic (partitions are only ever added).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    partitions: u16,
+    /// NATS: where events are kept.
     #[arg(long, value_enum, default_value_t = StorageArg::File)]
     storage: StorageArg,
-    /// When stored events are removed: `limits` keeps them whoever consumed them (replays work),
+    /// NATS: when stored events are removed: `limits` keeps them whoever consumed them (replays work),
     /// `interest` removes them once every consumer acknowledged them, `workqueue` once one did.
     #[arg(long, value_enum, default_value_t = RetentionArg::Limits)]
     retention: RetentionArg,
-    /// Copies on different servers of a cluster (1 to 5).
+    /// Copies on different servers of a cluster (1 to 5): the stream's replicas, each topic's
+    /// replication factor.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=5))]
     replicas: u8,
     /// Remove events older than this (`30d`, `720h`); kept for ever when not given.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     max_age: Option<Duration>,
-    /// How long event ids are remembered to drop a duplicate (`2m`).
+    /// NATS: how long event ids are remembered to drop a duplicate (`2m`).
     #[arg(long, value_name = "DURATION", default_value = "2m", value_parser = parse_duration)]
     duplicate_window: Duration,
 }
@@ -51,7 +57,29 @@ pub(crate) fn run(args: InitArgs) -> ExitCode {
 
 async fn init(args: InitArgs) -> ExitCode {
     let bus = match connect(&args.connection, "bus init").await {
-        Ok(bus) => bus,
+        Ok(Broker::Nats(bus)) => bus,
+        Ok(Broker::Kafka(bus)) => {
+            let settings = TopicSettings {
+                partitions: i32::from(args.partitions),
+                replication: i32::from(args.replicas),
+                retention: args.max_age,
+            };
+            return match bus.init(&settings).await {
+                Ok(reports) => {
+                    for report in reports {
+                        println!(
+                            "topic {}: {}; {} partition{}",
+                            report.topic,
+                            describe(report.change),
+                            report.partitions,
+                            if report.partitions == 1 { "" } else { "s" }
+                        );
+                    }
+                    Exit::Success.into()
+                }
+                Err(e) => failed(&e),
+            };
+        }
         Err(code) => return code,
     };
     let settings = StreamSettings {
@@ -71,11 +99,7 @@ async fn init(args: InitArgs) -> ExitCode {
     match bus.init(&settings).await {
         Ok(reports) => {
             for report in reports {
-                let what = match report.change {
-                    Change::Created => "created".to_owned(),
-                    Change::Updated(changes) => format!("updated ({})", changes.join("; ")),
-                    Change::Unchanged => "unchanged".to_owned(),
-                };
+                let what = describe(report.change);
                 println!(
                     "stream {}: {what}; {} subject filter{}",
                     report.stream,
@@ -86,5 +110,14 @@ async fn init(args: InitArgs) -> ExitCode {
             Exit::Success.into()
         }
         Err(e) => failed(&e),
+    }
+}
+
+/// What `init` did, in words.
+fn describe(change: Change) -> String {
+    match change {
+        Change::Created => "created".to_owned(),
+        Change::Updated(changes) => format!("updated ({})", changes.join("; ")),
+        Change::Unchanged => "unchanged".to_owned(),
     }
 }

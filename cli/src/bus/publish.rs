@@ -1,11 +1,13 @@
 //! `energy events publish`.
 
+use super::broker::Broker;
 use super::connection::{Connection, connect};
 use super::shared::{block_on, failed, write_json};
 use crate::exit::Exit;
 use crate::report::{Report, too_long, write_report};
 use clap::{Args, ValueEnum};
-use energy_runtime::bus::PublishError;
+use energy_runtime::bus::transport::Sink;
+use energy_runtime::bus::{PublishError, Publisher};
 use energy_runtime::bus::content::ContentMode;
 use energy_runtime::bus::lines::draft_from_line;
 use energy_runtime::events::{DEFAULT_MAX_LINE_BYTES, ErrorKind, EventError, Line, LineReader};
@@ -106,11 +108,23 @@ async fn publish_lines(
         Err(code) => return code,
     };
     // Without the stream every publish would be retried for a minute before failing: say so now.
-    if let Err(e) = bus.check_streams().await {
+    if let Err(e) = bus.check_ready().await {
         return failed(&e);
     }
-    let publisher = bus
-        .publisher()
+    match &bus {
+        Broker::Nats(nats) => publish_with(nats.publisher(), bus.system(), args, name, input).await,
+        Broker::Kafka(kafka) => publish_with(kafka.publisher(), bus.system(), args, name, input).await,
+    }
+}
+
+async fn publish_with<S: Sink>(
+    publisher: Publisher<S>,
+    system: &'static str,
+    args: PublishArgs,
+    name: String,
+    input: Box<dyn BufRead + Send>,
+) -> ExitCode {
+    let publisher = publisher
         .with_source(&args.source)
         .with_mode(match args.mode {
             ModeArg::Binary => ContentMode::Binary,
@@ -125,7 +139,7 @@ async fn publish_lines(
     let publishing = tracing::info_span!(
         "energy events publish",
         otel.kind = "producer",
-        messaging.system = "nats",
+        messaging.system = system,
         messaging.operation.type = "send",
     );
     let reader = std::thread::spawn(move || -> Result<u64, String> {

@@ -1,8 +1,9 @@
 //! `asyncapi.yaml`: the events catalogue as an AsyncAPI 3.0.0 document.
 //!
 //! The document describes the platform, which sends events:
-//! - one server, `nats`: the spec says only that events go to an event bus; the bus is ours to choose
-//!   (NATS JetStream, see `energy_runtime::bus`), with its host as a variable;
+//! - two servers, `nats` and `kafka`: the spec says only that events go to an event bus; the bus is
+//!   ours to choose (NATS JetStream, or Kafka: see `energy_runtime::bus`), each with its host as a
+//!   variable; each channel's Kafka binding names its section's topic, each message's its record key;
 //! - one channel per event type, addressed by its subject with the version as a parameter
 //!   (`energy.agreement.updated.{version}`) and titled by the type (`agreement.updated`), holding one
 //!   message per payload version, and one `send` operation per channel: a reader finds an event by its
@@ -113,6 +114,34 @@ fn document(model: &Model) -> Result<Map, String> {
                     .with("default", "127.0.0.1:4222"),
             ),
         );
+    let kafka = Map::new()
+        .with("host", "{kafka_host}")
+        .with("protocol", "kafka")
+        .with(
+            "description",
+            "The same events on Kafka (`energy bus init --server kafka://…` creates the topics): a topic \
+             per catalogue section, `<prefix>.<section>` (each channel's Kafka binding), keyed by \
+             `<event type>/<version>` then the event's CloudEvents `subject` when it names one (each \
+             message's binding), so one entity's events of a type and version stay in order on one \
+             partition. CloudEvents 1.0 in the Kafka protocol binding's binary mode: the payload as the \
+             record's value, the context attributes as `ce_` headers and `content-type`. The producer is \
+             idempotent (`acks=all`); there is no broker-side deduplication window, so an event published \
+             twice with one `ce-id` is stored twice and a consumer sees it again (its `attempt` says so). \
+             Each consumer is a consumer group, commits a partition's offset only past settled records, \
+             retries through `<prefix>_retry.<group>` and dead-letters to `<prefix>_dead_letters`.",
+        )
+        .with(
+            "variables",
+            Map::new().with(
+                "kafka_host",
+                Map::new()
+                    .with(
+                        "description",
+                        "A bootstrap broker of the Kafka cluster, host and port.",
+                    )
+                    .with("default", "127.0.0.1:9092"),
+            ),
+        );
     let mut channels = Map::new();
     let mut operations = Map::new();
     let mut messages = Map::new();
@@ -200,7 +229,17 @@ fn document(model: &Model) -> Result<Map, String> {
             channel
                 .with("parameters", Map::new().with("version", parameter))
                 .with("messages", channel_messages)
-                .with("tags", vec![Node::Map(section_tag(section))]),
+                .with("tags", vec![Node::Map(section_tag(section))])
+                .with(
+                    "bindings",
+                    super::bus::kafka_channel(
+                        energy_api_core::bus::section_topic(
+                            energy_api_core::bus::DEFAULT_PREFIX,
+                            &section.feature,
+                        ),
+                        energy_api_core::bus::DEFAULT_PARTITIONS,
+                    ),
+                ),
         );
         operations.set(
             operation_id(event),
@@ -228,7 +267,10 @@ fn document(model: &Model) -> Result<Map, String> {
         .with("asyncapi", ASYNCAPI_VERSION)
         .with("info", info)
         .with("defaultContentType", "application/json")
-        .with("servers", Map::new().with("nats", server))
+        .with(
+            "servers",
+            Map::new().with("nats", server).with("kafka", kafka),
+        )
         .with("channels", channels)
         .with("operations", operations)
         .with(
@@ -304,7 +346,7 @@ fn info_description(model: &Model) -> String {
          Not shown by the spec: the bus itself, the envelope around a payload, delivery guarantees, \
          ordering, retries, the trigger of each event, the formats of date and date-time strings (plain \
          strings here) and the allowed values of string fields. The bus, the envelope (CloudEvents \
-         headers) and the delivery rules described here are this project's decisions (see the server).",
+         headers) and the delivery rules described here are this project's decisions (see the servers).",
     );
     text
 }
@@ -380,6 +422,7 @@ fn message(
         .with("payload", payload)
         .with("examples", vec![example])
         .with("tags", vec![Node::Map(tag_reference(section))])
+        .with("bindings", super::bus::kafka_message(&event.name, &v.label))
         .with("x-event-type", &event.name)
         .with("x-payload-version", &v.label)
 }
@@ -431,6 +474,10 @@ fn dead_letters() -> (&'static str, Map, Map, Map) {
                 DEAD_LETTER_MESSAGE,
                 reference(format!("#/components/messages/{DEAD_LETTER_MESSAGE}")),
             ),
+        )
+        .with(
+            "bindings",
+            super::bus::kafka_channel(super::bus::dead_letter_topic(), 1),
         );
     let operation = Map::new()
         .with("action", "send")

@@ -46,6 +46,72 @@ pub fn event_address(event_type: &str) -> String {
     )
 }
 
+/// The version of the AsyncAPI Kafka bindings the documents use.
+pub const KAFKA_BINDING_VERSION: &str = "0.5.0";
+
+/// The Kafka topic of the dead letters of every consumer, under the default prefix (one partition: its
+/// offsets number the dead letters).
+pub fn dead_letter_topic() -> String {
+    format!("{}_dead_letters", energy_api_core::bus::DEFAULT_PREFIX)
+}
+
+/// A channel's Kafka binding: its topic and partitions.
+pub fn kafka_channel(topic: String, partitions: i32) -> Map {
+    Map::new().with(
+        "kafka",
+        Map::new()
+            .with("topic", topic)
+            .with("partitions", Node::from(i64::from(partitions)))
+            .with("bindingVersion", KAFKA_BINDING_VERSION),
+    )
+}
+
+/// A message's Kafka binding: its record key, `<type>/<version>` then `/<subject>` when the event
+/// names the entity it is about.
+pub fn kafka_message(event_type: &str, version: &str) -> Map {
+    let escaped: String = event_type
+        .chars()
+        .flat_map(|c| match c {
+            '.' | '-' | '+' | '(' | ')' => vec!['\\', c],
+            c => vec![c],
+        })
+        .collect();
+    let version_escaped = version.replace('.', "\\.");
+    Map::new().with(
+        "kafka",
+        Map::new()
+            .with(
+                "key",
+                Map::new()
+                    .with("type", "string")
+                    .with(
+                        "description",
+                        "The record key: the event type and version, then the entity the event is about \
+                         (its CloudEvents `subject`) when it names one; records of one key go to one \
+                         partition, in order.",
+                    )
+                    .with("pattern", format!("^{escaped}/{version_escaped}(/.*)?$"))
+                    .with("examples", vec![Node::from(format!("{event_type}/{version}"))]),
+            )
+            .with("bindingVersion", KAFKA_BINDING_VERSION),
+    )
+}
+
+/// A receiving operation's Kafka binding: its consumer group.
+pub fn kafka_operation(group: &str) -> Map {
+    Map::new().with(
+        "kafka",
+        Map::new()
+            .with(
+                "groupId",
+                Map::new()
+                    .with("type", "string")
+                    .with("enum", vec![Node::from(group)]),
+            )
+            .with("bindingVersion", KAFKA_BINDING_VERSION),
+    )
+}
+
 /// The subject token of each version (`v2`, `1_0_0`).
 pub fn version_tokens<'a>(versions: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     versions

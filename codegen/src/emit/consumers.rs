@@ -95,7 +95,8 @@ fn document(model: &Model, consumer: &Consumer) -> Result<Map, String> {
                         consumer.name
                     ),
                 )
-                .with("messages", messages),
+                .with("messages", messages)
+                .with("bindings", super::bus::kafka_operation(&consumer.name)),
         );
     }
     let owner = consumer

@@ -294,6 +294,8 @@ struct Shared<K> {
     metrics: Option<ConsumerMetrics>,
     /// Turns true when the stop's time is up: what is still held is handed back.
     hand_back: watch::Receiver<bool>,
+    /// The broker's kind, for the spans.
+    system: &'static str,
 }
 
 /// What a running consumer needs beside its transport.
@@ -312,6 +314,8 @@ pub(crate) struct Running {
     pub metrics: Option<ConsumerMetrics>,
     /// Its health, for whoever asks.
     pub health: Health,
+    /// The broker's kind, as OpenTelemetry names it (`nats`, `kafka`): the spans' `messaging.system`.
+    pub system: &'static str,
 }
 
 /// How often the backlog is read for the figures.
@@ -342,6 +346,7 @@ where
         observer,
         metrics,
         health,
+        system,
     } = running;
     let concurrency = config.concurrency.max(1);
     let room = Arc::new(Semaphore::new(concurrency));
@@ -369,6 +374,7 @@ where
         observer,
         metrics: metrics.clone(),
         hand_back: handing_back,
+        system,
     });
     // Per subject (ordered mode): the signal that the last message given a turn is done.
     let mut lanes: HashMap<String, oneshot::Receiver<()>> = HashMap::new();
@@ -393,7 +399,7 @@ where
                 for Pulled { delivery, slot } in pulled {
                     let (previous, done) = if ordered {
                         let (done, next_turn) = oneshot::channel();
-                        let previous = lanes.insert(delivery.subject().to_owned(), next_turn);
+                        let previous = lanes.insert(delivery.lane().to_owned(), next_turn);
                         (previous, Some(done))
                     } else {
                         (None, None)
@@ -699,7 +705,7 @@ async fn process<D: Delivery, K: Sink>(
             "process",
             otel.name = %format_args!("process {}", delivery.subject()),
             otel.kind = "consumer",
-            messaging.system = "nats",
+            messaging.system = shared.system,
             messaging.operation.type = "process",
             messaging.destination.name = delivery.subject(),
             messaging.consumer.group.name = config.durable.as_str(),

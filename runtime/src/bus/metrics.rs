@@ -58,6 +58,12 @@ struct FaultLabels {
     error_type: String,
 }
 
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct PartitionLabels {
+    messaging_destination_name: String,
+    messaging_destination_partition_id: String,
+}
+
 /// Handler durations' bucket bounds, in seconds: 1 ms to 10 s.
 const DURATION_BUCKETS: [f64; 12] = [
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0,
@@ -74,6 +80,7 @@ pub struct ConsumerMetrics {
     pending: Gauge,
     ack_pending: Gauge,
     healthy: Gauge,
+    partition_lag: Family<PartitionLabels, Gauge>,
     /// Each event type's series, found once: a family's lookup hashes its labels under a lock, which
     /// a consumer would pay twice per message.
     series: Arc<[TypeSeries]>,
@@ -89,6 +96,13 @@ struct TypeSeries {
 impl ConsumerMetrics {
     /// Registers the figures of the durable consumer `durable` in `registry`.
     pub fn register(registry: &mut Registry, durable: &str) -> Self {
+        Self::register_for(registry, "nats", durable)
+    }
+
+    /// Registers the figures of a consumer on the broker kind `system` (`nats`, `kafka`): its
+    /// `messaging_system` label. On Kafka, each partition's lag (its high watermark minus the group's
+    /// committed offset) is a series of `energy_consumer_partition_lag`.
+    pub(crate) fn register_for(registry: &mut Registry, system: &str, durable: &str) -> Self {
         let metrics = ConsumerMetrics {
             consumed: Family::default(),
             duration: Family::new_with_constructor(|| {
@@ -99,6 +113,7 @@ impl ConsumerMetrics {
             pending: Gauge::default(),
             ack_pending: Gauge::default(),
             healthy: Gauge::default(),
+            partition_lag: Family::default(),
             // Every type of the catalogue, then `unknown`, then no type.
             series: (0..energy_api::EventType::ALL.len() + 2)
                 .map(|_| TypeSeries::default())
@@ -106,7 +121,7 @@ impl ConsumerMetrics {
         };
         let scope = registry.sub_registry_with_labels(
             [
-                ("messaging_system".into(), "nats".into()),
+                ("messaging_system".into(), system.to_owned().into()),
                 (
                     "messaging_consumer_group_name".into(),
                     durable.to_owned().into(),
@@ -150,7 +165,25 @@ impl ConsumerMetrics {
             "1 while the consumer is connected and pulling, else 0",
             metrics.healthy.clone(),
         );
+        if system == "kafka" {
+            scope.register(
+                "energy_consumer_partition_lag",
+                "Records of a partition not yet committed by the group: its high watermark minus the committed offset",
+                metrics.partition_lag.clone(),
+            );
+        }
         metrics
+    }
+
+    /// The lag of one partition, as last read from the broker (Kafka).
+    #[cfg_attr(not(feature = "kafka"), allow(dead_code))]
+    pub(crate) fn partition_lag(&self, topic: &str, partition: i32, lag: u64) {
+        self.partition_lag
+            .get_or_create(&PartitionLabels {
+                messaging_destination_name: topic.to_owned(),
+                messaging_destination_partition_id: partition.to_string(),
+            })
+            .set(i64::try_from(lag).unwrap_or(i64::MAX));
     }
 
     /// Counts one settlement.

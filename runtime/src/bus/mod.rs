@@ -12,7 +12,9 @@
 //! - [`Bus::capture`] reads a stream back in the JSON-lines file format ([`lines`]), and
 //!   [`Bus::dead_letters`] lists the dead letters, which [`Bus::republish_dead_letter`] publishes again.
 //!
-//! Only [`nats`] knows NATS: the rest sees the small boundary of [`transport`].
+//! Only [`nats`] knows NATS, and only `kafka` (feature `kafka`: [`kafka::KafkaBus`], the same publisher,
+//! handlers and consumer on a Kafka-protocol broker) knows Kafka: the rest sees the small boundary of
+//! [`transport`].
 
 pub mod cloudevents;
 pub mod connect;
@@ -24,6 +26,8 @@ mod error;
 mod handlers;
 pub mod headers;
 mod health;
+#[cfg(feature = "kafka")]
+pub mod kafka;
 pub mod lines;
 pub mod metrics;
 pub mod nats;

