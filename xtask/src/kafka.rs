@@ -39,7 +39,13 @@ pub(crate) fn durable(root: &Path) -> Result<(), String> {
     // The same selection of packages and features as the workspace's tests: nothing is built again.
     let status = Command::new(cargo)
         .current_dir(root)
-        .args(["test", "--workspace", "--all-features", "--test", "bus_kafka"])
+        .args([
+            "test",
+            "--workspace",
+            "--all-features",
+            "--test",
+            "bus_kafka",
+        ])
         .args(["--", "--ignored", "--nocapture"])
         .env("TANSU_DURABLE", &binary)
         .status()

@@ -52,7 +52,10 @@ impl Broker {
     }
 
     /// The dead letters of `subject` (every one without).
-    pub(super) async fn dead_letters(&self, subject: Option<&str>) -> Result<Vec<DeadLetter>, BusError> {
+    pub(super) async fn dead_letters(
+        &self,
+        subject: Option<&str>,
+    ) -> Result<Vec<DeadLetter>, BusError> {
         match self {
             Broker::Nats(bus) => bus.dead_letters(subject).await,
             Broker::Kafka(bus) => bus.dead_letters(subject).await,

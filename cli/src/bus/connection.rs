@@ -1,9 +1,9 @@
 //! Where the bus is and how to connect to it: the options every bus command shares, made
 //! [`ConnectSettings`] (NATS) or [`KafkaSettings`] (a `kafka://` server), and the connection.
 
+use super::broker::Broker;
 use crate::exit::Exit;
 use clap::Args;
-use super::broker::Broker;
 use energy_runtime::bus::kafka::{KafkaBus, KafkaSettings, is_kafka};
 use energy_runtime::bus::{Auth, Bus, BusError, ConnectSettings, Secret, Subjects};
 use std::path::PathBuf;
@@ -20,11 +20,21 @@ pub(crate) struct Connection {
     /// (`kafka://host:9092`); several separated by commas [default: $NATS_URL, the NATS context's,
     /// else nats://127.0.0.1:4222].
     // A URL may carry a password: the variable's value is never shown in --help.
-    #[arg(long, value_name = "URL", env = "ENERGY_BUS_SERVER", hide_env_values = true)]
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "ENERGY_BUS_SERVER",
+        hide_env_values = true
+    )]
     server: Option<String>,
     /// Kafka: a client property (librdkafka's name), as `kcat -X` takes it (`security.protocol=SSL`);
     /// repeat for several. Given after --properties, it overrides the file.
-    #[arg(short = 'X', long = "property", value_name = "NAME=VALUE", help_heading = "Kafka")]
+    #[arg(
+        short = 'X',
+        long = "property",
+        value_name = "NAME=VALUE",
+        help_heading = "Kafka"
+    )]
     property: Vec<String>,
     /// Kafka: a `client.properties`-style file of client properties (`name=value` lines).
     #[arg(
@@ -187,7 +197,8 @@ impl Connection {
     fn settings(&self, command: &str) -> Result<ConnectSettings, BusError> {
         if !self.property.is_empty() || self.properties.is_some() {
             return Err(BusError::Invalid(
-                "-X and --properties are Kafka client properties: give a kafka:// --server".to_owned(),
+                "-X and --properties are Kafka client properties: give a kafka:// --server"
+                    .to_owned(),
             ));
         }
         let mut settings = match &self.context {

@@ -6,10 +6,10 @@ use super::shared::{block_on, failed, write_json};
 use crate::exit::Exit;
 use crate::report::{Report, too_long, write_report};
 use clap::{Args, ValueEnum};
-use energy_runtime::bus::transport::Sink;
-use energy_runtime::bus::{PublishError, Publisher};
 use energy_runtime::bus::content::ContentMode;
 use energy_runtime::bus::lines::draft_from_line;
+use energy_runtime::bus::transport::Sink;
+use energy_runtime::bus::{PublishError, Publisher};
 use energy_runtime::events::{DEFAULT_MAX_LINE_BYTES, ErrorKind, EventError, Line, LineReader};
 use futures_util::StreamExt;
 use serde::Serialize;
@@ -113,7 +113,9 @@ async fn publish_lines(
     }
     match &bus {
         Broker::Nats(nats) => publish_with(nats.publisher(), bus.system(), args, name, input).await,
-        Broker::Kafka(kafka) => publish_with(kafka.publisher(), bus.system(), args, name, input).await,
+        Broker::Kafka(kafka) => {
+            publish_with(kafka.publisher(), bus.system(), args, name, input).await
+        }
     }
 }
 

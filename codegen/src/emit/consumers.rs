@@ -111,18 +111,29 @@ fn document(model: &Model, consumer: &Consumer) -> Result<Map, String> {
             "description",
             format!(
                 "What the consumer `{}` reads of the {}, from its contract \
-                 `schema/consumers/{}.yaml`.{owner} The channels and messages are the producer's \
-                 (`{}`).",
+                 `schema/consumers/{}.yaml`.{owner} The servers, channels and messages are the \
+                 producer's (`{}`): on NATS its durable consumer, on Kafka its consumer group, is \
+                 named `{}` (each operation's Kafka binding).",
                 consumer.name,
                 asyncapi::TITLE,
                 consumer.name,
-                asyncapi::PATH
+                asyncapi::PATH,
+                consumer.name
             ),
         );
+    let servers = ["nats", "kafka"]
+        .into_iter()
+        .fold(Map::new(), |servers, name| {
+            servers.with(
+                name,
+                reference(format!("../{}#/servers/{name}", asyncapi::PATH)),
+            )
+        });
     Ok(Map::new()
         .with("asyncapi", ASYNCAPI_VERSION)
         .with("info", info)
         .with("defaultContentType", "application/json")
+        .with("servers", servers)
         .with("channels", channels)
         .with("operations", operations))
 }

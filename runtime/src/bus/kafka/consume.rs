@@ -25,7 +25,9 @@ use crate::bus::transport::{
 };
 use bytes::Bytes;
 use futures_util::FutureExt;
-use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext, Rebalance, StreamConsumer};
+use rdkafka::consumer::{
+    BaseConsumer, CommitMode, Consumer, ConsumerContext, Rebalance, StreamConsumer,
+};
 use rdkafka::message::Message;
 use rdkafka::{ClientContext, Offset, TopicPartitionList};
 use std::collections::{HashMap, VecDeque};
@@ -51,13 +53,33 @@ const RECENT_IDS: usize = 16_384;
 const BATCH: usize = 64;
 
 /// The rebalance callbacks: a partition taken away commits what was settled of it and forgets the
-/// rest; one given starts afresh.
+/// rest; one given starts afresh. And whether the consumer is in its group, with its brokers reachable.
 struct GroupContext {
     offsets: Arc<Offsets>,
-    in_group: Arc<AtomicBool>,
+    membership: Arc<Membership>,
 }
 
-impl ClientContext for GroupContext {}
+/// Whether a consumer is in its group (assigned, even nothing) and its brokers answer.
+#[derive(Debug, Default)]
+struct Membership {
+    in_group: AtomicBool,
+    brokers_down: AtomicBool,
+}
+
+impl Membership {
+    fn healthy(&self) -> bool {
+        self.in_group.load(Ordering::Relaxed) && !self.brokers_down.load(Ordering::Relaxed)
+    }
+}
+
+impl ClientContext for GroupContext {
+    fn error(&self, error: rdkafka::error::KafkaError, reason: &str) {
+        if error.rdkafka_error_code() == Some(rdkafka::types::RDKafkaErrorCode::AllBrokersDown) {
+            self.membership.brokers_down.store(true, Ordering::Relaxed);
+        }
+        log::warn!("kafka: {error}: {reason}");
+    }
+}
 
 fn partitions_of(list: &TopicPartitionList) -> Vec<Partition> {
     list.elements()
@@ -82,12 +104,14 @@ impl ConsumerContext for GroupContext {
                 if !commits.is_empty()
                     && let Err(e) = consumer.commit(&list_of(&commits), CommitMode::Sync)
                 {
-                    log::warn!("the offsets of revoked partitions were not committed ({e}): their new owner starts earlier");
+                    log::warn!(
+                        "the offsets of revoked partitions were not committed ({e}): their new owner starts earlier"
+                    );
                 }
             }
             Rebalance::Error(e) => {
                 log::warn!("rebalance failed: {e}");
-                self.in_group.store(false, Ordering::Relaxed);
+                self.membership.in_group.store(false, Ordering::Relaxed);
             }
             Rebalance::Assign(_) => {}
         }
@@ -96,7 +120,8 @@ impl ConsumerContext for GroupContext {
     fn post_rebalance(&self, _consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
         if let Rebalance::Assign(list) = rebalance {
             self.offsets.assigned(partitions_of(list));
-            self.in_group.store(true, Ordering::Relaxed);
+            self.membership.in_group.store(true, Ordering::Relaxed);
+            self.membership.brokers_down.store(false, Ordering::Relaxed);
         }
     }
 
@@ -168,16 +193,19 @@ impl KafkaBus {
             }
         }
         let offsets = Arc::new(Offsets::default());
-        let in_group = Arc::new(AtomicBool::new(false));
+        let membership = Arc::new(Membership::default());
         let mut client = self.settings.client_config();
         for (name, value) in [
             ("group.id", config.durable.as_str()),
             ("enable.auto.commit", "false"),
             ("enable.auto.offset.store", "false"),
-            ("auto.offset.reset", match config.start {
-                Start::New => "latest",
-                _ => "earliest",
-            }),
+            (
+                "auto.offset.reset",
+                match config.start {
+                    Start::New => "latest",
+                    _ => "earliest",
+                },
+            ),
             // Only the partitions that move are taken away in a rebalance: the others go on.
             ("partition.assignment.strategy", "cooperative-sticky"),
             // A bounded prefetch: memory stays flat whatever the backlog.
@@ -208,7 +236,7 @@ impl KafkaBus {
         }
         let context = GroupContext {
             offsets: offsets.clone(),
-            in_group: in_group.clone(),
+            membership: membership.clone(),
         };
         let consumer: GroupConsumer = client
             .create_with_context(context)
@@ -228,7 +256,7 @@ impl KafkaBus {
         Ok(KafkaConsumer {
             consumer,
             offsets,
-            in_group,
+            membership,
             sink: self.sink(),
             topics: self.topics.clone(),
             subscribed: topics,
@@ -276,7 +304,12 @@ impl KafkaBus {
     /// A group that has committed nothing starts at `start`: its first offsets are committed before it
     /// joins (a start at the end or at a time; `All` is the broker's `earliest`). One that has
     /// committed goes on from there.
-    async fn start_new_group(&self, consumer: &Arc<GroupConsumer>, topics: &[String], start: Start) {
+    async fn start_new_group(
+        &self,
+        consumer: &Arc<GroupConsumer>,
+        topics: &[String],
+        start: Start,
+    ) {
         if matches!(start, Start::All) {
             return;
         }
@@ -284,14 +317,21 @@ impl KafkaBus {
         let topics = topics.to_vec();
         let started = tokio::task::spawn_blocking(move || -> rdkafka::error::KafkaResult<()> {
             let partitions = partitions_of_topics(consumer.as_ref(), &topics)?;
-            let committed = consumer.committed_offsets(list_at(&partitions, Offset::Invalid), REQUEST_TIMEOUT)?;
-            if committed.elements().iter().any(|e| e.offset().to_raw().is_some_and(|o| o >= 0)) {
+            let committed = consumer
+                .committed_offsets(list_at(&partitions, Offset::Invalid), REQUEST_TIMEOUT)?;
+            if committed
+                .elements()
+                .iter()
+                .any(|e| e.offset().to_raw().is_some_and(|o| o >= 0))
+            {
                 return Ok(());
             }
             let list = match start {
                 Start::All => return Ok(()),
                 Start::New => list_at(&partitions, Offset::End),
-                Start::Sequence(n) => list_at(&partitions, Offset::Offset(i64::try_from(n).unwrap_or(0))),
+                Start::Sequence(n) => {
+                    list_at(&partitions, Offset::Offset(i64::try_from(n).unwrap_or(0)))
+                }
                 Start::Time(time) => consumer.offsets_for_times(
                     list_at(&partitions, Offset::Offset(time.as_millisecond())),
                     REQUEST_TIMEOUT,
@@ -302,18 +342,30 @@ impl KafkaBus {
             for element in list.elements() {
                 let offset = match element.offset() {
                     Offset::Offset(o) => o,
-                    _ => consumer
-                        .fetch_watermarks(element.topic(), element.partition(), REQUEST_TIMEOUT)?
-                        .1,
+                    _ => {
+                        consumer
+                            .fetch_watermarks(
+                                element.topic(),
+                                element.partition(),
+                                REQUEST_TIMEOUT,
+                            )?
+                            .1
+                    }
                 };
-                resolved.add_partition_offset(element.topic(), element.partition(), Offset::Offset(offset))?;
+                resolved.add_partition_offset(
+                    element.topic(),
+                    element.partition(),
+                    Offset::Offset(offset),
+                )?;
             }
             consumer.commit(&resolved, CommitMode::Sync)
         })
         .await;
         match started {
             Ok(Ok(())) => {}
-            Ok(Err(e)) => log::warn!("the new group's start was not committed ({e}); it starts at the broker's reset point"),
+            Ok(Err(e)) => log::warn!(
+                "the new group's start was not committed ({e}); it starts at the broker's reset point"
+            ),
             Err(e) => log::warn!("the new group's start was not committed ({e})"),
         }
     }
@@ -350,7 +402,7 @@ fn list_at(partitions: &[Partition], offset: Offset) -> TopicPartitionList {
 pub struct KafkaConsumer {
     consumer: Arc<GroupConsumer>,
     offsets: Arc<Offsets>,
-    in_group: Arc<AtomicBool>,
+    membership: Arc<Membership>,
     sink: KafkaSink,
     topics: Topics,
     subscribed: Vec<String>,
@@ -410,7 +462,7 @@ impl KafkaConsumer {
         KafkaLagProbe {
             consumer: self.consumer.clone(),
             offsets: self.offsets.clone(),
-            in_group: self.in_group.clone(),
+            membership: self.membership.clone(),
             topics: self.subscribed.clone(),
             metrics: self.metrics.clone(),
         }
@@ -529,9 +581,12 @@ impl GroupSource {
         let list = list_of(&commits);
         if all {
             let consumer = self.consumer.clone();
-            let done = tokio::task::spawn_blocking(move || consumer.commit(&list, CommitMode::Sync)).await;
+            let done =
+                tokio::task::spawn_blocking(move || consumer.commit(&list, CommitMode::Sync)).await;
             if let Ok(Err(e)) = done {
-                log::warn!("the final commit failed ({e}): records settled since the last commit will be delivered again");
+                log::warn!(
+                    "the final commit failed ({e}): records settled since the last commit will be delivered again"
+                );
             }
         } else if let Err(e) = self.consumer.commit(&list, CommitMode::Async) {
             log::debug!("a commit was not sent ({e}); a later one carries its offsets");
@@ -565,7 +620,13 @@ impl GroupSource {
                 origin = Some((stream, sequence));
             }
         }
-        let subject = records::subject_of(self.topics.subjects(), &headers, &payload, key.as_deref(), topic);
+        let subject = records::subject_of(
+            self.topics.subjects(),
+            &headers,
+            &payload,
+            key.as_deref(),
+            topic,
+        );
         if !self.filters.is_empty() && !self.filters.iter().any(|f| may_match(f, &subject)) {
             self.offsets.passed(&partition, offset);
             return Received::PassedOver;
@@ -850,7 +911,7 @@ impl Delivery for KafkaDelivery {
 pub struct KafkaLagProbe {
     consumer: Arc<GroupConsumer>,
     offsets: Arc<Offsets>,
-    in_group: Arc<AtomicBool>,
+    membership: Arc<Membership>,
     topics: Vec<String>,
     metrics: Option<ConsumerMetrics>,
 }
@@ -877,12 +938,14 @@ impl Watch for KafkaLagProbe {
                 consumer.commit(&list_of(&commits), CommitMode::Sync)?;
             }
             let partitions = partitions_of_topics(&consumer, &topics)?;
-            let committed = consumer.committed_offsets(list_at(&partitions, Offset::Invalid), REQUEST_TIMEOUT)?;
+            let committed = consumer
+                .committed_offsets(list_at(&partitions, Offset::Invalid), REQUEST_TIMEOUT)?;
             // Every partition's ends in one request each (a request per partition takes seconds
             // for a catalogue's topics): the timestamps `End` (-1) and `Beginning` (-2) ask for the latest
             // and earliest.
             let ends = |timestamp: Offset| -> rdkafka::error::KafkaResult<HashMap<Partition, i64>> {
-                let found = consumer.offsets_for_times(list_at(&partitions, timestamp), REQUEST_TIMEOUT)?;
+                let found =
+                    consumer.offsets_for_times(list_at(&partitions, timestamp), REQUEST_TIMEOUT)?;
                 Ok(found
                     .elements()
                     .iter()
@@ -915,11 +978,16 @@ impl Watch for KafkaLagProbe {
         })
         .await
         .map_err(|e| TransportError::new(TransportErrorKind::Unavailable, e.to_string()))?;
+        if read.is_ok() {
+            // The brokers answered.
+            self.membership.brokers_down.store(false, Ordering::Relaxed);
+        }
         read.map_err(|e| super::transport_error("reading the group's lag", &e))
     }
 
+    /// In its group (assigned by it, even nothing) and its brokers answering.
     fn connected(&self) -> bool {
-        self.in_group.load(Ordering::Relaxed)
+        self.membership.healthy()
     }
 }
 

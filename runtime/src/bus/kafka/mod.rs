@@ -150,7 +150,10 @@ fn describe(error: &KafkaError) -> String {
             format!("no broker answered ({error})")
         }
         Some(RDKafkaErrorCode::OperationTimedOut) => {
-            format!("no broker answered in {}s ({error})", REQUEST_TIMEOUT.as_secs())
+            format!(
+                "no broker answered in {}s ({error})",
+                REQUEST_TIMEOUT.as_secs()
+            )
         }
         _ => error.to_string(),
     }
@@ -276,8 +279,7 @@ impl Sink for KafkaSink {
 
     async fn flush(&self) {
         let producer = self.producer.clone();
-        let flushed =
-            tokio::task::spawn_blocking(move || producer.flush(REQUEST_TIMEOUT)).await;
+        let flushed = tokio::task::spawn_blocking(move || producer.flush(REQUEST_TIMEOUT)).await;
         if let Ok(Err(e)) = flushed {
             log::warn!("the producer could not be flushed: {e}");
         }

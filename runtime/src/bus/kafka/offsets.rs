@@ -63,7 +63,10 @@ impl Offsets {
 
     /// Partitions taken away: forgotten; returns the offsets to commit for them first (what was
     /// settled, not past what is still held).
-    pub(crate) fn revoked(&self, partitions: impl IntoIterator<Item = Partition>) -> Vec<(Partition, i64)> {
+    pub(crate) fn revoked(
+        &self,
+        partitions: impl IntoIterator<Item = Partition>,
+    ) -> Vec<(Partition, i64)> {
         let mut map = self.lock();
         let mut commits = Vec::new();
         for partition in partitions {
@@ -165,7 +168,11 @@ mod tests {
         offsets.assigned([p(0)]);
         let new = offsets.received(&p(0), 5);
         offsets.settled(&p(0), 5, old);
-        assert_eq!(offsets.held(), 1, "a settlement of the earlier assignment commits nothing");
+        assert_eq!(
+            offsets.held(),
+            1,
+            "a settlement of the earlier assignment commits nothing"
+        );
         offsets.settled(&p(0), 5, new);
         assert_eq!(offsets.to_commit(false), vec![(p(0), 6)]);
     }

@@ -52,25 +52,34 @@ impl KafkaBus {
         let topics = self.topics.of_filters(&range.filters);
         let subjects = self.subjects().clone();
         let mut count = 0u64;
-        self.read_topics(&topics, range.start, range.follow, range.idle_exit, stop, |record| {
-            let subject = records::subject_of(
-                &subjects,
-                &record.headers,
-                &record.payload,
-                record.key.as_deref(),
-                &record.topic,
-            );
-            if !range.filters.is_empty() && !range.filters.iter().any(|f| may_match(f, &subject)) {
-                return Ok(());
-            }
-            count += 1;
-            each(Captured {
-                sequence: u64::try_from(record.offset).unwrap_or(0),
-                subject,
-                headers: record.headers.sorted(),
-                payload: record.payload,
-            })
-        })
+        self.read_topics(
+            &topics,
+            range.start,
+            range.follow,
+            range.idle_exit,
+            stop,
+            |record| {
+                let subject = records::subject_of(
+                    &subjects,
+                    &record.headers,
+                    &record.payload,
+                    record.key.as_deref(),
+                    &record.topic,
+                );
+                if !range.filters.is_empty()
+                    && !range.filters.iter().any(|f| may_match(f, &subject))
+                {
+                    return Ok(());
+                }
+                count += 1;
+                each(Captured {
+                    sequence: u64::try_from(record.offset).unwrap_or(0),
+                    subject,
+                    headers: record.headers.sorted(),
+                    payload: record.payload,
+                })
+            },
+        )
         .await?;
         Ok(count)
     }
@@ -82,26 +91,48 @@ impl KafkaBus {
         let mut letters: Vec<DeadLetter> = Vec::new();
         let mut republished = HashSet::new();
         let mut places = HashSet::new();
-        self.read_topics(&[topic], Start::All, false, None, std::future::pending(), |record| {
-            if let Some(offset) = record.headers.get(REPUBLISHED).and_then(|v| v.parse::<u64>().ok()) {
-                republished.insert(offset);
-                return Ok(());
-            }
-            let consumer = record
-                .headers
-                .get("energy-dead-letter-consumer")
-                .map(|c| crate::bus::headers::percent_decode(c).map_or_else(|_| c.to_owned(), |d| d.into_owned()))
-                .unwrap_or_default();
-            let dead_letter_subject = self.subjects().dead_letters_of(&consumer);
-            let sequence = u64::try_from(record.offset).unwrap_or(0);
-            if let Some(letter) = DeadLetter::read(sequence, &dead_letter_subject, &record.headers, record.payload)
-                && subject.is_none_or(|s| may_match(s, &dead_letter_subject))
-                && places.insert((letter.stream.clone(), letter.stream_sequence, letter.consumer.clone()))
-            {
-                letters.push(letter);
-            }
-            Ok(())
-        })
+        self.read_topics(
+            &[topic],
+            Start::All,
+            false,
+            None,
+            std::future::pending(),
+            |record| {
+                if let Some(offset) = record
+                    .headers
+                    .get(REPUBLISHED)
+                    .and_then(|v| v.parse::<u64>().ok())
+                {
+                    republished.insert(offset);
+                    return Ok(());
+                }
+                let consumer = record
+                    .headers
+                    .get("energy-dead-letter-consumer")
+                    .map(|c| {
+                        crate::bus::headers::percent_decode(c)
+                            .map_or_else(|_| c.to_owned(), |d| d.into_owned())
+                    })
+                    .unwrap_or_default();
+                let dead_letter_subject = self.subjects().dead_letters_of(&consumer);
+                let sequence = u64::try_from(record.offset).unwrap_or(0);
+                if let Some(letter) = DeadLetter::read(
+                    sequence,
+                    &dead_letter_subject,
+                    &record.headers,
+                    record.payload,
+                ) && subject.is_none_or(|s| may_match(s, &dead_letter_subject))
+                    && places.insert((
+                        letter.stream.clone(),
+                        letter.stream_sequence,
+                        letter.consumer.clone(),
+                    ))
+                {
+                    letters.push(letter);
+                }
+                Ok(())
+            },
+        )
         .await?;
         letters.retain(|l| !republished.contains(&l.sequence));
         Ok(letters)
@@ -134,10 +165,15 @@ impl KafkaBus {
             ))
         };
         let (incoming, data) =
-            crate::bus::content::read_message(&original.headers, &original.payload).map_err(still)?;
+            crate::bus::content::read_message(&original.headers, &original.payload)
+                .map_err(still)?;
         crate::events::Decoder::new()
             .reject_unknown(true)
-            .validate_parts(&incoming.event_type, &incoming.version, &original.payload[data])
+            .validate_parts(
+                &incoming.event_type,
+                &incoming.version,
+                &original.payload[data],
+            )
             .map_err(still)?;
         let sink = self.sink();
         let receipt = crate::bus::publisher::send_with_retry(
@@ -243,7 +279,11 @@ fn plan_reading(
     let mut assignment = TopicPartitionList::new();
     let mut remaining = BTreeMap::new();
     let mut times = TopicPartitionList::new();
-    for topic in metadata.topics().iter().filter(|t| topics.iter().any(|n| n == t.name())) {
+    for topic in metadata
+        .topics()
+        .iter()
+        .filter(|t| topics.iter().any(|n| n == t.name()))
+    {
         for partition in topic.partitions() {
             let (name, id) = (topic.name(), partition.id());
             let (low, high) = consumer.fetch_watermarks(name, id, REQUEST_TIMEOUT)?;
@@ -271,7 +311,11 @@ fn plan_reading(
                 Offset::Offset(o) if o >= 0 => o.max(low),
                 _ => high,
             };
-            assignment.add_partition_offset(element.topic(), element.partition(), Offset::Offset(from))?;
+            assignment.add_partition_offset(
+                element.topic(),
+                element.partition(),
+                Offset::Offset(from),
+            )?;
             if from < high {
                 remaining.insert((element.topic().to_owned(), element.partition()), high);
             }

@@ -280,10 +280,16 @@ mod tests {
             "energy_dead_letters"
         );
         assert_eq!(topics.of_subject("energy_retry.g"), "energy_retry.g");
-        assert_eq!(topics.retry("billing-service"), "energy_retry.billing-service");
+        assert_eq!(
+            topics.retry("billing-service"),
+            "energy_retry.billing-service"
+        );
         assert_eq!(topics.sections().len(), SECTIONS.len());
         let billing = topics.of_filters(&["energy.billing.>".to_owned()]);
-        assert!(billing.contains(&"energy.billing".to_owned()), "{billing:?}");
+        assert!(
+            billing.contains(&"energy.billing".to_owned()),
+            "{billing:?}"
+        );
         assert_eq!(topics.of_filters(&[]).len(), SECTIONS.len());
     }
 
@@ -302,7 +308,10 @@ mod tests {
         assert_eq!(record_header_name("ce-datacontenttype"), "content-type");
         assert_eq!(record_header_name("traceparent"), "traceparent");
         assert_eq!(bus_header_name("ce_type", b"x"), "ce-type");
-        assert_eq!(bus_header_name("content-type", b"application/json"), "ce-datacontenttype");
+        assert_eq!(
+            bus_header_name("content-type", b"application/json"),
+            "ce-datacontenttype"
+        );
         assert_eq!(
             bus_header_name("content-type", b"application/cloudevents+json"),
             "content-type"
@@ -320,7 +329,10 @@ mod tests {
         let mut headers = Headers::new();
         headers.append("ce-type", "agreement.updated");
         headers.append("ce-dataversion", "v2");
-        assert_eq!(key_of(&headers, b"{}").as_deref(), Some("agreement.updated/v2"));
+        assert_eq!(
+            key_of(&headers, b"{}").as_deref(),
+            Some("agreement.updated/v2")
+        );
         headers.append("ce-subject", "agreement%2012");
         assert_eq!(
             key_of(&headers, b"{}").as_deref(),

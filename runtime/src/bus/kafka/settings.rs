@@ -33,14 +33,23 @@ impl std::fmt::Debug for KafkaSettings {
 /// Whether a property holds a secret, never to be shown.
 fn is_secret(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
-    ["password", "secret", "sasl.jaas.config", "token", "ssl.key.pem"]
-        .iter()
-        .any(|word| name.contains(word))
+    [
+        "password",
+        "secret",
+        "sasl.jaas.config",
+        "token",
+        "ssl.key.pem",
+    ]
+    .iter()
+    .any(|word| name.contains(word))
 }
 
 /// Whether `servers` names Kafka: its first address has the `kafka://` scheme.
 pub fn is_kafka(servers: &str) -> bool {
-    servers.trim_start().to_ascii_lowercase().starts_with(SCHEME)
+    servers
+        .trim_start()
+        .to_ascii_lowercase()
+        .starts_with(SCHEME)
 }
 
 impl KafkaSettings {
@@ -172,7 +181,11 @@ impl KafkaSettings {
         self.properties
             .iter()
             .map(|(n, v)| {
-                let value = if is_secret(n) { "***".to_owned() } else { v.clone() };
+                let value = if is_secret(n) {
+                    "***".to_owned()
+                } else {
+                    v.clone()
+                };
                 (n.clone(), value)
             })
             .collect()
@@ -237,7 +250,12 @@ mod tests {
             settings.servers_shown(),
             "kafka://a:9092,kafka://b:9093,kafka://c:9094"
         );
-        for bad in ["kafka://a", "kafka://:9092", "kafka://a:x", "kafka://u:p@a:9092"] {
+        for bad in [
+            "kafka://a",
+            "kafka://:9092",
+            "kafka://a:x",
+            "kafka://u:p@a:9092",
+        ] {
             let error = KafkaSettings::new(bad).unwrap_err().to_string();
             assert!(!error.contains(":p@"), "{error}");
         }
@@ -253,7 +271,10 @@ mod tests {
         settings.set_pair("ssl.key.password=hunter2").unwrap();
         assert_eq!(settings.get("security.protocol"), Some("SASL_SSL"));
         let shown = format!("{settings:?} {}", settings.method());
-        assert!(!shown.contains("s3cret") && !shown.contains("hunter2"), "{shown}");
+        assert!(
+            !shown.contains("s3cret") && !shown.contains("hunter2"),
+            "{shown}"
+        );
         assert!(shown.contains("SCRAM-SHA-512 as `alice`"), "{shown}");
         let error = settings.set_pair("sasl.password").unwrap_err().to_string();
         assert!(!error.contains("sasl.password"), "{error}");
@@ -270,7 +291,10 @@ mod tests {
         .unwrap();
         let mut settings = KafkaSettings::new("kafka://a:9092").unwrap();
         let error = settings.read_properties(&path).unwrap_err().to_string();
-        assert!(error.ends_with("client.properties:5: `not a pair` is not a property (NAME=VALUE)"), "{error}");
+        assert!(
+            error.ends_with("client.properties:5: `not a pair` is not a property (NAME=VALUE)"),
+            "{error}"
+        );
         assert_eq!(settings.get("sasl.mechanism"), Some("PLAIN"));
     }
 }

@@ -110,10 +110,9 @@ impl KafkaBus {
                         TopicReplication::Fixed(settings.replication),
                     )
                     .set("retention.ms", &retention_text);
-                    let results = admin
-                        .create_topics([&new], &options)
-                        .await
-                        .map_err(|e| self.request_error(&format!("creating topic `{topic}`"), &e))?;
+                    let results = admin.create_topics([&new], &options).await.map_err(|e| {
+                        self.request_error(&format!("creating topic `{topic}`"), &e)
+                    })?;
                     for result in results {
                         if let Err((_, code)) = result
                             && code != rdkafka::types::RDKafkaErrorCode::TopicAlreadyExists
@@ -133,10 +132,8 @@ impl KafkaBus {
                 Some(&have) => {
                     let mut changes = Vec::new();
                     if have < *partitions {
-                        let grow = NewPartitions::new(
-                            topic,
-                            usize::try_from(*partitions).unwrap_or(1),
-                        );
+                        let grow =
+                            NewPartitions::new(topic, usize::try_from(*partitions).unwrap_or(1));
                         admin
                             .create_partitions([&grow], &options)
                             .await
@@ -167,12 +164,9 @@ impl KafkaBus {
                     if had != retention {
                         let alter = AlterConfig::new(ResourceSpecifier::Topic(topic))
                             .set("retention.ms", &retention_text);
-                        admin
-                            .alter_configs([&alter], &options)
-                            .await
-                            .map_err(|e| {
-                                self.request_error(&format!("setting the retention of `{topic}`"), &e)
-                            })?;
+                        admin.alter_configs([&alter], &options).await.map_err(|e| {
+                            self.request_error(&format!("setting the retention of `{topic}`"), &e)
+                        })?;
                         changes.push(format!(
                             "retention {} → {}",
                             show_ms(had),
@@ -249,7 +243,9 @@ impl KafkaBus {
         let described = admin
             .describe_configs([&ResourceSpecifier::Topic(topic)], &options)
             .await
-            .map_err(|e| self.request_error(&format!("reading the configuration of `{topic}`"), &e))?;
+            .map_err(|e| {
+                self.request_error(&format!("reading the configuration of `{topic}`"), &e)
+            })?;
         let retention = described
             .into_iter()
             .filter_map(Result::ok)
