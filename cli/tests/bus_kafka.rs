@@ -484,3 +484,120 @@ fn a_kafka_consumer_serves_its_lag_per_partition_and_is_healthy_only_in_its_grou
         consumer.stderr()
     );
 }
+
+#[test]
+fn tls_with_a_ca_and_client_certificates_as_kafka_users_configure_it() {
+    use energy_testkit::secrets::Authority;
+    let servers = Authority::new("kafka servers");
+    let clients = Authority::new("kafka clients");
+    let (broker, front) = KafkaBroker::start_behind_tls(&servers, Some(&clients));
+    let dir = tempfile::tempdir().unwrap();
+    let ca = servers.write(dir.path(), "ca.pem");
+    let (cert, key) = clients.issue(dir.path(), "billing", &["billing"], true);
+    let (ca, cert, key) = (
+        ca.to_str().unwrap(),
+        cert.to_str().unwrap(),
+        key.to_str().unwrap(),
+    );
+
+    // The shorthands.
+    let init = run_energy(
+        &[
+            "bus",
+            "init",
+            "--server",
+            &broker.url,
+            "--tls-ca",
+            ca,
+            "--tls-cert",
+            cert,
+            "--tls-key",
+            key,
+        ],
+        &[],
+    );
+    assert_eq!(init.code, Some(0), "{}", init.stderr);
+    // A client.properties file, as Kafka users keep one.
+    let properties = dir.path().join("client.properties");
+    std::fs::write(
+        &properties,
+        format!("# billing's client\nsecurity.protocol=SSL\nssl.ca.location={ca}\nssl.certificate.location={cert}\nssl.key.location={key}\n"),
+    )
+    .unwrap();
+    let listed = run_energy(
+        &[
+            "events",
+            "dlq",
+            "list",
+            "--server",
+            &broker.url,
+            "--properties",
+            properties.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(listed.code, Some(0), "{}", listed.stderr);
+    // -X pairs, as kcat takes them.
+    let pairs = [
+        format!("ssl.ca.location={ca}"),
+        format!("ssl.certificate.location={cert}"),
+        format!("ssl.key.location={key}"),
+    ];
+    let mut args = vec![
+        "events",
+        "capture",
+        "--server",
+        &broker.url,
+        "-X",
+        "security.protocol=SSL",
+    ];
+    for pair in &pairs {
+        args.extend(["-X", pair]);
+    }
+    let captured = run_energy(&args, &[]);
+    assert_eq!(captured.code, Some(0), "{}", captured.stderr);
+
+    // Without the client certificate, or trusting another CA: one line naming the server and the
+    // method, exit 2.
+    let refused = run_energy(
+        &[
+            "events",
+            "dlq",
+            "list",
+            "--server",
+            &broker.url,
+            "--tls-ca",
+            ca,
+        ],
+        &[],
+    );
+    assert_eq!(refused.code, Some(2), "{}", refused.stderr);
+    assert!(
+        refused.stderr.starts_with(&format!(
+            "error: cannot connect to {} with SSL, CA {ca}",
+            broker.url
+        )),
+        "{}",
+        refused.stderr
+    );
+    let other = Authority::new("someone else").write(dir.path(), "other.pem");
+    let untrusted = run_energy(
+        &[
+            "events",
+            "dlq",
+            "list",
+            "--server",
+            &broker.url,
+            "--tls-ca",
+            other.to_str().unwrap(),
+            "--tls-cert",
+            cert,
+            "--tls-key",
+            key,
+        ],
+        &[],
+    );
+    assert_eq!(untrusted.code, Some(2), "{}", untrusted.stderr);
+    assert_eq!(untrusted.stderr.lines().count(), 1, "{}", untrusted.stderr);
+    drop(front);
+}

@@ -73,6 +73,8 @@ pub struct KafkaBroker {
     pub url: String,
     /// Its port.
     pub port: u16,
+    /// The port it tells clients to use (its own, or a TLS front's).
+    advertised: u16,
     storage: String,
     dir: tempfile::TempDir,
     log: Arc<Mutex<Vec<String>>>,
@@ -90,16 +92,41 @@ impl KafkaBroker {
         Self::spawn(durable_binary(), "sqlite://tansu.db".to_owned())
     }
 
+    /// An in-memory broker reached only through TLS: a TLS front on 127.0.0.1 (its certificate signed
+    /// by `authority`; with `client_authority`, it requires a client certificate that one signed)
+    /// forwards to the broker, which advertises the front's address. tansu 0.6.0's own TLS options do
+    /// not work (`--cert` and `--key` are refused together), so the front terminates TLS as a proxy
+    /// would in front of a broker.
+    pub fn start_behind_tls(
+        authority: &crate::secrets::Authority,
+        client_authority: Option<&crate::secrets::Authority>,
+    ) -> (KafkaBroker, TlsFront) {
+        let front_port = free_port();
+        let mut broker =
+            Self::spawn_advertising(binary(), "memory://tansu/".to_owned(), Some(front_port));
+        let front = TlsFront::start(
+            &broker.dir,
+            authority,
+            client_authority,
+            front_port,
+            broker.port,
+        );
+        broker.url = format!("kafka://127.0.0.1:{front_port}");
+        (broker, front)
+    }
+
     fn spawn(binary: PathBuf, storage: String) -> KafkaBroker {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
+        Self::spawn_advertising(binary, storage, None)
+    }
+
+    fn spawn_advertising(binary: PathBuf, storage: String, advertised: Option<u16>) -> KafkaBroker {
+        let port = free_port();
         let mut broker = KafkaBroker {
             child: None,
             binary,
             url: format!("kafka://127.0.0.1:{port}"),
             port,
+            advertised: advertised.unwrap_or(port),
             storage,
             dir: tempfile::tempdir().expect("a temporary folder"),
             log: Arc::default(),
@@ -110,6 +137,7 @@ impl KafkaBroker {
 
     fn launch(&mut self) {
         let listener = format!("tcp://127.0.0.1:{}", self.port);
+        let advertised = format!("tcp://127.0.0.1:{}", self.advertised);
         let mut child = Command::new(&self.binary)
             .current_dir(self.dir.path())
             .args([
@@ -117,7 +145,7 @@ impl KafkaBroker {
                 "--listener-url",
                 &listener,
                 "--advertised-listener-url",
-                &listener,
+                &advertised,
             ])
             .args(["--storage-engine", &self.storage])
             .env_remove("RUST_LOG")
@@ -190,6 +218,110 @@ impl KafkaBroker {
             std::thread::sleep(Duration::from_millis(50));
         }
         self.launch();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+/// A TLS front on 127.0.0.1 forwarding each connection to a broker's plain port.
+pub struct TlsFront {
+    /// The folder holding the front's certificate and key.
+    pub dir: PathBuf,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl TlsFront {
+    fn start(
+        dir: &tempfile::TempDir,
+        authority: &crate::secrets::Authority,
+        client_authority: Option<&crate::secrets::Authority>,
+        port: u16,
+        broker: u16,
+    ) -> TlsFront {
+        use rustls::pki_types::pem::PemObject as _;
+        use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+        use std::sync::Arc;
+        let (cert, key) = authority.issue(dir.path(), "front", &["127.0.0.1", "localhost"], false);
+        let certificates = CertificateDer::pem_file_iter(&cert)
+            .and_then(|i| i.collect::<Result<Vec<_>, _>>())
+            .expect("the front's certificate");
+        let key = PrivateKeyDer::from_pem_file(&key).expect("the front's key");
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
+            .with_safe_default_protocol_versions()
+            .expect("TLS versions");
+        let config = match client_authority {
+            Some(clients) => {
+                let ca = clients.write(dir.path(), "clients-ca.pem");
+                let mut roots = rustls::RootCertStore::empty();
+                for certificate in CertificateDer::pem_file_iter(&ca).expect("the clients' CA") {
+                    roots
+                        .add(certificate.expect("a certificate"))
+                        .expect("a root");
+                }
+                let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+                    Arc::new(roots),
+                    provider,
+                )
+                .build()
+                .expect("a client verifier");
+                builder.with_client_cert_verifier(verifier)
+            }
+            None => builder.with_no_client_auth(),
+        }
+        .with_single_cert(certificates, key)
+        .expect("the front's configuration");
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        let listener = std::net::TcpListener::bind(("127.0.0.1", port)).expect("the front's port");
+        listener.set_nonblocking(true).expect("non-blocking");
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .enable_all()
+                .build()
+                .expect("a runtime");
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).expect("a listener");
+                let serve = async {
+                    while let Ok((client, _)) = listener.accept().await {
+                        let acceptor = acceptor.clone();
+                        tokio::spawn(async move {
+                            let Ok(mut tls) = acceptor.accept(client).await else {
+                                return;
+                            };
+                            let Ok(mut upstream) =
+                                tokio::net::TcpStream::connect(("127.0.0.1", broker)).await
+                            else {
+                                return;
+                            };
+                            let _ = tokio::io::copy_bidirectional(&mut tls, &mut upstream).await;
+                        });
+                    }
+                };
+                tokio::select! {
+                    () = serve => {}
+                    _ = stopped => {}
+                }
+            });
+        });
+        TlsFront {
+            dir: dir.path().to_owned(),
+            stop: Some(stop),
+        }
+    }
+}
+
+impl Drop for TlsFront {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
     }
 }
 
