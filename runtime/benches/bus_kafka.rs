@@ -20,6 +20,7 @@ use energy_runtime::bus::transport::Outgoing;
 use energy_runtime::bus::{ConsumerConfig, Draft, Handlers, Subjects};
 use energy_runtime::events::Metadata;
 use energy_testkit::kafka::KafkaBroker;
+use futures_util::StreamExt;
 use rdkafka::consumer::{CommitMode, Consumer, StreamConsumer};
 use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{FutureProducer, FutureRecord};
@@ -37,7 +38,10 @@ fn main() {
     let mut args = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))
-        .map(|a| a.parse::<u64>().expect("numbers: EVENTS ROUNDS MEMORY_EVENTS"));
+        .map(|a| {
+            a.parse::<u64>()
+                .expect("numbers: EVENTS ROUNDS MEMORY_EVENTS")
+        });
     let events = args.next().unwrap_or(100_000);
     let rounds = args.next().unwrap_or(5);
     let memory_events = args.next().unwrap_or(1_000_000);
@@ -143,7 +147,13 @@ type Samples = Arc<std::sync::Mutex<Vec<(u64, u64)>>>;
 
 /// The typed path: validated and published by `Publisher`, consumed by `KafkaConsumer` into the
 /// generated types. Seconds from the first publish to the last event handled.
-async fn typed_round(broker: &KafkaBroker, mix: &[Draft], events: u64, round: &str, memory: Option<Samples>) -> f64 {
+async fn typed_round(
+    broker: &KafkaBroker,
+    mix: &[Draft],
+    events: u64,
+    round: &str,
+    memory: Option<Samples>,
+) -> f64 {
     let bus = round_bus(broker, round).await;
     let consumer = bus
         .consumer(
@@ -169,7 +179,10 @@ async fn typed_round(broker: &KafkaBroker, mix: &[Draft], events: u64, round: &s
                 if let Some(samples) = &memory
                     && handled >= next_sample
                 {
-                    samples.lock().expect("samples").push((handled, resident_kib()));
+                    samples
+                        .lock()
+                        .expect("samples")
+                        .push((handled, resident_kib()));
                     next_sample += events / 100;
                 }
                 if handled >= events {
@@ -183,7 +196,8 @@ async fn typed_round(broker: &KafkaBroker, mix: &[Draft], events: u64, round: &s
     let started = Instant::now();
     let consuming = tokio::spawn(consumer.run(handlers, done));
     let publisher = bus.publisher();
-    let messages = futures_util::stream::iter(0..events).map(|i| (i, publisher.prepare(&draft(mix, round, i)).expect("valid")));
+    let messages = futures_util::stream::iter(0..events)
+        .map(|i| (i, publisher.prepare(&draft(mix, round, i)).expect("valid")));
     publisher
         .send_ordered(messages, IN_FLIGHT, |i, result| {
             if let Err(e) = result {
@@ -192,7 +206,10 @@ async fn typed_round(broker: &KafkaBroker, mix: &[Draft], events: u64, round: &s
             true
         })
         .await;
-    let stats = consuming.await.expect("the consumer task").expect("the consumer");
+    let stats = consuming
+        .await
+        .expect("the consumer task")
+        .expect("the consumer");
     let seconds = finished
         .lock()
         .expect("finished")
@@ -251,22 +268,33 @@ async fn bare_round(broker: &KafkaBroker, mix: &[Draft], events: u64, round: &st
         tokio::spawn(async move {
             loop {
                 let message = consumer.recv().await.expect("a record");
-                consumer.store_offset_from_message(&message).expect("stored");
+                consumer
+                    .store_offset_from_message(&message)
+                    .expect("stored");
                 std::hint::black_box(&message);
                 if received.fetch_add(1, Ordering::Relaxed) + 1 >= events {
                     break;
                 }
             }
-            consumer.commit_consumer_state(CommitMode::Sync).expect("committed");
+            consumer
+                .commit_consumer_state(CommitMode::Sync)
+                .expect("committed");
         })
     };
     let mut pending = VecDeque::new();
     for (topic, key, headers, message) in &messages {
-        let mut record = FutureRecord::to(topic).payload(&message.payload[..]).headers(headers.clone());
+        let mut record = FutureRecord::to(topic)
+            .payload(&message.payload[..])
+            .headers(headers.clone());
         if let Some(key) = key {
             record = record.key(key.as_str());
         }
-        pending.push_back(producer.send_result(record).map_err(|(e, _)| e).expect("queued"));
+        pending.push_back(
+            producer
+                .send_result(record)
+                .map_err(|(e, _)| e)
+                .expect("queued"),
+        );
         if pending.len() >= IN_FLIGHT
             && let Some(delivery) = pending.pop_front()
         {

