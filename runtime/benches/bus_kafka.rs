@@ -170,12 +170,16 @@ async fn typed_round(
         Ok(())
     });
     let finished = Arc::new(std::sync::Mutex::new(None::<Instant>));
+    let first = Arc::new(std::sync::Mutex::new(None::<Instant>));
     let done = {
-        let (counters, finished) = (counters.clone(), finished.clone());
+        let (counters, finished, first) = (counters.clone(), finished.clone(), first.clone());
         async move {
             let mut next_sample = events / 100;
             loop {
                 let handled = counters.snapshot().handled;
+                if handled > 1 {
+                    first.lock().expect("first").get_or_insert_with(Instant::now);
+                }
                 if let Some(samples) = &memory
                     && handled >= next_sample
                 {
@@ -185,7 +189,8 @@ async fn typed_round(
                         .push((handled, resident_kib()));
                     next_sample += events / 100;
                 }
-                if handled >= events {
+                // The probe, then the round's events.
+                if handled > events {
                     *finished.lock().expect("finished") = Some(Instant::now());
                     return;
                 }
@@ -193,9 +198,18 @@ async fn typed_round(
             }
         }
     };
-    let started = Instant::now();
     let consuming = tokio::spawn(consumer.run(handlers, done));
     let publisher = bus.publisher();
+    // The clock starts once the group has joined and handled a first event (a join takes seconds,
+    // the same for both paths, and is not the path's throughput).
+    publisher
+        .publish_draft(draft(mix, &format!("{round}-probe"), 0))
+        .await
+        .expect("the probe published");
+    while counters.snapshot().handled == 0 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let started = Instant::now();
     let messages = futures_util::stream::iter(0..events)
         .map(|i| (i, publisher.prepare(&draft(mix, round, i)).expect("valid")));
     publisher
@@ -206,6 +220,7 @@ async fn typed_round(
             true
         })
         .await;
+    let published = started.elapsed();
     let stats = consuming
         .await
         .expect("the consumer task")
@@ -215,7 +230,14 @@ async fn typed_round(
         .expect("finished")
         .map_or_else(|| started.elapsed(), |at| at - started)
         .as_secs_f64();
-    assert!(stats.handled >= events, "{stats:?}");
+    assert!(stats.handled > events, "{stats:?}");
+    if let Some(first) = *first.lock().expect("first") {
+        println!(
+            "  {round:>10}: published in {:.2} s, first handled at {:.2} s",
+            published.as_secs_f64(),
+            (first - started).as_secs_f64()
+        );
+    }
     seconds
 }
 
@@ -263,11 +285,13 @@ async fn bare_round(broker: &KafkaBroker, mix: &[Draft], events: u64, round: &st
         .collect();
     let received = Arc::new(AtomicU64::new(0));
     let started = Instant::now();
+    let first = Arc::new(std::sync::Mutex::new(None::<Instant>));
     let consuming = {
-        let received = received.clone();
+        let (received, first) = (received.clone(), first.clone());
         tokio::spawn(async move {
             loop {
                 let message = consumer.recv().await.expect("a record");
+                first.lock().expect("first").get_or_insert_with(Instant::now);
                 consumer
                     .store_offset_from_message(&message)
                     .expect("stored");
@@ -281,6 +305,17 @@ async fn bare_round(broker: &KafkaBroker, mix: &[Draft], events: u64, round: &st
                 .expect("committed");
         })
     };
+    // The clock starts once the group has joined and read a first record.
+    let (topic, key, headers, message) = &messages[0];
+    let mut probe = FutureRecord::to(topic).payload(&message.payload[..]).headers(headers.clone());
+    if let Some(key) = key {
+        probe = probe.key(key.as_str());
+    }
+    producer.send(probe, Duration::from_secs(10)).await.expect("the probe stored");
+    while received.load(Ordering::Relaxed) == 0 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let started = Instant::now();
     let mut pending = VecDeque::new();
     for (topic, key, headers, message) in &messages {
         let mut record = FutureRecord::to(topic)
@@ -304,7 +339,15 @@ async fn bare_round(broker: &KafkaBroker, mix: &[Draft], events: u64, round: &st
     for delivery in pending {
         delivery.await.expect("delivered").expect("stored");
     }
+    let published = started.elapsed();
     consuming.await.expect("the consumer task");
+    if let Some(first) = *first.lock().expect("first") {
+        println!(
+            "  {round:>10}: published in {:.2} s, first handled at {:.2} s",
+            published.as_secs_f64(),
+            (first - started).as_secs_f64()
+        );
+    }
     started.elapsed().as_secs_f64()
 }
 

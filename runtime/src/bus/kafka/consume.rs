@@ -208,10 +208,11 @@ impl KafkaBus {
             ),
             // Only the partitions that move are taken away in a rebalance: the others go on.
             ("partition.assignment.strategy", "cooperative-sticky"),
-            // A bounded prefetch: memory stays flat whatever the backlog.
+            // A bounded prefetch (8 MiB for the consumer's one queue, not librdkafka's 64): memory
+            // stays flat whatever the backlog. (A smaller fetch, `queued.min.messages` 1,000 and
+            // `fetch.wait.max.ms` 100, made the typed path 0.62x the bare loop instead of 0.93x:
+            // BENCHMARKS.md.)
             ("queued.max.messages.kbytes", "8192"),
-            ("queued.min.messages", "1000"),
-            ("fetch.wait.max.ms", "100"),
         ] {
             if self.settings.get(name).is_none() || name == "group.id" {
                 client.set(name, value);
