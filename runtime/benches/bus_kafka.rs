@@ -284,7 +284,6 @@ async fn bare_round(broker: &KafkaBroker, mix: &[Draft], events: u64, round: &st
         })
         .collect();
     let received = Arc::new(AtomicU64::new(0));
-    let started = Instant::now();
     let first = Arc::new(std::sync::Mutex::new(None::<Instant>));
     let consuming = {
         let (received, first) = (received.clone(), first.clone());
