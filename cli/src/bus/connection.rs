@@ -155,7 +155,7 @@ impl Connection {
     }
 }
 
-pub(super) async fn connect(connection: &Connection, command: &str) -> Result<Bus, ExitCode> {
+pub(crate) async fn connect(connection: &Connection, command: &str) -> Result<Bus, ExitCode> {
     let subjects = Subjects::new(&connection.prefix).map_err(|e| {
         eprintln!("error: --prefix: {e}");
         ExitCode::from(Exit::Usage)
