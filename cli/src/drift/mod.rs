@@ -6,6 +6,7 @@
 
 #[cfg(feature = "bus")]
 mod bus;
+mod locate;
 mod render;
 mod suggest;
 

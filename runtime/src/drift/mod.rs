@@ -24,6 +24,10 @@ pub use report::{
     Dropped, FORMAT_VERSION, Finding, FindingKind, KindCount, Report, ValueCount, shape_text,
 };
 
+/// The tables drift is judged against (a payload version's is `EventKind::table`), for callers that
+/// turn findings into schema edits.
+pub use energy_api_core::table::{Shape, StructTable};
+
 use energy_api::events::EventKind;
 use envelope::{LineFault, Outcome, Reading};
 use std::collections::{BTreeMap, HashMap};
