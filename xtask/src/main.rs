@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 
 mod bench;
+mod bench_drift;
 mod codegen;
 mod compat;
 mod consumers;

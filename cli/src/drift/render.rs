@@ -123,9 +123,9 @@ pub(crate) fn describe(finding: &Finding, inputs: &Inputs) -> String {
                 lines(finding, inputs)
             )
         }
-        FindingKind::MalformedJson => format!("lines not JSON: {}", lines(finding, inputs)),
+        FindingKind::MalformedJson => format!("not JSON (lines {})", lines(finding, inputs)),
         FindingKind::BadEnvelope => {
-            format!("lines not an envelope: {}", lines(finding, inputs))
+            format!("JSON, but not an envelope (lines {})", lines(finding, inputs))
         }
     }
 }
@@ -163,11 +163,12 @@ pub(crate) fn human(
         let touched = if finding.kind == FindingKind::OptionalNeverSent {
             String::new()
         } else {
-            format!(
-                "{:>7} {:<6}",
-                finding.events,
-                plural(finding.events, "event", "events")
-            )
+            let (one, many) = if finding.event.is_some() {
+                ("event", "events")
+            } else {
+                ("line", "lines")
+            };
+            format!("{:>7} {:<6}", finding.events, plural(finding.events, one, many))
         };
         writeln!(
             out,
