@@ -132,11 +132,11 @@ pub(crate) fn run(args: &DriftArgs) -> ExitCode {
         }
     }
     let report = drift.report();
-    if let Some(path) = &args.suggest {
-        if let Err(message) = suggest::write(&report, path, &args.schema, args.threshold) {
-            eprintln!("error: {message}");
-            return Exit::Usage.into();
-        }
+    if let Some(path) = &args.suggest
+        && let Err(message) = suggest::write(&report, path, &args.schema, args.threshold)
+    {
+        eprintln!("error: {message}");
+        return Exit::Usage.into();
     }
     let mut out = BufWriter::new(io::stdout().lock());
     let written = match args.format {

@@ -125,7 +125,10 @@ pub(crate) fn describe(finding: &Finding, inputs: &Inputs) -> String {
         }
         FindingKind::MalformedJson => format!("not JSON (lines {})", lines(finding, inputs)),
         FindingKind::BadEnvelope => {
-            format!("JSON, but not an envelope (lines {})", lines(finding, inputs))
+            format!(
+                "JSON, but not an envelope (lines {})",
+                lines(finding, inputs)
+            )
         }
     }
 }
@@ -168,7 +171,11 @@ pub(crate) fn human(
             } else {
                 ("line", "lines")
             };
-            format!("{:>7} {:<6}", finding.events, plural(finding.events, one, many))
+            format!(
+                "{:>7} {:<6}",
+                finding.events,
+                plural(finding.events, one, many)
+            )
         };
         writeln!(
             out,

@@ -74,12 +74,12 @@ impl Value<'_, '_> {
     /// A scalar of JSON type `seen`: as the schema says, or of the wrong type.
     fn scalar(mut self, seen: JsonType, text: &dyn fmt::Display) {
         let (shape, _) = self.shape();
-        let ok = match (shape, seen) {
+        let ok = matches!(
+            (shape, seen),
             (Some(Shape::Num), JsonType::Integer | JsonType::Number)
-            | (Some(Shape::Int), JsonType::Integer)
-            | (Some(Shape::Bool), JsonType::Boolean) => true,
-            _ => false,
-        };
+                | (Some(Shape::Int), JsonType::Integer)
+                | (Some(Shape::Bool), JsonType::Boolean)
+        );
         if ok {
             self.present();
         } else {
@@ -137,7 +137,7 @@ impl<'de> Visitor<'de> for Value<'_, '_> {
         // An integer beyond `u64` is read as a float: beyond the range of `int`, not of another type.
         if matches!(self.shape().0, Some(Shape::Int))
             && v.fract() == 0.0
-            && v.abs() >= 9.223_372_036_854_775_808e18
+            && v.abs() >= 2f64.powi(63)
         {
             self.walker.journal.note(self.node, What::OutOfRange);
             return Ok(());
