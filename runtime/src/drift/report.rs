@@ -347,7 +347,13 @@ fn kind_findings(
             let total: u64 = values.iter().map(|(_, n)| n).sum();
             let distinct = values.len() as u64;
             if distinct > 0 && total >= ENUM_MIN_COUNT && total >= ENUM_MIN_PER_VALUE * distinct {
-                let mut f = finding(FindingKind::EnumCandidate, total, node.present.events);
+                // Items of arrays are not noted as sent: their events are not known, their count is.
+                let touched = if node.present.events > 0 {
+                    node.present.events
+                } else {
+                    total
+                };
+                let mut f = finding(FindingKind::EnumCandidate, total, touched);
                 let mut values: Vec<ValueCount> = values
                     .iter()
                     .map(|(v, n)| ValueCount {

@@ -375,9 +375,17 @@ pub(crate) struct Journal {
 }
 
 impl Journal {
+    /// Empties the journal for the next event; what a very large line made it grow to is given back.
     pub(crate) fn clear(&mut self) {
+        const KEPT: usize = 1 << 14;
         self.observations.clear();
         self.scratch.clear();
+        if self.observations.capacity() > KEPT {
+            self.observations.shrink_to(KEPT);
+        }
+        if self.scratch.capacity() > KEPT * 16 {
+            self.scratch.shrink_to(KEPT * 16);
+        }
     }
 
     #[inline]

@@ -60,8 +60,14 @@ impl Value<'_, '_> {
         }
     }
 
+    /// Notes the value as sent: for a declared field (an optional one never sent is reported) and
+    /// for a struct (its optional fields are reported only where it was sent). Items of arrays and
+    /// values of maps that are not structs need no note.
     fn present(&mut self) {
-        self.walker.journal.note(self.node, What::Present);
+        let node = &self.walker.tree.nodes[self.node as usize];
+        if matches!(node.segment, Segment::Field(_)) || struct_table(node.expect).is_some() {
+            self.walker.journal.note(self.node, What::Present);
+        }
     }
 
     fn wrong(&mut self, seen: JsonType, example: &str) {
