@@ -347,12 +347,9 @@ fn kind_findings(
             let total: u64 = values.iter().map(|(_, n)| n).sum();
             let distinct = values.len() as u64;
             if distinct > 0 && total >= ENUM_MIN_COUNT && total >= ENUM_MIN_PER_VALUE * distinct {
-                // Items of arrays are not noted as sent: their events are not known, their count is.
-                let touched = if node.present.events > 0 {
-                    node.present.events
-                } else {
-                    total
-                };
+                // Items of arrays and values of maps are not noted as sent: the events are those
+                // of the field that holds them.
+                let touched = sent_events(nodes, id, root, events);
                 let mut f = finding(FindingKind::EnumCandidate, total, touched);
                 let mut values: Vec<ValueCount> = values
                     .iter()
@@ -377,6 +374,23 @@ fn kind_findings(
         {
             never_sent(nodes, id, table, at, events, out);
         }
+    }
+}
+
+/// The events in which node `id` was sent: its own count for a field or a struct, else that of the
+/// nearest field holding it (the root's: every event of the version).
+fn sent_events(nodes: &[Node], mut id: NodeId, root: NodeId, events: u64) -> u64 {
+    loop {
+        if id == root {
+            return events;
+        }
+        let Some(node) = nodes.get(id as usize) else {
+            return events;
+        };
+        if node.present.events > 0 || matches!(node.segment, Segment::Field(_)) {
+            return node.present.events;
+        }
+        id = node.parent;
     }
 }
 

@@ -268,3 +268,22 @@ fn tables_stay_bounded_and_say_what_they_dropped() {
     assert_eq!(report.dropped.members, 46);
     assert_eq!(report.dropped.unknown_kinds, 48);
 }
+
+#[test]
+fn an_enumeration_in_an_array_counts_the_events_of_its_field() {
+    let lines: Vec<String> = (0..30)
+        .map(|i| {
+            format!(
+                r#"{{"event_type":"account.created","version":"v1","payload":{{"account_number":"A-{i:08}","account_user_emails":["jane.doe@example.com","billing@example.com"],"is_imported":false}}}}"#
+            )
+        })
+        .collect();
+    let report = collect(&lines);
+    let emails = find(
+        &report,
+        "account.created",
+        "payload.account_user_emails[]",
+        FindingKind::EnumCandidate,
+    );
+    assert_eq!((emails.count, emails.events, emails.share), (60, 30, 1.0));
+}
