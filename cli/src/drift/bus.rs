@@ -59,13 +59,14 @@ pub(crate) fn read(
                 return Exit::Usage.into();
             }
             let subject = bus.subjects().dead_letters_of(durable);
-            let letters = match bus.dead_letters(Some(&subject)).await {
-                Ok(letters) => letters,
-                Err(e) => return failed(&e),
-            };
-            for letter in &letters {
-                let (line, _) = line_of(&letter.headers, &letter.payload);
-                drift.observe_line(letter.sequence, line.as_bytes());
+            let read = bus
+                .each_dead_letter(Some(&subject), |letter| {
+                    let (line, _) = line_of(&letter.headers, &letter.payload);
+                    drift.observe_line(letter.sequence, line.as_bytes());
+                })
+                .await;
+            if let Err(e) = read {
+                return failed(&e);
             }
             inputs.unit = Some("dead letter".to_owned());
             return Exit::Success.into();
