@@ -10,6 +10,30 @@
 //! catalogue does not have, and lines that are not JSON or not an envelope, are counted too.
 //! [`Drift::report`] gives the findings ([`Report`]), sorted by how many events each touches.
 //!
+//! ```
+//! use energy_runtime::drift::{Drift, FindingKind};
+//!
+//! let mut drift = Drift::default();
+//! let lines = [
+//!     r#"{"event_type": "agreement.updated", "version": "v2", "payload": {"agreement_id": 12, "changes": {}, "account_number": "A-1", "channel": "web"}}"#,
+//!     r#"{"event_type": "agreement.updated", "version": "v2", "payload": {"agreement_id": "12", "changes": {}, "account_number": "A-1"}}"#,
+//! ];
+//! for (i, line) in lines.iter().enumerate() {
+//!     drift.observe_line(i as u64 + 1, line.as_bytes());
+//! }
+//! let report = drift.report();
+//! let found: Vec<(&str, FindingKind, u64)> = report
+//!     .findings
+//!     .iter()
+//!     .filter(|f| f.drift)
+//!     .map(|f| (f.path.as_str(), f.kind, f.count))
+//!     .collect();
+//! assert_eq!(
+//!     found,
+//!     [("payload.agreement_id", FindingKind::WrongType, 1), ("payload.channel", FindingKind::UnknownMember, 1)]
+//! );
+//! ```
+//!
 //! Bounded whatever the stream: paths, undeclared members, distinct values, examples and unknown
 //! event types are kept in tables of fixed sizes ([`Limits`]); what did not fit is counted and said
 //! ([`Dropped`]). One event's observations are kept apart until its line proved whole JSON, so a line
