@@ -279,3 +279,57 @@ fn bad_input_and_usage_exit_2_saying_what_and_where() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("not a share between 0 and 1"));
 }
+
+#[test]
+fn hostile_lines_are_counted_never_a_crash() {
+    let deep_unknown = format!(
+        r#"{{"event_type":"agreement.updated","version":"v2","payload":{{"agreement_id":1,"changes":{{}},"account_number":"A-1","x":{}1{}}}}}"#,
+        "[".repeat(500),
+        "]".repeat(500)
+    );
+    let deep_free_form = format!(
+        r#"{{"event_type":"agreement.updated","version":"v2","payload":{{"agreement_id":1,"changes":{},"account_number":"A-1"}}}}"#,
+        "{\"a\":".repeat(300) + "1" + &"}".repeat(300)
+    );
+    let many_members: String = (0..50_000).map(|i| format!(r#","m{i}":{i}"#)).collect();
+    let wide = format!(
+        r#"{{"event_type":"agreement.updated","version":"v2","payload":{{"agreement_id":1,"changes":{{}},"account_number":"A-1"{many_members}}}}}"#
+    );
+    let long_string = format!(
+        r#"{{"event_type":"agreement.updated","version":"v2","payload":{{"agreement_id":1,"changes":{{}},"account_number":"{}"}}}}"#,
+        "A".repeat(3 << 20)
+    );
+    let mut stream = Vec::new();
+    for line in [
+        deep_unknown.as_str(),
+        deep_free_form.as_str(),
+        wide.as_str(),
+        long_string.as_str(),
+    ] {
+        stream.extend_from_slice(line.as_bytes());
+        stream.push(b'\n');
+    }
+    stream.extend_from_slice(b"{\"event_type\":\"agreement.updated\",\"version\":\"v2\",\"payload\":{\"agreement_id\":1,\"changes\":{},\"account_number\":\"A-\xff\"}}\n");
+    stream.extend_from_slice(b"\0\0\0\n{\"event_type\":\"agreement.updated\",\"version\":\"v2\",\"payload\":{\"agreement_id\":1,\"agreement_id\":2}}\n");
+    let output = energy(&["events", "drift", "--format", "json", "-"], Some(&stream));
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report = json(&output);
+    // Nesting beyond serde_json's 128 levels: not JSON, as `validate` says.
+    let malformed = finding(&report, None, "", "malformed_json");
+    assert_eq!(malformed["lines"], serde_json::json!([1, 2, 5, 6, 7]));
+    let too_long = finding(&report, None, "", "bad_envelope");
+    assert_eq!(too_long["lines"], serde_json::json!([4]));
+    // 50,000 undeclared members: 64 tracked for the payload's path (one of them the `x` of line 1,
+    // which was not counted: its line is not JSON), the rest counted as dropped.
+    let tracked = report["findings"]
+        .as_array()
+        .map(|all| all.iter().filter(|f| f["kind"] == "unknown_member").count());
+    assert_eq!(tracked, Some(63));
+    assert_eq!(report["dropped"]["members"], 50_000 - 63);
+    assert_eq!(report["events"], 1);
+}

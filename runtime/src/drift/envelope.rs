@@ -53,6 +53,11 @@ impl Reading<'_> {
         }
         .deserialize(&mut deserializer)
         .and_then(|outcome| deserializer.end().map(|()| outcome));
+        // serde_json skips what is not walked (undeclared members, free-form values, unknown
+        // payloads) without its depth limit: the line is then held to it as `validate` holds it.
+        if read.is_ok() && crate::events::nests_too_deep(text.as_bytes()) {
+            return Err(LineFault::Malformed);
+        }
         read.map_err(|error| {
             fault.unwrap_or(if error.is_data() {
                 LineFault::BadEnvelope
