@@ -252,10 +252,9 @@ impl Drift {
         }
     }
 
-    /// Counts line `number`, of `length` bytes, as too long to be read (a `bad_envelope`, as
-    /// `energy events validate` says of it).
-    pub fn observe_too_long(&mut self, number: u64, length: u64) {
-        let _ = length;
+    /// Counts line `number` as too long to be read (a `bad_envelope`, as `energy events validate`
+    /// says of it).
+    pub fn observe_too_long(&mut self, number: u64) {
         self.lines += 1;
         self.bad(number, LineFault::BadEnvelope);
     }
