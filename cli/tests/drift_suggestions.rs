@@ -248,3 +248,68 @@ fn a_required_field_absent_or_null_becomes_a_new_version_that_compat_calls_minor
     );
     assert_eq!((bump, errors), ("minor", 0));
 }
+
+#[test]
+fn members_of_shared_types_and_of_entries_naming_several_types_are_placed_where_they_are_declared()
+{
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let schema = schema_copy(dir.path());
+    // `lifecycle.join-supplier.cancelled` v1 (declared with three other types in one `names:` entry,
+    // on the base JB): a `channel` on every payload, a `meter_serial` on every supply point (the shared
+    // type JoinSupplyPoint, in types.yaml).
+    let events: String = (0..50)
+        .map(|i| {
+            format!(
+                "{{\"event_type\":\"lifecycle.join-supplier.cancelled\",\"version\":\"v1\",\"payload\":{{\"join_supplier_process_number\":\"JSP-{i}\",\"account_number\":\"A-1B2C3D4E\",\"subtype\":\"CHANGE_OF_SUPPLIER\",\"channel\":\"web\",\"supply_points\":[{{\"external_identifier\":\"2000012345678\",\"market_name\":\"ELECTRICITY\",\"requested_supply_start_date\":\"2024-05-01\",\"meter_serial\":\"E{i}\"}}]}}}}\n"
+            )
+        })
+        .collect();
+    let (_, suggestions) = drift(dir.path(), &schema, &events, "0.01");
+    let placed: Vec<(&str, &str)> = suggestions
+        .suggestions
+        .iter()
+        .map(|s| (s.suggested.as_str(), s.at.as_deref().unwrap_or("")))
+        .collect();
+    assert_eq!(placed.len(), 2, "{placed:?}");
+    assert!(
+        placed[0].0 == "channel?: str" && placed[0].1.ends_with("events/lifecycle-join.yaml:20"),
+        "{placed:?}"
+    );
+    assert!(
+        placed[1].0 == "meter_serial?: str" && placed[1].1.ends_with("types.yaml:165"),
+        "{placed:?}"
+    );
+    let edited: Vec<(&str, &str)> = suggestions
+        .edits
+        .iter()
+        .map(|e| (e.old.trim(), e.new[0].trim()))
+        .collect();
+    assert!(edited.contains(&(
+        "fields: {external_identifier: str, market_name: str, requested_supply_start_date: str}",
+        "fields: {external_identifier: str, market_name: str, requested_supply_start_date: str, meter_serial?: str}"
+    )), "{edited:?}");
+    apply(&suggestions);
+    let (found, bump, errors) = compat(&schema);
+    assert!(
+        found.iter().all(|(rule, _)| rule == "field-added-optional"),
+        "{found:#?}"
+    );
+    for event in [
+        "lifecycle.join-supplier.cancellation-requested",
+        "lifecycle.join-supplier.cancelled",
+        "lifecycle.join-supplier.reversal-requested",
+        "lifecycle.join-supplier.reversed",
+    ] {
+        assert!(
+            found
+                .iter()
+                .any(|(_, m)| m.contains("`channel`") && m.contains(event)),
+            "{event}: {found:#?}"
+        );
+    }
+    assert!(
+        found.iter().any(|(_, m)| m.contains("`meter_serial`")),
+        "{found:#?}"
+    );
+    assert_eq!((bump, errors), ("minor", 0));
+}
