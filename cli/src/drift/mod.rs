@@ -36,8 +36,9 @@ pub(crate) struct DriftArgs {
     /// Write schema edits that would describe what was seen to this file (YAML, to review).
     #[arg(long, value_name = "FILE")]
     suggest: Option<PathBuf>,
-    /// With --suggest: the share of a version's events an undeclared member must be seen in to be
-    /// suggested as an optional field (0 to 1).
+    /// With --suggest: the share of a version's events a finding must touch to be suggested (an
+    /// undeclared member as an optional field; a required field absent, null or retyped as a new
+    /// version); 0 to 1.
     #[arg(long, value_name = "SHARE", default_value_t = 0.01, value_parser = parse_share)]
     threshold: f64,
     /// With --suggest: the schema folder whose files the edits are located in.
