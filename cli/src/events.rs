@@ -16,6 +16,16 @@ pub(crate) enum EventsCommand {
     /// --fail-if-empty, when there is no event at all), 2 for a usage or I/O error, 141 when standard
     /// output is closed before the end (`| head`).
     Validate(crate::validate::ValidateArgs),
+    /// Compare what producers really send with the catalogue, over whole streams.
+    ///
+    /// Reads streams of event envelopes (the format `validate` reads; `-` for standard input; `.gz`
+    /// through gzip), or the bus (a consumer's dead letters with --dlq, the events stream with
+    /// --from-bus), and reports per event type, version and JSON path: members the schema does not
+    /// have, required fields absent, null where not allowed, wrong types, integers beyond range,
+    /// unknown event types and versions, lines that are not events; and, as observations, optional
+    /// fields never sent and string fields with few distinct values. --suggest writes schema edits to
+    /// review. Exit status: 0 when nothing drifts, 1 when something does, 2 for usage or input errors.
+    Drift(Box<crate::drift::DriftArgs>),
     /// Publish newline-delimited event envelopes (the format `validate` reads) to the bus.
     ///
     /// Every line is checked as `validate` checks it; each valid one is published as a CloudEvent
@@ -57,6 +67,7 @@ pub(crate) enum EventsCommand {
 pub(crate) fn run(command: EventsCommand) -> ExitCode {
     match command {
         EventsCommand::Validate(args) => crate::validate::run(&args),
+        EventsCommand::Drift(args) => crate::drift::run(&args),
         #[cfg(feature = "bus")]
         EventsCommand::Publish(args) => crate::bus::publish(*args),
         #[cfg(feature = "bus")]

@@ -8,6 +8,7 @@
 
 #[cfg(feature = "bus")]
 mod bus;
+mod drift;
 mod events;
 mod exit;
 mod report;

@@ -601,3 +601,134 @@ fn tls_with_a_ca_and_client_certificates_as_kafka_users_configure_it() {
     assert_eq!(untrusted.stderr.lines().count(), 1, "{}", untrusted.stderr);
     drop(front);
 }
+
+/// `energy events drift --format json` with `args`: its exit status and report.
+fn drift(args: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let run = run_energy(
+        &[&["events", "drift", "--format", "json"], args].concat(),
+        &[],
+    );
+    let report = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", run.stdout, run.stderr));
+    (run.code, report)
+}
+
+fn finding(report: &serde_json::Value, path: &str, kind: &str) -> Option<u64> {
+    report["findings"].as_array().and_then(|all| {
+        all.iter()
+            .find(|f| f["path"] == path && f["kind"] == kind)
+            .and_then(|f| f["count"].as_u64())
+    })
+}
+
+#[test]
+fn drift_reads_a_groups_dead_letters_and_the_topics_without_consuming() {
+    let broker = KafkaBroker::start();
+    let url = broker.url.as_str();
+    assert_eq!(
+        run_energy(&["bus", "init", "--server", url], &[]).code,
+        Some(0)
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("events.ndjson");
+    // 10 events through the publisher; 4 carry an undeclared `channel`.
+    let lines: String = (0..10)
+        .map(|i| {
+            let channel = if i < 4 { r#","channel":"web""# } else { "" };
+            format!(
+                "{{\"event_type\":\"agreement.updated\",\"version\":\"v2\",\"id\":\"evt-{i}\",\"payload\":{{\"agreement_id\":{},\"changes\":{{}},\"account_number\":\"A-1B2C3D4E\"{channel}}}}}\n",
+                88_000 + i
+            )
+        })
+        .collect();
+    std::fs::write(&file, lines).unwrap();
+    let published = run_energy(
+        &["events", "publish", "--server", url, file.to_str().unwrap()],
+        &[],
+    );
+    assert_eq!(published.code, Some(0), "{}", published.stderr);
+    // 5 poison records from a producer that skips the checks.
+    bounded(60, async {
+        let producer: rdkafka::producer::FutureProducer = rdkafka::ClientConfig::new()
+            .set("bootstrap.servers", url.trim_start_matches("kafka://"))
+            .create()
+            .unwrap();
+        for i in 0..5 {
+            let id = format!("poison-{i}");
+            let body = if i < 3 {
+                r#"{"agreement_id":"88213","changes":{},"account_number":"A-1B2C3D4E"}"#
+            } else {
+                r#"{"agreement_id":88213,"changes":{}}"#
+            };
+            let mut headers = rdkafka::message::OwnedHeaders::new();
+            for (name, value) in [
+                ("ce_specversion", "1.0"),
+                ("ce_id", id.as_str()),
+                ("ce_source", "/broken-producer"),
+                ("ce_type", "agreement.updated"),
+                ("ce_dataversion", "v2"),
+            ] {
+                headers = headers.insert(rdkafka::message::Header {
+                    key: name,
+                    value: Some(value),
+                });
+            }
+            producer
+                .send(
+                    rdkafka::producer::FutureRecord::<str, _>::to(
+                        "energy.agreements-and-approvals",
+                    )
+                    .payload(body)
+                    .headers(headers),
+                    Duration::from_secs(10),
+                )
+                .await
+                .expect("stored");
+        }
+    });
+    let consumed = run_energy(
+        &[
+            "events",
+            "consume",
+            "--server",
+            url,
+            "--durable",
+            "billing",
+            "--ack-wait",
+            "6s",
+            "--idle-exit",
+            "1",
+        ],
+        &[],
+    );
+    assert_eq!(consumed.code, Some(0), "{}", consumed.stderr);
+    assert!(
+        consumed.stderr.contains("5 dead-lettered"),
+        "{}",
+        consumed.stderr
+    );
+
+    let (code, letters) = drift(&["--dlq", "billing", "--server", url]);
+    assert_eq!(code, Some(1));
+    assert_eq!(letters["events"], 5);
+    assert_eq!(
+        finding(&letters, "payload.agreement_id", "wrong_type"),
+        Some(3)
+    );
+    assert_eq!(
+        finding(&letters, "payload.account_number", "missing_field"),
+        Some(2)
+    );
+    let (code, stream) = drift(&["--from-bus", "--server", url]);
+    assert_eq!(code, Some(1));
+    assert_eq!(stream["events"], 15);
+    assert_eq!(
+        finding(&stream, "payload.channel", "unknown_member"),
+        Some(4)
+    );
+    assert_eq!(
+        drift(&["--from-bus", "--server", url]).1,
+        stream,
+        "reading consumed nothing"
+    );
+}

@@ -178,7 +178,10 @@ async fn typed_round(
             loop {
                 let handled = counters.snapshot().handled;
                 if handled > 1 {
-                    first.lock().expect("first").get_or_insert_with(Instant::now);
+                    first
+                        .lock()
+                        .expect("first")
+                        .get_or_insert_with(Instant::now);
                 }
                 if let Some(samples) = &memory
                     && handled >= next_sample
@@ -290,7 +293,10 @@ async fn bare_round(broker: &KafkaBroker, mix: &[Draft], events: u64, round: &st
         tokio::spawn(async move {
             loop {
                 let message = consumer.recv().await.expect("a record");
-                first.lock().expect("first").get_or_insert_with(Instant::now);
+                first
+                    .lock()
+                    .expect("first")
+                    .get_or_insert_with(Instant::now);
                 consumer
                     .store_offset_from_message(&message)
                     .expect("stored");
@@ -306,11 +312,16 @@ async fn bare_round(broker: &KafkaBroker, mix: &[Draft], events: u64, round: &st
     };
     // The clock starts once the group has joined and read a first record.
     let (topic, key, headers, message) = &messages[0];
-    let mut probe = FutureRecord::to(topic).payload(&message.payload[..]).headers(headers.clone());
+    let mut probe = FutureRecord::to(topic)
+        .payload(&message.payload[..])
+        .headers(headers.clone());
     if let Some(key) = key {
         probe = probe.key(key.as_str());
     }
-    producer.send(probe, Duration::from_secs(10)).await.expect("the probe stored");
+    producer
+        .send(probe, Duration::from_secs(10))
+        .await
+        .expect("the probe stored");
     while received.load(Ordering::Relaxed) == 0 {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }

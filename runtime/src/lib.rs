@@ -1,6 +1,7 @@
 //! The hand-written runtime of the energy platform's interface, built on the generated [`energy_api`] crate:
 //!
 //! - [`events`]: decoding, validating and routing event envelopes (a JSON line each), owned or borrowed;
+//! - [`drift`]: what producers really send compared with the catalogue, over a whole stream;
 //! - [`rest`]: typed REST clients, blocking (feature `blocking`, default) and async (feature `async`);
 //! - [`bus`] (feature `bus`): publishing and consuming the catalogue's events on NATS JetStream, with
 //!   secured connections, dead letters, metrics, health and trace context;
@@ -13,6 +14,7 @@ pub use energy_api;
 
 #[cfg(feature = "bus")]
 pub mod bus;
+pub mod drift;
 pub mod events;
 pub mod rest;
 pub mod text;

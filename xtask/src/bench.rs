@@ -3,6 +3,8 @@
 //! - `compile`: a clean debug build of `energy-api` alone (its dependencies already built), with all
 //!   features, with none, and with each section's feature alone;
 //! - `validate`: `energy events validate` (release) on a multi-gigabyte stream: throughput and peak memory;
+//! - `drift`: `energy events drift` against `validate` on the same streams, one of them as varied as a
+//!   stream can be (`crate::bench_drift`);
 //! - `criterion`: runs the criterion benches (generation, decoding, the REST client);
 //! - `bus`: the event bus end to end on a real `nats-server` (`runtime/benches/bus.rs`);
 //! - `--peer`: the same payload types through a peer generator, cargo-typify (pinned, installed by the
@@ -39,6 +41,8 @@ enum Part {
     Compile,
     /// `energy events validate` on a large stream.
     Validate,
+    /// `energy events drift` against `validate` on the same large streams: throughput and memory.
+    Drift,
     /// The criterion benches (and the bus bench, as `cargo bench` runs every bench).
     Criterion,
     /// The event bus end to end on a real `nats-server`: typed against a bare `async-nats` loop, and
@@ -61,6 +65,9 @@ pub(crate) fn run(args: &BenchArgs) -> ExitCode {
         }
         if wants(Part::Validate) {
             validate_stream(&root, args.gigabytes)?;
+        }
+        if wants(Part::Drift) {
+            crate::bench_drift::run(&root, args.gigabytes)?;
         }
         if wants(Part::Bus) {
             let server = crate::tools::Tools::install_nats_server(&root)?;

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 /// A connected broker.
 #[derive(Clone)]
-pub(super) enum Broker {
+pub(crate) enum Broker {
     /// NATS JetStream (boxed: its client is ten times the size of Kafka's handle).
     Nats(Box<Bus>),
     /// Kafka.
@@ -20,7 +20,7 @@ pub(super) enum Broker {
 
 impl Broker {
     /// The broker's kind, as OpenTelemetry names it.
-    pub(super) fn system(&self) -> &'static str {
+    pub(crate) fn system(&self) -> &'static str {
         match self {
             Broker::Nats(_) => "nats",
             Broker::Kafka(_) => "kafka",
@@ -28,7 +28,7 @@ impl Broker {
     }
 
     /// The subjects (and so, on Kafka, the topics) of the deployment.
-    pub(super) fn subjects(&self) -> &Subjects {
+    pub(crate) fn subjects(&self) -> &Subjects {
         match self {
             Broker::Nats(bus) => bus.subjects(),
             Broker::Kafka(bus) => bus.subjects(),
@@ -36,7 +36,7 @@ impl Broker {
     }
 
     /// Fails when the events cannot be stored (no stream, no topics): `energy bus init` first.
-    pub(super) async fn check_ready(&self) -> Result<(), BusError> {
+    pub(crate) async fn check_ready(&self) -> Result<(), BusError> {
         match self {
             Broker::Nats(bus) => bus.check_streams().await,
             Broker::Kafka(bus) => bus.check_topics().await,
@@ -44,7 +44,7 @@ impl Broker {
     }
 
     /// A consumer.
-    pub(super) async fn consumer(&self, config: ConsumerConfig) -> Result<AnyConsumer, BusError> {
+    pub(crate) async fn consumer(&self, config: ConsumerConfig) -> Result<AnyConsumer, BusError> {
         match self {
             Broker::Nats(bus) => bus
                 .consumer(config)
@@ -58,7 +58,7 @@ impl Broker {
     }
 
     /// The dead letters of `subject` (every one without).
-    pub(super) async fn dead_letters(
+    pub(crate) async fn dead_letters(
         &self,
         subject: Option<&str>,
     ) -> Result<Vec<DeadLetter>, BusError> {
@@ -68,8 +68,20 @@ impl Broker {
         }
     }
 
+    /// Every dead letter of `subject` (every one without), one at a time.
+    pub(crate) async fn each_dead_letter(
+        &self,
+        subject: Option<&str>,
+        each: impl FnMut(DeadLetter),
+    ) -> Result<u64, BusError> {
+        match self {
+            Broker::Nats(bus) => bus.each_dead_letter(subject, each).await,
+            Broker::Kafka(bus) => bus.each_dead_letter(subject, each).await,
+        }
+    }
+
     /// One dead letter.
-    pub(super) async fn dead_letter(&self, sequence: u64) -> Result<DeadLetter, BusError> {
+    pub(crate) async fn dead_letter(&self, sequence: u64) -> Result<DeadLetter, BusError> {
         match self {
             Broker::Nats(bus) => bus.dead_letter(sequence).await,
             Broker::Kafka(bus) => bus.dead_letter(sequence).await,
@@ -77,7 +89,7 @@ impl Broker {
     }
 
     /// Publishes a dead letter again.
-    pub(super) async fn republish_dead_letter(&self, sequence: u64) -> Result<Receipt, BusError> {
+    pub(crate) async fn republish_dead_letter(&self, sequence: u64) -> Result<Receipt, BusError> {
         match self {
             Broker::Nats(bus) => bus.republish_dead_letter(sequence).await,
             Broker::Kafka(bus) => bus.republish_dead_letter(sequence).await,
@@ -85,7 +97,7 @@ impl Broker {
     }
 
     /// Reads the events in `range`.
-    pub(super) async fn capture(
+    pub(crate) async fn capture(
         &self,
         range: &CaptureRange,
         each: impl FnMut(Captured) -> Result<(), String>,
@@ -99,48 +111,48 @@ impl Broker {
 }
 
 /// A consumer on either broker.
-pub(super) enum AnyConsumer {
+pub(crate) enum AnyConsumer {
     Nats(Box<NatsConsumer>),
     Kafka(Box<KafkaConsumer>),
 }
 
 impl AnyConsumer {
-    pub(super) fn with_metrics(self, registry: &mut prometheus_client::registry::Registry) -> Self {
+    pub(crate) fn with_metrics(self, registry: &mut prometheus_client::registry::Registry) -> Self {
         match self {
             AnyConsumer::Nats(c) => AnyConsumer::Nats(Box::new(c.with_metrics(registry))),
             AnyConsumer::Kafka(c) => AnyConsumer::Kafka(Box::new(c.with_metrics(registry))),
         }
     }
 
-    pub(super) fn health(&self) -> Health {
+    pub(crate) fn health(&self) -> Health {
         match self {
             AnyConsumer::Nats(c) => c.health(),
             AnyConsumer::Kafka(c) => c.health(),
         }
     }
 
-    pub(super) fn observe(self, observer: impl Fn(&Settled) + Send + Sync + 'static) -> Self {
+    pub(crate) fn observe(self, observer: impl Fn(&Settled) + Send + Sync + 'static) -> Self {
         match self {
             AnyConsumer::Nats(c) => AnyConsumer::Nats(Box::new(c.observe(observer))),
             AnyConsumer::Kafka(c) => AnyConsumer::Kafka(Box::new(c.observe(observer))),
         }
     }
 
-    pub(super) fn counters(&self) -> Arc<Counters> {
+    pub(crate) fn counters(&self) -> Arc<Counters> {
         match self {
             AnyConsumer::Nats(c) => c.counters(),
             AnyConsumer::Kafka(c) => c.counters(),
         }
     }
 
-    pub(super) fn lag_probe(&self) -> AnyProbe {
+    pub(crate) fn lag_probe(&self) -> AnyProbe {
         match self {
             AnyConsumer::Nats(c) => AnyProbe::Nats(Box::new(c.lag_probe())),
             AnyConsumer::Kafka(c) => AnyProbe::Kafka(c.lag_probe()),
         }
     }
 
-    pub(super) async fn run(
+    pub(crate) async fn run(
         self,
         handlers: Handlers,
         shutdown: impl Future<Output = ()> + Send,
@@ -153,13 +165,13 @@ impl AnyConsumer {
 }
 
 /// Reads a consumer's backlog on either broker.
-pub(super) enum AnyProbe {
+pub(crate) enum AnyProbe {
     Nats(Box<LagProbe>),
     Kafka(KafkaLagProbe),
 }
 
 impl AnyProbe {
-    pub(super) async fn lag(&self) -> Result<Lag, BusError> {
+    pub(crate) async fn lag(&self) -> Result<Lag, BusError> {
         match self {
             AnyProbe::Nats(p) => p.lag().await,
             AnyProbe::Kafka(p) => p.lag().await,

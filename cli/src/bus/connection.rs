@@ -236,7 +236,7 @@ impl Connection {
     }
 }
 
-pub(super) async fn connect(connection: &Connection, command: &str) -> Result<Broker, ExitCode> {
+pub(crate) async fn connect(connection: &Connection, command: &str) -> Result<Broker, ExitCode> {
     let subjects = Subjects::new(&connection.prefix).map_err(|e| {
         eprintln!("error: --prefix: {e}");
         ExitCode::from(Exit::Usage)

@@ -15,9 +15,11 @@ use init::InitArgs;
 use std::process::ExitCode;
 
 pub(crate) use capture::{CaptureArgs, run as capture};
+pub(crate) use connection::{Connection, connect};
 pub(crate) use consume::{ConsumeArgs, run as consume};
 pub(crate) use dlq::{DlqCommand, run as dlq};
 pub(crate) use publish::{PublishArgs, run as publish};
+pub(crate) use shared::{block_on, failed, filters, parse_time};
 
 /// `energy bus …`.
 #[derive(Subcommand)]

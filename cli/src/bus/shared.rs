@@ -26,7 +26,7 @@ pub(super) fn parse_duration(text: &str) -> Result<Duration, String> {
 }
 
 /// A time: RFC 3339 (`2024-03-01T09:30:00Z`), or a duration before now (`1h`).
-pub(super) fn parse_time(text: &str) -> Result<jiff::Timestamp, String> {
+pub(crate) fn parse_time(text: &str) -> Result<jiff::Timestamp, String> {
     if let Ok(time) = text.parse::<jiff::Timestamp>() {
         return Ok(time);
     }
@@ -42,7 +42,7 @@ pub(super) fn parse_time(text: &str) -> Result<jiff::Timestamp, String> {
 }
 
 /// Runs `work` on a runtime of its own (the rest of `energy` is synchronous).
-pub(super) fn block_on<F: std::future::Future<Output = ExitCode>>(work: F) -> ExitCode {
+pub(crate) fn block_on<F: std::future::Future<Output = ExitCode>>(work: F) -> ExitCode {
     match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -57,7 +57,7 @@ pub(super) fn block_on<F: std::future::Future<Output = ExitCode>>(work: F) -> Ex
 
 /// A bus error as the exit status says: a refusal or an invalid request 1, an unreachable or failing
 /// broker 2.
-pub(super) fn failed(error: &BusError) -> ExitCode {
+pub(crate) fn failed(error: &BusError) -> ExitCode {
     eprintln!("error: {error}");
     match error {
         BusError::Refused { .. } => Exit::Failure.into(),
@@ -82,7 +82,7 @@ pub(super) async fn interrupted() {
 }
 
 /// The subject filters of `--filter` and `--section`.
-pub(super) fn filters(
+pub(crate) fn filters(
     subjects: &Subjects,
     filter: &[String],
     sections: &[String],

@@ -522,6 +522,12 @@ fn check_nesting(input: &[u8], field: &str) -> Result<(), EventError> {
     }
 }
 
+/// Whether a line nests deeper than decoding allows anywhere (the check of [`check_nesting`], for
+/// `crate::drift`, whose verdicts on lines are `validate`'s).
+pub(crate) fn nests_too_deep(input: &[u8]) -> bool {
+    check_nesting(input, "").is_err()
+}
+
 fn recursion_limit(field: &str, offset: usize) -> EventError {
     EventError::new(ErrorKind::MalformedJson, field, "recursion limit exceeded")
         .at_offset(Some(offset))

@@ -24,6 +24,7 @@ mod visit;
 
 #[cfg(feature = "borrowed")]
 pub use borrowed::{DecodedRef, KnownEventRef, MetadataRef, RawEventRef};
+pub(crate) use decode::nests_too_deep;
 pub use decode::{Checked, Decoder};
 pub use envelope::{Decoded, EnvelopeFields, KnownEvent, Metadata, RawEvent, Unknown};
 pub use error::{ErrorKind, EventError, EventErrorDetails};

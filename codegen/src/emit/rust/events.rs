@@ -482,8 +482,9 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
                 &self.event_type.row().payloads[usize::from(self.version)]
             }
 
-            /// The table of this kind's payload: what every decoder of it reads.
-            pub(crate) fn table(self) -> &'static ::energy_api_core::table::StructTable {
+            /// The table of this kind's payload: what every decoder of it reads (each field's JSON
+            /// name and shape; `energy events drift` compares what producers send with it).
+            pub fn table(self) -> &'static ::energy_api_core::table::StructTable {
                 self.payload_row().table
             }
 

@@ -87,12 +87,26 @@ impl KafkaBus {
     /// Every dead letter stored whose subject `subject` matches (`<prefix>_dead_letters.<group>`, a
     /// filter; `None` for all), oldest first, without those published again.
     pub async fn dead_letters(&self, subject: Option<&str>) -> Result<Vec<DeadLetter>, BusError> {
+        let mut letters = Vec::new();
+        self.each_dead_letter(subject, |letter| letters.push(letter))
+            .await?;
+        Ok(letters)
+    }
+
+    /// Hands every dead letter [`KafkaBus::dead_letters`] lists to `each`, one at a time (none is
+    /// kept: for a dead-letter topic of any size, as `energy events drift --dlq` reads it). Two reads
+    /// of the topic: the first finds the marks of letters published again (appended after them), the
+    /// second hands the letters over, each once (a letter stored twice is known by a hash of its
+    /// place and consumer: 8 bytes a letter). Returns how many records were read.
+    pub async fn each_dead_letter(
+        &self,
+        subject: Option<&str>,
+        mut each: impl FnMut(DeadLetter),
+    ) -> Result<u64, BusError> {
         let topic = self.topics.dead_letters();
-        let mut letters: Vec<DeadLetter> = Vec::new();
         let mut republished = HashSet::new();
-        let mut places = HashSet::new();
         self.read_topics(
-            &[topic],
+            std::slice::from_ref(&topic),
             Start::All,
             false,
             None,
@@ -104,6 +118,23 @@ impl KafkaBus {
                     .and_then(|v| v.parse::<u64>().ok())
                 {
                     republished.insert(offset);
+                }
+                Ok(())
+            },
+        )
+        .await?;
+        let mut places = HashSet::new();
+        let mut read = 0u64;
+        self.read_topics(
+            &[topic],
+            Start::All,
+            false,
+            None,
+            std::future::pending(),
+            |record| {
+                read += 1;
+                let sequence = u64::try_from(record.offset).unwrap_or(0);
+                if republished.contains(&sequence) || record.headers.get(REPUBLISHED).is_some() {
                     return Ok(());
                 }
                 let consumer = record
@@ -115,27 +146,31 @@ impl KafkaBus {
                     })
                     .unwrap_or_default();
                 let dead_letter_subject = self.subjects().dead_letters_of(&consumer);
-                let sequence = u64::try_from(record.offset).unwrap_or(0);
+                if !subject.is_none_or(|s| may_match(s, &dead_letter_subject)) {
+                    return Ok(());
+                }
                 if let Some(letter) = DeadLetter::read(
                     sequence,
                     &dead_letter_subject,
                     &record.headers,
                     record.payload,
-                ) && subject.is_none_or(|s| may_match(s, &dead_letter_subject))
-                    && places.insert((
-                        letter.stream.clone(),
-                        letter.stream_sequence,
-                        letter.consumer.clone(),
-                    ))
-                {
-                    letters.push(letter);
+                ) {
+                    let place = {
+                        use std::hash::{Hash, Hasher};
+                        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+                        (&letter.stream, letter.stream_sequence, &letter.consumer)
+                            .hash(&mut hasher);
+                        hasher.finish()
+                    };
+                    if places.insert(place) {
+                        each(letter);
+                    }
                 }
                 Ok(())
             },
         )
         .await?;
-        letters.retain(|l| !republished.contains(&l.sequence));
-        Ok(letters)
+        Ok(read)
     }
 
     /// The dead letter at offset `sequence` of the dead-letter topic.

@@ -44,6 +44,43 @@ impl Bus {
         Ok(letters)
     }
 
+    /// Hands every dead letter stored on `subject` (a filter; `None` for all), oldest first, to
+    /// `each`, one at a time (none is kept: for reading a dead-letter stream of any size, as `energy
+    /// events drift --dlq` does). Returns how many messages were read.
+    pub async fn each_dead_letter(
+        &self,
+        subject: Option<&str>,
+        mut each: impl FnMut(DeadLetter),
+    ) -> Result<u64, BusError> {
+        let name = self.subjects.dead_letter_stream();
+        let filter = subject
+            .map(str::to_owned)
+            .unwrap_or_else(|| format!("{}.>", self.subjects.dead_letter_root()));
+        let range = CaptureRange {
+            filters: vec![filter],
+            start: Start::All,
+            follow: false,
+            idle_exit: None,
+        };
+        let read = self.read_stream(
+            &name,
+            &range,
+            |message| {
+                if let Some(letter) = DeadLetter::read(
+                    message.sequence,
+                    &message.subject,
+                    &message.headers,
+                    message.payload,
+                ) {
+                    each(letter);
+                }
+                Ok(())
+            },
+            std::future::pending(),
+        );
+        self.peer.guard(read).await
+    }
+
     /// The dead letter at `sequence` of the dead-letter stream.
     pub async fn dead_letter(&self, sequence: u64) -> Result<DeadLetter, BusError> {
         self.peer.guard(self.read_dead_letter(sequence)).await
