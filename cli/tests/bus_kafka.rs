@@ -732,3 +732,76 @@ fn drift_reads_a_groups_dead_letters_and_the_topics_without_consuming() {
         "reading consumed nothing"
     );
 }
+
+/// Run by `cargo xtask test` with the durable broker (its users must outlive a restart).
+#[test]
+#[ignore = "needs tansu built with SQLite storage: run by `cargo xtask test` once it is built"]
+fn sasl_scram_as_kafka_users_configure_it_and_a_wrong_password_in_words() {
+    let broker = KafkaBroker::start_durable_authenticating(&[
+        ("alice", "s3cret-512", "scram512"),
+        ("bob", "s3cret-256", "scram256"),
+    ]);
+    let url = broker.url.as_str();
+    // The password from the environment, off the command line.
+    let alice = run_energy(
+        &[
+            "bus",
+            "init",
+            "--server",
+            url,
+            "--user",
+            "alice",
+            "--sasl-mechanism",
+            "SCRAM-SHA-512",
+        ],
+        &[("NATS_PASSWORD", "s3cret-512")],
+    );
+    assert_eq!(alice.code, Some(0), "{}", alice.stderr);
+    let dir = tempfile::tempdir().unwrap();
+    let properties = dir.path().join("client.properties");
+    std::fs::write(
+        &properties,
+        "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-256\nsasl.username=bob\nsasl.password=s3cret-256\n",
+    )
+    .unwrap();
+    let bob = run_energy(
+        &[
+            "events",
+            "dlq",
+            "list",
+            "--server",
+            url,
+            "--properties",
+            properties.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(bob.code, Some(0), "{}", bob.stderr);
+    let wrong = run_energy(
+        &[
+            "events",
+            "dlq",
+            "list",
+            "--server",
+            url,
+            "--user",
+            "alice",
+            "--password",
+            "not-it",
+            "--sasl-mechanism",
+            "SCRAM-SHA-512",
+        ],
+        &[],
+    );
+    assert_eq!(wrong.code, Some(2), "{}", wrong.stderr);
+    assert!(
+        wrong.stderr.contains("SASL SCRAM-SHA-512 as `alice`"),
+        "{}",
+        wrong.stderr
+    );
+    assert!(wrong.stderr.contains("authentication"), "{}", wrong.stderr);
+    assert!(!wrong.stderr.contains("not-it"), "{}", wrong.stderr);
+    assert_eq!(wrong.stderr.lines().count(), 1, "{}", wrong.stderr);
+    let anonymous = run_energy(&["events", "dlq", "list", "--server", url], &[]);
+    assert_eq!(anonymous.code, Some(2), "{}", anonymous.stderr);
+}

@@ -76,6 +76,8 @@ pub struct KafkaBroker {
     /// The port it tells clients to use (its own, or a TLS front's).
     advertised: u16,
     storage: String,
+    /// More arguments of `tansu broker`.
+    extra: Vec<String>,
     dir: tempfile::TempDir,
     log: Arc<Mutex<Vec<String>>>,
 }
@@ -90,6 +92,34 @@ impl KafkaBroker {
     /// what it had stored.
     pub fn start_durable() -> KafkaBroker {
         Self::spawn(durable_binary(), "sqlite://tansu.db".to_owned())
+    }
+
+    /// A durable broker that requires SASL SCRAM authentication, knowing `users` (name, password,
+    /// `scram256` or `scram512`). tansu 0.6.0 cannot create a user while authentication is on, so each
+    /// is created first, and the broker started again on its data with `--authentication`.
+    pub fn start_durable_authenticating(users: &[(&str, &str, &str)]) -> KafkaBroker {
+        let mut broker = Self::start_durable();
+        for (name, password, mechanism) in users {
+            let created = Command::new(&broker.binary)
+                .current_dir(broker.dir.path())
+                .args([
+                    "user",
+                    "create",
+                    "--broker",
+                    &format!("tcp://127.0.0.1:{}", broker.port),
+                ])
+                .args(["--mechanism", mechanism, name, password])
+                .output()
+                .expect("tansu user create runs");
+            assert!(
+                created.status.success(),
+                "tansu user create {name}: {}",
+                String::from_utf8_lossy(&created.stderr)
+            );
+        }
+        broker.extra = vec!["--authentication".to_owned()];
+        broker.restart();
+        broker
     }
 
     /// An in-memory broker reached only through TLS: a TLS front on 127.0.0.1 (its certificate signed
@@ -128,6 +158,7 @@ impl KafkaBroker {
             port,
             advertised: advertised.unwrap_or(port),
             storage,
+            extra: Vec::new(),
             dir: tempfile::tempdir().expect("a temporary folder"),
             log: Arc::default(),
         };
@@ -148,6 +179,7 @@ impl KafkaBroker {
                 &advertised,
             ])
             .args(["--storage-engine", &self.storage])
+            .args(&self.extra)
             .env_remove("RUST_LOG")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -30,10 +30,47 @@ use crate::bus::subjects::Subjects;
 use crate::bus::transport::{Outgoing, Receipt, Sink, TransportError, TransportErrorKind};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::{Header, OwnedHeaders};
-use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
+use rdkafka::producer::{FutureRecord, Producer};
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// The producer, with what librdkafka said of its connections.
+type FutureProducer = rdkafka::producer::FutureProducer<Heard>;
+
+/// What librdkafka said last of a connection that failed (an SSL handshake, an authentication), so
+/// that a failure to connect says why, not only that no broker answered. librdkafka's words name
+/// brokers and reasons, never a secret.
+#[derive(Clone, Default)]
+pub(crate) struct Heard(Arc<std::sync::Mutex<Option<String>>>);
+
+impl Heard {
+    fn last(&self) -> Option<String> {
+        self.0.lock().ok().and_then(|l| l.clone())
+    }
+}
+
+impl rdkafka::ClientContext for Heard {
+    fn error(&self, error: KafkaError, reason: &str) {
+        let code = error.rdkafka_error_code();
+        // Those that say why a connection failed; "all brokers down" only repeats it.
+        if matches!(
+            code,
+            Some(
+                RDKafkaErrorCode::Authentication
+                    | RDKafkaErrorCode::SaslAuthenticationFailed
+                    | RDKafkaErrorCode::SSL
+            )
+        ) || reason.contains("SSL")
+            || reason.contains("SASL")
+        {
+            if let Ok(mut last) = self.0.lock() {
+                *last = Some(reason.to_owned());
+            }
+        }
+        log::warn!("kafka: {error}: {reason}");
+    }
+}
 
 /// How long a request to the cluster (metadata, an admin request, a commit) may take.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
@@ -55,7 +92,8 @@ impl KafkaBus {
     /// Connects with `settings`, and reads the cluster's metadata to know that it answers: a failure
     /// is one line naming the servers and the method (never a secret), within seconds.
     pub async fn connect_with(settings: &KafkaSettings) -> Result<KafkaBus, BusError> {
-        let producer = producer(settings)?;
+        let heard = Heard::default();
+        let producer = producer(settings, heard.clone())?;
         let probe = producer.clone();
         let answered = tokio::task::spawn_blocking(move || {
             probe
@@ -65,7 +103,11 @@ impl KafkaBus {
         })
         .await
         .map_err(|e| connect_error(settings, &e.to_string()))?;
-        answered.map_err(|e| connect_error(settings, &describe(&e)))?;
+        answered.map_err(|e| {
+            // librdkafka's own words say why (a handshake, an authentication) where it heard it.
+            let why = heard.last().unwrap_or_else(|| describe(&e));
+            connect_error(settings, &why)
+        })?;
         Ok(KafkaBus {
             settings: Arc::new(settings.clone()),
             topics: Topics::new(Subjects::default()),
@@ -117,7 +159,7 @@ impl KafkaBus {
 }
 
 /// The idempotent producer: `acks=all`, `enable.idempotence`, keys partitioned as the Java client does.
-fn producer(settings: &KafkaSettings) -> Result<FutureProducer, BusError> {
+fn producer(settings: &KafkaSettings, heard: Heard) -> Result<FutureProducer, BusError> {
     let mut config = settings.client_config();
     for (name, value) in [
         ("enable.idempotence", "true"),
@@ -131,7 +173,7 @@ fn producer(settings: &KafkaSettings) -> Result<FutureProducer, BusError> {
         }
     }
     config
-        .create()
+        .create_with_context(heard)
         .map_err(|e| connect_error(settings, &describe(&e)))
 }
 
