@@ -52,21 +52,18 @@ impl Heard {
 
 impl rdkafka::ClientContext for Heard {
     fn error(&self, error: KafkaError, reason: &str) {
-        let code = error.rdkafka_error_code();
         // Those that say why a connection failed; "all brokers down" only repeats it.
-        if matches!(
-            code,
+        let says_why = matches!(
+            error.rdkafka_error_code(),
             Some(
                 RDKafkaErrorCode::Authentication
                     | RDKafkaErrorCode::SaslAuthenticationFailed
                     | RDKafkaErrorCode::SSL
             )
         ) || reason.contains("SSL")
-            || reason.contains("SASL")
-        {
-            if let Ok(mut last) = self.0.lock() {
-                *last = Some(reason.to_owned());
-            }
+            || reason.contains("SASL");
+        if says_why && let Ok(mut last) = self.0.lock() {
+            *last = Some(reason.to_owned());
         }
         log::warn!("kafka: {error}: {reason}");
     }
