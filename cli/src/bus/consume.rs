@@ -22,7 +22,8 @@ use std::time::Duration;
 pub(crate) struct ConsumeArgs {
     #[command(flatten)]
     connection: Connection,
-    /// The durable consumer: processes with the same name share the events.
+    /// The durable consumer (on Kafka, the consumer group): processes with the same name share the
+    /// events.
     #[arg(long, value_name = "NAME")]
     durable: String,
     /// Only events on this subject (`energy.billing.final_bill.*`); repeat for several.
@@ -40,19 +41,22 @@ pub(crate) struct ConsumeArgs {
     /// Wait before a redelivery (`500ms`, `5s`); repeat for the next ones (the last repeats).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     retry_delay: Vec<Duration>,
-    /// How long the broker waits for a settlement before delivering again (at least 1s).
+    /// How long the broker waits for a settlement before delivering again (at least 1s); on Kafka, the
+    /// group's session (6s to 30m): how long a silent member keeps its partitions.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
     ack_wait: Duration,
     /// Messages handled at once (1 to 4096).
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u16).range(1..=4096))]
     concurrency: u16,
-    /// Handle the messages of one subject one after the other, in order.
+    /// Handle the messages of one subject (on Kafka, of one record key) one after the other, in order,
+    /// a retry in place.
     #[arg(long)]
     ordered: bool,
     /// What to do with event types and versions the catalogue does not know.
     #[arg(long, value_enum, default_value_t = UnknownArg::Skip)]
     unknown: UnknownArg,
-    /// A new durable consumer starts at this stream sequence.
+    /// A new durable consumer starts at this stream sequence (on Kafka, a new group at this offset of
+    /// every partition).
     #[arg(long, value_name = "N", conflicts_with = "since")]
     from_sequence: Option<u64>,
     /// A new durable consumer starts at this time (RFC 3339), or this long ago (`1h`).
