@@ -15,7 +15,7 @@
 
 use super::schema::{Dialect, Schemas, version_description};
 use super::tree::{Map, to_json};
-use crate::model::{EventVersion, Model};
+use crate::model::{EventVersion, Model, Struct};
 use std::collections::BTreeMap;
 
 /// The folder of the payload files, relative to `generated/`.
@@ -43,6 +43,24 @@ const FROM_TYPES: Schemas<'static> = Schemas {
     ref_suffix: ".json",
     dialect: Dialect::BareReferences,
 };
+
+/// References inside a self-contained file, to its own `$defs`.
+const BUNDLED: Schemas<'static> = Schemas {
+    ref_prefix: "#/$defs/",
+    ref_suffix: "",
+    dialect: Dialect::BareReferences,
+};
+
+/// The folder of the self-contained payload files, relative to `generated/`: each version's schema
+/// with the shared types it reaches under `$defs` and no reference outside itself, the form a schema
+/// registry that stores one schema per subject takes. Beside `schemas/` rather than in it, so that a
+/// generator given that folder still meets each type once.
+pub const BUNDLED_DIR: &str = "schemas-bundled";
+
+/// The path of a version's self-contained file, relative to `generated/`.
+pub fn bundled_path(version: &EventVersion) -> String {
+    format!("{BUNDLED_DIR}/{}.json", version.id)
+}
 
 /// The path of a version's file, relative to `generated/`.
 pub fn path(version: &EventVersion) -> String {
@@ -95,7 +113,33 @@ pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
                 path.clone(),
                 root(&path, &v.payload.rust_name).with_entries(&schema),
             )?;
+            let path = bundled_path(v);
+            add(path.clone(), bundled(model, v, &path))?;
         }
     }
     Ok(files)
+}
+
+/// A version's self-contained schema: its payload's, and under `$defs` every shared type it reaches.
+fn bundled(model: &Model, v: &EventVersion, path: &str) -> Map {
+    let schema = BUNDLED.payload_schema(v, &version_description(v));
+    let mut reached: std::collections::BTreeMap<&str, &Struct> = model
+        .shared_types_reached(&[&v.payload])
+        .into_iter()
+        .map(|t| (t.name.as_str(), t))
+        .collect();
+    if let Some(shared) = &v.alias_of {
+        let t = model.named(shared.id);
+        reached.insert(t.name.as_str(), t);
+    }
+    let mut defs = Map::new();
+    for t in reached.into_values() {
+        defs.set(&t.name, BUNDLED.struct_schema(t, &t.doc));
+    }
+    let out = root(path, &v.payload.rust_name).with_entries(&schema);
+    if defs.is_empty() {
+        out
+    } else {
+        out.with("$defs", defs)
+    }
 }

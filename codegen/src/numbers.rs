@@ -1,0 +1,112 @@
+//! Protobuf field numbers: read from the published baseline, assigned for what it lacks.
+//!
+//! The baseline (`schema/published.lock`) holds, under the key [`LOCK_KEY`], the field names of every
+//! published shared type and payload version in number order (the model's
+//! [`FieldNumbers`](crate::model::FieldNumbers)). A number, once there, never changes: the list only
+//! grows. Here the model's structs are numbered against it: a field found in the list keeps its number,
+//! a renamed field takes its former name's, any other field gets the next number after every number the
+//! list holds, in declared order, wherever it is written in the YAML. A field the model no longer has
+//! keeps its slot (the `.proto` reserves it).
+
+pub use crate::model::FieldNumbers;
+use crate::model::{ADDITIONAL_FIELDS, Model, Struct};
+use std::collections::BTreeMap;
+
+/// The key of the field numbers in the baseline (beside its schema files' keys).
+pub const LOCK_KEY: &str = "protobuf-field-numbers";
+
+/// The field numbers recorded in a baseline's text; none when it has none (or is not YAML: the schema
+/// reader reports that).
+pub fn from_lock(bytes: &[u8]) -> FieldNumbers {
+    #[derive(serde::Deserialize)]
+    struct Lock {
+        #[serde(rename = "protobuf-field-numbers", default)]
+        numbers: BTreeMap<String, Vec<String>>,
+    }
+    std::str::from_utf8(bytes)
+        .ok()
+        .and_then(|text| serde_saphyr::from_str::<Lock>(text).ok())
+        .map(|lock| lock.numbers)
+        .unwrap_or_default()
+}
+
+/// Numbers every event struct of `model` against `locked` (see the module's documentation) and records
+/// the result in the model. Entries of `locked` for structs the model lacks are left out.
+pub fn assign(model: &mut Model, locked: &FieldNumbers) {
+    let mut numbers = FieldNumbers::new();
+    for t in &model.shared_types {
+        numbers.insert(t.name.clone(), slots(t, locked.get(&t.name)));
+    }
+    for section in &model.sections {
+        for event in &section.events {
+            for v in &event.versions {
+                numbers.insert(v.id.clone(), slots(&v.payload, locked.get(&v.id)));
+            }
+        }
+    }
+    model.field_numbers = numbers;
+}
+
+/// The slots of one struct: the locked ones, renamed where a field was, then its new fields.
+fn slots(s: &Struct, locked: Option<&Vec<String>>) -> Vec<String> {
+    let mut slots = locked.cloned().unwrap_or_default();
+    let names = s
+        .fields
+        .iter()
+        .map(|f| (f.name.as_str(), f.renamed_from.as_slice()))
+        .chain(s.incomplete.then_some((ADDITIONAL_FIELDS, &[][..])));
+    for (name, former) in names {
+        if slots.iter().any(|slot| slot == name) {
+            continue;
+        }
+        match slots.iter().position(|slot| former.contains(slot)) {
+            Some(i) => slots[i] = name.to_owned(),
+            None => slots.push(name.to_owned()),
+        }
+    }
+    slots
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(fields: &str) -> Model {
+        let file = format!(
+            "section: A\ndescription: A.\nevents:\n  - name: a.b\n    versions:\n      v1:\n        fields: {fields}\n"
+        );
+        crate::build_model_in_memory(&[("events/a.yaml", file.as_bytes())])
+            .map_err(|f| f.render(false))
+            .unwrap()
+    }
+
+    #[test]
+    fn published_numbers_stay_and_new_fields_take_the_next() {
+        let mut m = model("{z: str, a?: int, old: bool}");
+        let locked: FieldNumbers = [(
+            "a.b.v1".to_owned(),
+            vec!["old".into(), "gone".into(), "z".into()],
+        )]
+        .into();
+        assign(&mut m, &locked);
+        assert_eq!(m.field_number("a.b.v1", "old"), Some(1));
+        assert_eq!(m.field_number("a.b.v1", "z"), Some(3));
+        assert_eq!(m.field_number("a.b.v1", "a"), Some(4));
+        assert_eq!(m.field_numbers["a.b.v1"][1], "gone");
+    }
+
+    #[test]
+    fn a_renamed_field_keeps_its_number() {
+        let mut m = model("{x: str, n: {type: int, renamed_from: m}}");
+        let locked: FieldNumbers = [("a.b.v1".to_owned(), vec!["m".into(), "x".into()])].into();
+        assign(&mut m, &locked);
+        assert_eq!(m.field_number("a.b.v1", "n"), Some(1));
+        assert_eq!(m.field_number("a.b.v1", "x"), Some(2));
+    }
+
+    #[test]
+    fn numbers_are_read_from_a_baseline() {
+        let text = b"types.yaml:\n  types: {}\nprotobuf-field-numbers:\n  A: [x, y]\n";
+        assert_eq!(from_lock(text)["A"], vec!["x".to_owned(), "y".to_owned()]);
+    }
+}
