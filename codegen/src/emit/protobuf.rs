@@ -11,7 +11,9 @@
 //!   published baseline and never changed); a number whose field is gone is `reserved` with its name;
 //! - types: `str` → `string`, `int` → `int64`, `num` → `double`, `bool` → `bool`, `obj` →
 //!   `google.protobuf.Struct` (its JSON form is the object itself), `[T]` → `repeated T`, `map<T>` →
-//!   `map<string, T>`, a shared type → its message;
+//!   `map<string, T>`, a shared type → its message; a list or map inside another (`[[int]]`) is a
+//!   `google.protobuf.ListValue` or `Struct` (Protobuf nests neither directly; these keep the JSON
+//!   shape, their items untyped);
 //! - every singular field has explicit presence (`optional` on scalars; messages always have it), the
 //!   required ones too: proto3 has no required fields, and presence lets a reader tell a missing field
 //!   from a zero value; a list is absent and empty alike (proto3 cannot tell them apart);
@@ -61,6 +63,9 @@ breaking:
 /// Every file of the folder.
 pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
     let mut files = BTreeMap::new();
+    if model.sections.is_empty() {
+        return Ok(files);
+    }
     files.insert(
         format!("{DIR}/buf.yaml"),
         format!("{}{BUF_YAML}", header("#")),
@@ -95,7 +100,7 @@ fn file(package: &str, body: &str) -> String {
     out.push_str("syntax = \"proto3\";\n\n");
     let _ = writeln!(out, "package {package};\n");
     let mut imports = Vec::new();
-    if body.contains("google.protobuf.Struct") {
+    if body.contains("google.protobuf.") {
         imports.push("google/protobuf/struct.proto");
     }
     if package != TYPES_PACKAGE && body.contains(&format!("{TYPES_PACKAGE}.")) {
@@ -132,7 +137,7 @@ fn message(model: &Model, s: &Struct, name: &str, key: &str, doc: &str) -> Resul
         if !text.is_empty() {
             comment(&mut out, "  ", &text.join(" "));
         }
-        let ty = field_type(&f.ty).map_err(|e| format!("`{key}` field `{}`: {e}", f.name))?;
+        let ty = field_type(&f.ty);
         let label = match &f.ty {
             Type::Array(_) | Type::Map(_) => "",
             Type::Named(_) | Type::Obj => "",
@@ -178,30 +183,28 @@ fn message(model: &Model, s: &Struct, name: &str, key: &str, doc: &str) -> Resul
 }
 
 /// The Protobuf type of a field of `ty` (with `repeated` or `map<…>`).
-fn field_type(ty: &Type) -> Result<String, String> {
-    Ok(match ty {
-        Type::Array(inner) => format!("repeated {}", element_type(inner)?),
-        Type::Map(value) => format!("map<string, {}>", element_type(value)?),
-        other => element_type(other)?,
-    })
+fn field_type(ty: &Type) -> String {
+    match ty {
+        Type::Array(inner) => format!("repeated {}", element_type(inner)),
+        Type::Map(value) => format!("map<string, {}>", element_type(value)),
+        other => element_type(other),
+    }
 }
 
 /// The Protobuf type of a single value of `ty`.
-fn element_type(ty: &Type) -> Result<String, String> {
-    Ok(match ty {
+fn element_type(ty: &Type) -> String {
+    match ty {
         Type::Str | Type::Param(_) => "string".to_owned(),
         Type::Int => "int64".to_owned(),
         Type::Num => "double".to_owned(),
         Type::Bool => "bool".to_owned(),
         Type::Obj => "google.protobuf.Struct".to_owned(),
         Type::Named(r) => format!("{TYPES_PACKAGE}.{}", message_name(&r.name)),
-        Type::Array(_) | Type::Map(_) => {
-            return Err(format!(
-                "{} nests a list or map in another, which Protobuf cannot write without a wrapper message",
-                ty.describe()
-            ));
-        }
-    })
+        // Protobuf nests no list or map directly in another; the well-known types whose JSON form is
+        // an array or an object keep the JSON shape (their items untyped).
+        Type::Array(_) => "google.protobuf.ListValue".to_owned(),
+        Type::Map(_) => "google.protobuf.Struct".to_owned(),
+    }
 }
 
 /// `text` as `//` comment lines, each indented by `indent`.
