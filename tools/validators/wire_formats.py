@@ -8,6 +8,9 @@ as the `energy-api` crate decodes it, with the Avro bytes the crate wrote) and b
   wire_formats.py proto CORPUS PROTO OUT protoc (grpcio-tools) compiles every .proto into OUT; each
                                          payload goes JSON -> Protobuf binary -> JSON through the
                                          `protobuf` runtime's json_format and must come back equal
+  wire_formats.py avro-compat OLD NEW    the Apache `avro` package's reader/writer compatibility of each
+                                         .avsc of the folder OLD with its namesake in NEW, both ways: one
+                                         JSON object per line
   wire_formats.py dataclasses AVRO OUT CORPUS
                                          dataclasses-avroschema makes a Python dataclass module of every
                                          .avsc; each payload is loaded into its dataclass and serialised:
@@ -259,6 +262,42 @@ def dataclasses(avro_dir, out_dir, corpus_path):
     report(f"dataclasses-avroschema ({len(modules)} modules)", len(corpus), failures)
 
 
+def avro_compat(old_dir, new_dir):
+    import avro.schema
+    from avro.compatibility import ReaderWriterCompatibilityChecker, SchemaCompatibilityType
+
+    def load(path):
+        with open(path, encoding="utf-8") as f:
+            return avro.schema.parse(f.read())
+
+    checker = ReaderWriterCompatibilityChecker()
+
+    def compatible(reader, writer):
+        result = checker.get_compatibility(reader, writer)
+        ok = result.compatibility == SchemaCompatibilityType.compatible
+        return ok, "" if ok else "; ".join(sorted(str(m) for m in result.messages))
+
+    old = {f for f in os.listdir(old_dir) if f.endswith(".avsc")}
+    new = {f for f in os.listdir(new_dir) if f.endswith(".avsc")}
+    for name in sorted(old | new):
+        subject = name[: -len(".avsc")]
+        if name not in new:
+            print(json.dumps({"subject": subject, "only": "old"}))
+            continue
+        if name not in old:
+            print(json.dumps({"subject": subject, "only": "new"}))
+            continue
+        before, after = load(os.path.join(old_dir, name)), load(os.path.join(new_dir, name))
+        backward, why_backward = compatible(after, before)
+        forward, why_forward = compatible(before, after)
+        print(json.dumps({
+            "subject": subject,
+            "backward": backward,
+            "forward": forward,
+            "why": why_backward or why_forward,
+        }))
+
+
 def report(what, count, failures):
     print(f"{what}: {count} payloads, {len(failures)} differ")
     for failure in failures[:20]:
@@ -269,4 +308,4 @@ def report(what, count, failures):
 
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
-    {"avro": avro, "proto": proto, "dataclasses": dataclasses}[command](*args)
+    {"avro": avro, "proto": proto, "dataclasses": dataclasses, "avro-compat": avro_compat}[command](*args)
