@@ -80,7 +80,11 @@ const WHY: &[(&str, &str)] = &[
     ),
     (
         "waiver-on-a-shared-type",
-        "buf: explicit presence already, no change on the wire; Avro and ours: old readers need the field (ours: waived, an info)",
+        "buf: explicit presence already, no change on the wire; Avro and ours: old readers need the field (ours: waived, an info, and `avro-field-type-changed` an error)",
+    ),
+    (
+        "protobuf-field-renumbered",
+        "Avro pairs fields by name and its `.avsc` does not change; ours and buf: a number is the field on the Protobuf wire",
     ),
 ];
 
@@ -167,8 +171,7 @@ fn avro_compat(old: &Path, new: &Path) -> Vec<serde_json::Value> {
 fn judge(case: &'static Case, base: &Path, lock: &Path) -> Row {
     let dir = scratch().join("cases").join(case.name);
     let schema = dir.join("schema");
-    support::compat_cases::write_edited(case, &schema);
-    std::fs::copy(lock, schema.join(compat::LOCK_FILE)).expect("the baseline is copied");
+    support::compat_cases::write_edited_with_lock(case, &schema, Some(lock));
     let report = compat::check(&schema, Baseline::Lock(lock), TODAY, Readers::Anyone)
         .map_err(|f| f.render(false))
         .expect("the case is checked");
