@@ -23,9 +23,31 @@ pub fn from_lock(bytes: &[u8]) -> FieldNumbers {
         #[serde(rename = "protobuf-field-numbers", default)]
         numbers: BTreeMap<String, Vec<String>>,
     }
-    std::str::from_utf8(bytes)
-        .ok()
-        .and_then(|text| serde_saphyr::from_str::<Lock>(text).ok())
+    // Only the key's own lines are parsed: the rest of the baseline is read by the schema's reader
+    // where it is needed, and parsing it all here cost generation more than every new emitter did.
+    let Some(text) = std::str::from_utf8(bytes).ok() else {
+        return FieldNumbers::new();
+    };
+    let head = format!("{LOCK_KEY}:");
+    let Some(start) = text
+        .match_indices(&head)
+        .map(|(i, _)| i)
+        .find(|&i| i == 0 || text.as_bytes()[i - 1] == b'\n')
+    else {
+        return FieldNumbers::new();
+    };
+    let rest = &text[start..];
+    // The section ends at the next key at the left margin.
+    let end = rest
+        .match_indices('\n')
+        .map(|(i, _)| i + 1)
+        .find(|&i| {
+            rest.as_bytes()
+                .get(i)
+                .is_some_and(|b| !b.is_ascii_whitespace() && *b != b'#')
+        })
+        .unwrap_or(rest.len());
+    serde_saphyr::from_str::<Lock>(&rest[..end])
         .map(|lock| lock.numbers)
         .unwrap_or_default()
 }
@@ -106,7 +128,11 @@ mod tests {
 
     #[test]
     fn numbers_are_read_from_a_baseline() {
-        let text = b"types.yaml:\n  types: {}\nprotobuf-field-numbers:\n  A: [x, y]\n";
-        assert_eq!(from_lock(text)["A"], vec!["x".to_owned(), "y".to_owned()]);
+        let text = b"types.yaml:\n  types: {}\nprotobuf-field-numbers:\n  A: [x, y]\n  B:\n    - z\nrest.yaml:\n  resources: {}\n";
+        let numbers = from_lock(text);
+        assert_eq!(numbers["A"], vec!["x".to_owned(), "y".to_owned()]);
+        assert_eq!(numbers["B"], vec!["z".to_owned()]);
+        assert_eq!(numbers.len(), 2);
+        assert!(from_lock(b"types.yaml:\n  x-protobuf-field-numbers: 1\n").is_empty());
     }
 }

@@ -105,6 +105,12 @@ pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
         let path = format!("{}/{name}.json", super::bus::DIR);
         add(path.clone(), root(&path, name).with_entries(&schema))?;
     }
+    // Each shared type's schema once, for every self-contained file that reaches it.
+    let defs: BTreeMap<&str, Map> = model
+        .shared_types
+        .iter()
+        .map(|t| (t.name.as_str(), BUNDLED.struct_schema(t, &t.doc)))
+        .collect();
     for (_, event) in model.events() {
         for v in &event.versions {
             let path = path(v);
@@ -114,14 +120,15 @@ pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
                 root(&path, &v.payload.rust_name).with_entries(&schema),
             )?;
             let path = bundled_path(v);
-            add(path.clone(), bundled(model, v, &path))?;
+            add(path.clone(), bundled(model, &defs, v, &path))?;
         }
     }
     Ok(files)
 }
 
-/// A version's self-contained schema: its payload's, and under `$defs` every shared type it reaches.
-fn bundled(model: &Model, v: &EventVersion, path: &str) -> Map {
+/// A version's self-contained schema: its payload's, and under `$defs` every shared type it reaches
+/// (their schemas made once, in `defs`).
+fn bundled(model: &Model, defs: &BTreeMap<&str, Map>, v: &EventVersion, path: &str) -> Map {
     let schema = BUNDLED.payload_schema(v, &version_description(v));
     let mut reached: std::collections::BTreeMap<&str, &Struct> = model
         .shared_types_reached(&[&v.payload])
@@ -132,14 +139,16 @@ fn bundled(model: &Model, v: &EventVersion, path: &str) -> Map {
         let t = model.named(shared.id);
         reached.insert(t.name.as_str(), t);
     }
-    let mut defs = Map::new();
-    for t in reached.into_values() {
-        defs.set(&t.name, BUNDLED.struct_schema(t, &t.doc));
+    let mut own = Map::new();
+    for name in reached.into_keys() {
+        if let Some(schema) = defs.get(name) {
+            own.set(name, schema.clone());
+        }
     }
     let out = root(path, &v.payload.rust_name).with_entries(&schema);
-    if defs.is_empty() {
+    if own.is_empty() {
         out
     } else {
-        out.with("$defs", defs)
+        out.with("$defs", own)
     }
 }
