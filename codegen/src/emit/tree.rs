@@ -394,8 +394,8 @@ fn double_quoted(s: &str) -> String {
 
 /// Pretty JSON text (two-space indent, one member per line) with a final newline.
 pub fn to_json(root: &Map) -> String {
-    let mut out = String::new();
-    write_json(&mut out, &Node::Map(root.clone()), 0);
+    let mut out = String::with_capacity(4096);
+    write_json_map(&mut out, root, 0);
     out.push('\n');
     out
 }
@@ -404,11 +404,13 @@ fn write_json(out: &mut String, node: &Node, indent: usize) {
     match node {
         Node::Null => out.push_str("null"),
         Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Node::Int(i) => out.push_str(&i.to_string()),
+        Node::Int(i) => {
+            let _ = write!(out, "{i}");
+        }
         Node::Float(f) => out.push_str(&float_text(*f)),
-        Node::Str(s) => out.push_str(&json_string(s)),
+        Node::Str(s) => push_json_string(out, s),
         Node::Seq(items) if items.is_empty() => out.push_str("[]"),
-        Node::Map(m) if m.is_empty() => out.push_str("{}"),
+        Node::Map(m) => write_json_map(out, m, indent),
         Node::Seq(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -420,30 +422,76 @@ fn write_json(out: &mut String, node: &Node, indent: usize) {
             pad(out, indent);
             out.push(']');
         }
-        Node::Map(m) => {
-            out.push('{');
-            for (i, (key, value)) in m.entries().iter().enumerate() {
-                out.push_str(if i == 0 { "\n" } else { ",\n" });
-                pad(out, indent + INDENT);
-                out.push_str(&json_string(key));
-                out.push_str(": ");
-                write_json(out, value, indent + INDENT);
-            }
-            out.push('\n');
-            pad(out, indent);
-            out.push('}');
-        }
     }
 }
 
+/// A map, written in place (not cloned into a [`Node`] first: the documents are megabytes).
+fn write_json_map(out: &mut String, m: &Map, indent: usize) {
+    if m.is_empty() {
+        out.push_str("{}");
+        return;
+    }
+    out.push('{');
+    for (i, (key, value)) in m.entries().iter().enumerate() {
+        out.push_str(if i == 0 { "\n" } else { ",\n" });
+        pad(out, indent + INDENT);
+        push_json_string(out, key);
+        out.push_str(": ");
+        write_json(out, value, indent + INDENT);
+    }
+    out.push('\n');
+    pad(out, indent);
+    out.push('}');
+}
+
 fn json_string(s: &str) -> String {
-    // Serialising a `&str` cannot fail; the fallback keeps this function total anyway.
-    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned())
+    let mut out = String::with_capacity(s.len() + 2);
+    push_json_string(&mut out, s);
+    out
+}
+
+/// `s` as a JSON string, escaped as `serde_json` escapes it (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`,
+/// other control characters as `\u00xx`; everything else as it is), appended without an allocation.
+fn push_json_string(out: &mut String, s: &str) {
+    out.push('"');
+    let mut start = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let escape = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0x00..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        if escape.is_empty() {
+            let _ = write!(out, "\\u{b:04x}");
+        } else {
+            out.push_str(escape);
+        }
+        start = i + 1;
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Strings are escaped exactly as serde_json escapes them.
+    #[test]
+    fn strings_are_escaped_as_serde_json_does() {
+        let mut all: String = (0u8..0x80).map(char::from).collect();
+        all.push_str("café \u{2028} \u{7f} \u{10ffff} \"q\" \\");
+        for s in [all.as_str(), "", "plain", "\u{1}", "a\"b", "\\"] {
+            assert_eq!(json_string(s), serde_json::to_string(s).unwrap(), "{s:?}");
+        }
+    }
 
     fn sample() -> Map {
         Map::new()
