@@ -27,11 +27,23 @@ pub enum Node {
 /// A map that keeps its keys in insertion order. Setting a key twice replaces its value in place.
 ///
 /// The index finds a key without scanning: documents have maps of tens of thousands of entries (the
-/// schemas and channels of a large catalogue), which a scan per insertion would make quadratic.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// schemas and channels of a large catalogue), which a scan per insertion would make quadratic. It is
+/// made only once a map has more than [`SCANNED`] entries: most maps hold a few (a schema's `type`,
+/// `description`, `properties`), which a scan finds faster than an index is made.
+#[derive(Debug, Clone, Default)]
 pub struct Map {
     entries: Vec<(String, Node)>,
-    index: std::collections::BTreeMap<String, usize>,
+    index: Option<std::collections::BTreeMap<String, usize>>,
+}
+
+/// The most entries a map finds its keys in by scanning.
+const SCANNED: usize = 16;
+
+/// Equal when the entries are, in order (the index is a cache).
+impl PartialEq for Map {
+    fn eq(&self, other: &Self) -> bool {
+        self.entries == other.entries
+    }
 }
 
 impl Map {
@@ -40,15 +52,33 @@ impl Map {
         Self::default()
     }
 
+    fn position(&self, key: &str) -> Option<usize> {
+        match &self.index {
+            Some(index) => index.get(key).copied(),
+            None => self.entries.iter().position(|(k, _)| k == key),
+        }
+    }
+
     /// Sets `key` (in place when present, else at the end).
     pub fn set(&mut self, key: impl Into<String>, value: impl Into<Node>) -> &mut Self {
         let key = key.into();
         let value = value.into();
-        match self.index.get(&key) {
-            Some(&i) => self.entries[i].1 = value,
+        match self.position(&key) {
+            Some(i) => self.entries[i].1 = value,
             None => {
-                self.index.insert(key.clone(), self.entries.len());
+                if let Some(index) = &mut self.index {
+                    index.insert(key.clone(), self.entries.len());
+                }
                 self.entries.push((key, value));
+                if self.index.is_none() && self.entries.len() > SCANNED {
+                    self.index = Some(
+                        self.entries
+                            .iter()
+                            .enumerate()
+                            .map(|(i, (k, _))| (k.clone(), i))
+                            .collect(),
+                    );
+                }
             }
         }
         self
@@ -81,7 +111,7 @@ impl Map {
 
     /// The value of `key`.
     pub fn get(&self, key: &str) -> Option<&Node> {
-        self.index.get(key).map(|&i| &self.entries[i].1)
+        self.position(key).map(|i| &self.entries[i].1)
     }
 
     /// Entries in order.
