@@ -122,10 +122,25 @@ fn message(model: &Model, s: &Struct, name: &str, key: &str, doc: &str) -> Resul
     let mut out = String::new();
     comment(&mut out, "", doc);
     let _ = writeln!(out, "message {name} {{");
-    let number = |field: &str| {
-        model
-            .field_number(key, field)
-            .ok_or_else(|| format!("no field number for `{field}` of `{key}`"))
+    // A field the model has no number for (a model edited after `build_model` numbered it) takes the
+    // next numbers after the recorded ones, in declared order, as `build_model` would give it.
+    let recorded = model.field_numbers.get(key).map_or(0, Vec::len);
+    let unnumbered: Vec<&str> = s
+        .fields
+        .iter()
+        .map(|f| f.name.as_str())
+        .chain((s.incomplete || s.free_form).then_some(ADDITIONAL_FIELDS))
+        .filter(|name| model.field_number(key, name).is_none())
+        .collect();
+    let number = |field: &str| -> Result<usize, String> {
+        match model.field_number(key, field) {
+            Some(n) => Ok(n as usize),
+            None => unnumbered
+                .iter()
+                .position(|name| *name == field)
+                .map(|i| recorded + i + 1)
+                .ok_or_else(|| format!("no field number for `{field}` of `{key}`")),
+        }
     };
     for f in &s.fields {
         // proto3 has no required fields: the comment says which the schema requires.
