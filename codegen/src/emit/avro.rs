@@ -54,7 +54,7 @@ pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
             let mut defined = BTreeSet::new();
             let record = Map::new()
                 .with("$comment", super::header_text())
-                .with_entries(&record(
+                .with_all(record(
                     model,
                     &v.payload,
                     &v.payload.rust_name,

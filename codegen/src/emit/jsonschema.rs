@@ -14,8 +14,8 @@
 //! structurally equal: the same schema once references and identifiers are mapped.
 
 use super::schema::{Dialect, Schemas, version_description};
-use super::tree::{Map, to_json};
-use crate::model::{EventVersion, Model, Struct};
+use super::tree::{Map, json_map_text, push_json_string, to_json};
+use crate::model::{EventVersion, Model};
 use std::collections::BTreeMap;
 
 /// The folder of the payload files, relative to `generated/`.
@@ -90,8 +90,8 @@ fn root(path: &str, title: &str) -> Map {
 /// Every event version's file and every shared type's file.
 pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
     let mut files = BTreeMap::new();
-    let mut add = |path: String, root: Map| {
-        if files.insert(path.clone(), to_json(&root)).is_some() {
+    let mut add = |path: String, text: String| {
+        if files.insert(path.clone(), text).is_some() {
             return Err(format!("two schemas are written to `{path}`"));
         }
         Ok(())
@@ -99,17 +99,24 @@ pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
     for t in &model.shared_types {
         let path = type_path(&t.name);
         let schema = FROM_TYPES.struct_schema(t, &t.doc);
-        add(path.clone(), root(&path, &t.name).with_entries(&schema))?;
+        add(
+            path.clone(),
+            to_json(&root(&path, &t.name).with_all(schema)),
+        )?;
     }
     for (name, schema) in super::bus::schemas() {
         let path = format!("{}/{name}.json", super::bus::DIR);
-        add(path.clone(), root(&path, name).with_entries(&schema))?;
+        add(path.clone(), to_json(&root(&path, name).with_all(schema)))?;
     }
-    // Each shared type's schema once, for every self-contained file that reaches it.
-    let defs: BTreeMap<&str, Map> = model
+    // Each shared type's schema written once, as an entry of `$defs`, for every self-contained file
+    // that reaches it.
+    let defs: BTreeMap<&str, String> = model
         .shared_types
         .iter()
-        .map(|t| (t.name.as_str(), BUNDLED.struct_schema(t, &t.doc)))
+        .map(|t| {
+            let schema = BUNDLED.struct_schema(t, &t.doc);
+            (t.name.as_str(), json_map_text(&schema, 2))
+        })
         .collect();
     for (_, event) in model.events() {
         for v in &event.versions {
@@ -117,7 +124,7 @@ pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
             let schema = FROM_EVENTS.payload_schema(v, &version_description(v));
             add(
                 path.clone(),
-                root(&path, &v.payload.rust_name).with_entries(&schema),
+                to_json(&root(&path, &v.payload.rust_name).with_all(schema)),
             )?;
             let path = bundled_path(v);
             add(path.clone(), bundled(model, &defs, v, &path))?;
@@ -127,28 +134,34 @@ pub fn emit(model: &Model) -> Result<BTreeMap<String, String>, String> {
 }
 
 /// A version's self-contained schema: its payload's, and under `$defs` every shared type it reaches
-/// (their schemas made once, in `defs`).
-fn bundled(model: &Model, defs: &BTreeMap<&str, Map>, v: &EventVersion, path: &str) -> Map {
+/// (their entries written once, in `defs`), as [`to_json`] writes the whole.
+fn bundled(model: &Model, defs: &BTreeMap<&str, String>, v: &EventVersion, path: &str) -> String {
     let schema = BUNDLED.payload_schema(v, &version_description(v));
-    let mut reached: std::collections::BTreeMap<&str, &Struct> = model
+    let mut reached: std::collections::BTreeSet<&str> = model
         .shared_types_reached(&[&v.payload])
         .into_iter()
-        .map(|t| (t.name.as_str(), t))
+        .map(|t| t.name.as_str())
         .collect();
     if let Some(shared) = &v.alias_of {
-        let t = model.named(shared.id);
-        reached.insert(t.name.as_str(), t);
+        reached.insert(model.named(shared.id).name.as_str());
     }
-    let mut own = Map::new();
-    for name in reached.into_keys() {
-        if let Some(schema) = defs.get(name) {
-            own.set(name, schema.clone());
-        }
+    let mut text = to_json(&root(path, &v.payload.rust_name).with_all(schema));
+    let entries: Vec<(&str, &String)> = reached
+        .into_iter()
+        .filter_map(|name| defs.get(name).map(|d| (name, d)))
+        .collect();
+    if entries.is_empty() {
+        return text;
     }
-    let out = root(path, &v.payload.rust_name).with_entries(&schema);
-    if own.is_empty() {
-        out
-    } else {
-        out.with("$defs", own)
+    // The document's closing `\n}\n` gives way to one more member, `$defs`.
+    text.truncate(text.len().saturating_sub(3));
+    text.push_str(",\n  \"$defs\": {");
+    for (i, (name, def)) in entries.into_iter().enumerate() {
+        text.push_str(if i == 0 { "\n    " } else { ",\n    " });
+        push_json_string(&mut text, name);
+        text.push_str(": ");
+        text.push_str(def);
     }
+    text.push_str("\n  }\n}\n");
+    text
 }

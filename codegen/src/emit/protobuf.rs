@@ -124,17 +124,23 @@ fn message(model: &Model, s: &Struct, name: &str, key: &str, doc: &str) -> Resul
     let _ = writeln!(out, "message {name} {{");
     // A field the model has no number for (a model edited after `build_model` numbered it) takes the
     // next numbers after the recorded ones, in declared order, as `build_model` would give it.
-    let recorded = model.field_numbers.get(key).map_or(0, Vec::len);
+    let slots = model
+        .field_numbers
+        .get(key)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    let recorded_number = |field: &str| slots.iter().position(|s| s == field).map(|i| i + 1);
+    let recorded = slots.len();
     let unnumbered: Vec<&str> = s
         .fields
         .iter()
         .map(|f| f.name.as_str())
         .chain((s.incomplete || s.free_form).then_some(ADDITIONAL_FIELDS))
-        .filter(|name| model.field_number(key, name).is_none())
+        .filter(|name| recorded_number(name).is_none())
         .collect();
     let number = |field: &str| -> Result<usize, String> {
-        match model.field_number(key, field) {
-            Some(n) => Ok(n as usize),
+        match recorded_number(field) {
+            Some(n) => Ok(n),
             None => unnumbered
                 .iter()
                 .position(|name| *name == field)
@@ -172,11 +178,6 @@ fn message(model: &Model, s: &Struct, name: &str, key: &str, doc: &str) -> Resul
             number(ADDITIONAL_FIELDS)?
         );
     }
-    let slots = model
-        .field_numbers
-        .get(key)
-        .map(Vec::as_slice)
-        .unwrap_or(&[]);
     let present = |slot: &str| {
         s.fields.iter().any(|f| f.name == slot)
             || ((s.incomplete || s.free_form) && slot == ADDITIONAL_FIELDS)

@@ -109,6 +109,15 @@ impl Map {
         self
     }
 
+    /// [`Map::with_entries`] of a map given away: its entries are moved, not copied.
+    #[must_use]
+    pub fn with_all(mut self, other: Map) -> Self {
+        for (key, value) in other.entries {
+            self.set(key, value);
+        }
+        self
+    }
+
     /// The value of `key`.
     pub fn get(&self, key: &str) -> Option<&Node> {
         self.position(key).map(|i| &self.entries[i].1)
@@ -216,7 +225,13 @@ const INDENT: usize = 2;
 const FLOW_WIDTH: usize = 100;
 
 fn pad(out: &mut String, indent: usize) {
-    out.extend(std::iter::repeat_n(' ', indent));
+    const SPACES: &str = "                                                                ";
+    let mut left = indent;
+    while left > 0 {
+        let n = left.min(SPACES.len());
+        out.push_str(&SPACES[..n]);
+        left -= n;
+    }
 }
 
 /// Writes the entries of a non-empty map, each on its own line at `indent`.
@@ -225,28 +240,47 @@ fn write_map_body(out: &mut String, map: &Map, indent: usize) {
         if i > 0 {
             pad(out, indent);
         }
-        out.push_str(&yaml_key(key));
+        push_yaml_scalar(out, key, false);
         out.push(':');
-        write_value_after_key(out, value, indent);
+        write_value(out, value, indent, false);
     }
 }
 
-/// Writes a value that follows `key:` on the same line (scalars, flow forms) or on the next lines.
-fn write_value_after_key(out: &mut String, value: &Node, indent: usize) {
+/// Writes a value that follows `key:` or `-` on the same line (scalars, flow forms) or on the next
+/// lines; a map after `-` starts on the same line (`in_seq`).
+fn write_value(out: &mut String, value: &Node, indent: usize, in_seq: bool) {
     match value {
         Node::Map(m) if !m.is_empty() => {
-            out.push('\n');
-            pad(out, indent + INDENT);
+            if in_seq {
+                out.push(' ');
+            } else {
+                out.push('\n');
+                pad(out, indent + INDENT);
+            }
             write_map_body(out, m, indent + INDENT);
         }
-        Node::Seq(items) if !items.is_empty() && flow_seq(items).is_none() => {
-            out.push('\n');
-            write_block_seq(out, items, indent + INDENT);
-        }
-        Node::Str(s) if block_scalar(s).is_some() => {
-            out.push(' ');
-            write_block_scalar(out, s, indent + INDENT);
-        }
+        Node::Seq(items) if !items.is_empty() => match flow_seq(items) {
+            None => {
+                out.push('\n');
+                write_block_seq(out, items, indent + INDENT);
+            }
+            Some(text) => {
+                out.push(' ');
+                out.push_str(&text);
+                out.push('\n');
+            }
+        },
+        Node::Str(s) => match block_scalar(s) {
+            Some(indicator) => {
+                out.push(' ');
+                write_block_scalar(out, s, indicator, indent + INDENT);
+            }
+            None => {
+                out.push(' ');
+                push_yaml_scalar(out, s, false);
+                out.push('\n');
+            }
+        },
         _ => {
             out.push(' ');
             out.push_str(&inline(value));
@@ -259,25 +293,7 @@ fn write_block_seq(out: &mut String, items: &[Node], indent: usize) {
     for item in items {
         pad(out, indent);
         out.push('-');
-        match item {
-            Node::Map(m) if !m.is_empty() => {
-                out.push(' ');
-                write_map_body(out, m, indent + INDENT);
-            }
-            Node::Seq(inner) if !inner.is_empty() && flow_seq(inner).is_none() => {
-                out.push('\n');
-                write_block_seq(out, inner, indent + INDENT);
-            }
-            Node::Str(s) if block_scalar(s).is_some() => {
-                out.push(' ');
-                write_block_scalar(out, s, indent + INDENT);
-            }
-            _ => {
-                out.push(' ');
-                out.push_str(&inline(item));
-                out.push('\n');
-            }
-        }
+        write_value(out, item, indent, true);
     }
 }
 
@@ -330,8 +346,7 @@ fn block_scalar(s: &str) -> Option<&'static str> {
     exact.then_some(indicator)
 }
 
-fn write_block_scalar(out: &mut String, s: &str, indent: usize) {
-    let indicator = block_scalar(s).unwrap_or("|-");
+fn write_block_scalar(out: &mut String, s: &str, indicator: &str, indent: usize) {
     out.push_str(indicator);
     out.push('\n');
     for line in s.strip_suffix('\n').unwrap_or(s).split('\n') {
@@ -358,10 +373,6 @@ fn float_text(f: f64) -> String {
     }
 }
 
-fn yaml_key(key: &str) -> String {
-    yaml_scalar(key, false)
-}
-
 /// A one-line string: plain when that reads back as the same string in YAML 1.1 and 1.2 parsers, else
 /// double-quoted.
 fn yaml_scalar(s: &str, in_flow: bool) -> String {
@@ -369,6 +380,15 @@ fn yaml_scalar(s: &str, in_flow: bool) -> String {
         s.to_owned()
     } else {
         double_quoted(s)
+    }
+}
+
+/// [`yaml_scalar`], appended to `out` (a plain scalar without an allocation of its own).
+fn push_yaml_scalar(out: &mut String, s: &str, in_flow: bool) {
+    if plain_is_safe(s, in_flow) {
+        out.push_str(s);
+    } else {
+        out.push_str(&double_quoted(s));
     }
 }
 
@@ -455,6 +475,14 @@ fn write_json(out: &mut String, node: &Node, indent: usize) {
     }
 }
 
+/// A map's JSON text as [`to_json`] writes it as a value `depth` levels deep (its members indented one
+/// level more): a part that many documents share, written once.
+pub fn json_map_text(m: &Map, depth: usize) -> String {
+    let mut out = String::new();
+    write_json_map(&mut out, m, depth * INDENT);
+    out
+}
+
 /// A map, written in place (not cloned into a [`Node`] first: the documents are megabytes).
 fn write_json_map(out: &mut String, m: &Map, indent: usize) {
     if m.is_empty() {
@@ -482,28 +510,33 @@ fn json_string(s: &str) -> String {
 
 /// `s` as a JSON string, escaped as `serde_json` escapes it (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`,
 /// other control characters as `\u00xx`; everything else as it is), appended without an allocation.
-fn push_json_string(out: &mut String, s: &str) {
+pub fn push_json_string(out: &mut String, s: &str) {
     out.push('"');
+    let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, b) in s.bytes().enumerate() {
-        let escape = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0x00..=0x1f => "",
-            _ => continue,
-        };
-        out.push_str(&s[start..i]);
-        if escape.is_empty() {
-            let _ = write!(out, "\\u{b:04x}");
-        } else {
-            out.push_str(escape);
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        // Most strings need no escape: one comparison per byte finds the ones that do.
+        if b >= 0x20 && b != b'"' && b != b'\\' {
+            i += 1;
+            continue;
         }
-        start = i + 1;
+        out.push_str(&s[start..i]);
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            _ => {
+                let _ = write!(out, "\\u{b:04x}");
+            }
+        }
+        i += 1;
+        start = i;
     }
     out.push_str(&s[start..]);
     out.push('"');
