@@ -42,17 +42,23 @@ pub fn write_files(
     check: bool,
 ) -> io::Result<WriteReport> {
     let mut report = WriteReport::default();
-    for (relative, contents) in files {
+    // Comparing a thousand files is reading them: on a thread per core, the verdicts in the files'
+    // order; what changed is written after, in that order.
+    let entries: Vec<(&String, &String)> = files.iter().collect();
+    let same = crate::parallel::map_in_order(&entries, |(relative, contents)| {
         let path = out.join(relative);
-        let current = match std::fs::read(&path) {
-            Ok(bytes) => Some(bytes),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-            Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
-        };
-        if current.as_deref() == Some(contents.as_bytes()) {
+        match read_up_to(&path, contents.len()) {
+            Ok(bytes) => Ok(bytes == contents.as_bytes()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
+        }
+    });
+    for ((relative, contents), same) in entries.into_iter().zip(same) {
+        if same? {
             report.unchanged += 1;
             continue;
         }
+        let path = out.join(relative);
         report.changed.push(relative.clone());
         if !check {
             if let Some(parent) = path.parent() {
@@ -72,6 +78,29 @@ pub fn write_files(
         }
     }
     Ok(report)
+}
+
+/// The bytes of the file at `path`, read into a buffer sized for `expected` bytes (no `stat` to size
+/// it: a thousand files are compared on every run); all of them, whatever their number.
+fn read_up_to(path: &Path, expected: usize) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    // One byte more than expected tells a longer file apart; `read_to_end` would ask its size first.
+    let mut bytes = vec![0; expected + 1];
+    let mut filled = 0;
+    while filled < bytes.len() {
+        match file.read(&mut bytes[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    bytes.truncate(filled);
+    if filled > expected {
+        file.read_to_end(&mut bytes)?;
+    }
+    Ok(bytes)
 }
 
 /// The file carries the marker where the generator writes it: in its first line (a comment), or, for a
@@ -101,8 +130,11 @@ fn stale_files(out: &Path, files: &BTreeMap<String, String>) -> io::Result<Vec<P
         .collect();
     while let Some(dir) = pending.pop() {
         for entry in std::fs::read_dir(&dir)? {
-            let path = entry?.path();
-            if path.is_dir() {
+            let entry = entry?;
+            let path = entry.path();
+            // The folder entry's own type (no `stat` per file; a link is followed, as before).
+            let file_type = entry.file_type()?;
+            if file_type.is_dir() || (file_type.is_symlink() && path.is_dir()) {
                 pending.push(path);
                 continue;
             }
