@@ -374,3 +374,25 @@ fn broken_copy(doc: &Path, dir: &Path) -> Result<PathBuf, String> {
     crate::files::write(&path, &broken)?;
     Ok(path)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `buf lint` and `buf build` pass `generated/proto/` and refuse its broken copy naming what is
+    /// broken: the step's Protobuf checks run as `cargo xtask test` runs them (with its pinned tools).
+    #[test]
+    fn buf_passes_the_protobuf_files_and_refuses_their_broken_copy() {
+        let root = crate::workspace_root();
+        let tools = Tools::install(&root).unwrap_or_else(|e| {
+            panic!("the pinned tools of tools/validators/ (run `cargo xtask test`): {e}")
+        });
+        let canary = tempfile::tempdir().expect("a temporary folder");
+        let checks = protobuf_files(&root, &tools, canary.path()).expect("the checks are made");
+        assert_eq!(checks.len(), 4);
+        for check in checks {
+            let name = check.name.clone();
+            judge(check).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
+}
