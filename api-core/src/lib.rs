@@ -14,13 +14,16 @@
 //!
 //! The catalogue of a generated crate is one table of [`catalogue`] rows over those tables.
 //!
-//! Beside them: payload errors and their JSON paths ([`json`]), the `Endpoint` trait ([`rest`]), the
+//! Beside them: Avro binary of any of the types against the generator's `.avsc` files ([`avro`],
+//! feature `avro`), payload errors and their JSON paths ([`json`]), the `Endpoint` trait ([`rest`]), the
 //! event-name hash ([`name_hash`]) and the bus's subject rules ([`bus`]).
 //!
 //! Generated code refers to these items by path; users of the generated crate meet them through its
 //! re-exports (`energy_api::rest::Endpoint`, `energy_api::PayloadErrorKind`).
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "avro")]
+pub mod avro;
 mod borrowed;
 pub mod bus;
 pub mod catalogue;

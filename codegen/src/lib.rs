@@ -14,6 +14,7 @@ mod evolution;
 mod load;
 pub mod model;
 mod naming;
+mod numbers;
 mod parallel;
 mod publication;
 mod read;
@@ -113,7 +114,12 @@ pub(crate) fn build_located_for_comparison(
     let mut sources = SourceMap::default();
     let mut diagnostics = Diagnostics::default();
     let schema = load::load(schema_dir, &mut sources, &mut diagnostics);
-    resolve(schema, sources, diagnostics)
+    let (mut model, places, sources) = resolve(schema, sources, diagnostics)?;
+    // The field numbers of the published baseline beside the schema, if there is one (a damaged one is
+    // reported by `cargo xtask compat`, which reads it as a schema).
+    let lock = std::fs::read(schema_dir.join(publication::LOCK_FILE)).unwrap_or_default();
+    numbers::assign(&mut model, &numbers::from_lock(&lock));
+    Ok((model, places, sources))
 }
 
 /// [`build_located_for_comparison`] of files given in memory (see [`build_model_in_memory`]).
@@ -123,7 +129,9 @@ pub(crate) fn build_located_in_memory(
     let mut sources = SourceMap::default();
     let mut diagnostics = Diagnostics::default();
     let schema = load::load_in_memory(files, &mut sources, &mut diagnostics);
-    resolve(schema, sources, diagnostics)
+    let (mut model, places, sources) = resolve(schema, sources, diagnostics)?;
+    numbers::assign(&mut model, &numbers::FieldNumbers::new());
+    Ok((model, places, sources))
 }
 
 /// A located error for each reference of an active contract that the model does not have.
@@ -158,6 +166,7 @@ pub(crate) fn build_located_baseline(
 ) -> Result<(Model, naming::Places, SourceMap), Failure> {
     let mut sources = SourceMap::default();
     let mut diagnostics = Diagnostics::default();
+    let locked = numbers::from_lock(&bytes);
     let schema = load::load_baseline(
         path.to_path_buf(),
         shown,
@@ -165,7 +174,9 @@ pub(crate) fn build_located_baseline(
         &mut sources,
         &mut diagnostics,
     );
-    resolve(schema, sources, diagnostics)
+    let (mut model, places, sources) = resolve(schema, sources, diagnostics)?;
+    numbers::assign(&mut model, &locked);
+    Ok((model, places, sources))
 }
 
 fn resolve(
@@ -225,6 +236,8 @@ pub fn emit_all(
                 emit::openapi::emit(model)?,
                 emit::compatibility::emit(model),
                 emit::jsonschema::emit(model)?,
+                emit::avro::emit(model)?,
+                emit::protobuf::emit(model)?,
                 emit::schema_format::emit()?,
                 emit::consumers::emit(model)?,
             ])

@@ -246,6 +246,10 @@ pub fn load_baseline(
             );
             continue;
         }
+        if name == crate::numbers::LOCK_KEY {
+            // The Protobuf field numbers, beside the files (read by `numbers`).
+            continue;
+        }
         let Some(kind) = Kind::of_path(name) else {
             errors.push(
                 Diagnostic::new(

@@ -14,7 +14,21 @@ pub struct Model {
     pub rest: Option<Rest>,
     /// The consuming teams' contracts (`consumers/<name>.yaml`), by name.
     pub consumers: Vec<Consumer>,
+    /// The Protobuf field numbers of every event struct (see [`FieldNumbers`]).
+    pub field_numbers: FieldNumbers,
 }
+
+/// The Protobuf field numbers of every shared type (keyed by its name) and every event payload version
+/// (keyed by its id, `agreement.updated.v2`): the field names in number order, so that a field's number
+/// is its position plus one. The published ones come from `schema/published.lock` and never change; a
+/// field the baseline lacks gets the next number, wherever it is written; a field renamed keeps its
+/// number; a field removed keeps its slot (reserved in the `.proto`). A struct that keeps unlisted
+/// members has a slot [`ADDITIONAL_FIELDS`] for them.
+pub type FieldNumbers = std::collections::BTreeMap<String, Vec<String>>;
+
+/// The name of the member that carries an incomplete struct's unlisted members, in the Avro and Protobuf
+/// schemas (the Rust field's name; no JSON field of such a struct may have it).
+pub const ADDITIONAL_FIELDS: &str = "additional_fields";
 
 /// A consuming team's contract: what it reads of the events. `cargo xtask compat` names the contracts
 /// a change breaks; the generator writes each as an AsyncAPI document of what it receives.
@@ -365,6 +379,13 @@ impl Model {
             }
         }
         found.into_values().collect()
+    }
+
+    /// The Protobuf field number of `field` in the struct keyed `key` (see [`FieldNumbers`]).
+    pub fn field_number(&self, key: &str, field: &str) -> Option<u32> {
+        let slots = self.field_numbers.get(key)?;
+        let i = slots.iter().position(|s| s == field)?;
+        u32::try_from(i + 1).ok()
     }
 
     /// The struct a reference points at.

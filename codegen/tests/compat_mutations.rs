@@ -45,7 +45,7 @@ fn baseline() -> &'static Path {
 /// The base schema with a case's edits, in a folder of its own (`run`: tests run in parallel).
 fn edited(case: &Case, run: &str) -> PathBuf {
     let dir = scratch().join(run).join(case.name);
-    compat_cases::write_edited(case, &dir);
+    compat_cases::write_edited_with_lock(case, &dir, Some(baseline()));
     dir
 }
 

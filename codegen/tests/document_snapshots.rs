@@ -1,10 +1,10 @@
-//! Snapshots of the OpenAPI, AsyncAPI and JSON Schema documents generated from the small, purpose-made
+//! Snapshots of the OpenAPI, AsyncAPI, JSON Schema (linked and self-contained), Avro and Protobuf documents generated from the small, purpose-made
 //! schemas `tests/fixtures/schemas/docs-*/`: a REST API with a generic page, a nullable date-time, both
 //! kinds of authentication and an incomplete resource; events with a base, `extends`, a `1.0.0` version,
 //! a payload that is a shared type, an incomplete payload and an optional array of a named type. Each
 //! snapshot is short enough to read as the specification of the emitters.
 
-use energy_codegen::emit::{asyncapi, jsonschema, openapi};
+use energy_codegen::emit::{asyncapi, avro, jsonschema, openapi, protobuf};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -33,6 +33,8 @@ fn documents_of_the_fixture_schemas() {
             openapi::emit(&model),
             asyncapi::emit(&model),
             jsonschema::emit(&model),
+            avro::emit(&model),
+            protobuf::emit(&model),
         ] {
             files.extend(emitted.expect("the documents are emitted"));
         }

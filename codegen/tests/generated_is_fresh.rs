@@ -118,14 +118,24 @@ fn files_no_longer_generated_are_removed_but_hand_written_ones_are_kept() {
     assert_eq!(
         check.removed,
         [
+            "avro/business.created.v1.avsc",
+            "avro/business.updated.v1.avsc",
+            "avro/business_operations_team.updated.v1.avsc",
+            "avro/internal_company.created.v1.avsc",
+            "proto/energy/events/businesses/v1/businesses.proto",
             "schemas/events/business.created.v1.json",
             "schemas/events/business.updated.v1.json",
             "schemas/events/business_operations_team.updated.v1.json",
             "schemas/events/internal_company.created.v1.json",
+            "schemas-bundled/business.created.v1.json",
+            "schemas-bundled/business.updated.v1.json",
+            "schemas-bundled/business_operations_team.updated.v1.json",
+            "schemas-bundled/internal_company.created.v1.json",
             "src/borrowed/events/businesses.rs",
             "src/events/businesses.rs",
         ],
-        "the section's modules (owned and borrowed) and its events' JSON Schemas"
+        "the section's modules (owned and borrowed), its events' JSON Schemas (linked and \
+         self-contained) and Avro schemas, and its Protobuf file"
     );
 
     energy_codegen::write_files(&out, &files, false).unwrap();

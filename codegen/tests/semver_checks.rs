@@ -266,6 +266,7 @@ const VERDICTS: &[Verdict] = &[
     ("event-type-renamed-with-a-waiver", "major", &["enum_missing", "enum_variant_missing", "struct_missing"], ""),
     ("waiver-allows-a-break", "major", &["type_mismatched_generic_lifetimes"], ""),
     ("waiver-on-a-shared-type", "major", &["method_parameter_count_changed"], ""),
+    ("protobuf-field-renumbered", "none", &[], ""),
     ("waiver-unused", "none", &[], ""),
     ("refactor-extends-written-out", "none", &[], ""),
     ("refactor-fields-moved-into-a-base", "none", &[], ""),

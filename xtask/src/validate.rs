@@ -9,6 +9,10 @@
 //! the dashboard is not loaded into one (its queries run on a real Prometheus in
 //! `cli/tests/bus_metrics.rs`).
 //!
+//! The Protobuf files (`generated/proto/`) are held to `buf lint` with the rules their `buf.yaml` names
+//! (`STANDARD`, none switched off) and compiled by `buf build` (the Avro and JSON Schema files, and
+//! `protoc`, are run by `tests/wire_formats.rs`).
+//!
 //! Each must pass with no error and no warning (the configs in `tools/validators/` switch rules off only
 //! with a reason). Each also runs on a copy of the document with one broken `$ref` (the dashboard: a
 //! panel with a key Grafana does not know) and must fail naming it, so that a validator that checks
@@ -117,6 +121,7 @@ pub(crate) fn run(root: &Path) -> Result<(), String> {
     }
     checks.extend(consumer_documents(root, &model, &tools, &canary_dir)?);
     checks.extend(grafana_dashboard(root, &tools, &canary_dir)?);
+    checks.extend(protobuf_files(root, &tools, &canary_dir)?);
     let jobs: Vec<Job> = checks
         .into_iter()
         .map(|check| -> Job {
@@ -277,6 +282,69 @@ fn grafana_dashboard(root: &Path, tools: &Tools, canary_dir: &Path) -> Result<Ve
     Ok(checks)
 }
 
+/// `buf lint` and `buf build` on `generated/proto/`, and on a copy whose first reference to a shared
+/// type names one that does not exist, which both must refuse naming it.
+fn protobuf_files(root: &Path, tools: &Tools, canary_dir: &Path) -> Result<Vec<Check>, String> {
+    use energy_codegen::emit::protobuf;
+    let real = root.join("generated").join(protobuf::DIR);
+    let broken = canary_dir.join("proto");
+    let _ = std::fs::remove_dir_all(&broken);
+    crate::files::copy_dir(&real, &broken)?;
+    const TARGET: &str = "energy.types.v1.";
+    let mut done = false;
+    let mut pending = vec![broken.join("energy/events")];
+    while let Some(dir) = pending.pop().filter(|_| !done) {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .map_err(|e| format!("{}: {e}", dir.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                pending.push(path);
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+            // A field's type, not the import's path.
+            if let Some(start) = text.find(&format!("  {TARGET}")) {
+                let start = start + 2 + TARGET.len();
+                let end = start
+                    + text[start..]
+                        .find(' ')
+                        .ok_or_else(|| format!("{}: no field after a type", path.display()))?;
+                crate::files::write(
+                    &path,
+                    &format!("{}{MISSING}{}", &text[..start], &text[end..]),
+                )?;
+                done = true;
+                break;
+            }
+        }
+    }
+    if !done {
+        return Err("no .proto file refers to a shared type".to_owned());
+    }
+    let cache = root.join("target/buf-cache");
+    let mut checks = Vec::new();
+    for (dir, which, expect_pass) in [(&real, "", true), (&broken, " (broken copy)", false)] {
+        for args in [&["lint"][..], &["build", "-o", "/dev/null"][..]] {
+            let mut buf = tools.npm_bin("buf");
+            buf.arg(args[0]).arg(dir).args(&args[1..]);
+            buf.env("BUF_CACHE_DIR", &cache);
+            checks.push(Check {
+                name: format!("buf {} generated/proto{which}", args[0]),
+                command: buf,
+                expect: if expect_pass {
+                    Expect::Pass(None)
+                } else {
+                    Expect::Fail
+                },
+            });
+        }
+    }
+    Ok(checks)
+}
+
 fn file_name(path: &Path) -> String {
     path.file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -305,4 +373,26 @@ fn broken_copy(doc: &Path, dir: &Path) -> Result<PathBuf, String> {
     let path = dir.join(doc.file_name().unwrap_or_default());
     crate::files::write(&path, &broken)?;
     Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `buf lint` and `buf build` pass `generated/proto/` and refuse its broken copy naming what is
+    /// broken: the step's Protobuf checks run as `cargo xtask test` runs them (with its pinned tools).
+    #[test]
+    fn buf_passes_the_protobuf_files_and_refuses_their_broken_copy() {
+        let root = crate::workspace_root();
+        let tools = Tools::install(&root).unwrap_or_else(|e| {
+            panic!("the pinned tools of tools/validators/ (run `cargo xtask test`): {e}")
+        });
+        let canary = tempfile::tempdir().expect("a temporary folder");
+        let checks = protobuf_files(&root, &tools, canary.path()).expect("the checks are made");
+        assert_eq!(checks.len(), 4);
+        for check in checks {
+            let name = check.name.clone();
+            judge(check).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
 }

@@ -100,6 +100,7 @@ pub(crate) fn resolve(
         sections,
         rest,
         consumers,
+        field_numbers: Default::default(),
     };
     cycles::break_cycles(&mut model.shared_types, &r.shared, r.diags);
     if let Some(rest) = &mut model.rest {

@@ -1,11 +1,13 @@
 //! Emitters: pure functions from the [`Model`](crate::model::Model) to file contents.
 
 pub mod asyncapi;
+pub mod avro;
 pub mod bus;
 pub mod compatibility;
 pub mod consumers;
 pub mod jsonschema;
 pub mod openapi;
+pub mod protobuf;
 pub(crate) mod rust;
 mod schema;
 pub mod schema_format;

@@ -319,7 +319,7 @@ fn schemas(rest: &Rest) -> Result<Map, String> {
         let description = format!("{}. {}", applied_text(applied), generic.doc.trim_end());
         let schema = Map::new()
             .with("description", description)
-            .with_entries(&SCHEMAS.object_schema(generic, Some(arg)));
+            .with_all(SCHEMAS.object_schema(generic, Some(arg)));
         all.insert(name, schema);
     }
     let mut out = Map::new();

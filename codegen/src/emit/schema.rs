@@ -205,7 +205,7 @@ impl Schemas<'_> {
         }
         Map::new()
             .with_opt("description", (!text.is_empty()).then_some(text))
-            .with_entries(&self.object_schema(s, None))
+            .with_all(self.object_schema(s, None))
     }
 }
 

@@ -27,11 +27,23 @@ pub enum Node {
 /// A map that keeps its keys in insertion order. Setting a key twice replaces its value in place.
 ///
 /// The index finds a key without scanning: documents have maps of tens of thousands of entries (the
-/// schemas and channels of a large catalogue), which a scan per insertion would make quadratic.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// schemas and channels of a large catalogue), which a scan per insertion would make quadratic. It is
+/// made only once a map has more than [`SCANNED`] entries: most maps hold a few (a schema's `type`,
+/// `description`, `properties`), which a scan finds faster than an index is made.
+#[derive(Debug, Clone, Default)]
 pub struct Map {
     entries: Vec<(String, Node)>,
-    index: std::collections::BTreeMap<String, usize>,
+    index: Option<std::collections::BTreeMap<String, usize>>,
+}
+
+/// The most entries a map finds its keys in by scanning.
+const SCANNED: usize = 16;
+
+/// Equal when the entries are, in order (the index is a cache).
+impl PartialEq for Map {
+    fn eq(&self, other: &Self) -> bool {
+        self.entries == other.entries
+    }
 }
 
 impl Map {
@@ -40,15 +52,33 @@ impl Map {
         Self::default()
     }
 
+    fn position(&self, key: &str) -> Option<usize> {
+        match &self.index {
+            Some(index) => index.get(key).copied(),
+            None => self.entries.iter().position(|(k, _)| k == key),
+        }
+    }
+
     /// Sets `key` (in place when present, else at the end).
     pub fn set(&mut self, key: impl Into<String>, value: impl Into<Node>) -> &mut Self {
         let key = key.into();
         let value = value.into();
-        match self.index.get(&key) {
-            Some(&i) => self.entries[i].1 = value,
+        match self.position(&key) {
+            Some(i) => self.entries[i].1 = value,
             None => {
-                self.index.insert(key.clone(), self.entries.len());
+                if let Some(index) = &mut self.index {
+                    index.insert(key.clone(), self.entries.len());
+                }
                 self.entries.push((key, value));
+                if self.index.is_none() && self.entries.len() > SCANNED {
+                    self.index = Some(
+                        self.entries
+                            .iter()
+                            .enumerate()
+                            .map(|(i, (k, _))| (k.clone(), i))
+                            .collect(),
+                    );
+                }
             }
         }
         self
@@ -79,9 +109,18 @@ impl Map {
         self
     }
 
+    /// [`Map::with_entries`] of a map given away: its entries are moved, not copied.
+    #[must_use]
+    pub fn with_all(mut self, other: Map) -> Self {
+        for (key, value) in other.entries {
+            self.set(key, value);
+        }
+        self
+    }
+
     /// The value of `key`.
     pub fn get(&self, key: &str) -> Option<&Node> {
-        self.index.get(key).map(|&i| &self.entries[i].1)
+        self.position(key).map(|i| &self.entries[i].1)
     }
 
     /// Entries in order.
@@ -186,7 +225,13 @@ const INDENT: usize = 2;
 const FLOW_WIDTH: usize = 100;
 
 fn pad(out: &mut String, indent: usize) {
-    out.extend(std::iter::repeat_n(' ', indent));
+    const SPACES: &str = "                                                                ";
+    let mut left = indent;
+    while left > 0 {
+        let n = left.min(SPACES.len());
+        out.push_str(&SPACES[..n]);
+        left -= n;
+    }
 }
 
 /// Writes the entries of a non-empty map, each on its own line at `indent`.
@@ -195,28 +240,47 @@ fn write_map_body(out: &mut String, map: &Map, indent: usize) {
         if i > 0 {
             pad(out, indent);
         }
-        out.push_str(&yaml_key(key));
+        push_yaml_scalar(out, key, false);
         out.push(':');
-        write_value_after_key(out, value, indent);
+        write_value(out, value, indent, false);
     }
 }
 
-/// Writes a value that follows `key:` on the same line (scalars, flow forms) or on the next lines.
-fn write_value_after_key(out: &mut String, value: &Node, indent: usize) {
+/// Writes a value that follows `key:` or `-` on the same line (scalars, flow forms) or on the next
+/// lines; a map after `-` starts on the same line (`in_seq`).
+fn write_value(out: &mut String, value: &Node, indent: usize, in_seq: bool) {
     match value {
         Node::Map(m) if !m.is_empty() => {
-            out.push('\n');
-            pad(out, indent + INDENT);
+            if in_seq {
+                out.push(' ');
+            } else {
+                out.push('\n');
+                pad(out, indent + INDENT);
+            }
             write_map_body(out, m, indent + INDENT);
         }
-        Node::Seq(items) if !items.is_empty() && flow_seq(items).is_none() => {
-            out.push('\n');
-            write_block_seq(out, items, indent + INDENT);
-        }
-        Node::Str(s) if block_scalar(s).is_some() => {
-            out.push(' ');
-            write_block_scalar(out, s, indent + INDENT);
-        }
+        Node::Seq(items) if !items.is_empty() => match flow_seq(items) {
+            None => {
+                out.push('\n');
+                write_block_seq(out, items, indent + INDENT);
+            }
+            Some(text) => {
+                out.push(' ');
+                out.push_str(&text);
+                out.push('\n');
+            }
+        },
+        Node::Str(s) => match block_scalar(s) {
+            Some(indicator) => {
+                out.push(' ');
+                write_block_scalar(out, s, indicator, indent + INDENT);
+            }
+            None => {
+                out.push(' ');
+                push_yaml_scalar(out, s, false);
+                out.push('\n');
+            }
+        },
         _ => {
             out.push(' ');
             out.push_str(&inline(value));
@@ -229,25 +293,7 @@ fn write_block_seq(out: &mut String, items: &[Node], indent: usize) {
     for item in items {
         pad(out, indent);
         out.push('-');
-        match item {
-            Node::Map(m) if !m.is_empty() => {
-                out.push(' ');
-                write_map_body(out, m, indent + INDENT);
-            }
-            Node::Seq(inner) if !inner.is_empty() && flow_seq(inner).is_none() => {
-                out.push('\n');
-                write_block_seq(out, inner, indent + INDENT);
-            }
-            Node::Str(s) if block_scalar(s).is_some() => {
-                out.push(' ');
-                write_block_scalar(out, s, indent + INDENT);
-            }
-            _ => {
-                out.push(' ');
-                out.push_str(&inline(item));
-                out.push('\n');
-            }
-        }
+        write_value(out, item, indent, true);
     }
 }
 
@@ -300,8 +346,7 @@ fn block_scalar(s: &str) -> Option<&'static str> {
     exact.then_some(indicator)
 }
 
-fn write_block_scalar(out: &mut String, s: &str, indent: usize) {
-    let indicator = block_scalar(s).unwrap_or("|-");
+fn write_block_scalar(out: &mut String, s: &str, indicator: &str, indent: usize) {
     out.push_str(indicator);
     out.push('\n');
     for line in s.strip_suffix('\n').unwrap_or(s).split('\n') {
@@ -328,10 +373,6 @@ fn float_text(f: f64) -> String {
     }
 }
 
-fn yaml_key(key: &str) -> String {
-    yaml_scalar(key, false)
-}
-
 /// A one-line string: plain when that reads back as the same string in YAML 1.1 and 1.2 parsers, else
 /// double-quoted.
 fn yaml_scalar(s: &str, in_flow: bool) -> String {
@@ -339,6 +380,15 @@ fn yaml_scalar(s: &str, in_flow: bool) -> String {
         s.to_owned()
     } else {
         double_quoted(s)
+    }
+}
+
+/// [`yaml_scalar`], appended to `out` (a plain scalar without an allocation of its own).
+fn push_yaml_scalar(out: &mut String, s: &str, in_flow: bool) {
+    if plain_is_safe(s, in_flow) {
+        out.push_str(s);
+    } else {
+        out.push_str(&double_quoted(s));
     }
 }
 
@@ -394,8 +444,8 @@ fn double_quoted(s: &str) -> String {
 
 /// Pretty JSON text (two-space indent, one member per line) with a final newline.
 pub fn to_json(root: &Map) -> String {
-    let mut out = String::new();
-    write_json(&mut out, &Node::Map(root.clone()), 0);
+    let mut out = String::with_capacity(4096);
+    write_json_map(&mut out, root, 0);
     out.push('\n');
     out
 }
@@ -404,11 +454,13 @@ fn write_json(out: &mut String, node: &Node, indent: usize) {
     match node {
         Node::Null => out.push_str("null"),
         Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Node::Int(i) => out.push_str(&i.to_string()),
+        Node::Int(i) => {
+            let _ = write!(out, "{i}");
+        }
         Node::Float(f) => out.push_str(&float_text(*f)),
-        Node::Str(s) => out.push_str(&json_string(s)),
+        Node::Str(s) => push_json_string(out, s),
         Node::Seq(items) if items.is_empty() => out.push_str("[]"),
-        Node::Map(m) if m.is_empty() => out.push_str("{}"),
+        Node::Map(m) => write_json_map(out, m, indent),
         Node::Seq(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -420,30 +472,89 @@ fn write_json(out: &mut String, node: &Node, indent: usize) {
             pad(out, indent);
             out.push(']');
         }
-        Node::Map(m) => {
-            out.push('{');
-            for (i, (key, value)) in m.entries().iter().enumerate() {
-                out.push_str(if i == 0 { "\n" } else { ",\n" });
-                pad(out, indent + INDENT);
-                out.push_str(&json_string(key));
-                out.push_str(": ");
-                write_json(out, value, indent + INDENT);
-            }
-            out.push('\n');
-            pad(out, indent);
-            out.push('}');
-        }
     }
 }
 
+/// A map's JSON text as [`to_json`] writes it as a value `depth` levels deep (its members indented one
+/// level more): a part that many documents share, written once.
+pub fn json_map_text(m: &Map, depth: usize) -> String {
+    let mut out = String::new();
+    write_json_map(&mut out, m, depth * INDENT);
+    out
+}
+
+/// A map, written in place (not cloned into a [`Node`] first: the documents are megabytes).
+fn write_json_map(out: &mut String, m: &Map, indent: usize) {
+    if m.is_empty() {
+        out.push_str("{}");
+        return;
+    }
+    out.push('{');
+    for (i, (key, value)) in m.entries().iter().enumerate() {
+        out.push_str(if i == 0 { "\n" } else { ",\n" });
+        pad(out, indent + INDENT);
+        push_json_string(out, key);
+        out.push_str(": ");
+        write_json(out, value, indent + INDENT);
+    }
+    out.push('\n');
+    pad(out, indent);
+    out.push('}');
+}
+
 fn json_string(s: &str) -> String {
-    // Serialising a `&str` cannot fail; the fallback keeps this function total anyway.
-    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned())
+    let mut out = String::with_capacity(s.len() + 2);
+    push_json_string(&mut out, s);
+    out
+}
+
+/// `s` as a JSON string, escaped as `serde_json` escapes it (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`,
+/// other control characters as `\u00xx`; everything else as it is), appended without an allocation.
+pub fn push_json_string(out: &mut String, s: &str) {
+    out.push('"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        // Most strings need no escape: one comparison per byte finds the ones that do.
+        if b >= 0x20 && b != b'"' && b != b'\\' {
+            i += 1;
+            continue;
+        }
+        out.push_str(&s[start..i]);
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            _ => {
+                let _ = write!(out, "\\u{b:04x}");
+            }
+        }
+        i += 1;
+        start = i;
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Strings are escaped exactly as serde_json escapes them.
+    #[test]
+    fn strings_are_escaped_as_serde_json_does() {
+        let mut all: String = (0u8..0x80).map(char::from).collect();
+        all.push_str("café \u{2028} \u{7f} \u{10ffff} \"q\" \\");
+        for s in [all.as_str(), "", "plain", "\u{1}", "a\"b", "\\"] {
+            assert_eq!(json_string(s), serde_json::to_string(s).unwrap(), "{s:?}");
+        }
+    }
 
     fn sample() -> Map {
         Map::new()

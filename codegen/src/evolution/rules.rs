@@ -142,6 +142,12 @@ rules! {
     AuthNoLongerRequired = "auth-no-longer-required", Minor;
     /// A waiver matches no finding: it waives nothing, or what it waived is published.
     WaiverUnused = "waiver-unused", None;
+    /// A field of a published version changes its type in the Avro schema, where a waiver lets JSON
+    /// readers through: Avro binary carries no types, so data of the old type no longer reads.
+    AvroFieldTypeChanged = "avro-field-type-changed", Major;
+    /// A field of a published struct would be written with another Protobuf field number than the
+    /// baseline records (`protobuf-field-numbers` of `published.lock`).
+    ProtobufFieldRenumbered = "protobuf-field-renumbered", None;
 }
 
 impl Rule {

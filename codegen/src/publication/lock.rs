@@ -67,6 +67,15 @@ pub(super) fn render(model: &Model) -> String {
     if let Some(rest) = &model.rest {
         files.set("rest.yaml", rest_file(rest));
     }
+    // The Protobuf field numbers: each struct's field names in number order, never renumbered.
+    let mut numbers = Map::new();
+    for (key, slots) in &model.field_numbers {
+        let names: Vec<Node> = slots.iter().map(|s| Node::from(s.as_str())).collect();
+        numbers.set(key.as_str(), names);
+    }
+    if !numbers.is_empty() {
+        files.set(crate::numbers::LOCK_KEY, numbers);
+    }
     to_yaml(HEADER, &files)
 }
 

@@ -12,6 +12,7 @@
 //! - `contracts`: the consumer contracts' references, against both sides;
 //! - `waivers`: the findings waivers allow, and waivers that allow nothing;
 //! - `golden`: payloads frozen when a version is published;
+//! - `wire`: the Avro types and Protobuf numbers of published fields, which no waiver moves;
 //! - `report`: human, JSON and Markdown output.
 
 mod contracts;
@@ -21,6 +22,7 @@ mod lock;
 mod report;
 mod side;
 mod waivers;
+mod wire;
 
 pub use coverage::{Coverage, VersionReaders, coverage};
 pub use golden::{GOLDEN_DIR, golden_cases};
@@ -71,6 +73,7 @@ pub fn check(
 ) -> Result<Report, Failure> {
     let mut sources = SourceMap::default();
     let new = Side::schema(schema_dir, &mut sources)?;
+    let recorded_numbers = matches!(baseline, Baseline::Lock(_));
     let (old, published) = match baseline {
         Baseline::Lock(path) => {
             let old = lock::read(path, &mut sources)?;
@@ -99,6 +102,12 @@ pub fn check(
     }
     let mut findings = evolution::compare(&old.model, &new.model, descriptions, &published, today);
     waivers::apply(&new, &mut findings);
+    let avro = wire::avro_types(&findings);
+    findings.extend(avro);
+    if recorded_numbers {
+        // Only a baseline records numbers: a revision's are its fields' order.
+        findings.extend(wire::protobuf_numbers(&old.model, &new.model, &published));
+    }
     evolution::apply_consumers(&new.model, &mut findings, readers == Readers::Registered);
     findings.sort_by(|a, b| (&a.subject, &a.path, a.rule).cmp(&(&b.subject, &b.path, b.rule)));
     let spans = side::locate(&old, &new, &sources, &mut findings);

@@ -431,6 +431,12 @@ fn help(f: &Finding) -> Option<String> {
     }
     Some(match f.rule {
         Rule::WaiverUnused => "remove the waiver: what it allowed is published, or it names no change".to_owned(),
+        Rule::AvroFieldTypeChanged => {
+            "no waiver allows it (Avro readers of the old schema cannot read the new type): make the change in a new version".to_owned()
+        }
+        Rule::ProtobufFieldRenumbered => {
+            "no waiver allows it: restore `protobuf-field-numbers` in the baseline beside the schema from git (`git checkout schema/published.lock`)".to_owned()
+        }
         Rule::VersionRemoved | Rule::EventTypeRemoved => {
             "deprecate the version first (`deprecated: {sunset: YYYY-MM-DD}`), publish, and remove it after the sunset".to_owned()
         }

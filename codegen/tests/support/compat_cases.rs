@@ -30,6 +30,9 @@ pub struct Case {
 pub const BILLING: &str = "events/billing.yaml";
 pub const TYPES: &str = "types.yaml";
 pub const REST: &str = "rest.yaml";
+/// The published baseline beside the schema (`published.lock`), which carries the Protobuf field
+/// numbers: edits of it apply where a case is written with the baseline (`write_edited_with_lock`).
+pub const LOCK: &str = "published.lock";
 
 const ISSUED_V1: &str = "          invoice_id: int\n          account_number: str\n          amount: int\n          price: num\n          note?: str\n          lines: [Line]\n          changes: obj\n          ledger: Ledger\n          reference: str\n";
 
@@ -171,13 +174,22 @@ pub const CASES: &[Case] = &[
     // ---- waivers
     Case { name: "waiver-allows-a-break", bump: "major",
         edits: &[(BILLING, "      v1:\n        fields: {payment_id: int, account_number: str}\n", "      v1:\n        waivers:\n          - {rule: field-type-changed, path: account_number, reason: Producers always sent a number (INC-42).}\n        fields: {payment_id: int, account_number: int}\n")],
-        expect: &[("borrowed-view-changed", "payment.taken v1", "", "warning", "none"),
+        expect: &[("avro-field-type-changed", "payment.taken v1", "account_number", "error", "both"),
+                  ("borrowed-view-changed", "payment.taken v1", "", "warning", "none"),
                   ("field-type-changed", "payment.taken v1", "account_number", "info", "both")] },
     Case { name: "waiver-on-a-shared-type", bump: "major",
         edits: &[(TYPES, "    description: A billing account.\n    fields: {number: str}", "    description: A billing account.\n    waivers:\n      - {rule: field-required-to-optional, path: number, reason: Accounts being migrated have no number yet.}\n    fields: {number?: str}")],
-        expect: &[("field-required-to-optional", "invoice.issued v1", "ledger.account.number", "info", "forward"),
+        expect: &[("avro-field-type-changed", "invoice.issued v1", "ledger.account.number", "error", "forward"),
+                  ("avro-field-type-changed", "invoice.issued v2", "ledger.account.number", "error", "forward"),
+                  ("avro-field-type-changed", "ledger.posted v1", "ledger.account.number", "error", "forward"),
+                  ("field-required-to-optional", "invoice.issued v1", "ledger.account.number", "info", "forward"),
                   ("field-required-to-optional", "invoice.issued v2", "ledger.account.number", "info", "forward"),
                   ("field-required-to-optional", "ledger.posted v1", "ledger.account.number", "info", "forward")] },
+    // ---- wire-format identities: Protobuf field numbers recorded in the baseline
+    Case { name: "protobuf-field-renumbered", bump: "none",
+        edits: &[(LOCK, "  payment.taken.v1: [payment_id, account_number]\n", "  payment.taken.v1: [account_number, payment_id]\n")],
+        expect: &[("protobuf-field-renumbered", "payment.taken v1", "account_number", "error", "both"),
+                  ("protobuf-field-renumbered", "payment.taken v1", "payment_id", "error", "both")] },
     Case { name: "waiver-unused", bump: "none",
         edits: &[(BILLING, "      v1:\n        fields: {payment_id: int, account_number: str}\n", "      v1:\n        waivers:\n          - {rule: field-removed-required, path: account_number, reason: Stale.}\n        fields: {payment_id: int, account_number: str}\n")],
         expect: &[("waiver-unused", "payment.taken v1", "account_number", "error", "none")] },
@@ -249,9 +261,22 @@ pub const CASES: &[Case] = &[
 
 /// Writes the base schema with `case`'s edits into `dir` (emptied first).
 pub fn write_edited(case: &Case, dir: &Path) {
+    write_edited_with_lock(case, dir, None);
+}
+
+/// [`write_edited`], with the published baseline `lock` copied beside the schema first (as
+/// `schema/published.lock` is in the repository), so that the generator numbers Protobuf fields from
+/// it; without one, the case's edits of the baseline are left out.
+pub fn write_edited_with_lock(case: &Case, dir: &Path, lock: Option<&Path>) {
     let _ = std::fs::remove_dir_all(dir);
     energy_testkit::copy_tree(&energy_testkit::generator_fixture("compat/base"), dir);
+    if let Some(lock) = lock {
+        std::fs::copy(lock, dir.join(LOCK)).unwrap();
+    }
     for (file, from, to) in case.edits {
+        if *file == LOCK && lock.is_none() {
+            continue;
+        }
         let path = dir.join(file);
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(
