@@ -72,7 +72,7 @@ pub fn check(
     readers: Readers,
 ) -> Result<Report, Failure> {
     let mut sources = SourceMap::default();
-    let new = Side::schema(schema_dir, &mut sources)?;
+    let mut new = Side::schema(schema_dir, &mut sources)?;
     let recorded_numbers = matches!(baseline, Baseline::Lock(_));
     let (old, published) = match baseline {
         Baseline::Lock(path) => {
@@ -90,6 +90,12 @@ pub fn check(
             (old, published)
         }
     };
+    if recorded_numbers && !numbers_beside(schema_dir) {
+        // A schema with no numbers of its own beside it (a copy, a checkout without the lock) is numbered
+        // as it would be published: against the baseline's numbers. Only numbers written beside the
+        // schema that differ from the baseline's are a renumbering.
+        crate::numbers::assign(&mut new.model, &old.model.field_numbers);
+    }
     let descriptions = old.has_docs && new.has_docs;
     let mut diagnostics = contracts::unresolved_on_both_sides(&old, &new);
     if !diagnostics.is_empty() {
@@ -112,6 +118,12 @@ pub fn check(
     findings.sort_by(|a, b| (&a.subject, &a.path, a.rule).cmp(&(&b.subject, &b.path, b.rule)));
     let spans = side::locate(&old, &new, &sources, &mut findings);
     Ok(Report::new(findings, spans, sources, &new.model))
+}
+
+/// Whether the baseline beside the schema in `schema_dir` records Protobuf field numbers.
+fn numbers_beside(schema_dir: &Path) -> bool {
+    std::fs::read(schema_dir.join(LOCK_FILE))
+        .is_ok_and(|bytes| !crate::numbers::from_lock(&bytes).is_empty())
 }
 
 /// The ids of the versions the baseline at `lock` publishes (`agreement.updated.v2`).
