@@ -246,19 +246,23 @@ fn event_expectations(model: &Model) -> Vec<String> {
     expected
 }
 
-/// Channel pages to open, by their link in the rendered events page (`#/<section>/channels/<key>`), with
+/// Channel pages to open, by their link in the rendered events page (`#/<section>/channels/<key>`, or
+/// `…/topics/<key>`), with
 /// the message titles each must show (and, for several versions, their compatibility table; and the
 /// channel's address and the messages' headers): the first event type with several versions, and the first with a
 /// version not labelled `v<N>` (`1.0.0`), among the channels the page links to.
 fn channel_expectations(model: &Model, dom: &str) -> Result<Vec<(String, Vec<String>)>, String> {
+    // The renderer calls channels "topics" in its links once a channel has a Kafka binding.
     let link_of = |e: &energy_codegen::model::EventType| {
-        let tail = format!(
-            "/channels/{}\"",
-            asyncapi::channel_key(e).to_ascii_lowercase()
-        );
-        let end = dom.find(&tail)? + tail.len() - 1;
-        let start = dom[..end].rfind("href=\"")? + "href=\"".len();
-        Some(dom[start..end].to_owned())
+        ["channels", "topics"].iter().find_map(|kind| {
+            let tail = format!(
+                "/{kind}/{}\"",
+                asyncapi::channel_key(e).to_ascii_lowercase()
+            );
+            let end = dom.find(&tail)? + tail.len() - 1;
+            let start = dom[..end].rfind("href=\"")? + "href=\"".len();
+            Some(dom[start..end].to_owned())
+        })
     };
     let events = || model.sections.iter().flat_map(|s| &s.events);
     let several = events().find_map(|e| Some((e, link_of(e)?)).filter(|_| e.versions.len() > 1));
