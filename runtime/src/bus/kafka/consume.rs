@@ -1,6 +1,6 @@
 //! Consuming: a consumer group per durable name ([`KafkaConsumer`]), the [`Source`] that receives its
-//! records and the [`Delivery`] that settles each, delayed retries through the group's retry topic,
-//! and the group's lag.
+//! records and the [`Delivery`] that settles each, and delayed retries through the group's retry
+//! topic. The group itself (rebalances, membership, lag) is `group.rs`.
 //!
 //! Kafka has no per-message acknowledgement: a group commits, per partition, the offset to start from.
 //! Records are handled concurrently and settled out of order, so each partition's committed offset
@@ -10,6 +10,10 @@
 //! `<prefix>_retry.<group>` with its due time and attempt, and settled; the group reads that topic
 //! too, and hands a retried record to its handler once it is due.
 
+use super::group::{
+    GroupConsumer, GroupContext, KafkaLagProbe, Membership, group_name_error, list_at, list_of,
+    partitions_of_topics,
+};
 use super::offsets::{Offsets, Partition};
 use super::records::{self, Topics, may_match};
 use super::{KafkaBus, KafkaSink, REQUEST_TIMEOUT, bus_headers};
@@ -19,21 +23,15 @@ use crate::bus::handlers::Handlers;
 use crate::bus::headers::Headers;
 use crate::bus::health::Health;
 use crate::bus::metrics::ConsumerMetrics;
-use crate::bus::subjects::durable_name_error;
-use crate::bus::transport::{
-    Delivery, DeliveryInfo, Lag, Pulled, Source, TransportError, TransportErrorKind, Watch,
-};
+use crate::bus::transport::{Delivery, DeliveryInfo, Pulled, Source, TransportError};
 use bytes::Bytes;
 use futures_util::FutureExt;
-use rdkafka::consumer::{
-    BaseConsumer, CommitMode, Consumer, ConsumerContext, Rebalance, StreamConsumer,
-};
+use rdkafka::consumer::{CommitMode, Consumer};
 use rdkafka::message::Message;
-use rdkafka::{ClientContext, Offset, TopicPartitionList};
+use rdkafka::{Offset, TopicPartitionList};
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
 
@@ -51,105 +49,6 @@ const COMMIT_INTERVAL: Duration = Duration::from_millis(200);
 const RECENT_IDS: usize = 16_384;
 /// The most records handed over at once.
 const BATCH: usize = 64;
-
-/// The rebalance callbacks: a partition taken away commits what was settled of it and forgets the
-/// rest; one given starts afresh. And whether the consumer is in its group, with its brokers reachable.
-struct GroupContext {
-    offsets: Arc<Offsets>,
-    membership: Arc<Membership>,
-}
-
-/// Whether a consumer is in its group (assigned, even nothing) and its brokers answer.
-#[derive(Debug, Default)]
-struct Membership {
-    in_group: AtomicBool,
-    brokers_down: AtomicBool,
-}
-
-impl Membership {
-    fn healthy(&self) -> bool {
-        self.in_group.load(Ordering::Relaxed) && !self.brokers_down.load(Ordering::Relaxed)
-    }
-}
-
-impl ClientContext for GroupContext {
-    fn error(&self, error: rdkafka::error::KafkaError, reason: &str) {
-        if error.rdkafka_error_code() == Some(rdkafka::types::RDKafkaErrorCode::AllBrokersDown) {
-            self.membership.brokers_down.store(true, Ordering::Relaxed);
-        }
-        log::warn!("kafka: {error}: {reason}");
-    }
-}
-
-fn partitions_of(list: &TopicPartitionList) -> Vec<Partition> {
-    list.elements()
-        .iter()
-        .map(|e| (e.topic().to_owned(), e.partition()))
-        .collect()
-}
-
-fn list_of(commits: &[(Partition, i64)]) -> TopicPartitionList {
-    let mut list = TopicPartitionList::with_capacity(commits.len());
-    for ((topic, partition), offset) in commits {
-        let _ = list.add_partition_offset(topic, *partition, Offset::Offset(*offset));
-    }
-    list
-}
-
-impl ConsumerContext for GroupContext {
-    fn pre_rebalance(&self, consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
-        match rebalance {
-            Rebalance::Revoke(list) => {
-                let commits = self.offsets.revoked(partitions_of(list));
-                if !commits.is_empty()
-                    && let Err(e) = consumer.commit(&list_of(&commits), CommitMode::Sync)
-                {
-                    log::warn!(
-                        "the offsets of revoked partitions were not committed ({e}): their new owner starts earlier"
-                    );
-                }
-            }
-            Rebalance::Error(e) => {
-                log::warn!("rebalance failed: {e}");
-                self.membership.in_group.store(false, Ordering::Relaxed);
-            }
-            Rebalance::Assign(_) => {}
-        }
-    }
-
-    fn post_rebalance(&self, _consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
-        if let Rebalance::Assign(list) = rebalance {
-            self.offsets.assigned(partitions_of(list));
-            self.membership.in_group.store(true, Ordering::Relaxed);
-            self.membership.brokers_down.store(false, Ordering::Relaxed);
-        }
-    }
-
-    fn commit_callback(&self, result: rdkafka::error::KafkaResult<()>, _: &TopicPartitionList) {
-        if let Err(e) = result {
-            log::debug!("a commit failed ({e}); a later one carries its offsets");
-        }
-    }
-}
-
-type GroupConsumer = StreamConsumer<GroupContext>;
-
-/// Why `name` cannot name a consumer group here: a durable name (as on NATS) made only of what a
-/// topic name may hold, since it names the group's retry topic.
-fn group_name_error(name: &str) -> Option<String> {
-    if let Some(why) = durable_name_error(name) {
-        return Some(why);
-    }
-    if !name
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    {
-        return Some(format!(
-            "`{name}` cannot name a Kafka consumer group here: ASCII letters, digits, `_` and `-` only (it names the retry topic)"
-        ));
-    }
-    None
-}
 
 impl KafkaBus {
     /// A consumer in the group named `config.durable`, subscribed to the topics holding the events its
@@ -370,32 +269,6 @@ impl KafkaBus {
             Err(e) => log::warn!("the new group's start was not committed ({e})"),
         }
     }
-}
-
-/// Every partition of `topics`, from the cluster's metadata.
-fn partitions_of_topics(
-    consumer: &GroupConsumer,
-    topics: &[String],
-) -> rdkafka::error::KafkaResult<Vec<Partition>> {
-    let metadata = consumer.fetch_metadata(None, REQUEST_TIMEOUT)?;
-    let mut partitions = Vec::new();
-    for topic in metadata.topics() {
-        if topics.iter().any(|t| t == topic.name()) {
-            for partition in topic.partitions() {
-                partitions.push((topic.name().to_owned(), partition.id()));
-            }
-        }
-    }
-    partitions.sort();
-    Ok(partitions)
-}
-
-fn list_at(partitions: &[Partition], offset: Offset) -> TopicPartitionList {
-    let mut list = TopicPartitionList::with_capacity(partitions.len());
-    for (topic, partition) in partitions {
-        let _ = list.add_partition_offset(topic, *partition, offset);
-    }
-    list
 }
 
 /// A member of a consumer group on Kafka, ready to run: the same handlers, settlements, dead letters,
@@ -907,91 +780,6 @@ impl Delivery for KafkaDelivery {
     }
 }
 
-/// Reads a consumer group's lag, and whether the consumer is in its group (also while it runs).
-#[derive(Clone)]
-pub struct KafkaLagProbe {
-    consumer: Arc<GroupConsumer>,
-    offsets: Arc<Offsets>,
-    membership: Arc<Membership>,
-    topics: Vec<String>,
-    metrics: Option<ConsumerMetrics>,
-}
-
-impl KafkaLagProbe {
-    /// The group's backlog now (see the [`Watch`] implementation).
-    pub async fn lag(&self) -> Result<Lag, BusError> {
-        Watch::lag(self).await.map_err(BusError::Transport)
-    }
-}
-
-impl Watch for KafkaLagProbe {
-    /// Every partition of the group's topics: its high watermark minus the group's committed offset
-    /// (its low watermark when none), what this process holds aside (`ack_pending`). Settled offsets
-    /// are committed first, so that an idle consumer sees its own work done.
-    async fn lag(&self) -> Result<Lag, TransportError> {
-        let consumer = self.consumer.clone();
-        let offsets = self.offsets.clone();
-        let topics = self.topics.clone();
-        let metrics = self.metrics.clone();
-        let read = tokio::task::spawn_blocking(move || -> rdkafka::error::KafkaResult<Lag> {
-            let commits = offsets.to_commit(false);
-            if !commits.is_empty() {
-                consumer.commit(&list_of(&commits), CommitMode::Sync)?;
-            }
-            let partitions = partitions_of_topics(&consumer, &topics)?;
-            let committed = consumer
-                .committed_offsets(list_at(&partitions, Offset::Invalid), REQUEST_TIMEOUT)?;
-            // Every partition's ends in one request each (a request per partition takes seconds
-            // for a catalogue's topics): the timestamps `End` (-1) and `Beginning` (-2) ask for the latest
-            // and earliest.
-            let ends = |timestamp: Offset| -> rdkafka::error::KafkaResult<HashMap<Partition, i64>> {
-                let found =
-                    consumer.offsets_for_times(list_at(&partitions, timestamp), REQUEST_TIMEOUT)?;
-                Ok(found
-                    .elements()
-                    .iter()
-                    .filter_map(|e| match e.offset() {
-                        Offset::Offset(o) => Some(((e.topic().to_owned(), e.partition()), o)),
-                        _ => None,
-                    })
-                    .collect())
-            };
-            let (highs, lows) = (ends(Offset::End)?, ends(Offset::Beginning)?);
-            let mut behind = 0u64;
-            for element in committed.elements() {
-                let partition = (element.topic().to_owned(), element.partition());
-                let high = highs.get(&partition).copied().unwrap_or(0);
-                let from = match element.offset() {
-                    Offset::Offset(o) if o >= 0 => o,
-                    _ => lows.get(&partition).copied().unwrap_or(0),
-                };
-                let lag = u64::try_from(high.saturating_sub(from)).unwrap_or(0);
-                if let Some(metrics) = &metrics {
-                    metrics.partition_lag(element.topic(), element.partition(), lag);
-                }
-                behind += lag;
-            }
-            let held = offsets.held();
-            Ok(Lag {
-                pending: behind.saturating_sub(held),
-                ack_pending: held,
-            })
-        })
-        .await
-        .map_err(|e| TransportError::new(TransportErrorKind::Unavailable, e.to_string()))?;
-        if read.is_ok() {
-            // The brokers answered.
-            self.membership.brokers_down.store(false, Ordering::Relaxed);
-        }
-        read.map_err(|e| super::transport_error("reading the group's lag", &e))
-    }
-
-    /// In its group (assigned by it, even nothing) and its brokers answering.
-    fn connected(&self) -> bool {
-        self.membership.healthy()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1006,12 +794,5 @@ mod tests {
         }
         assert!(recent.seen.len() <= RECENT_IDS);
         assert_eq!(recent.sighting("a"), 1, "forgotten once old");
-    }
-
-    #[test]
-    fn group_names_are_topic_names() {
-        assert_eq!(group_name_error("billing-service_2"), None);
-        assert!(group_name_error("billing:service").is_some());
-        assert!(group_name_error("a.b").is_some());
     }
 }

@@ -8,17 +8,20 @@
 //! - `records`: topics, record keys and the CloudEvents Kafka binding's headers ([`Topics`]);
 //! - `topics`: setting the topics up (`energy bus init --server kafka://…`);
 //! - `offsets`: which offsets a group may commit when records are settled out of order;
-//! - `consume`: the consumer group ([`KafkaConsumer`]), its source, deliveries, retries and lag;
+//! - `consume`: the consumer ([`KafkaConsumer`]), its source, deliveries and retries;
+//! - `group`: the group's rebalances, membership and lag ([`KafkaLagProbe`]);
 //! - `read`: reading topics without a group: captures and dead letters.
 
 mod consume;
+mod group;
 mod offsets;
 mod read;
 pub mod records;
 pub mod settings;
 mod topics;
 
-pub use consume::{KafkaConsumer, KafkaDelivery, KafkaLagProbe};
+pub use consume::{KafkaConsumer, KafkaDelivery};
+pub use group::KafkaLagProbe;
 pub use records::Topics;
 pub use settings::{KafkaSettings, is_kafka};
 pub use topics::{TopicReport, TopicSettings};
