@@ -88,7 +88,8 @@ impl KafkaBus {
         }
         for topic in [&retry_topic, &self.topics.dead_letters()] {
             if !existing.contains_key(topic) {
-                self.create_topic(topic, 1).await?;
+                let admin = self.admin()?;
+                self.create_topic(&admin, topic, 1, 1, None).await?;
             }
         }
         let offsets = Arc::new(Offsets::default());
@@ -169,36 +170,6 @@ impl KafkaBus {
             metrics: None,
             health: Health::default(),
         })
-    }
-
-    /// Creates `topic` with `partitions` (one already there is left as it is).
-    async fn create_topic(&self, topic: &str, partitions: i32) -> Result<(), BusError> {
-        let admin: rdkafka::admin::AdminClient<rdkafka::client::DefaultClientContext> = self
-            .settings
-            .client_config()
-            .create()
-            .map_err(|e| self.request_error("making an admin client", &e))?;
-        let new = rdkafka::admin::NewTopic::new(
-            topic,
-            partitions,
-            rdkafka::admin::TopicReplication::Fixed(1),
-        );
-        let options = rdkafka::admin::AdminOptions::new().request_timeout(Some(REQUEST_TIMEOUT));
-        let results = admin
-            .create_topics([&new], &options)
-            .await
-            .map_err(|e| self.request_error(&format!("creating topic `{topic}`"), &e))?;
-        for result in results {
-            if let Err((_, code)) = result
-                && code != rdkafka::types::RDKafkaErrorCode::TopicAlreadyExists
-            {
-                return Err(BusError::Invalid(format!(
-                    "topic `{topic}` not created on {}: {code}",
-                    self.settings.servers_shown()
-                )));
-            }
-        }
-        Ok(())
     }
 
     /// A group that has committed nothing starts at `start`: its first offsets are committed before it

@@ -63,11 +63,7 @@ impl KafkaBus {
                 "topics have at least one partition and one copy".to_owned(),
             ));
         }
-        let admin: AdminClient<DefaultClientContext> = self
-            .settings
-            .client_config()
-            .create()
-            .map_err(|e| self.request_error("making an admin client", &e))?;
+        let admin = self.admin()?;
         let mut wanted: BTreeMap<String, i32> = self
             .topics
             .sections()
@@ -104,25 +100,14 @@ impl KafkaBus {
         for (topic, partitions) in &wanted {
             let report = match existing.get(topic) {
                 None => {
-                    let new = NewTopic::new(
+                    self.create_topic(
+                        &admin,
                         topic,
                         *partitions,
-                        TopicReplication::Fixed(settings.replication),
+                        settings.replication,
+                        Some(&retention_text),
                     )
-                    .set("retention.ms", &retention_text);
-                    let results = admin.create_topics([&new], &options).await.map_err(|e| {
-                        self.request_error(&format!("creating topic `{topic}`"), &e)
-                    })?;
-                    for result in results {
-                        if let Err((_, code)) = result
-                            && code != rdkafka::types::RDKafkaErrorCode::TopicAlreadyExists
-                        {
-                            return Err(BusError::Invalid(format!(
-                                "topic `{topic}` not created on {}: {code}",
-                                self.settings.servers_shown()
-                            )));
-                        }
-                    }
+                    .await?;
                     TopicReport {
                         topic: topic.clone(),
                         change: Change::Created,
@@ -209,6 +194,46 @@ impl KafkaBus {
             self.settings.servers_shown(),
             self.settings.servers_shown()
         )))
+    }
+
+    /// An admin client of the cluster.
+    pub(super) fn admin(&self) -> Result<AdminClient<DefaultClientContext>, BusError> {
+        self.settings
+            .client_config()
+            .create()
+            .map_err(|e| self.request_error("making an admin client", &e))
+    }
+
+    /// Creates `topic` with `partitions`, `replication` copies and `retention_ms` (`retention.ms`;
+    /// the broker's default without); one already there is left as it is.
+    pub(super) async fn create_topic(
+        &self,
+        admin: &AdminClient<DefaultClientContext>,
+        topic: &str,
+        partitions: i32,
+        replication: i32,
+        retention_ms: Option<&str>,
+    ) -> Result<(), BusError> {
+        let mut new = NewTopic::new(topic, partitions, TopicReplication::Fixed(replication));
+        if let Some(retention) = retention_ms {
+            new = new.set("retention.ms", retention);
+        }
+        let options = AdminOptions::new().request_timeout(Some(REQUEST_TIMEOUT));
+        let results = admin
+            .create_topics([&new], &options)
+            .await
+            .map_err(|e| self.request_error(&format!("creating topic `{topic}`"), &e))?;
+        for result in results {
+            if let Err((_, code)) = result
+                && code != rdkafka::types::RDKafkaErrorCode::TopicAlreadyExists
+            {
+                return Err(BusError::Invalid(format!(
+                    "topic `{topic}` not created on {}: {code}",
+                    self.settings.servers_shown()
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// Every topic of the cluster with its number of partitions.
