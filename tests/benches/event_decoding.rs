@@ -1,14 +1,22 @@
 //! Throughput of decoding a stream of envelopes covering every event version, by approach, relative to
 //! the floor (`serde_json::from_slice::<IgnoredAny>`, parsing only), best of 7 rounds with the approaches
-//! interleaved in each (as against the twin below). Run with
+//! interleaved in each. Run with
 //! `cargo bench -p energy-tests --bench event_decoding [-- MEGABYTES] [WORD…]` (default 50 MB; words keep
 //! only the approaches whose name contains one); figures go to `BENCHMARKS.md`, never into test
-//! assertions. Also prints the time of the (type, version) dispatch, `EventKind::new`, and, without
-//! words or with the word `twin` (only it then), reading and writing the payload structs through serde
-//! and `EventKind::decode` beside their derived twin (`energy-twin`) and `serde_json::Value`, with
-//! members as `serde_json::Value` writes them (sorted) or, with `in-schema-order`, as the generated types
-//! and the twin write them.
+//! assertions. Also prints the time of the (type, version) dispatch, `EventKind::new`.
+//!
+//! Then, without words or with the word `streams` (only it then, 20 MB a stream by default), the same
+//! on every stream users send (`streams.rs`: uniform, Zipf-skewed, three hot types, flat, nested; each
+//! also with every optional field present): reading and writing the payload structs through serde and
+//! `EventKind::decode` beside their derived twin (`energy-twin`) and `serde_json::Value`, then
+//! `Decoder::decode` and the borrowed view on the stream's envelopes, and a table of the targets with
+//! a column per stream. A stream's name on the command line (`zipf`, `nested`) runs only the streams of
+//! that name. Members come as `serde_json::Value` writes them (sorted) or, with `in-schema-order`, as
+//! the generated types and the twin write them.
 #![forbid(unsafe_code)]
+
+#[path = "event_decoding/streams.rs"]
+mod streams;
 
 use energy_api::EventKind;
 use energy_codegen::samples::{Optionals, event_payload};
@@ -112,8 +120,9 @@ fn words() -> Vec<String> {
         .filter(|a| {
             a.parse::<usize>().is_err()
                 && !a.starts_with('-')
-                && a != "twin"
+                && a != "streams"
                 && a != "in-schema-order"
+                && !streams::NAMES.contains(&a.as_str())
         })
         .collect()
 }
@@ -132,6 +141,11 @@ struct Times(Vec<(&'static str, Duration)>);
 impl Times {
     fn of(&self, name: &str) -> Option<Duration> {
         self.0.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+    }
+
+    /// How many times faster `fast` ran than `slow`.
+    fn ratio(&self, slow: &str, fast: &str) -> Option<f64> {
+        Some(self.of(slow)?.as_secs_f64() / self.of(fast)?.as_secs_f64())
     }
 }
 
@@ -237,10 +251,13 @@ fn dispatch() {
 }
 
 /// A payload of the catalogue with what reads and writes it, ours and the derived twin's, made once
-/// (so that both sides pay the same one indirect call per payload).
+/// (so that both sides pay the same one indirect call per payload), and its envelope.
 struct Sides {
     kind: EventKind,
+    event_type: String,
+    every_optional: bool,
     text: String,
+    envelope: String,
     ours_read: fn(&str) -> bool,
     twin_read: fn(&str) -> bool,
     twin_decode: fn(&[u8]) -> bool,
@@ -282,22 +299,21 @@ impl energy_twin::Pair for MakeSides<'_> {
     }
 }
 
-/// Reading and writing the payload structs through serde, and `EventKind::decode`, against the derived
-/// twin (`energy-twin`: the same types with serde's derives) and `serde_json::Value`, on every sample
-/// and golden payload of the catalogue repeated to `megabytes`: best of 9 rounds, the approaches
-/// interleaved in each round, so that a slow moment of the machine falls on all of them.
-fn against_twin(megabytes: usize) {
+/// Every sample and golden payload of the catalogue with its [`Sides`]: members sorted (as
+/// `serde_json::Value` writes them), or with `in-schema-order`, in the order of the schema (as the
+/// generated types and the derived twin write them).
+fn catalogue_sides() -> Vec<Sides> {
     let model = match energy_codegen::build_model(&energy_tests::schema_dir()) {
         Ok(model) => model,
         Err(failure) => panic!("{}", failure.render(false)),
     };
-    let distinct: Vec<Sides> = energy_tests::catalogue_payloads(&model)
+    let in_schema_order = std::env::args().any(|a| a == "in-schema-order");
+    energy_tests::catalogue_payloads(&model)
         .into_iter()
-        .map(|p| {
+        .enumerate()
+        .map(|(n, p)| {
             let kind = EventKind::new(&p.event_type, &p.version).expect("a known version");
-            // Members sorted (as `serde_json::Value` writes them), or with `in-schema-order`, in the
-            // order of the schema (as the generated types and the derived twin write them).
-            let text = if std::env::args().any(|a| a == "in-schema-order") {
+            let text = if in_schema_order {
                 let event = kind
                     .decode(p.value.to_string().as_bytes())
                     .expect("decodes");
@@ -305,12 +321,20 @@ fn against_twin(megabytes: usize) {
             } else {
                 p.value.to_string()
             };
+            let envelope = format!(
+                r#"{{"event_type":{},"version":{},"id":"evt-{n:06}","occurred_at":"2024-03-01T09:30:00Z","payload":{text}}}"#,
+                json!(p.event_type),
+                json!(p.version),
+            );
             let (ours_read, twin_read, twin_decode, ours_write, twin_write) =
                 energy_twin::payload_pair(&p.event_type, &p.version, MakeSides(&text))
                     .expect("every version has a twin");
             Sides {
                 kind,
+                every_optional: p.label.ends_with("sample All"),
+                event_type: p.event_type,
                 text,
+                envelope,
                 ours_read,
                 twin_read,
                 twin_decode,
@@ -318,15 +342,104 @@ fn against_twin(megabytes: usize) {
                 twin_write,
             }
         })
+        .collect()
+}
+
+/// The figures of the targets on one stream, each a ratio of times measured in one run.
+#[derive(Default)]
+struct Figures {
+    read: Option<f64>,
+    write: Option<f64>,
+    fast_twin: Option<f64>,
+    fast_value: Option<f64>,
+    decode_value: Option<f64>,
+    borrowed_floor: Option<f64>,
+}
+
+/// The targets of the summary: a name, its target, and its figure.
+const TARGETS: [(&str, f64, fn(&Figures) -> Option<f64>); 6] = [
+    ("read through serde / twin", 1.0, |f| f.read),
+    ("write through serde / twin", 1.0, |f| f.write),
+    ("`EventKind::decode` / twin", 1.5, |f| f.fast_twin),
+    ("`EventKind::decode` / `Value`", 2.0, |f| f.fast_value),
+    ("`Decoder::decode` / `Value`", 2.0, |f| f.decode_value),
+    ("borrowed view / floor", 0.6, |f| f.borrowed_floor),
+];
+
+/// On each stream users send ([`streams`]), about `megabytes` long: reading and writing the payload
+/// structs through serde, and `EventKind::decode`, against the derived twin (`energy-twin`: the same
+/// types with serde's derives) and `serde_json::Value`; then the stream as envelopes, decoded by
+/// `Decoder::decode` and its borrowed view against `Value` and the parse-only floor. Best of 9 rounds
+/// each, the approaches interleaved in each round, so that a slow moment of the machine falls on all
+/// of them. Ends with the targets' figures, a column per stream.
+fn on_streams(megabytes: usize) {
+    let distinct = catalogue_sides();
+    let payloads: Vec<streams::Payload<'_>> = distinct
+        .iter()
+        .map(|s| streams::Payload::new(&s.event_type, s.kind, s.text.len(), s.every_optional))
         .collect();
-    let per_cycle: usize = distinct.iter().map(|s| s.text.len()).sum();
-    let cycles = (megabytes << 20).div_ceil(per_cycle);
-    let bytes = per_cycle * cycles;
-    println!(
-        "\nAgainst the derived twin: {} distinct payloads, {cycles} times ({:.1} MB), best of 9 interleaved rounds",
-        distinct.len(),
-        bytes as f64 / f64::from(1 << 20)
-    );
+    let only: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| streams::NAMES.contains(&a.as_str()))
+        .collect();
+    let mut summary = Vec::new();
+    for stream in streams::streams(&payloads, megabytes, &only) {
+        let bytes: usize = stream.order.iter().map(|&i| distinct[i].text.len()).sum();
+        println!(
+            "\n### Stream `{}`: {}; {} payloads, {:.1} MB",
+            stream.name,
+            stream.about,
+            stream.order.len(),
+            bytes as f64 / f64::from(1 << 20)
+        );
+        let mut figures = against_twin(&distinct, &stream.order);
+        let lines: Vec<String> = stream
+            .order
+            .iter()
+            .map(|&i| distinct[i].envelope.clone())
+            .collect();
+        let decoder = Decoder::new().reject_unknown(true);
+        let times = run_interleaved(
+            vec![
+                Approach::new(FLOOR, &lines, |l| {
+                    serde_json::from_slice::<IgnoredAny>(l).is_ok()
+                }),
+                Approach::new(VALUE, &lines, |l| {
+                    serde_json::from_slice::<serde_json::Value>(l).is_ok()
+                }),
+                Approach::new(OWNED, &lines, |l| decoder.decode(l).is_ok()),
+                Approach::new(BORROWED, &lines, |l| decoder.decode_borrowed(l).is_ok()),
+            ],
+            9,
+        );
+        figures.decode_value = times.ratio(VALUE, OWNED);
+        figures.borrowed_floor = times.ratio(FLOOR, BORROWED);
+        summary.push((stream.name, figures));
+    }
+    println!("\n### The targets on every stream (ratios; target in brackets)\n");
+    let mut header = "| target |".to_owned();
+    let mut rule = "|---|".to_owned();
+    for (name, _) in &summary {
+        header += &format!(" {name} |");
+        rule += "---|";
+    }
+    println!("{header}\n{rule}");
+    for (target, at_least, figure) in TARGETS {
+        let mut row = format!("| {target} (≥ {at_least}) |");
+        for (_, figures) in &summary {
+            row += &match figure(figures) {
+                Some(f) if f >= at_least => format!(" {f:.2} |"),
+                Some(f) => format!(" **{f:.2}** |"),
+                None => " — |".to_owned(),
+            };
+        }
+        println!("{row}");
+    }
+}
+
+/// Reading and writing the payloads of `order` through serde, and `EventKind::decode`, against the
+/// derived twin and `serde_json::Value`; the ratios of the targets.
+fn against_twin(distinct: &[Sides], order: &[usize]) -> Figures {
     const READ_OURS: &str = "read, ours: `serde_json::from_str`";
     const READ_TWIN: &str = "read, derived twin: `serde_json::from_str`";
     const WRITE_OURS: &str = "write, ours: `serde_json::to_string`";
@@ -334,7 +447,7 @@ fn against_twin(megabytes: usize) {
     const DECODE_OURS: &str = "`EventKind::decode` (the fast reader)";
     const DECODE_TWIN: &str = "derived twin: `serde_json::from_slice`";
     const DECODE_VALUE: &str = "`serde_json::Value`: `serde_json::from_slice`";
-    let each = |name, approach| over_payloads(name, &distinct, cycles, approach);
+    let each = |name, approach| over_payloads(name, distinct, order, approach);
     let times = run_interleaved(
         vec![
             each(READ_OURS, &|s| (s.ours_read)(black_box(&s.text))),
@@ -353,55 +466,43 @@ fn against_twin(megabytes: usize) {
         ],
         9,
     );
-    let ratio = |slow: &str, fast: &str| {
-        Some(times.of(slow)?.as_secs_f64() / times.of(fast)?.as_secs_f64())
-    };
-    if let (Some(read), Some(write), Some(decode), Some(value)) = (
-        ratio(READ_TWIN, READ_OURS),
-        ratio(WRITE_TWIN, WRITE_OURS),
-        ratio(DECODE_TWIN, DECODE_OURS),
-        ratio(DECODE_VALUE, DECODE_OURS),
-    ) {
-        println!(
-            "read {read:.2}x the twin, write {write:.2}x the twin, `EventKind::decode` {decode:.2}x the twin and {value:.2}x `Value`"
-        );
+    Figures {
+        read: times.ratio(READ_TWIN, READ_OURS),
+        write: times.ratio(WRITE_TWIN, WRITE_OURS),
+        fast_twin: times.ratio(DECODE_TWIN, DECODE_OURS),
+        fast_value: times.ratio(DECODE_VALUE, DECODE_OURS),
+        ..Figures::default()
     }
 }
 
-/// An approach of the twin's table: `approach` on every distinct payload, `cycles` times a pass.
+/// An approach of the twin's table: `approach` on the payloads of `order`, in turn.
 fn over_payloads<'s>(
     name: &'static str,
     distinct: &'s [Sides],
-    cycles: usize,
+    order: &'s [usize],
     approach: &'s dyn Fn(&Sides) -> bool,
 ) -> Approach<'s> {
-    let bytes = distinct.iter().map(|s| s.text.len()).sum::<usize>() * cycles;
+    let bytes = order.iter().map(|&i| distinct[i].text.len()).sum::<usize>();
     Approach::timed(name, bytes, move || {
         let start = Instant::now();
         let mut ok = 0usize;
-        for _ in 0..cycles {
-            for sides in distinct {
-                ok += usize::from(approach(sides));
-            }
+        for &i in order {
+            ok += usize::from(approach(&distinct[i]));
         }
         let elapsed = start.elapsed();
-        assert_eq!(
-            ok,
-            cycles * distinct.len(),
-            "{name}: every payload is read and written"
-        );
+        assert_eq!(ok, order.len(), "{name}: every payload is read and written");
         elapsed
     })
 }
 
 fn main() {
-    if std::env::args().any(|a| a == "twin") {
-        against_twin(megabytes(30));
+    if std::env::args().any(|a| a == "streams") {
+        on_streams(megabytes(20));
         return;
     }
     decode_stream();
     if words().is_empty() {
-        against_twin(30);
+        on_streams(20);
     }
 }
 
