@@ -356,8 +356,11 @@ struct Figures {
     borrowed_floor: Option<f64>,
 }
 
+/// A figure of [`Figures`].
+type Figure = fn(&Figures) -> Option<f64>;
+
 /// The targets of the summary: a name, its target, and its figure.
-const TARGETS: [(&str, f64, fn(&Figures) -> Option<f64>); 6] = [
+const TARGETS: [(&str, f64, Figure); 6] = [
     ("read through serde / twin", 1.0, |f| f.read),
     ("write through serde / twin", 1.0, |f| f.write),
     ("`EventKind::decode` / twin", 1.5, |f| f.fast_twin),
