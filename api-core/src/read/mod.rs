@@ -222,7 +222,7 @@ impl<'a> Reader<'a> {
                 let close = string_end(self.bytes(), end).ok_or(Stop)?;
                 let quoted = self.text.get(start - 1..=close).ok_or(Stop)?;
                 match check {
-                    Check::Ignored | Check::Counted => drop(
+                    Check::Ignored => drop(
                         serde_json::from_str::<serde::de::IgnoredAny>(quoted).map_err(|_| Stop)?,
                     ),
                     Check::Decoded => {
@@ -347,17 +347,6 @@ impl<'a> Reader<'a> {
         self.text.get(start..self.at).ok_or(Stop)
     }
 
-    /// Skips an object as [`Self::skip`] does, but counting its nesting towards [`MAX_DEPTH`]: for a
-    /// value that serde_json then reads from its text alone.
-    pub fn counted_object(&mut self) -> Result<&'a str, Stop> {
-        if self.peek() != Some(b'{') {
-            return Err(Stop);
-        }
-        let start = self.at;
-        self.skip_value(Check::Counted)?;
-        self.text.get(start..self.at).ok_or(Stop)
-    }
-
     fn skip_value(&mut self, check: Check) -> Result<(), Stop> {
         let mut open = Open::default();
         loop {
@@ -432,7 +421,7 @@ impl<'a> Reader<'a> {
         self.eat(byte)?;
         match check {
             Check::Ignored => Ok(()),
-            Check::Counted | Check::Decoded => self.enter(),
+            Check::Decoded => self.enter(),
         }
     }
 
@@ -543,8 +532,6 @@ impl Open {
 enum Check {
     /// What serde checks of a value it ignores (`IgnoredAny`), at any depth.
     Ignored,
-    /// The same, its nesting counted towards [`MAX_DEPTH`]: a value serde_json then reads itself.
-    Counted,
     /// What `serde_json::Value` checks of one it reads: its nesting counted, escapes that decode,
     /// numbers in range.
     Decoded,
@@ -874,13 +861,6 @@ impl<'a> ReadJson<'a> for RawObject<'a> {
     }
 }
 
-impl<'a> ReadJson<'a> for serde_json::Map<String, serde_json::Value> {
-    fn read(reader: &mut Reader<'a>) -> Result<Self, Stop> {
-        // Found with its depth counted from the payload's top, as serde counts it (serde_json, reading
-        // the text alone, would count from the object), then read and checked by serde_json.
-        serde_json::from_str(reader.counted_object()?).map_err(|_| Stop)
-    }
-}
-
 #[cfg(test)]
 mod tests;
+mod value;

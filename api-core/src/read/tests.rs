@@ -209,6 +209,19 @@ fn free_form_objects_are_what_a_map_accepts() {
         r#"{"a" 1}"#,
         r#"{"a": 1,}"#,
         r#"{"a": 01}"#,
+        r#"{"a": 1, "a": [2]}"#,
+        r#"{ "a" : [ 1 , 2 ] , "b" :{ } }"#,
+        r#"{"a": 1.0, "b": 1E5, "c": -0.0, "d": 0, "e": 2.5e-3, "f": 0.1e+2}"#,
+        r#"{"a": 9223372036854775807, "b": -9223372036854775808, "c": 18446744073709551615}"#,
+        r#"{"a": -}"#,
+        r#"{"a": 1.}"#,
+        r#"{"a": .5}"#,
+        r#"{"a": -01}"#,
+        r#"{"a": 1e}"#,
+        r#"{"a": tru}"#,
+        r#"{"a": nul}"#,
+        r#"{"a": [1 2]}"#,
+        "{\"a\": \"tab\there\"}",
     ] {
         let fast = Reader::read_all::<RawObject<'_>>(json);
         let serde = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(json);
