@@ -756,7 +756,10 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
 /// The index of `name` among `fields` (or of the field one of `aliases` names), trying first the one
 /// after the last found (`next`), in the schema's order and then in name order (`by_name`, see
 /// [`crate::table::StructTable::by_name`]; may be empty): keys usually come in one or the other.
-#[inline]
+///
+/// The two guesses are inlined into the caller, the search after them is not: out of line, the whole
+/// of it was a call per key of every struct read through serde.
+#[inline(always)]
 pub fn find_field(
     fields: &[&str],
     aliases: &[(&str, usize)],
@@ -764,24 +767,39 @@ pub fn find_field(
     next: &mut usize,
     name: &[u8],
 ) -> Option<usize> {
-    let sorted = by_name.get(*next).copied();
-    let found = match (fields.get(*next), sorted.and_then(|i| fields.get(i))) {
-        (Some(expected), _) if same_bytes(expected.as_bytes(), name) => Some(*next),
-        (_, Some(expected)) if same_bytes(expected.as_bytes(), name) => sorted,
-        _ => fields
-            .iter()
-            .position(|known| same_bytes(known.as_bytes(), name))
-            .or_else(|| {
-                aliases
-                    .iter()
-                    .find(|(alias, _)| same_bytes(alias.as_bytes(), name))
-                    .map(|&(_, i)| i)
-            }),
+    let guess = *next;
+    let found = if fields
+        .get(guess)
+        .is_some_and(|expected| same_bytes(expected.as_bytes(), name))
+    {
+        Some(guess)
+    } else if let Some(&sorted) = by_name.get(guess)
+        && fields
+            .get(sorted)
+            .is_some_and(|expected| same_bytes(expected.as_bytes(), name))
+    {
+        Some(sorted)
+    } else {
+        search_field(fields, aliases, name)
     };
     if let Some(i) = found {
         *next = i + 1;
     }
     found
+}
+
+/// Every field name, then every former name: where neither guess of [`find_field`] was the key.
+#[inline(never)]
+fn search_field(fields: &[&str], aliases: &[(&str, usize)], name: &[u8]) -> Option<usize> {
+    fields
+        .iter()
+        .position(|known| same_bytes(known.as_bytes(), name))
+        .or_else(|| {
+            aliases
+                .iter()
+                .find(|(alias, _)| same_bytes(alias.as_bytes(), name))
+                .map(|&(_, i)| i)
+        })
 }
 
 impl<'a> ReadJson<'a> for CowStr<'a> {
