@@ -16,7 +16,9 @@
 //! [`CowStr`]: energy_api_core::CowStr
 //! [`RawObject`]: energy_api_core::RawObject
 
-use super::{doc_attrs, field_doc, ident, inner_doc_attrs, table_impl};
+use super::structs::{
+    Home, doc_attrs, field_doc, ident, inner_doc_attrs, shared_type_cfgs, table_impl,
+};
 use crate::model::{EventType, EventVersion, Format, Model, Section, Struct, Type, TypeId};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -135,13 +137,7 @@ impl Borrowing {
                 pub additional_fields: ::energy_api_core::Unlisted,
             }
         });
-        let deserialize = table_impl(
-            s,
-            quote!(#name<'a>),
-            Some(&owned),
-            nested,
-            super::Home::Types,
-        );
+        let deserialize = table_impl(s, quote!(#name<'a>), Some(&owned), nested, Home::Types);
         quote! {
             #doc
             #deprecated
@@ -160,7 +156,7 @@ impl Borrowing {
 
     /// `src/borrowed/types.rs`: the views of the shared types.
     pub(super) fn types_file(&self, model: &Model) -> TokenStream {
-        let cfgs = super::shared_type_cfgs(model);
+        let cfgs = shared_type_cfgs(model);
         let views = model.shared_types.iter().map(|t| {
             let name = format_ident!("{}", t.rust_name);
             self.view_struct(t, true, quote!(crate::types::#name), None, &cfgs[&t.name])

@@ -1,6 +1,6 @@
 //! `src/events/`: payload structs and version enums per section, and the `Event` enum over all of them.
 
-use super::{Home, doc_attrs, inner_doc_attrs, struct_tokens};
+use super::structs::{Home, doc_attrs, ident, inner_doc_attrs, struct_tokens};
 use crate::model::{EventType, EventVersion, Model, Section};
 use crate::views::{VersionView, version_views};
 use proc_macro2::TokenStream;
@@ -162,7 +162,7 @@ fn view_impl(view: &VersionView<'_>) -> TokenStream {
         view.newer.label, view.older.label, view.older.label, view.newer.label
     );
     let fields = view.fields.iter().map(|f| {
-        let id = super::ident(&f.field.rust_name);
+        let id = ident(&f.field.rust_name);
         if f.wrap_in_some {
             quote!(#id: ::std::option::Option::Some(newer.#id))
         } else {
