@@ -91,6 +91,7 @@ impl<E> std::fmt::Debug for PayloadRow<E> {
 /// function's type parameters cannot leave open, and a generic function handed the two variants would be
 /// instantiated per view beside them, with a call shim for each variant. A function item rather than a
 /// closure: a closure made a `fn` pointer needs a shim of its own.
+#[doc(hidden)]
 #[macro_export]
 macro_rules! view_row {
     ($events:ident :: $event:ident, $variant:path) => {{
