@@ -46,7 +46,11 @@ const CHANGELOG: &str = include_str!("../../../templates/CHANGELOG.md");
 
 /// Files that are the same for every schema but name generated types: copied as they are from
 /// `codegen/templates/`, where they are compiled and tested (`codegen/tests/templates.rs`).
-const TEMPLATES: [(&str, &str); 3] = [
+const TEMPLATES: [(&str, &str); 4] = [
+    (
+        "src/events/catalogue.rs",
+        include_str!("../../../templates/events/catalogue.rs"),
+    ),
     (
         "src/events/decode.rs",
         include_str!("../../../templates/events/decode.rs"),
