@@ -92,8 +92,8 @@ impl EventKind {
     }
 
     /// The table of this kind's payload: what every decoder of it reads (each field's JSON name and
-    /// shape; `energy events drift` compares what producers send with it).
-    #[doc(hidden)]
+    /// shape; `energy events drift` compares what producers send with it). Its type belongs to
+    /// `energy-api-core`'s engine, which changes with the generator: for tools, not applications.
     #[inline]
     pub fn table(self) -> &'static StructTable {
         self.payload_row().table
@@ -106,9 +106,9 @@ impl EventKind {
         (self.payload_row().build)(fields)
     }
 
-    /// Reads a payload of this kind with the fast reader (`energy_api_core::read`): it stops where it
-    /// is not sure, and [`EventKind::decode`] then decodes the same text with serde.
-    #[doc(hidden)]
+    /// Reads a payload of this kind with the fast reader of `energy-api-core`'s engine (what a decoder
+    /// of whole envelopes calls first): it stops where it is not sure, and [`EventKind::decode`] then
+    /// decodes the same text with serde. Applications call [`EventKind::decode`].
     pub fn read(self, reader: &mut Reader<'_>) -> Result<Event, Stop> {
         let mut fields = Fields::of(self.table());
         energy_api_core::table::read(reader, self.table(), Mode::Owned, &mut fields)?;

@@ -53,10 +53,10 @@ impl EventKind {
         VIEWS[self.event_type as usize][usize::from(self.version)](fields)
     }
 
-    /// Reads the view of a payload of this kind with the fast reader (`energy_api_core::read`): it
-    /// stops where it is not sure, and [`EventKind::decode_borrowed`] then decodes the same text
-    /// with serde.
-    #[doc(hidden)]
+    /// Reads the view of a payload of this kind with the fast reader of `energy-api-core`'s engine
+    /// (what a decoder of whole envelopes calls first): it stops where it is not sure, and
+    /// [`EventKind::decode_borrowed`] then decodes the same text with serde. Applications call
+    /// [`EventKind::decode_borrowed`].
     pub fn read_borrowed<'a>(self, reader: &mut Reader<'a>) -> Result<EventRef<'a>, Stop> {
         let mut fields = Fields::of(self.table());
         energy_api_core::table::read(reader, self.table(), Mode::Borrowed, &mut fields)?;
