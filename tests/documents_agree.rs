@@ -16,8 +16,8 @@
 
 use energy_api::Event;
 use energy_api::rest::{self, Endpoint};
-use energy_codegen::model::{Field, Format, Model, Struct, Type};
-use energy_codegen::samples::{Optionals, event_payload, resource_value};
+use energy_codegen::{Field, Format, Model, Struct, Type};
+use energy_codegen::{Optionals, event_payload, resource_value};
 use jsonschema::{Draft, Registry, Validator};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -339,8 +339,8 @@ fn every_rest_resource_agrees_with_its_schema() {
         let (s, arg) = match name.strip_suffix("Page") {
             Some(item) => (
                 resource("Page").expect("Page"),
-                Some(Type::Named(energy_codegen::model::NamedRef {
-                    id: energy_codegen::model::TypeId::Resource(
+                Some(Type::Named(energy_codegen::NamedRef {
+                    id: energy_codegen::TypeId::Resource(
                         rest_model
                             .resources
                             .iter()

@@ -3,8 +3,8 @@
 //! and each of its top-level fields, removed or given a value of the wrong type, is reported with its kind
 //! and path. A new version in the YAML is tested without writing a test.
 
-use energy_codegen::model::{EventType, EventVersion, Model, Type};
-use energy_codegen::samples::{Optionals, event_payload};
+use energy_codegen::{EventType, EventVersion, Model, Type};
+use energy_codegen::{Optionals, event_payload};
 use energy_runtime::events::{Checked, Decoded, Decoder, ErrorKind, Metadata};
 use serde_json::{Map, Value, json};
 

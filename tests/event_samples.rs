@@ -4,7 +4,7 @@
 
 use energy_api::{DecodeError, Event, EventRef, EventType};
 use energy_api_core::read::Reader;
-use energy_codegen::samples::{Optionals, event_payload};
+use energy_codegen::{Optionals, event_payload};
 
 #[test]
 fn every_event_version_round_trips() {
@@ -207,7 +207,7 @@ fn unknown_fields_are_ignored_and_incomplete_payloads_keep_theirs() {
 #[test]
 fn every_field_error_is_located() {
     use energy_api::PayloadErrorKind;
-    use energy_codegen::model::{Model, Struct, Type};
+    use energy_codegen::{Model, Struct, Type};
     use serde_json::Value;
 
     /// Each mutation: the path it breaks, the expected kind, and the broken payload.

@@ -12,7 +12,7 @@
 //! The table it prints (`cargo test -p energy-tests --test formats -- --nocapture`) is the one of
 //! BENCHMARKS.md and the README.
 
-use energy_codegen::samples::{Optionals, resource_value, struct_value};
+use energy_codegen::{Optionals, resource_value, struct_value};
 use energy_twin::{Pair, Type};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -416,14 +416,14 @@ fn every_rest_resource_is_what_its_derived_twin_is_in_every_format() {
     let mut tally = Tally::new();
     let mut types: Vec<(
         String,
-        &energy_codegen::model::Struct,
-        Option<&energy_codegen::model::Type>,
+        &energy_codegen::Struct,
+        Option<&energy_codegen::Type>,
     )> = Vec::new();
     for resource in rest.resources.iter().filter(|r| r.generic.is_none()) {
         types.push((resource.name.clone(), resource, None));
     }
     for endpoint in &rest.endpoints {
-        if let energy_codegen::model::Type::Named(r) = &endpoint.response
+        if let energy_codegen::Type::Named(r) = &endpoint.response
             && let Some(arg) = &r.arg
         {
             let key = energy_codegen::emit::twin_resource_key(&endpoint.response);
@@ -500,11 +500,11 @@ impl Pair for Reads<'_> {
 /// fields' values in declared order; with `nested`, the structs in its fields too (and not itself).
 fn as_sequence(
     model: &energy_codegen::Model,
-    s: &energy_codegen::model::Struct,
+    s: &energy_codegen::Struct,
     value: &Value,
     nested: bool,
 ) -> Value {
-    use energy_codegen::model::Type;
+    use energy_codegen::Type;
     let fields = s.fields.iter().map(|f| {
         let member = value.get(&f.name).cloned().unwrap_or(Value::Null);
         match (&f.ty, &member) {
@@ -558,7 +558,7 @@ impl Pair for ReadsSequence<'_> {
 /// as an array (an array is not an event), at the place the shape checker names.
 #[test]
 fn the_decoders_refuse_a_payload_written_as_an_array_which_serde_reads() {
-    use energy_codegen::samples::event_payload;
+    use energy_codegen::event_payload;
     let model = model();
     let (mut top, mut inner) = (0, 0);
     for (_, event) in model.events() {

@@ -60,7 +60,7 @@ pub struct CataloguePayload {
 /// Every sample payload of every version of the real catalogue (with every optional field, and with
 /// none) and every golden case of `tests/golden/events/` whose version is still in the catalogue.
 pub fn catalogue_payloads(model: &energy_codegen::Model) -> Vec<CataloguePayload> {
-    use energy_codegen::samples::{Optionals, event_payload};
+    use energy_codegen::{Optionals, event_payload};
     let mut out = Vec::new();
     let mut known = std::collections::BTreeMap::new();
     for (_, event) in model.events() {

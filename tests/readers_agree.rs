@@ -14,7 +14,7 @@
 
 use energy_api::{Event, EventKind, EventRef};
 use energy_api_core::read::Reader;
-use energy_codegen::samples::{Optionals, event_payload};
+use energy_codegen::{Optionals, event_payload};
 use serde::de::DeserializeSeed;
 use serde_json::{Map, Value};
 

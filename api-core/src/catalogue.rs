@@ -91,6 +91,7 @@ impl<E> std::fmt::Debug for PayloadRow<E> {
 /// function's type parameters cannot leave open, and a generic function handed the two variants would be
 /// instantiated per view beside them, with a call shim for each variant. A function item rather than a
 /// closure: a closure made a `fn` pointer needs a shim of its own.
+#[doc(hidden)]
 #[macro_export]
 macro_rules! view_row {
     ($events:ident :: $event:ident, $variant:path) => {{
@@ -107,6 +108,106 @@ macro_rules! view_row {
         }
         row
     }};
+}
+
+/// The enums over a generated catalogue's event types, from a row per event type:
+/// `#[cfg(feature = "billing")] AgreementUpdated(billing::AgreementUpdated) = "agreement.updated",`
+/// (the cfg of its section, its variant, the type of its payload in every version, its name on the bus).
+///
+/// `owned;` then the rows writes `EventType` (and `EventType::ALL`) and `Event`, with `event_type`,
+/// `version` and `Serialize` (as the payload); `borrowed<'a>, uninhabited_unless any(…);` then the rows
+/// (each the path of its borrowed view) writes `EventRef<'a>` with the same impls, over the `EventType`
+/// in scope: `uninhabited_unless` names the features of every section, for the variant that keeps the
+/// lifetime used in a build without any. The generated crate writes its rows; everything else of the
+/// three enums is written once, here.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! event_enum {
+    (
+        owned;
+        $( #[$cfg:meta] $variant:ident($payload:ty) = $name:literal, )*
+    ) => {
+        /// An event type of the catalogue, without a payload.
+        ///
+        /// Its variants are in name order; their numeric values (an `as` cast) are not part of the API:
+        /// they change when event types are added, and with the crate's features.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[non_exhaustive]
+        pub enum EventType {
+            $( #[$cfg] #[doc = concat!(" `", $name, "`.")] $variant, )*
+        }
+
+        impl EventType {
+            /// Every event type compiled in (see the crate's features), by name.
+            pub const ALL: &'static [EventType] = &[$( #[$cfg] EventType::$variant, )*];
+        }
+
+        /// An event: its type, payload version and payload.
+        ///
+        /// Serializes as the payload alone, exactly as the platform sends it.
+        #[derive(Debug, Clone, PartialEq)]
+        #[non_exhaustive]
+        pub enum Event {
+            $( #[$cfg] #[doc = concat!(" `", $name, "`.")] $variant($payload), )*
+        }
+
+        $crate::event_enum!(@impls Event, []; $( #[$cfg] $variant, )*);
+    };
+    (
+        borrowed<$a:lifetime>, uninhabited_unless $any:meta;
+        $( #[$cfg:meta] $variant:ident($view:ty) = $name:literal, )*
+    ) => {
+        /// An event as its borrowed view: its strings and free-form objects point into the payload it
+        /// was decoded from (see [`EventRef::decode`]).
+        #[derive(Debug)]
+        #[non_exhaustive]
+        pub enum EventRef<$a> {
+            $( #[$cfg] #[doc = concat!(" `", $name, "`.")] $variant($view), )*
+            #[cfg(not($any))]
+            #[doc(hidden)]
+            Uninhabited(::std::convert::Infallible, ::std::marker::PhantomData<&$a ()>),
+        }
+
+        $crate::event_enum!(
+            @impls EventRef<'_>,
+            [#[cfg(not($any))] Self::Uninhabited(ref never, _) => match *never {},];
+            $( #[$cfg] $variant, )*
+        );
+    };
+    // `event_type()`, `version()` and `Serialize` of an enum with a variant per event type holding its
+    // version enum; `$($none)*` is the arm of a variant that no build can make.
+    (@impls $ty:ty, [$($none:tt)*]; $( #[$cfg:meta] $variant:ident, )*) => {
+        impl $ty {
+            /// The event's type.
+            pub fn event_type(&self) -> EventType {
+                match *self {
+                    $( #[$cfg] Self::$variant(_) => EventType::$variant, )*
+                    $($none)*
+                }
+            }
+
+            /// The payload version.
+            pub fn version(&self) -> &'static str {
+                match *self {
+                    $( #[$cfg] Self::$variant(ref e) => e.version(), )*
+                    $($none)*
+                }
+            }
+        }
+
+        /// Serializes as the payload alone, exactly as the platform sends it.
+        impl $crate::__private::serde::Serialize for $ty {
+            fn serialize<S: $crate::__private::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::std::result::Result<S::Ok, S::Error> {
+                match *self {
+                    $( #[$cfg] Self::$variant(ref e) => $crate::__private::serde::Serialize::serialize(e, serializer), )*
+                    $($none)*
+                }
+            }
+        }
+    };
 }
 
 /// The index of `name` in `names` (`names.len()` when it is not there), looking from index `from` on,

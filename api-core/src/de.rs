@@ -94,6 +94,7 @@ pub fn optional_in_seq<T, E: de::Error>(
 /// and both at once is a duplicate), and may keep the members it does not list, as JSON text, in an
 /// [`Unlisted`](crate::Unlisted) field (`keep_unlisted_in additional_fields`): it is then read only
 /// from a map, asked for with `deserialize_map`, as the derive reads a struct with a flattened field.
+#[doc(hidden)]
 #[macro_export]
 macro_rules! deserialize_struct {
     (

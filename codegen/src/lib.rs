@@ -3,22 +3,28 @@
 //! `load` (files → `yaml` node trees → `read` → `ast`) → `check` (resolution, then `naming`) → [`Model`] →
 //! `emit` (Rust, OpenAPI, AsyncAPI, JSON Schema) → [`write_files`]. Every mistake in the schema is a located
 //! [`Diagnostic`]; every output is a pure function of the model. `docs/ARCHITECTURE.md` is the map.
+//!
+//! This file is the façade: the modules are private but two, [`emit`] (the outputs, whose paths and
+//! pieces xtask and the tests read) and [`compat`] (the evolution check); the model, its sample values
+//! and the pipeline's entry points are re-exported here.
 #![forbid(unsafe_code)]
 
 mod ast;
 mod borrowing;
 mod check;
+pub mod compat;
 mod diag;
 pub mod emit;
 mod evolution;
 mod load;
-pub mod model;
+mod model;
 mod naming;
 mod numbers;
 mod parallel;
+mod pipeline;
 mod publication;
 mod read;
-pub mod samples;
+mod samples;
 mod source;
 mod typeexpr;
 mod views;
@@ -27,237 +33,11 @@ mod yaml;
 
 pub use diag::{Code, Diagnostic, Diagnostics, Label};
 pub use emit::rust::FormatCache;
-pub use model::Model;
+pub use model::*;
+pub use pipeline::{Failure, build_model, build_model_in_memory, emit_all, generate};
+pub use samples::{
+    Optionals, event_payload, parameter_value, resource_example, resource_value, struct_value,
+};
 pub use source::{FileId, SourceFile, SourceMap, Span};
 pub use write::{WriteReport, write_files};
 pub use yaml::MAX_FILE_BYTES;
-
-/// Schema evolution, as `cargo xtask compat` runs it: the check of the schema against the published
-/// baseline (or a git revision), its findings and report, and publishing. The rules are in the private
-/// `evolution` module, the command in `publication`; these are the items xtask and the tests use.
-pub mod compat {
-    pub use crate::evolution::{
-        Bump, Compatibility, Counterexample, Finding, Place, Rule, Severity, Subject, Verdict,
-        VersionPair, classify,
-    };
-    pub use crate::publication::{
-        Baseline, Coverage, Format, GOLDEN_DIR, LOCK_FILE, Published, Readers, Report,
-        VersionReaders, check, coverage, golden_cases, publish, published_versions,
-    };
-}
-
-use std::collections::BTreeMap;
-use std::path::Path;
-
-/// Why a run produced nothing: the schema mistakes found, with the files they are in; or a bug of the
-/// generator itself.
-#[derive(Debug)]
-pub struct Failure {
-    /// The files read.
-    pub sources: SourceMap,
-    /// Every mistake, sorted by place.
-    pub diagnostics: Diagnostics,
-    /// An output could not be made from a valid model: a bug of the generator, not of the schema.
-    pub bug: Option<String>,
-}
-
-impl Failure {
-    /// rustc-style text of every mistake and a summary line.
-    pub fn render(&self, color: bool) -> String {
-        match &self.bug {
-            Some(bug) => format!(
-                "error: internal error of the generator (please report it; the schema is not at fault): {bug}\n"
-            ),
-            None => self.diagnostics.render(&self.sources, color),
-        }
-    }
-
-    /// One JSON object per mistake per line.
-    pub fn to_json_lines(&self) -> String {
-        match &self.bug {
-            Some(bug) => format!(
-                "{}\n",
-                serde_json::json!({"severity": "error", "code": "internal", "message": bug})
-            ),
-            None => self.diagnostics.to_json_lines(&self.sources),
-        }
-    }
-}
-
-/// Loads and checks the schema folder into the model.
-pub fn build_model(schema_dir: &Path) -> Result<Model, Failure> {
-    build_located(schema_dir).map(|(model, _, _)| model)
-}
-
-/// Loads and checks schema files given in memory, as (path relative to the schema folder, contents)
-/// pairs: the path says what the file is (`types.yaml`, `rest.yaml`, `events/<section>.yaml`). For
-/// fuzzing and property tests, which have no folder.
-pub fn build_model_in_memory(files: &[(&str, &[u8])]) -> Result<Model, Failure> {
-    build_located_in_memory(files)
-        .and_then(check_contracts)
-        .map(|(model, _, _)| model)
-}
-
-/// The model of a schema folder, with where each item is written and the files read. Every reference
-/// of an active consumer contract must be in the schema beside it.
-pub(crate) fn build_located(
-    schema_dir: &Path,
-) -> Result<(Model, naming::Places, SourceMap), Failure> {
-    check_contracts(build_located_for_comparison(schema_dir)?)
-}
-
-/// [`build_located`] without checking the contracts' references: `cargo xtask compat` checks them
-/// against both sides, since what a change removes from under a contract is a finding, not a mistake.
-pub(crate) fn build_located_for_comparison(
-    schema_dir: &Path,
-) -> Result<(Model, naming::Places, SourceMap), Failure> {
-    let mut sources = SourceMap::default();
-    let mut diagnostics = Diagnostics::default();
-    let schema = load::load(schema_dir, &mut sources, &mut diagnostics);
-    let (mut model, places, sources) = resolve(schema, sources, diagnostics)?;
-    // The field numbers of the published baseline beside the schema, if there is one (a damaged one is
-    // reported by `cargo xtask compat`, which reads it as a schema).
-    let lock = std::fs::read(schema_dir.join(publication::LOCK_FILE)).unwrap_or_default();
-    numbers::assign(&mut model, &numbers::from_lock(&lock));
-    Ok((model, places, sources))
-}
-
-/// [`build_located_for_comparison`] of files given in memory (see [`build_model_in_memory`]).
-pub(crate) fn build_located_in_memory(
-    files: &[(&str, &[u8])],
-) -> Result<(Model, naming::Places, SourceMap), Failure> {
-    let mut sources = SourceMap::default();
-    let mut diagnostics = Diagnostics::default();
-    let schema = load::load_in_memory(files, &mut sources, &mut diagnostics);
-    let (mut model, places, sources) = resolve(schema, sources, diagnostics)?;
-    numbers::assign(&mut model, &numbers::FieldNumbers::new());
-    Ok((model, places, sources))
-}
-
-/// A located error for each reference of an active contract that the model does not have.
-fn check_contracts(
-    (model, places, sources): (Model, naming::Places, SourceMap),
-) -> Result<(Model, naming::Places, SourceMap), Failure> {
-    let mut diagnostics = Diagnostics::default();
-    for consumer in model.consumers.iter().filter(|c| c.active) {
-        for unresolved in evolution::references(&model, consumer) {
-            if let Some(d) = check::contract_diagnostic(&unresolved, &places) {
-                diagnostics.push(d);
-            }
-        }
-    }
-    if diagnostics.is_empty() {
-        return Ok((model, places, sources));
-    }
-    diagnostics.sort(&sources);
-    Err(Failure {
-        sources,
-        diagnostics,
-        bug: None,
-    })
-}
-
-/// The model of the published baseline at `path` (its `bytes`, shown as `shown`), with where each item
-/// is written in it: read and checked as the schema's files are (see `load::load_baseline`).
-pub(crate) fn build_located_baseline(
-    path: &Path,
-    shown: String,
-    bytes: Vec<u8>,
-) -> Result<(Model, naming::Places, SourceMap), Failure> {
-    let mut sources = SourceMap::default();
-    let mut diagnostics = Diagnostics::default();
-    let locked = numbers::from_lock(&bytes);
-    let schema = load::load_baseline(
-        path.to_path_buf(),
-        shown,
-        bytes,
-        &mut sources,
-        &mut diagnostics,
-    );
-    let (mut model, places, sources) = resolve(schema, sources, diagnostics)?;
-    numbers::assign(&mut model, &locked);
-    Ok((model, places, sources))
-}
-
-fn resolve(
-    schema: ast::Schema,
-    sources: SourceMap,
-    mut diagnostics: Diagnostics,
-) -> Result<(Model, naming::Places, SourceMap), Failure> {
-    // Resolving a schema with a whole file missing would only add follow-on errors (unknown types that
-    // the unreadable file defines); mistakes inside readable files do not stop resolution.
-    let file_lost = diagnostics.0.iter().any(|d| d.code.loses_a_file());
-    let model = if file_lost {
-        None
-    } else {
-        check::resolve(&schema, &sources, &mut diagnostics)
-    };
-    match model {
-        Some((model, places)) if diagnostics.is_empty() => Ok((model, places, sources)),
-        _ => {
-            diagnostics.sort(&sources);
-            Err(Failure {
-                sources,
-                diagnostics,
-                bug: None,
-            })
-        }
-    }
-}
-
-/// Every generated file, by path relative to the `generated/` folder; Rust files formatted in an earlier
-/// run are taken from `cache` when there is one (the output is the same with or without).
-pub fn generate(
-    schema_dir: &Path,
-    cache: Option<&FormatCache>,
-) -> Result<BTreeMap<String, String>, Failure> {
-    let model = build_model(schema_dir)?;
-    emit_all(&model, cache).map_err(|bug| Failure {
-        sources: SourceMap::default(),
-        diagnostics: Diagnostics::default(),
-        bug: Some(bug),
-    })
-}
-
-/// Every output of the model (see [`generate`] for `cache`). An error here is a bug of the generator, not
-/// of the schema.
-pub fn emit_all(
-    model: &Model,
-    cache: Option<&FormatCache>,
-) -> Result<BTreeMap<String, String>, String> {
-    // The documents are made on threads of their own while the Rust files are: none reads another. The
-    // AsyncAPI document alone takes as long as the rest of them. A panic on any of them is the
-    // generator's bug, reported as such.
-    let (rust, asyncapi, documents) = std::thread::scope(|scope| {
-        let rust = scope.spawn(|| emit::rust::emit(model, cache));
-        let asyncapi = scope.spawn(|| emit::asyncapi::emit(model));
-        let documents = scope.spawn(|| {
-            Ok::<_, String>([
-                emit::openapi::emit(model)?,
-                emit::compatibility::emit(model),
-                emit::jsonschema::emit(model)?,
-                emit::avro::emit(model)?,
-                emit::protobuf::emit(model)?,
-                emit::schema_format::emit()?,
-                emit::consumers::emit(model)?,
-            ])
-        });
-        let panicked = "a thread of the generator panicked";
-        (
-            rust.join().unwrap_or_else(|_| Err(panicked.to_owned())),
-            asyncapi.join().unwrap_or_else(|_| Err(panicked.to_owned())),
-            documents
-                .join()
-                .unwrap_or_else(|_| Err(panicked.to_owned())),
-        )
-    });
-    let mut files = rust?;
-    for more in std::iter::once(asyncapi?).chain(documents?) {
-        for (path, contents) in more {
-            if files.insert(path.clone(), contents).is_some() {
-                return Err(format!("two emitters write `{path}`"));
-            }
-        }
-    }
-    Ok(files)
-}

@@ -4,7 +4,7 @@
 
 mod support;
 
-use energy_codegen::samples::{Optionals, event_payload};
+use energy_codegen::{Optionals, event_payload};
 use proptest::prelude::*;
 
 use proptest::strategy::ValueTree;

@@ -7,9 +7,13 @@
     reason = "the stand-in for generated code; the generated code is documented"
 )]
 
+#[path = "../templates/events/catalogue.rs"]
+mod catalogue;
 #[path = "../templates/events/decode.rs"]
 mod decode;
-pub use decode::{DecodeError, EventKind, PayloadError, PayloadErrorKind, json_path_at};
+pub use decode::{
+    DecodeError, EventKind, PayloadError, PayloadErrorKind, UnknownEventType, json_path_at,
+};
 #[path = "../templates/events/routing.rs"]
 mod routing;
 pub use routing::{PayloadVersion, TypedEvent};
@@ -18,7 +22,6 @@ mod borrowed_decode;
 pub use borrowed_decode::BorrowedPayload;
 
 use energy_api_core::catalogue::{EventRow, PayloadRow};
-use energy_api_core::table::{Fields, Mode, StructTable};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct MeterReadV1 {
@@ -69,62 +72,20 @@ impl From<MeterReadV2> for MeterReadV1 {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum EventType {
-    MeterRead,
+// The data the generator writes for the stand-in catalogue: the rows of the enums, the names, the
+// catalogue and the views' table. Everything that reads them is the templates' and `energy_api_core`'s.
+energy_api_core::event_enum! {
+    owned;
+    #[cfg(all())] MeterRead(MeterRead) = "meter.read",
 }
 
-impl EventType {
-    pub const fn as_str(self) -> &'static str {
-        CATALOGUE[self as usize].name
-    }
-    pub const fn versions(self) -> &'static [&'static str] {
-        CATALOGUE[self as usize].versions
-    }
-    pub fn kind(self, version: &str) -> Option<EventKind> {
-        let index = self.versions().iter().position(|v| *v == version)?;
-        Some(EventKind {
-            event_type: self,
-            version: u8::try_from(index).ok()?,
-        })
-    }
+const EVENT_TYPE_NAMES: [&str; 1] = ["meter.read"];
+
+/// The generator writes a hash table (`emit/rust/name_table.rs`); a search stands in for it.
+fn event_type_index(s: &str) -> Option<usize> {
+    EVENT_TYPE_NAMES.iter().position(|name| *name == s)
 }
 
-impl std::str::FromStr for EventType {
-    type Err = decode::UnknownEventType;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        (s == "meter.read")
-            .then_some(EventType::MeterRead)
-            .ok_or_else(|| decode::UnknownEventType(s.to_owned()))
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum Event {
-    MeterRead(MeterRead),
-}
-
-impl Event {
-    pub fn event_type(&self) -> EventType {
-        EventType::MeterRead
-    }
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::MeterRead(e) => e.version(),
-        }
-    }
-}
-
-impl serde::Serialize for Event {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Self::MeterRead(e) => e.serialize(s),
-        }
-    }
-}
-
-/// The catalogue as the generator writes it: a row per event type (`EventType as usize`), a row per
-/// payload version in it.
 static CATALOGUE: &[EventRow<Event>] = &[EventRow {
     name: "meter.read",
     former_names: &[],
@@ -136,66 +97,11 @@ static CATALOGUE: &[EventRow<Event>] = &[EventRow {
     ],
 }];
 
-/// The borrowed views' table, as the generator writes it.
-type ViewOf = for<'a> fn(&mut Fields<'a>) -> Result<EventRef<'a>, energy_api_core::read::Stop>;
-static VIEWS: &[&[ViewOf]] = &[&[
-    energy_api_core::view_row!(EventRef::MeterRead, views::MeterRead::V1),
-    energy_api_core::view_row!(EventRef::MeterRead, views::MeterRead::V2),
-]];
-
-impl EventKind {
-    fn payload_row(self) -> &'static PayloadRow<Event> {
-        &CATALOGUE[self.event_type as usize].payloads[usize::from(self.version)]
-    }
-
-    pub(crate) fn table(self) -> &'static StructTable {
-        self.payload_row().table
-    }
-
-    fn event_of(self, fields: &mut Fields<'_>) -> Result<Event, energy_api_core::read::Stop> {
-        (self.payload_row().build)(fields)
-    }
-
-    fn view_of<'a>(
-        self,
-        fields: &mut Fields<'a>,
-    ) -> Result<EventRef<'a>, energy_api_core::read::Stop> {
-        VIEWS[self.event_type as usize][usize::from(self.version)](fields)
-    }
-
-    pub fn read(
-        self,
-        reader: &mut energy_api_core::read::Reader<'_>,
-    ) -> Result<Event, energy_api_core::read::Stop> {
-        let mut fields = Fields::of(self.table());
-        energy_api_core::table::read(reader, self.table(), Mode::Owned, &mut fields)?;
-        self.event_of(&mut fields)
-    }
-
-    pub fn read_borrowed<'a>(
-        self,
-        reader: &mut energy_api_core::read::Reader<'a>,
-    ) -> Result<EventRef<'a>, energy_api_core::read::Stop> {
-        let mut fields = Fields::of(self.table());
-        energy_api_core::table::read(reader, self.table(), Mode::Borrowed, &mut fields)?;
-        self.view_of(&mut fields)
-    }
-}
-
-impl<'de> serde::de::DeserializeSeed<'de> for EventKind {
-    type Value = Event;
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Event, D::Error> {
-        let mut fields = energy_api_core::table::deserialize_object(d, self.table(), Mode::Owned)?;
-        self.event_of(&mut fields)
-            .map_err(|_| <D::Error as serde::de::Error>::custom(energy_api_core::table::MISMATCH))
-    }
-}
-
 /// The borrowed views of the stand-in catalogue, as the generator writes them (`borrowed::events`).
 pub mod views {
     use energy_api_core::CowStr;
 
-    #[derive(Debug, Clone, PartialEq)]
+    #[derive(Debug)]
     pub struct MeterReadV1<'a> {
         pub mprn: CowStr<'a>,
         pub reading: i64,
@@ -206,7 +112,7 @@ pub mod views {
         [mprn, reading]
     );
 
-    #[derive(Debug, Clone, PartialEq)]
+    #[derive(Debug)]
     pub struct MeterReadV2<'a> {
         pub mprn: CowStr<'a>,
         pub reading: i64,
@@ -218,48 +124,28 @@ pub mod views {
         [mprn, reading, registers]
     );
 
-    #[derive(Debug, Clone, PartialEq)]
-    pub enum MeterRead<'a> {
-        V1(MeterReadV1<'a>),
-        V2(MeterReadV2<'a>),
-    }
-
-    impl MeterRead<'_> {
-        pub fn version(&self) -> &'static str {
-            match self {
-                Self::V1(_) => "v1",
-                Self::V2(_) => "v2",
-            }
+    crate::routing::version_enum! {
+        /// The borrowed view of `meter.read`, in each of its payload versions.
+        pub enum MeterRead<'a,> {
+            /// Payload version `v1`.
+            #[version = "v1"]
+            V1(MeterReadV1<'a>),
+            /// Payload version `v2`.
+            #[version = "v2"]
+            V2(MeterReadV2<'a>),
         }
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub enum EventRef<'a> {
-    MeterRead(views::MeterRead<'a>),
+energy_api_core::event_enum! {
+    borrowed<'a>, uninhabited_unless all();
+    #[cfg(all())] MeterRead(views::MeterRead<'a>) = "meter.read",
 }
 
-impl EventRef<'_> {
-    pub fn event_type(&self) -> EventType {
-        EventType::MeterRead
-    }
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::MeterRead(e) => e.version(),
-        }
-    }
-}
-
-impl<'de> serde::de::DeserializeSeed<'de> for BorrowedPayload {
-    type Value = EventRef<'de>;
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<EventRef<'de>, D::Error> {
-        let mut fields =
-            energy_api_core::table::deserialize_object(d, self.0.table(), Mode::Borrowed)?;
-        self.0
-            .view_of(&mut fields)
-            .map_err(|_| <D::Error as serde::de::Error>::custom(energy_api_core::table::MISMATCH))
-    }
-}
+static VIEWS: &[&[borrowed_decode::ViewOf]] = &[&[
+    energy_api_core::view_row!(EventRef::MeterRead, views::MeterRead::V1),
+    energy_api_core::view_row!(EventRef::MeterRead, views::MeterRead::V2),
+]];
 
 #[test]
 fn borrowed_views_point_into_the_payload_and_fail_as_decoding_does() {
@@ -431,4 +317,52 @@ fn routing_traits_read_newer_versions_through_views() {
         serde_json::to_string(&v2).unwrap(),
         "a version enum serializes as its payload"
     );
+}
+
+#[test]
+fn event_types_are_read_from_the_catalogue_and_found_by_name() {
+    assert_eq!(EventType::ALL, &[EventType::MeterRead]);
+    let meter_read = EventType::MeterRead;
+    assert_eq!(
+        (
+            meter_read.as_str(),
+            meter_read.versions(),
+            meter_read.section()
+        ),
+        ("meter.read", &["v1", "v2"][..], "meters")
+    );
+    assert_eq!("meter.read".parse::<EventType>(), Ok(meter_read));
+    assert_eq!(
+        "meter.reads".parse::<EventType>(),
+        Err(UnknownEventType("meter.reads".to_owned()))
+    );
+    assert_eq!(meter_read.kind("v2").map(EventKind::version), Some("v2"));
+    assert_eq!(meter_read.kind("v3"), None);
+    let kind = meter_read.kind("v1").unwrap();
+    assert_eq!(kind.table().name, "struct MeterReadV1");
+    let mut reader = energy_api_core::read::Reader::new(r#"{"mprn": "1", "reading": 2}"#);
+    assert_eq!(
+        kind.read(&mut reader).map(|e| e.version()),
+        Ok("v1"),
+        "the fast reader"
+    );
+}
+
+#[test]
+fn the_enums_over_event_types_serialize_as_their_payload() {
+    let payload = br#"{"mprn":"7512345606","reading":12345}"#;
+    let event = Event::decode("meter.read", "v1", payload).unwrap();
+    assert_eq!(
+        (event.event_type(), event.version()),
+        (EventType::MeterRead, "v1")
+    );
+    assert_eq!(serde_json::to_vec(&event).unwrap(), payload);
+    let view = EventRef::decode("meter.read", "v1", payload).unwrap();
+    assert_eq!(
+        (view.event_type(), view.version()),
+        (EventType::MeterRead, "v1")
+    );
+    assert_eq!(serde_json::to_vec(&view).unwrap(), payload);
+    let EventRef::MeterRead(versions) = &view;
+    assert_eq!(versions.version(), "v1");
 }

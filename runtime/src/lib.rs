@@ -2,7 +2,8 @@
 //!
 //! - [`events`]: decoding, validating and routing event envelopes (a JSON line each), owned or borrowed;
 //! - [`drift`]: what producers really send compared with the catalogue, over a whole stream;
-//! - [`rest`]: typed REST clients, blocking (feature `blocking`, default) and async (feature `async`);
+//! - [`rest`] (feature `rest`, default): typed REST clients, blocking (feature `blocking`, default) and
+//!   async (feature `async`); with `default-features = false` the crate is events only;
 //! - [`bus`] (feature `bus`): publishing and consuming the catalogue's events on NATS JetStream, with
 //!   secured connections, dead letters, metrics, health and trace context;
 //! - [`text`]: text from the network made safe for a terminal.
@@ -16,5 +17,6 @@ pub use energy_api;
 pub mod bus;
 pub mod drift;
 pub mod events;
+#[cfg(feature = "rest")]
 pub mod rest;
 pub mod text;

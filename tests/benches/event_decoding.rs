@@ -19,7 +19,7 @@
 mod streams;
 
 use energy_api::EventKind;
-use energy_codegen::samples::{Optionals, event_payload};
+use energy_codegen::{Optionals, event_payload};
 use energy_runtime::events::Decoder;
 use serde::de::IgnoredAny;
 use serde_json::json;

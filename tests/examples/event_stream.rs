@@ -9,7 +9,7 @@
 //! line number): the bus drops an event published again with an id it has seen.
 #![forbid(unsafe_code)]
 
-use energy_codegen::samples::{Optionals, event_payload};
+use energy_codegen::{Optionals, event_payload};
 use serde_json::json;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;

@@ -21,8 +21,8 @@
 use crate::files;
 use crate::tools::{Job, Tools, clip, output_text, run_two_at_a_time, run_with_timeout};
 use energy_codegen::Model;
+use energy_codegen::Type;
 use energy_codegen::emit::{asyncapi, component_name, jsonschema, openapi};
-use energy_codegen::model::Type;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Command;

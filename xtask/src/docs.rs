@@ -253,7 +253,7 @@ fn event_expectations(model: &Model) -> Vec<String> {
 /// version not labelled `v<N>` (`1.0.0`), among the channels the page links to.
 fn channel_expectations(model: &Model, dom: &str) -> Result<Vec<(String, Vec<String>)>, String> {
     // The renderer calls channels "topics" in its links once a channel has a Kafka binding.
-    let link_of = |e: &energy_codegen::model::EventType| {
+    let link_of = |e: &energy_codegen::EventType| {
         ["channels", "topics"].iter().find_map(|kind| {
             let tail = format!(
                 "/{kind}/{}\"",

@@ -118,11 +118,8 @@ fn seed(root: &Path) -> std::io::Result<()> {
     let events: Vec<_> = model.events().collect();
     for (index, (_, event)) in events.iter().enumerate() {
         for (v, version) in event.versions.iter().enumerate() {
-            let payload = energy_codegen::samples::event_payload(
-                &model,
-                version,
-                energy_codegen::samples::Optionals::All,
-            );
+            let payload =
+                energy_codegen::event_payload(&model, version, energy_codegen::Optionals::All);
             let index = u16::try_from(index).unwrap_or(u16::MAX).to_le_bytes();
             let mut input = vec![index[0], index[1], u8::try_from(v).unwrap_or(0)];
             input.extend(serde_json::to_vec(&payload).map_err(std::io::Error::other)?);

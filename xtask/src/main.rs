@@ -11,6 +11,7 @@ mod docs;
 mod files;
 mod fuzz;
 mod kafka;
+mod lines;
 mod measure;
 mod peer;
 mod semver;

@@ -50,6 +50,15 @@ fn on_path(program: &str) -> bool {
 
 pub(crate) fn run(args: &TestArgs) -> ExitCode {
     let root = crate::workspace_root();
+    // First, as it takes a second: a file past the line fails the run before anything is built.
+    eprintln!(
+        "==> no hand-written Rust file past {} lines",
+        crate::lines::MAX_LINES
+    );
+    if let Err(e) = crate::lines::check(&root) {
+        eprintln!("error: hand-written Rust files too long:\n{e}");
+        return ExitCode::FAILURE;
+    }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     // Built from source (no registry here ships it prebuilt), on the CPU the steps below leave idle.
     crate::semver::INSTALL.start(&root);

@@ -285,8 +285,8 @@ pub(super) fn read(path: &Path, sources: &mut SourceMap) -> Result<Side, Failure
             bug: None,
         }
     })?;
-    let (model, places, own) =
-        crate::build_located_baseline(path, shown, bytes).map_err(|mut failure| {
+    let (model, places, own) = crate::pipeline::build_located_baseline(path, shown, bytes)
+        .map_err(|mut failure| {
             for d in &mut failure.diagnostics.0 {
                 d.help.get_or_insert_with(|| RESTORE.to_owned());
             }

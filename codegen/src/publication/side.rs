@@ -19,7 +19,7 @@ pub(super) struct Side {
 impl Side {
     /// The schema folder as a side; its files are added to `sources`.
     pub(super) fn schema(dir: &Path, sources: &mut SourceMap) -> Result<Side, Failure> {
-        let (model, places, own) = crate::build_located_for_comparison(dir)?;
+        let (model, places, own) = crate::pipeline::build_located_for_comparison(dir)?;
         Ok(Side::joined(model, places, own, sources, true))
     }
 
@@ -33,7 +33,7 @@ impl Side {
             .iter()
             .map(|(p, b)| (p.as_str(), b.as_slice()))
             .collect();
-        let (model, places, mut own) = crate::build_located_in_memory(&borrowed)?;
+        let (model, places, mut own) = crate::pipeline::build_located_in_memory(&borrowed)?;
         own.rename(|shown| format!("{name}:schema/{shown}"));
         Ok(Side::joined(model, places, own, sources, true))
     }

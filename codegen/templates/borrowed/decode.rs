@@ -3,10 +3,17 @@
 //!
 //! This file is the same for every schema; the generator copies it from `codegen/templates/`, where it is
 //! compiled and tested against a stand-in catalogue (`codegen/tests/templates.rs`). Its code names the
-//! generated `EventRef`, whose `DeserializeSeed` impl for [`BorrowedPayload`] the generator writes.
+//! generated `EventRef` and `VIEWS` (for each event type compiled in, in the order of `EventType`, a
+//! function per payload version making its view).
 
-use super::EventRef;
+use super::{EventRef, VIEWS};
 use crate::{DecodeError, EventKind};
+use energy_api_core::read::{Reader, Stop};
+use energy_api_core::table::{Fields, Mode};
+
+/// A borrowed view made from the fields its table read; `Stop` only if the table and the struct
+/// disagree.
+pub(super) type ViewOf = for<'a> fn(&mut Fields<'a>) -> Result<EventRef<'a>, Stop>;
 
 /// Decodes a payload of one kind into its borrowed view: a
 /// [`DeserializeSeed`](serde::de::DeserializeSeed) whose value is an [`EventRef`] borrowing from the
@@ -21,7 +28,40 @@ impl BorrowedPayload {
     }
 }
 
+impl<'de> serde::de::DeserializeSeed<'de> for BorrowedPayload {
+    type Value = EventRef<'de>;
+
+    /// Reads the view of a payload of this kind from any deserializer, as an object (a map).
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<EventRef<'de>, D::Error> {
+        let kind = self.0;
+        let mut fields =
+            energy_api_core::table::deserialize_object(deserializer, kind.table(), Mode::Borrowed)?;
+        kind.view_of(&mut fields)
+            .map_err(|_| <D::Error as serde::de::Error>::custom(energy_api_core::table::MISMATCH))
+    }
+}
+
 impl EventKind {
+    /// The view of an event of this kind from the fields its table read; `Stop` only if the table
+    /// and the struct disagree.
+    #[inline]
+    fn view_of<'a>(self, fields: &mut Fields<'a>) -> Result<EventRef<'a>, Stop> {
+        VIEWS[self.event_type as usize][usize::from(self.version)](fields)
+    }
+
+    /// Reads the view of a payload of this kind with the fast reader of `energy-api-core`'s engine
+    /// (what a decoder of whole envelopes calls first): it stops where it is not sure, and
+    /// [`EventKind::decode_borrowed`] then decodes the same text with serde. Applications call
+    /// [`EventKind::decode_borrowed`].
+    pub fn read_borrowed<'a>(self, reader: &mut Reader<'a>) -> Result<EventRef<'a>, Stop> {
+        let mut fields = Fields::of(self.table());
+        energy_api_core::table::read(reader, self.table(), Mode::Borrowed, &mut fields)?;
+        self.view_of(&mut fields)
+    }
+
     /// A seed that decodes a payload of this kind into its borrowed view (see [`BorrowedPayload`]).
     pub fn borrowed(self) -> BorrowedPayload {
         BorrowedPayload(self)

@@ -39,6 +39,10 @@ pub trait PayloadVersion<E: TypedEvent>: Sized + Into<E> {
 /// [`PayloadVersion`] for each payload (with the version views of the newer versions named by
 /// `#[views(..)]`, converted by their `From` impls).
 ///
+/// The borrowed form (`pub enum AgreementUpdated<'a> { … }`, no `#[event_type]`) writes the version
+/// enum of an event type's borrowed views (feature `borrowed`): `version()` and `Serialize` only, as a
+/// view is read where it was decoded.
+///
 /// Written once here rather than for each of the catalogue's event types: the section modules give
 /// each enum as data (its name on the bus, each version's label and payload type).
 #[allow(
@@ -149,6 +153,43 @@ macro_rules! version_enum {
                 )?
             }
         )*
+    };
+    (
+        $(#[doc = $doc:expr])*
+        pub enum $name:ident<$a:lifetime $(,)?> {
+            $(
+                $(#[doc = $variant_doc:expr])*
+                #[version = $label:literal]
+                $variant:ident($payload:ty $(,)?),
+            )*
+        }
+    ) => {
+        $(#[doc = $doc])*
+        #[derive(Debug)]
+        #[non_exhaustive]
+        pub enum $name<$a> {
+            $($(#[doc = $variant_doc])* $variant($payload),)*
+        }
+
+        impl ::serde::Serialize for $name<'_> {
+            fn serialize<S: ::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::std::result::Result<S::Ok, S::Error> {
+                match self {
+                    $(Self::$variant(payload) => payload.serialize(serializer),)*
+                }
+            }
+        }
+
+        impl<$a> $name<$a> {
+            /// The payload version of this value.
+            pub fn version(&self) -> &'static str {
+                match self {
+                    $(Self::$variant(_) => $label,)*
+                }
+            }
+        }
     };
 }
 #[allow(

@@ -16,7 +16,9 @@
 //! [`CowStr`]: energy_api_core::CowStr
 //! [`RawObject`]: energy_api_core::RawObject
 
-use super::{doc_attrs, field_doc, ident, inner_doc_attrs, table_impl};
+use super::structs::{
+    Home, doc_attrs, field_doc, ident, inner_doc_attrs, shared_type_cfgs, table_impl,
+};
 use crate::model::{EventType, EventVersion, Format, Model, Section, Struct, Type, TypeId};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -135,13 +137,7 @@ impl Borrowing {
                 pub additional_fields: ::energy_api_core::Unlisted,
             }
         });
-        let deserialize = table_impl(
-            s,
-            quote!(#name<'a>),
-            Some(&owned),
-            nested,
-            super::Home::Types,
-        );
+        let deserialize = table_impl(s, quote!(#name<'a>), Some(&owned), nested, Home::Types);
         quote! {
             #doc
             #deprecated
@@ -160,7 +156,7 @@ impl Borrowing {
 
     /// `src/borrowed/types.rs`: the views of the shared types.
     pub(super) fn types_file(&self, model: &Model) -> TokenStream {
-        let cfgs = super::shared_type_cfgs(model);
+        let cfgs = shared_type_cfgs(model);
         let views = model.shared_types.iter().map(|t| {
             let name = format_ident!("{}", t.rust_name);
             self.view_struct(t, true, quote!(crate::types::#name), None, &cfgs[&t.name])
@@ -237,90 +233,57 @@ impl Borrowing {
             owned.to_string().replace(' ', ""),
             e.name
         ));
-        let variants: Vec<_> = e
-            .versions
-            .iter()
-            .map(|v| format_ident!("{}", v.variant))
-            .collect();
-        let payloads: Vec<TokenStream> = e
-            .versions
-            .iter()
-            .map(|v| {
-                let payload = format_ident!("{}", v.payload.rust_name);
-                if self.version_borrows(v) {
-                    quote!(#payload<'a>)
-                } else {
-                    quote!(#payload)
-                }
-            })
-            .collect();
-        let labels: Vec<&str> = e.versions.iter().map(|v| v.label.as_str()).collect();
-        let variant_docs = labels.iter().map(|l| format!(" Payload version `{l}`."));
+        let versions = e.versions.iter().map(|v| {
+            let (variant, payload) = (
+                format_ident!("{}", v.variant),
+                format_ident!("{}", v.payload.rust_name),
+            );
+            let lifetime = self.version_borrows(v).then(|| quote!(<'a>));
+            let (label, variant_doc) = (&v.label, format!(" Payload version `{}`.", v.label));
+            quote! {
+                #[doc = #variant_doc]
+                #[version = #label]
+                #variant(#payload #lifetime),
+            }
+        });
+        // The template's `version_enum!` in its borrowed form (`templates/events/routing.rs`).
         quote! {
-            #doc
-            #[derive(Debug)]
-            #[non_exhaustive]
-            pub enum #name<'a> {
-                #(#[doc = #variant_docs] #variants(#payloads),)*
-            }
-
-            impl ::serde::Serialize for #name<'_> {
-                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
-                    match self {
-                        #(Self::#variants(payload) => payload.serialize(serializer),)*
-                    }
-                }
-            }
-
-            impl<'a> #name<'a> {
-                /// The payload version of this value.
-                pub fn version(&self) -> &'static str {
-                    match self {
-                        #(Self::#variants(_) => #labels,)*
-                    }
+            crate::events::version_enum! {
+                #doc
+                pub enum #name<'a> {
+                    #(#versions)*
                 }
             }
         }
     }
 
-    /// `src/borrowed/mod.rs`: the module tree of the views, `EventRef` over every event type's views, and
-    /// the seed that decodes one (the fixed code of decoding is the template `borrowed/decode.rs`).
+    /// `src/borrowed/mod.rs`: the module tree of the views, `EventRef` over every event type's views (one
+    /// row each of `energy_api_core::event_enum!`) and `VIEWS`, a function per payload version making its
+    /// view (the fixed code of decoding is the template `borrowed/decode.rs`).
     pub(super) fn events_file(&self, model: &Model) -> TokenStream {
-        let events: Vec<(&Section, &EventType)> = model.events().collect();
-        let variants = super::events::EventVariants::of(model);
-        let (cfgs, names, variant_docs, any_feature) = (
-            &variants.cfgs,
-            &variants.names,
-            &variants.docs,
-            &variants.any_feature,
-        );
-        let views: Vec<TokenStream> = events
-            .iter()
-            .map(|(s, e)| {
-                let m = format_ident!("{}", s.module);
-                let n = format_ident!("{}", e.rust_name);
-                if self.event_borrows(e) {
-                    quote!(events::#m::#n<'a>)
-                } else {
-                    quote!(crate::events::#m::#n)
-                }
-            })
-            .collect();
+        let any_feature = super::events::any_feature(model);
+        let rows = super::events::event_rows(model, |s, e| {
+            let (m, n) = (
+                format_ident!("{}", s.module),
+                format_ident!("{}", e.rust_name),
+            );
+            if self.event_borrows(e) {
+                quote!(events::#m::#n<'a>)
+            } else {
+                quote!(crate::events::#m::#n)
+            }
+        });
         // A row per event type (its views, a function per version), as `CATALOGUE` has for `Event`.
-        let rows = events.iter().zip(cfgs).map(|((_, e), cfg)| {
+        let views = model.events().map(|(s, e)| {
             // Short names: `events` re-exports every section's items.
             let event = format_ident!("{}", e.rust_name);
+            let feature = &s.feature;
             let views = e.versions.iter().map(|v| {
                 let variant = format_ident!("{}", v.variant);
                 quote!(view_row!(EventRef::#event, events::#event::#variant))
             });
-            quote!(#cfg &[#(#views),*],)
+            quote!(#[cfg(feature = #feature)] &[#(#views),*],)
         });
-        // Without any section `EventRef` has no variant that uses its lifetime: one that cannot be made does.
-        let event_ref_impls = variants.payload_enum_impls(
-            quote!(EventRef<'_>),
-            quote!(#[cfg(not(any(#(#any_feature),*)))] Self::Uninhabited(never, _) => match *never {},),
-        );
         let sections = model.sections.iter().map(|s| {
             let module = format_ident!("{}", s.module);
             let feature = &s.feature;
@@ -358,65 +321,20 @@ impl Borrowing {
 
             use crate::events::EventType;
 
-            /// An event as its borrowed view: its strings and free-form objects point into the payload it
-            /// was decoded from (see [`EventRef::decode`]).
-            #[derive(Debug)]
-            #[non_exhaustive]
-            pub enum EventRef<'a> {
-                #(#cfgs #[doc = #variant_docs] #names(#views),)*
-                #[cfg(not(any(#(#any_feature),*)))]
-                #[doc(hidden)]
-                Uninhabited(::std::convert::Infallible, ::std::marker::PhantomData<&'a ()>),
+            ::energy_api_core::event_enum! {
+                borrowed<'a>, uninhabited_unless any(#(#any_feature),*);
+                #(#rows)*
             }
-
-            #event_ref_impls
-
-            /// A borrowed view made from the fields its table read; `Stop` only if the table and the struct
-            /// disagree.
-            type ViewOf = for<'a> fn(&mut ::energy_api_core::table::Fields<'a>) -> ::std::result::Result<EventRef<'a>, ::energy_api_core::read::Stop>;
 
             /// The views of the catalogue: for each event type compiled in, in the order of [`EventType`], a
             /// function per payload version making its view (the tables are the owned payloads': the
-            /// catalogue's `shape`). A function each (`view_row!`), naming its version's variant and its
-            /// event's.
+            /// catalogue's, `EventKind::table`). A function each (`view_row!`), naming its version's variant
+            /// and its event's.
             #[allow(deprecated, reason = "deprecated payload versions are still decoded")]
-            static VIEWS: &[&[ViewOf]] = {
+            static VIEWS: &[&[decode::ViewOf]] = {
                 use ::energy_api_core::view_row;
-                &[#(#rows)*]
+                &[#(#views)*]
             };
-
-            impl crate::EventKind {
-                /// The view of an event of this kind from the fields its table read; `Stop` only if the
-                /// table and the struct disagree.
-                fn view_of<'a>(
-                    self,
-                    fields: &mut ::energy_api_core::table::Fields<'a>,
-                ) -> ::std::result::Result<EventRef<'a>, ::energy_api_core::read::Stop> {
-                    VIEWS[self.event_type as usize][usize::from(self.version)](fields)
-                }
-
-                /// Reads the view of a payload of this kind with the fast reader
-                /// ([`energy_api_core::read`]): it stops where it is not sure, and
-                /// [`crate::EventKind::decode_borrowed`] then decodes the same text with serde.
-                pub fn read_borrowed<'a>(
-                    self,
-                    reader: &mut ::energy_api_core::read::Reader<'a>,
-                ) -> ::std::result::Result<EventRef<'a>, ::energy_api_core::read::Stop> {
-                    let mut fields = ::energy_api_core::table::Fields::of(self.table());
-                    ::energy_api_core::table::read(reader, self.table(), ::energy_api_core::table::Mode::Borrowed, &mut fields)?;
-                    self.view_of(&mut fields)
-                }
-            }
-
-            impl<'de> ::serde::de::DeserializeSeed<'de> for BorrowedPayload {
-                type Value = EventRef<'de>;
-                fn deserialize<D: ::serde::Deserializer<'de>>(self, deserializer: D) -> ::std::result::Result<EventRef<'de>, D::Error> {
-                    let kind = self.0;
-                    let mut fields = ::energy_api_core::table::deserialize_object(deserializer, kind.table(), ::energy_api_core::table::Mode::Borrowed)?;
-                    kind.view_of(&mut fields)
-                        .map_err(|_| <D::Error as ::serde::de::Error>::custom(::energy_api_core::table::MISMATCH))
-                }
-            }
         }
     }
 }

@@ -1,6 +1,6 @@
 //! `src/events/`: payload structs and version enums per section, and the `Event` enum over all of them.
 
-use super::{Home, doc_attrs, inner_doc_attrs, struct_tokens};
+use super::structs::{Home, doc_attrs, ident, inner_doc_attrs, struct_tokens};
 use crate::model::{EventType, EventVersion, Model, Section};
 use crate::views::{VersionView, version_views};
 use proc_macro2::TokenStream;
@@ -162,7 +162,7 @@ fn view_impl(view: &VersionView<'_>) -> TokenStream {
         view.newer.label, view.older.label, view.older.label, view.newer.label
     );
     let fields = view.fields.iter().map(|f| {
-        let id = super::ident(&f.field.rust_name);
+        let id = ident(&f.field.rust_name);
         if f.wrap_in_some {
             quote!(#id: ::std::option::Option::Some(newer.#id))
         } else {
@@ -179,85 +179,34 @@ fn view_impl(view: &VersionView<'_>) -> TokenStream {
     }
 }
 
-/// The events of the catalogue as the enums over them (`EventType`, `Event`, `EventRef`) list them, in
-/// order: each one's `#[cfg(feature = …)]`, Rust name and variant doc; and `feature = …` for every
-/// section, for the `any(…)` of a build with at least one.
-pub(super) struct EventVariants {
-    pub(super) cfgs: Vec<TokenStream>,
-    pub(super) names: Vec<proc_macro2::Ident>,
-    pub(super) docs: Vec<String>,
-    pub(super) any_feature: Vec<TokenStream>,
+/// The rows of `energy_api_core::event_enum!`, a line per event type of the catalogue in order:
+/// `#[cfg(feature = "<section>")] <Variant>(<payload>) = "<name>"`, the payload's type given by
+/// `payload` (the owned version enum, or its borrowed view).
+pub(super) fn event_rows(
+    model: &Model,
+    payload: impl Fn(&Section, &EventType) -> TokenStream,
+) -> Vec<TokenStream> {
+    model
+        .events()
+        .map(|(s, e)| {
+            let feature = &s.feature;
+            let variant = format_ident!("{}", e.rust_name);
+            let (ty, name) = (payload(s, e), &e.name);
+            quote!(#[cfg(feature = #feature)] #variant(#ty) = #name,)
+        })
+        .collect()
 }
 
-impl EventVariants {
-    pub(super) fn of(model: &Model) -> Self {
-        let events: Vec<(&Section, &EventType)> = model.events().collect();
-        EventVariants {
-            cfgs: events
-                .iter()
-                .map(|(s, _)| {
-                    let f = &s.feature;
-                    quote!(#[cfg(feature = #f)])
-                })
-                .collect(),
-            names: events
-                .iter()
-                .map(|(_, e)| format_ident!("{}", e.rust_name))
-                .collect(),
-            docs: events
-                .iter()
-                .map(|(_, e)| format!(" `{}`.", e.name))
-                .collect(),
-            any_feature: model
-                .sections
-                .iter()
-                .map(|s| {
-                    let f = &s.feature;
-                    quote!(feature = #f)
-                })
-                .collect(),
-        }
-    }
-
-    /// `event_type()` and `version()` of an enum with a variant per event holding its payload (`Event`,
-    /// `EventRef<'_>`), and `Serialize` as that payload. `none_compiled` is the match arm of a build
-    /// without any section, when the enum has no variant of an event.
-    pub(super) fn payload_enum_impls(
-        &self,
-        ty: TokenStream,
-        none_compiled: TokenStream,
-    ) -> TokenStream {
-        let (cfgs, names) = (&self.cfgs, &self.names);
-        quote! {
-            impl #ty {
-                /// The event's type.
-                pub fn event_type(&self) -> EventType {
-                    match self {
-                        #(#cfgs Self::#names(_) => EventType::#names,)*
-                        #none_compiled
-                    }
-                }
-
-                /// The payload version.
-                pub fn version(&self) -> &'static str {
-                    match self {
-                        #(#cfgs Self::#names(e) => e.version(),)*
-                        #none_compiled
-                    }
-                }
-            }
-
-            /// Serializes as the payload alone, exactly as the platform sends it.
-            impl ::serde::Serialize for #ty {
-                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
-                    match self {
-                        #(#cfgs Self::#names(e) => e.serialize(serializer),)*
-                        #none_compiled
-                    }
-                }
-            }
-        }
-    }
+/// `feature = "<section>"` for every section: the `any(…)` of a build with at least one.
+pub(super) fn any_feature(model: &Model) -> Vec<TokenStream> {
+    model
+        .sections
+        .iter()
+        .map(|s| {
+            let f = &s.feature;
+            quote!(feature = #f)
+        })
+        .collect()
 }
 
 /// `SECTIONS`: every section with its event types, whatever the crate's features, so that a bus can
@@ -290,6 +239,9 @@ fn sections_const(model: &Model) -> TokenStream {
     }
 }
 
+/// `src/events/mod.rs`: the section modules, `SECTIONS`, the enums over every event type (one row each
+/// of `energy_api_core::event_enum!`), the names' hash table and `CATALOGUE`, a row per event type. The
+/// code that reads them is the templates `decode.rs`, `routing.rs` and `catalogue.rs`.
 pub(super) fn mod_rs(model: &Model) -> TokenStream {
     let modules = model.sections.iter().map(|s| {
         let module = format_ident!("{}", s.module);
@@ -304,36 +256,26 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
         }
     });
     let events: Vec<(&Section, &EventType)> = model.events().collect();
-    let variants = EventVariants::of(model);
-    let (cfgs, names, variant_docs, any_feature) = (
-        &variants.cfgs,
-        &variants.names,
-        &variants.docs,
-        &variants.any_feature,
-    );
-    let paths: Vec<TokenStream> = events
+    let any_feature = any_feature(model);
+    let rows = event_rows(model, |s, e| {
+        let (m, n) = (
+            format_ident!("{}", s.module),
+            format_ident!("{}", e.rust_name),
+        );
+        quote!(#m::#n)
+    });
+    // Names looked up: every event type's, then the former names of renamed ones (`renamed_from:`).
+    let lookup_names: Vec<&str> = events
         .iter()
-        .map(|(s, e)| {
-            let m = format_ident!("{}", s.module);
-            let n = format_ident!("{}", e.rust_name);
-            quote!(#m::#n)
-        })
-        .collect();
-    let strs: Vec<&str> = events.iter().map(|(_, e)| e.name.as_str()).collect();
-    // Names looked up: every event type's, then the former names of renamed ones (`renamed_from:`),
-    // each with the event type it now is.
-    let former: Vec<(&str, &Section, &EventType)> = events
-        .iter()
-        .flat_map(|(s, e)| e.renamed_from.iter().map(move |r| (r.as_str(), *s, *e)))
-        .collect();
-    let lookup_names: Vec<&str> = strs
-        .iter()
-        .copied()
-        .chain(former.iter().map(|(r, _, _)| *r))
+        .map(|(_, e)| e.name.as_str())
+        .chain(
+            events
+                .iter()
+                .flat_map(|(_, e)| e.renamed_from.iter().map(String::as_str)),
+        )
         .collect();
     let name_lookup = super::name_table::lookup(&lookup_names);
-    let count = proc_macro2::Literal::usize_unsuffixed(lookup_names.len());
-    let rows = events.iter().zip(cfgs).map(|((s, e), cfg)| {
+    let catalogue = events.iter().map(|(s, e)| {
         // Short names: every section's items are re-exported here (`pub use <section>::*`).
         let event = format_ident!("{}", e.rust_name);
         let (name, former, section) = (&e.name, &e.renamed_from, &s.feature);
@@ -342,7 +284,7 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
             quote!(PayloadRow::of::<#payload, #event>())
         });
         quote! {
-            #cfg
+            #[cfg(feature = #section)]
             EventRow {
                 name: #name,
                 former_names: &[#(#former),*],
@@ -354,21 +296,19 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
     });
     let sections = sections_const(model);
     let schema_id_base = crate::naming::SCHEMA_ID_BASE;
-    // With every section's feature off `Event` has no variant, and a `match` on `&Event` needs an arm.
-    let event_impls = variants.payload_enum_impls(
-        quote!(Event),
-        quote!(#[cfg(not(any(#(#any_feature),*)))] _ => match *self {},),
-    );
     quote! {
         #![doc = " Event payloads: a module per catalogue section (each behind a cargo feature of the same name), and"]
         #![doc = " [`Event`], [`EventType`] and [`EventKind`] to decode any payload by (event type, version)."]
         // Without any section, no `EventKind` can exist and the decoding code is unreachable.
-        #![cfg_attr(not(any(#(#any_feature),*)), allow(unused_variables, unused_mut, unreachable_code))]
+        #![cfg_attr(not(any(#(#any_feature),*)), allow(unused_variables, unused_mut, unreachable_code, unused_imports))]
 
+        mod catalogue;
         mod decode;
         pub use decode::{DecodeError, EventKind, PayloadError, PayloadErrorKind, PayloadValidator, UnknownEventType, json_path_at};
         mod routing;
         pub use routing::{PayloadVersion, TypedEvent};
+        #[allow(unused_imports, reason = "a build without any section has no event type")]
+        pub(crate) use routing::version_enum;
         use ::energy_api_core::catalogue::{EventRow, PayloadRow};
 
         #(#modules)*
@@ -380,45 +320,9 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
         /// bus it is the CloudEvents `dataschema` of each event.
         pub const JSON_SCHEMA_ID_BASE: &str = #schema_id_base;
 
-        /// An event type of the catalogue, without a payload.
-        ///
-        /// Its variants are in name order; their numeric values (an `as` cast) are not part of the API:
-        /// they change when event types are added, and with the crate's features.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        #[non_exhaustive]
-        pub enum EventType {
-            #(#cfgs #[doc = #variant_docs] #names,)*
-        }
-
-        impl EventType {
-            /// Every event type compiled in (see the crate's features), by name.
-            pub const ALL: &'static [EventType] = &[#(#cfgs EventType::#names,)*];
-
-            /// The event type as it appears on the bus.
-            pub const fn as_str(self) -> &'static str {
-                self.row().name
-            }
-
-            /// Its payload versions, oldest first.
-            pub const fn versions(self) -> &'static [&'static str] {
-                self.row().versions
-            }
-
-            /// The catalogue section (and cargo feature) it belongs to.
-            pub const fn section(self) -> &'static str {
-                self.row().section
-            }
-
-            /// Its row of the catalogue.
-            const fn row(self) -> &'static EventRow<Event> {
-                &CATALOGUE[self as usize]
-            }
-
-            /// This event type in payload version `version`, if that version exists.
-            pub fn kind(self, version: &str) -> ::std::option::Option<EventKind> {
-                let index = self.versions().iter().position(|v| *v == version)?;
-                ::std::option::Option::Some(EventKind { event_type: self, version: u8::try_from(index).ok()? })
-            }
+        ::energy_api_core::event_enum! {
+            owned;
+            #(#rows)*
         }
 
         #name_lookup
@@ -428,95 +332,6 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
         /// `EventType` says of an event type, the table of a payload and the making of an event from it
         /// are lookups here (see `energy_api_core::catalogue`).
         #[allow(deprecated, reason = "deprecated payload versions are still decoded")]
-        static CATALOGUE: &[EventRow<Event>] = &[#(#rows)*];
-
-        /// The event type of each name of `EVENT_TYPE_NAMES`, if its section is compiled in: filled at
-        /// compile time from the catalogue's names and former names. An array rather than a `match`: a
-        /// load, where a `match` is an indirect jump mispredicted on a mixed stream.
-        static EVENT_TYPES_BY_INDEX: [::std::option::Option<EventType>; #count] = {
-            use ::energy_api_core::catalogue::index_of;
-            let mut by_index = [::std::option::Option::None; #count];
-            // Both lists are in the catalogue's order (the names, then the former names): each name is
-            // looked for from where the one before it was found.
-            let (mut name_at, mut former_at) = (0, 0);
-            let mut t = 0;
-            while t < CATALOGUE.len() {
-                let row = &CATALOGUE[t];
-                let event_type = ::std::option::Option::Some(EventType::ALL[t]);
-                name_at = index_of(&EVENT_TYPE_NAMES, row.name, name_at);
-                by_index[name_at] = event_type;
-                let mut f = 0;
-                while f < row.former_names.len() {
-                    former_at = index_of(&EVENT_TYPE_NAMES, row.former_names[f], former_at);
-                    by_index[former_at] = event_type;
-                    f += 1;
-                }
-                t += 1;
-            }
-            by_index
-        };
-
-        impl ::std::str::FromStr for EventType {
-            type Err = UnknownEventType;
-            fn from_str(s: &str) -> ::std::result::Result<Self, Self::Err> {
-                event_type_index(s)
-                    .and_then(|index| EVENT_TYPES_BY_INDEX[index])
-                    .ok_or_else(|| UnknownEventType(s.to_owned()))
-            }
-        }
-
-        /// An event: its type, payload version and payload.
-        ///
-        /// Serializes as the payload alone, exactly as the platform sends it.
-        #[derive(Debug, Clone, PartialEq)]
-        #[non_exhaustive]
-        pub enum Event {
-            #(#cfgs #[doc = #variant_docs] #names(#paths),)*
-        }
-
-        #event_impls
-
-        impl EventKind {
-            /// The row of this kind's payload in the catalogue.
-            fn payload_row(self) -> &'static PayloadRow<Event> {
-                &self.event_type.row().payloads[usize::from(self.version)]
-            }
-
-            /// The table of this kind's payload: what every decoder of it reads (each field's JSON
-            /// name and shape; `energy events drift` compares what producers send with it).
-            pub fn table(self) -> &'static ::energy_api_core::table::StructTable {
-                self.payload_row().table
-            }
-
-            /// The event of this kind from the fields its table read; `Stop` only if the table and the
-            /// struct disagree (see `energy_api_core::table::FromFields::build`).
-            fn event_of(
-                self,
-                fields: &mut ::energy_api_core::table::Fields<'_>,
-            ) -> ::std::result::Result<Event, ::energy_api_core::read::Stop> {
-                (self.payload_row().build)(fields)
-            }
-
-            /// Reads a payload of this kind with the fast reader ([`energy_api_core::read`]): it stops
-            /// where it is not sure, and [`EventKind::decode`] then decodes the same text with serde.
-            pub fn read(
-                self,
-                reader: &mut ::energy_api_core::read::Reader<'_>,
-            ) -> ::std::result::Result<Event, ::energy_api_core::read::Stop> {
-                let mut fields = ::energy_api_core::table::Fields::of(self.table());
-                ::energy_api_core::table::read(reader, self.table(), ::energy_api_core::table::Mode::Owned, &mut fields)?;
-                self.event_of(&mut fields)
-            }
-        }
-
-        impl<'de> ::serde::de::DeserializeSeed<'de> for EventKind {
-            type Value = Event;
-            fn deserialize<D: ::serde::Deserializer<'de>>(self, deserializer: D) -> ::std::result::Result<Event, D::Error> {
-                let mut fields = ::energy_api_core::table::deserialize_object(deserializer, self.table(), ::energy_api_core::table::Mode::Owned)?;
-                self.event_of(&mut fields)
-                    .map_err(|_| <D::Error as ::serde::de::Error>::custom(::energy_api_core::table::MISMATCH))
-            }
-        }
-
+        static CATALOGUE: &[EventRow<Event>] = &[#(#catalogue)*];
     }
 }

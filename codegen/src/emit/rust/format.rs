@@ -261,7 +261,10 @@ fn format_file(tokens: TokenStream) -> Result<String, String> {
             out.push('\n');
         }
         previous_declares = declares;
-        if let Some(text) = reader_invocation(&item).or_else(|| item_invocation(&item)) {
+        if let Some(text) = reader_invocation(&item)
+            .or_else(|| item_invocation(&item))
+            .or_else(|| rows_invocation(&item))
+        {
             out.push_str(&text);
             continue;
         }
@@ -343,6 +346,30 @@ fn item_invocation(item: &syn::Item) -> Option<String> {
     Some(out)
 }
 
+/// An `event_enum!` invocation laid out as a table: its header (`owned;`), then a row per line
+/// (`#[cfg(feature = "billing")] AgreementUpdated(billing::AgreementUpdated) = "agreement.updated",`).
+fn rows_invocation(item: &syn::Item) -> Option<String> {
+    let syn::Item::Macro(m) = item else {
+        return None;
+    };
+    let name = &m.mac.path.segments.last()?.ident;
+    if name != "event_enum" || !m.attrs.is_empty() {
+        return None;
+    }
+    let mut out = format!("::energy_api_core::{name}! {{\n");
+    let tokens: Vec<proc_macro2::TokenTree> = m.mac.tokens.clone().into_iter().collect();
+    let header_end = tokens
+        .iter()
+        .position(|t| matches!(t, proc_macro2::TokenTree::Punct(p) if p.as_char() == ';'))?;
+    out.push_str(&format!("    {};\n", compact(&tokens[..header_end])));
+    let rows: TokenStream = tokens[header_end + 1..].iter().cloned().collect();
+    for row in split_top_level(rows) {
+        out.push_str(&format!("    {},\n", compact(&row)));
+    }
+    out.push_str("}\n");
+    Some(out)
+}
+
 /// The comma-separated parts of a token stream, outside any group.
 fn split_top_level(tokens: TokenStream) -> Vec<Vec<proc_macro2::TokenTree>> {
     let mut parts = vec![Vec::new()];
@@ -399,8 +426,8 @@ fn compact(tokens: &[proc_macro2::TokenTree]) -> String {
             && !after_as
             && (out.is_empty()
                 || call
-                || out.ends_with(['<', ':', '\'', '&'])
-                || text.starts_with(['<', '>', ':']));
+                || out.ends_with(['<', ':', '\'', '&', '#'])
+                || text.starts_with(['<', '>', ':', ',']));
         if !joins {
             out.push(' ');
         }

@@ -1,6 +1,6 @@
 //! `src/rest/mod.rs`: the REST resources, and a request type per endpoint implementing `Endpoint`.
 
-use super::{Home, doc_attrs, ident, inner_doc_attrs, struct_tokens, value_type};
+use super::structs::{Home, doc_attrs, ident, inner_doc_attrs, struct_tokens, value_type};
 use crate::model::{Endpoint, Field, Format, Model, PathSegment, Struct, Type};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};

@@ -8,7 +8,7 @@
 //! compared with what serde's derive does, in every format (`tests/formats.rs`) and for speed
 //! (`tests/benches/event_decoding.rs`).
 
-use super::{Home, ident, value_type};
+use super::structs::{Home, ident, value_type};
 use crate::model::{Field, Model, Struct, Type};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};

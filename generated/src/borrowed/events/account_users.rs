@@ -35,31 +35,12 @@ pub struct AccountUserCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AccountUserCreated`](crate::events::account_users::AccountUserCreated): event type `account_user.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AccountUserCreated<'a> {
-    /// Payload version `v1`.
-    V1(AccountUserCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for AccountUserCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AccountUserCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AccountUserCreated`](crate::events::account_users::AccountUserCreated): event type `account_user.created` in each of its payload versions.
+    pub enum AccountUserCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountUserCreatedV1<'a>),
     }
 }
 
@@ -85,31 +66,12 @@ pub struct AccountUserPasswordResetRequestedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AccountUserPasswordResetRequested`](crate::events::account_users::AccountUserPasswordResetRequested): event type `account_user.password_reset_requested` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AccountUserPasswordResetRequested<'a> {
-    /// Payload version `v1`.
-    V1(AccountUserPasswordResetRequestedV1<'a>),
-}
-
-impl ::serde::Serialize for AccountUserPasswordResetRequested<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AccountUserPasswordResetRequested<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AccountUserPasswordResetRequested`](crate::events::account_users::AccountUserPasswordResetRequested): event type `account_user.password_reset_requested` in each of its payload versions.
+    pub enum AccountUserPasswordResetRequested<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountUserPasswordResetRequestedV1<'a>),
     }
 }
 
@@ -138,31 +100,12 @@ pub struct AccountUserPsrRecordsUpdatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AccountUserPsrRecordsUpdated`](crate::events::account_users::AccountUserPsrRecordsUpdated): event type `account_user.psr_records_updated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AccountUserPsrRecordsUpdated<'a> {
-    /// Payload version `v1`.
-    V1(AccountUserPsrRecordsUpdatedV1<'a>),
-}
-
-impl ::serde::Serialize for AccountUserPsrRecordsUpdated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AccountUserPsrRecordsUpdated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AccountUserPsrRecordsUpdated`](crate::events::account_users::AccountUserPsrRecordsUpdated): event type `account_user.psr_records_updated` in each of its payload versions.
+    pub enum AccountUserPsrRecordsUpdated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountUserPsrRecordsUpdatedV1<'a>),
     }
 }
 
@@ -200,31 +143,12 @@ pub struct AccountUserRemovedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AccountUserRemoved`](crate::events::account_users::AccountUserRemoved): event type `account_user.removed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AccountUserRemoved<'a> {
-    /// Payload version `v1`.
-    V1(AccountUserRemovedV1<'a>),
-}
-
-impl ::serde::Serialize for AccountUserRemoved<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AccountUserRemoved<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AccountUserRemoved`](crate::events::account_users::AccountUserRemoved): event type `account_user.removed` in each of its payload versions.
+    pub enum AccountUserRemoved<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountUserRemovedV1<'a>),
     }
 }
 
@@ -268,31 +192,12 @@ pub struct AccountUserUpdatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AccountUserUpdated`](crate::events::account_users::AccountUserUpdated): event type `account_user.updated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AccountUserUpdated<'a> {
-    /// Payload version `v1`.
-    V1(AccountUserUpdatedV1<'a>),
-}
-
-impl ::serde::Serialize for AccountUserUpdated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AccountUserUpdated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AccountUserUpdated`](crate::events::account_users::AccountUserUpdated): event type `account_user.updated` in each of its payload versions.
+    pub enum AccountUserUpdated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountUserUpdatedV1<'a>),
     }
 }
 
@@ -318,31 +223,12 @@ pub struct AccountUserVerificationCompletedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AccountUserVerificationCompleted`](crate::events::account_users::AccountUserVerificationCompleted): event type `account_user.verification_completed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AccountUserVerificationCompleted<'a> {
-    /// Payload version `v1`.
-    V1(AccountUserVerificationCompletedV1<'a>),
-}
-
-impl ::serde::Serialize for AccountUserVerificationCompleted<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AccountUserVerificationCompleted<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AccountUserVerificationCompleted`](crate::events::account_users::AccountUserVerificationCompleted): event type `account_user.verification_completed` in each of its payload versions.
+    pub enum AccountUserVerificationCompleted<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountUserVerificationCompletedV1<'a>),
     }
 }
 
@@ -368,31 +254,12 @@ pub struct AccountUserVerificationStartedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AccountUserVerificationStarted`](crate::events::account_users::AccountUserVerificationStarted): event type `account_user.verification_started` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AccountUserVerificationStarted<'a> {
-    /// Payload version `v1`.
-    V1(AccountUserVerificationStartedV1<'a>),
-}
-
-impl ::serde::Serialize for AccountUserVerificationStarted<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AccountUserVerificationStarted<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AccountUserVerificationStarted`](crate::events::account_users::AccountUserVerificationStarted): event type `account_user.verification_started` in each of its payload versions.
+    pub enum AccountUserVerificationStarted<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountUserVerificationStartedV1<'a>),
     }
 }
 
@@ -418,31 +285,12 @@ pub struct AccountUserMetadataCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AccountUserMetadataCreated`](crate::events::account_users::AccountUserMetadataCreated): event type `account_user_metadata.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AccountUserMetadataCreated<'a> {
-    /// Payload version `v1`.
-    V1(AccountUserMetadataCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for AccountUserMetadataCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AccountUserMetadataCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AccountUserMetadataCreated`](crate::events::account_users::AccountUserMetadataCreated): event type `account_user_metadata.created` in each of its payload versions.
+    pub enum AccountUserMetadataCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountUserMetadataCreatedV1<'a>),
     }
 }
 
@@ -468,31 +316,12 @@ pub struct AccountUserMetadataRemovedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AccountUserMetadataRemoved`](crate::events::account_users::AccountUserMetadataRemoved): event type `account_user_metadata.removed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AccountUserMetadataRemoved<'a> {
-    /// Payload version `v1`.
-    V1(AccountUserMetadataRemovedV1<'a>),
-}
-
-impl ::serde::Serialize for AccountUserMetadataRemoved<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AccountUserMetadataRemoved<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AccountUserMetadataRemoved`](crate::events::account_users::AccountUserMetadataRemoved): event type `account_user_metadata.removed` in each of its payload versions.
+    pub enum AccountUserMetadataRemoved<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountUserMetadataRemovedV1<'a>),
     }
 }
 
@@ -515,30 +344,11 @@ pub struct AccountUserMetadataUpdatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AccountUserMetadataUpdated`](crate::events::account_users::AccountUserMetadataUpdated): event type `account_user_metadata.updated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AccountUserMetadataUpdated<'a> {
-    /// Payload version `v1`.
-    V1(AccountUserMetadataUpdatedV1<'a>),
-}
-
-impl ::serde::Serialize for AccountUserMetadataUpdated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AccountUserMetadataUpdated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AccountUserMetadataUpdated`](crate::events::account_users::AccountUserMetadataUpdated): event type `account_user_metadata.updated` in each of its payload versions.
+    pub enum AccountUserMetadataUpdated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountUserMetadataUpdatedV1<'a>),
     }
 }

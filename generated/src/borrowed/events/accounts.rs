@@ -20,31 +20,12 @@ pub struct AccountCommunicationsPreferencesUpdatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AccountCommunicationsPreferencesUpdated`](crate::events::accounts::AccountCommunicationsPreferencesUpdated): event type `account.communications_preferences_updated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AccountCommunicationsPreferencesUpdated<'a> {
-    /// Payload version `v1`.
-    V1(AccountCommunicationsPreferencesUpdatedV1<'a>),
-}
-
-impl ::serde::Serialize for AccountCommunicationsPreferencesUpdated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AccountCommunicationsPreferencesUpdated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AccountCommunicationsPreferencesUpdated`](crate::events::accounts::AccountCommunicationsPreferencesUpdated): event type `account.communications_preferences_updated` in each of its payload versions.
+    pub enum AccountCommunicationsPreferencesUpdated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountCommunicationsPreferencesUpdatedV1<'a>),
     }
 }
 
@@ -70,31 +51,12 @@ pub struct AccountCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AccountCreated`](crate::events::accounts::AccountCreated): event type `account.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AccountCreated<'a> {
-    /// Payload version `v1`.
-    V1(AccountCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for AccountCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AccountCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AccountCreated`](crate::events::accounts::AccountCreated): event type `account.created` in each of its payload versions.
+    pub enum AccountCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountCreatedV1<'a>),
     }
 }
 
@@ -114,31 +76,12 @@ pub struct AccountOccupiedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AccountOccupied`](crate::events::accounts::AccountOccupied): event type `account.occupied` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AccountOccupied<'a> {
-    /// Payload version `v1`.
-    V1(AccountOccupiedV1<'a>),
-}
-
-impl ::serde::Serialize for AccountOccupied<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AccountOccupied<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AccountOccupied`](crate::events::accounts::AccountOccupied): event type `account.occupied` in each of its payload versions.
+    pub enum AccountOccupied<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountOccupiedV1<'a>),
     }
 }
 
@@ -164,31 +107,12 @@ pub struct AccountReactivatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AccountReactivated`](crate::events::accounts::AccountReactivated): event type `account.reactivated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AccountReactivated<'a> {
-    /// Payload version `v1`.
-    V1(AccountReactivatedV1<'a>),
-}
-
-impl ::serde::Serialize for AccountReactivated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AccountReactivated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AccountReactivated`](crate::events::accounts::AccountReactivated): event type `account.reactivated` in each of its payload versions.
+    pub enum AccountReactivated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountReactivatedV1<'a>),
     }
 }
 
@@ -223,31 +147,12 @@ pub struct AccountSmartMeterReadPermissionChangedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AccountSmartMeterReadPermissionChanged`](crate::events::accounts::AccountSmartMeterReadPermissionChanged): event type `account.smart-meter-read-permission-changed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AccountSmartMeterReadPermissionChanged<'a> {
-    /// Payload version `v1`.
-    V1(AccountSmartMeterReadPermissionChangedV1<'a>),
-}
-
-impl ::serde::Serialize for AccountSmartMeterReadPermissionChanged<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AccountSmartMeterReadPermissionChanged<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AccountSmartMeterReadPermissionChanged`](crate::events::accounts::AccountSmartMeterReadPermissionChanged): event type `account.smart-meter-read-permission-changed` in each of its payload versions.
+    pub enum AccountSmartMeterReadPermissionChanged<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountSmartMeterReadPermissionChangedV1<'a>),
     }
 }
 
@@ -276,31 +181,12 @@ pub struct AccountUpdatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AccountUpdated`](crate::events::accounts::AccountUpdated): event type `account.updated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AccountUpdated<'a> {
-    /// Payload version `v1`.
-    V1(AccountUpdatedV1<'a>),
-}
-
-impl ::serde::Serialize for AccountUpdated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AccountUpdated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AccountUpdated`](crate::events::accounts::AccountUpdated): event type `account.updated` in each of its payload versions.
+    pub enum AccountUpdated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountUpdatedV1<'a>),
     }
 }
 
@@ -326,31 +212,12 @@ pub struct AccountMetadataCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AccountMetadataCreated`](crate::events::accounts::AccountMetadataCreated): event type `account_metadata.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AccountMetadataCreated<'a> {
-    /// Payload version `v1`.
-    V1(AccountMetadataCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for AccountMetadataCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AccountMetadataCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AccountMetadataCreated`](crate::events::accounts::AccountMetadataCreated): event type `account_metadata.created` in each of its payload versions.
+    pub enum AccountMetadataCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountMetadataCreatedV1<'a>),
     }
 }
 
@@ -376,31 +243,12 @@ pub struct AccountMetadataRemovedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AccountMetadataRemoved`](crate::events::accounts::AccountMetadataRemoved): event type `account_metadata.removed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AccountMetadataRemoved<'a> {
-    /// Payload version `v1`.
-    V1(AccountMetadataRemovedV1<'a>),
-}
-
-impl ::serde::Serialize for AccountMetadataRemoved<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AccountMetadataRemoved<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AccountMetadataRemoved`](crate::events::accounts::AccountMetadataRemoved): event type `account_metadata.removed` in each of its payload versions.
+    pub enum AccountMetadataRemoved<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountMetadataRemovedV1<'a>),
     }
 }
 
@@ -423,31 +271,12 @@ pub struct AccountMetadataUpdatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AccountMetadataUpdated`](crate::events::accounts::AccountMetadataUpdated): event type `account_metadata.updated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AccountMetadataUpdated<'a> {
-    /// Payload version `v1`.
-    V1(AccountMetadataUpdatedV1<'a>),
-}
-
-impl ::serde::Serialize for AccountMetadataUpdated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AccountMetadataUpdated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AccountMetadataUpdated`](crate::events::accounts::AccountMetadataUpdated): event type `account_metadata.updated` in each of its payload versions.
+    pub enum AccountMetadataUpdated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountMetadataUpdatedV1<'a>),
     }
 }
 
@@ -473,31 +302,12 @@ pub struct AccountPropertyEffectivePeriodMetadataCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AccountPropertyEffectivePeriodMetadataCreated`](crate::events::accounts::AccountPropertyEffectivePeriodMetadataCreated): event type `account_property_effective_period_metadata.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AccountPropertyEffectivePeriodMetadataCreated<'a> {
-    /// Payload version `v1`.
-    V1(AccountPropertyEffectivePeriodMetadataCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for AccountPropertyEffectivePeriodMetadataCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AccountPropertyEffectivePeriodMetadataCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AccountPropertyEffectivePeriodMetadataCreated`](crate::events::accounts::AccountPropertyEffectivePeriodMetadataCreated): event type `account_property_effective_period_metadata.created` in each of its payload versions.
+    pub enum AccountPropertyEffectivePeriodMetadataCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountPropertyEffectivePeriodMetadataCreatedV1<'a>),
     }
 }
 
@@ -523,31 +333,12 @@ pub struct AccountPropertyEffectivePeriodMetadataRemovedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AccountPropertyEffectivePeriodMetadataRemoved`](crate::events::accounts::AccountPropertyEffectivePeriodMetadataRemoved): event type `account_property_effective_period_metadata.removed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AccountPropertyEffectivePeriodMetadataRemoved<'a> {
-    /// Payload version `v1`.
-    V1(AccountPropertyEffectivePeriodMetadataRemovedV1<'a>),
-}
-
-impl ::serde::Serialize for AccountPropertyEffectivePeriodMetadataRemoved<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AccountPropertyEffectivePeriodMetadataRemoved<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AccountPropertyEffectivePeriodMetadataRemoved`](crate::events::accounts::AccountPropertyEffectivePeriodMetadataRemoved): event type `account_property_effective_period_metadata.removed` in each of its payload versions.
+    pub enum AccountPropertyEffectivePeriodMetadataRemoved<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountPropertyEffectivePeriodMetadataRemovedV1<'a>),
     }
 }
 
@@ -570,31 +361,12 @@ pub struct AccountPropertyEffectivePeriodMetadataUpdatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AccountPropertyEffectivePeriodMetadataUpdated`](crate::events::accounts::AccountPropertyEffectivePeriodMetadataUpdated): event type `account_property_effective_period_metadata.updated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AccountPropertyEffectivePeriodMetadataUpdated<'a> {
-    /// Payload version `v1`.
-    V1(AccountPropertyEffectivePeriodMetadataUpdatedV1<'a>),
-}
-
-impl ::serde::Serialize for AccountPropertyEffectivePeriodMetadataUpdated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AccountPropertyEffectivePeriodMetadataUpdated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AccountPropertyEffectivePeriodMetadataUpdated`](crate::events::accounts::AccountPropertyEffectivePeriodMetadataUpdated): event type `account_property_effective_period_metadata.updated` in each of its payload versions.
+    pub enum AccountPropertyEffectivePeriodMetadataUpdated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AccountPropertyEffectivePeriodMetadataUpdatedV1<'a>),
     }
 }
 
@@ -628,31 +400,12 @@ pub struct CampaignAccountAddedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`CampaignAccountAdded`](crate::events::accounts::CampaignAccountAdded): event type `campaign_account.added` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum CampaignAccountAdded<'a> {
-    /// Payload version `v1`.
-    V1(CampaignAccountAddedV1<'a>),
-}
-
-impl ::serde::Serialize for CampaignAccountAdded<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> CampaignAccountAdded<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`CampaignAccountAdded`](crate::events::accounts::CampaignAccountAdded): event type `campaign_account.added` in each of its payload versions.
+    pub enum CampaignAccountAdded<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CampaignAccountAddedV1<'a>),
     }
 }
 
@@ -678,31 +431,12 @@ pub struct CampaignAccountRemovedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`CampaignAccountRemoved`](crate::events::accounts::CampaignAccountRemoved): event type `campaign_account.removed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum CampaignAccountRemoved<'a> {
-    /// Payload version `v1`.
-    V1(CampaignAccountRemovedV1<'a>),
-}
-
-impl ::serde::Serialize for CampaignAccountRemoved<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> CampaignAccountRemoved<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`CampaignAccountRemoved`](crate::events::accounts::CampaignAccountRemoved): event type `campaign_account.removed` in each of its payload versions.
+    pub enum CampaignAccountRemoved<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CampaignAccountRemovedV1<'a>),
     }
 }
 
@@ -731,30 +465,11 @@ pub struct CampaignAccountUpdatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`CampaignAccountUpdated`](crate::events::accounts::CampaignAccountUpdated): event type `campaign_account.updated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum CampaignAccountUpdated<'a> {
-    /// Payload version `v1`.
-    V1(CampaignAccountUpdatedV1<'a>),
-}
-
-impl ::serde::Serialize for CampaignAccountUpdated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> CampaignAccountUpdated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`CampaignAccountUpdated`](crate::events::accounts::CampaignAccountUpdated): event type `campaign_account.updated` in each of its payload versions.
+    pub enum CampaignAccountUpdated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CampaignAccountUpdatedV1<'a>),
     }
 }

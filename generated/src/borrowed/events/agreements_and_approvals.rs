@@ -20,31 +20,12 @@ pub struct ActualIntervalsReceivedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ActualIntervalsReceived`](crate::events::agreements_and_approvals::ActualIntervalsReceived): event type `actual.intervals.received` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ActualIntervalsReceived<'a> {
-    /// Payload version `v1`.
-    V1(ActualIntervalsReceivedV1<'a>),
-}
-
-impl ::serde::Serialize for ActualIntervalsReceived<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ActualIntervalsReceived<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ActualIntervalsReceived`](crate::events::agreements_and_approvals::ActualIntervalsReceived): event type `actual.intervals.received` in each of its payload versions.
+    pub enum ActualIntervalsReceived<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ActualIntervalsReceivedV1<'a>),
     }
 }
 
@@ -73,31 +54,12 @@ pub struct AffiliatesAffiliateAccountContractCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AffiliatesAffiliateAccountContractCreated`](crate::events::agreements_and_approvals::AffiliatesAffiliateAccountContractCreated): event type `affiliates.affiliate-account-contract-created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AffiliatesAffiliateAccountContractCreated<'a> {
-    /// Payload version `v1`.
-    V1(AffiliatesAffiliateAccountContractCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for AffiliatesAffiliateAccountContractCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AffiliatesAffiliateAccountContractCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AffiliatesAffiliateAccountContractCreated`](crate::events::agreements_and_approvals::AffiliatesAffiliateAccountContractCreated): event type `affiliates.affiliate-account-contract-created` in each of its payload versions.
+    pub enum AffiliatesAffiliateAccountContractCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AffiliatesAffiliateAccountContractCreatedV1<'a>),
     }
 }
 
@@ -136,31 +98,12 @@ pub struct AgreementCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AgreementCreated`](crate::events::agreements_and_approvals::AgreementCreated): event type `agreement.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AgreementCreated<'a> {
-    /// Payload version `v1`.
-    V1(AgreementCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for AgreementCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AgreementCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AgreementCreated`](crate::events::agreements_and_approvals::AgreementCreated): event type `agreement.created` in each of its payload versions.
+    pub enum AgreementCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AgreementCreatedV1<'a>),
     }
 }
 
@@ -185,35 +128,15 @@ pub struct AgreementRevokedV2<'a> {
     ],
 );
 
-/// The borrowed view of [`AgreementRevoked`](crate::events::agreements_and_approvals::AgreementRevoked): event type `agreement.revoked` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AgreementRevoked<'a> {
-    /// Payload version `v1`.
-    V1(AgreementRevokedV1),
-    /// Payload version `v2`.
-    V2(AgreementRevokedV2<'a>),
-}
-
-impl ::serde::Serialize for AgreementRevoked<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AgreementRevoked<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-            Self::V2(_) => "v2",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AgreementRevoked`](crate::events::agreements_and_approvals::AgreementRevoked): event type `agreement.revoked` in each of its payload versions.
+    pub enum AgreementRevoked<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AgreementRevokedV1),
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(AgreementRevokedV2<'a>),
     }
 }
 
@@ -251,31 +174,12 @@ pub struct AgreementRolloverCompletedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AgreementRolloverCompleted`](crate::events::agreements_and_approvals::AgreementRolloverCompleted): event type `agreement.rollover.completed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AgreementRolloverCompleted<'a> {
-    /// Payload version `v1`.
-    V1(AgreementRolloverCompletedV1<'a>),
-}
-
-impl ::serde::Serialize for AgreementRolloverCompleted<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AgreementRolloverCompleted<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AgreementRolloverCompleted`](crate::events::agreements_and_approvals::AgreementRolloverCompleted): event type `agreement.rollover.completed` in each of its payload versions.
+    pub enum AgreementRolloverCompleted<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AgreementRolloverCompletedV1<'a>),
     }
 }
 
@@ -300,35 +204,15 @@ pub struct AgreementTerminatedV2<'a> {
     ],
 );
 
-/// The borrowed view of [`AgreementTerminated`](crate::events::agreements_and_approvals::AgreementTerminated): event type `agreement.terminated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AgreementTerminated<'a> {
-    /// Payload version `v1`.
-    V1(AgreementTerminatedV1),
-    /// Payload version `v2`.
-    V2(AgreementTerminatedV2<'a>),
-}
-
-impl ::serde::Serialize for AgreementTerminated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AgreementTerminated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-            Self::V2(_) => "v2",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AgreementTerminated`](crate::events::agreements_and_approvals::AgreementTerminated): event type `agreement.terminated` in each of its payload versions.
+    pub enum AgreementTerminated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AgreementTerminatedV1),
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(AgreementTerminatedV2<'a>),
     }
 }
 
@@ -379,35 +263,15 @@ pub struct AgreementUpdatedV2<'a> {
     ],
 );
 
-/// The borrowed view of [`AgreementUpdated`](crate::events::agreements_and_approvals::AgreementUpdated): event type `agreement.updated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AgreementUpdated<'a> {
-    /// Payload version `v1`.
-    V1(AgreementUpdatedV1<'a>),
-    /// Payload version `v2`.
-    V2(AgreementUpdatedV2<'a>),
-}
-
-impl ::serde::Serialize for AgreementUpdated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AgreementUpdated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-            Self::V2(_) => "v2",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AgreementUpdated`](crate::events::agreements_and_approvals::AgreementUpdated): event type `agreement.updated` in each of its payload versions.
+    pub enum AgreementUpdated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AgreementUpdatedV1<'a>),
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(AgreementUpdatedV2<'a>),
     }
 }
 
@@ -436,31 +300,12 @@ pub struct ApprovalsApprovalApprovedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ApprovalsApprovalApproved`](crate::events::agreements_and_approvals::ApprovalsApprovalApproved): event type `approvals.approval.approved` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ApprovalsApprovalApproved<'a> {
-    /// Payload version `v1`.
-    V1(ApprovalsApprovalApprovedV1<'a>),
-}
-
-impl ::serde::Serialize for ApprovalsApprovalApproved<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ApprovalsApprovalApproved<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ApprovalsApprovalApproved`](crate::events::agreements_and_approvals::ApprovalsApprovalApproved): event type `approvals.approval.approved` in each of its payload versions.
+    pub enum ApprovalsApprovalApproved<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ApprovalsApprovalApprovedV1<'a>),
     }
 }
 
@@ -492,31 +337,12 @@ pub struct ApprovalsApprovalCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ApprovalsApprovalCreated`](crate::events::agreements_and_approvals::ApprovalsApprovalCreated): event type `approvals.approval.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ApprovalsApprovalCreated<'a> {
-    /// Payload version `v1`.
-    V1(ApprovalsApprovalCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for ApprovalsApprovalCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ApprovalsApprovalCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ApprovalsApprovalCreated`](crate::events::agreements_and_approvals::ApprovalsApprovalCreated): event type `approvals.approval.created` in each of its payload versions.
+    pub enum ApprovalsApprovalCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ApprovalsApprovalCreatedV1<'a>),
     }
 }
 
@@ -545,31 +371,12 @@ pub struct ApprovalsApprovalRejectedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ApprovalsApprovalRejected`](crate::events::agreements_and_approvals::ApprovalsApprovalRejected): event type `approvals.approval.rejected` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ApprovalsApprovalRejected<'a> {
-    /// Payload version `v1`.
-    V1(ApprovalsApprovalRejectedV1<'a>),
-}
-
-impl ::serde::Serialize for ApprovalsApprovalRejected<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ApprovalsApprovalRejected<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ApprovalsApprovalRejected`](crate::events::agreements_and_approvals::ApprovalsApprovalRejected): event type `approvals.approval.rejected` in each of its payload versions.
+    pub enum ApprovalsApprovalRejected<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ApprovalsApprovalRejectedV1<'a>),
     }
 }
 
@@ -604,31 +411,12 @@ pub struct ApprovalsApprovalRequestApprovedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ApprovalsApprovalRequestApproved`](crate::events::agreements_and_approvals::ApprovalsApprovalRequestApproved): event type `approvals.approval_request.approved` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ApprovalsApprovalRequestApproved<'a> {
-    /// Payload version `v1`.
-    V1(ApprovalsApprovalRequestApprovedV1<'a>),
-}
-
-impl ::serde::Serialize for ApprovalsApprovalRequestApproved<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ApprovalsApprovalRequestApproved<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ApprovalsApprovalRequestApproved`](crate::events::agreements_and_approvals::ApprovalsApprovalRequestApproved): event type `approvals.approval_request.approved` in each of its payload versions.
+    pub enum ApprovalsApprovalRequestApproved<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ApprovalsApprovalRequestApprovedV1<'a>),
     }
 }
 
@@ -660,31 +448,12 @@ pub struct ApprovalsApprovalRequestAssignedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ApprovalsApprovalRequestAssigned`](crate::events::agreements_and_approvals::ApprovalsApprovalRequestAssigned): event type `approvals.approval_request.assigned` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ApprovalsApprovalRequestAssigned<'a> {
-    /// Payload version `v1`.
-    V1(ApprovalsApprovalRequestAssignedV1<'a>),
-}
-
-impl ::serde::Serialize for ApprovalsApprovalRequestAssigned<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ApprovalsApprovalRequestAssigned<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ApprovalsApprovalRequestAssigned`](crate::events::agreements_and_approvals::ApprovalsApprovalRequestAssigned): event type `approvals.approval_request.assigned` in each of its payload versions.
+    pub enum ApprovalsApprovalRequestAssigned<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ApprovalsApprovalRequestAssignedV1<'a>),
     }
 }
 
@@ -719,30 +488,11 @@ pub struct ApprovalsApprovalRequestRejectedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ApprovalsApprovalRequestRejected`](crate::events::agreements_and_approvals::ApprovalsApprovalRequestRejected): event type `approvals.approval_request.rejected` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ApprovalsApprovalRequestRejected<'a> {
-    /// Payload version `v1`.
-    V1(ApprovalsApprovalRequestRejectedV1<'a>),
-}
-
-impl ::serde::Serialize for ApprovalsApprovalRequestRejected<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ApprovalsApprovalRequestRejected<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ApprovalsApprovalRequestRejected`](crate::events::agreements_and_approvals::ApprovalsApprovalRequestRejected): event type `approvals.approval_request.rejected` in each of its payload versions.
+    pub enum ApprovalsApprovalRequestRejected<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ApprovalsApprovalRequestRejectedV1<'a>),
     }
 }

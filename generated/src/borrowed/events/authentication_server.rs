@@ -23,31 +23,12 @@ pub struct AuthServerAccessTokenIssuedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AuthServerAccessTokenIssued`](crate::events::authentication_server::AuthServerAccessTokenIssued): event type `auth-server.access-token.issued` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AuthServerAccessTokenIssued<'a> {
-    /// Payload version `v1`.
-    V1(AuthServerAccessTokenIssuedV1<'a>),
-}
-
-impl ::serde::Serialize for AuthServerAccessTokenIssued<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AuthServerAccessTokenIssued<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AuthServerAccessTokenIssued`](crate::events::authentication_server::AuthServerAccessTokenIssued): event type `auth-server.access-token.issued` in each of its payload versions.
+    pub enum AuthServerAccessTokenIssued<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AuthServerAccessTokenIssuedV1<'a>),
     }
 }
 
@@ -73,31 +54,12 @@ pub struct AuthServerAccountUserGenerateMfaChallengeErrorV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AuthServerAccountUserGenerateMfaChallengeError`](crate::events::authentication_server::AuthServerAccountUserGenerateMfaChallengeError): event type `auth_server.account_user.generate_mfa_challenge_error` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AuthServerAccountUserGenerateMfaChallengeError<'a> {
-    /// Payload version `v1`.
-    V1(AuthServerAccountUserGenerateMfaChallengeErrorV1<'a>),
-}
-
-impl ::serde::Serialize for AuthServerAccountUserGenerateMfaChallengeError<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AuthServerAccountUserGenerateMfaChallengeError<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AuthServerAccountUserGenerateMfaChallengeError`](crate::events::authentication_server::AuthServerAccountUserGenerateMfaChallengeError): event type `auth_server.account_user.generate_mfa_challenge_error` in each of its payload versions.
+    pub enum AuthServerAccountUserGenerateMfaChallengeError<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AuthServerAccountUserGenerateMfaChallengeErrorV1<'a>),
     }
 }
 
@@ -126,31 +88,12 @@ pub struct AuthServerAccountUserLoggedInV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AuthServerAccountUserLoggedIn`](crate::events::authentication_server::AuthServerAccountUserLoggedIn): event type `auth_server.account_user.logged_in` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AuthServerAccountUserLoggedIn<'a> {
-    /// Payload version `v1`.
-    V1(AuthServerAccountUserLoggedInV1<'a>),
-}
-
-impl ::serde::Serialize for AuthServerAccountUserLoggedIn<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AuthServerAccountUserLoggedIn<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AuthServerAccountUserLoggedIn`](crate::events::authentication_server::AuthServerAccountUserLoggedIn): event type `auth_server.account_user.logged_in` in each of its payload versions.
+    pub enum AuthServerAccountUserLoggedIn<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AuthServerAccountUserLoggedInV1<'a>),
     }
 }
 
@@ -176,31 +119,12 @@ pub struct AuthServerAccountUserLoginDeniedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AuthServerAccountUserLoginDenied`](crate::events::authentication_server::AuthServerAccountUserLoginDenied): event type `auth_server.account_user.login_denied` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AuthServerAccountUserLoginDenied<'a> {
-    /// Payload version `v1`.
-    V1(AuthServerAccountUserLoginDeniedV1<'a>),
-}
-
-impl ::serde::Serialize for AuthServerAccountUserLoginDenied<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AuthServerAccountUserLoginDenied<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AuthServerAccountUserLoginDenied`](crate::events::authentication_server::AuthServerAccountUserLoginDenied): event type `auth_server.account_user.login_denied` in each of its payload versions.
+    pub enum AuthServerAccountUserLoginDenied<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AuthServerAccountUserLoginDeniedV1<'a>),
     }
 }
 
@@ -235,31 +159,12 @@ pub struct AuthServerAccountUserLoginFailedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AuthServerAccountUserLoginFailed`](crate::events::authentication_server::AuthServerAccountUserLoginFailed): event type `auth_server.account_user.login_failed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AuthServerAccountUserLoginFailed<'a> {
-    /// Payload version `v1`.
-    V1(AuthServerAccountUserLoginFailedV1<'a>),
-}
-
-impl ::serde::Serialize for AuthServerAccountUserLoginFailed<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AuthServerAccountUserLoginFailed<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AuthServerAccountUserLoginFailed`](crate::events::authentication_server::AuthServerAccountUserLoginFailed): event type `auth_server.account_user.login_failed` in each of its payload versions.
+    pub enum AuthServerAccountUserLoginFailed<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AuthServerAccountUserLoginFailedV1<'a>),
     }
 }
 
@@ -288,30 +193,11 @@ pub struct AuthServerAccountUserLoginStepCompletedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`AuthServerAccountUserLoginStepCompleted`](crate::events::authentication_server::AuthServerAccountUserLoginStepCompleted): event type `auth_server.account_user.login_step_completed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AuthServerAccountUserLoginStepCompleted<'a> {
-    /// Payload version `v1`.
-    V1(AuthServerAccountUserLoginStepCompletedV1<'a>),
-}
-
-impl ::serde::Serialize for AuthServerAccountUserLoginStepCompleted<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> AuthServerAccountUserLoginStepCompleted<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`AuthServerAccountUserLoginStepCompleted`](crate::events::authentication_server::AuthServerAccountUserLoginStepCompleted): event type `auth_server.account_user.login_step_completed` in each of its payload versions.
+    pub enum AuthServerAccountUserLoginStepCompleted<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(AuthServerAccountUserLoginStepCompletedV1<'a>),
     }
 }

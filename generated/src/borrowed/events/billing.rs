@@ -41,31 +41,12 @@ pub struct BillingBillingDocumentHeldV1<'a> {
     ],
 );
 
-/// The borrowed view of [`BillingBillingDocumentHeld`](crate::events::billing::BillingBillingDocumentHeld): event type `billing.billing_document.held` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum BillingBillingDocumentHeld<'a> {
-    /// Payload version `v1`.
-    V1(BillingBillingDocumentHeldV1<'a>),
-}
-
-impl ::serde::Serialize for BillingBillingDocumentHeld<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> BillingBillingDocumentHeld<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`BillingBillingDocumentHeld`](crate::events::billing::BillingBillingDocumentHeld): event type `billing.billing_document.held` in each of its payload versions.
+    pub enum BillingBillingDocumentHeld<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingBillingDocumentHeldV1<'a>),
     }
 }
 
@@ -116,35 +97,15 @@ pub struct BillingBillingDocumentIssuedV2<'a> {
     ],
 );
 
-/// The borrowed view of [`BillingBillingDocumentIssued`](crate::events::billing::BillingBillingDocumentIssued): event type `billing.billing_document.issued` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum BillingBillingDocumentIssued<'a> {
-    /// Payload version `v1`.
-    V1(BillingBillingDocumentIssuedV1<'a>),
-    /// Payload version `v2`.
-    V2(BillingBillingDocumentIssuedV2<'a>),
-}
-
-impl ::serde::Serialize for BillingBillingDocumentIssued<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> BillingBillingDocumentIssued<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-            Self::V2(_) => "v2",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`BillingBillingDocumentIssued`](crate::events::billing::BillingBillingDocumentIssued): event type `billing.billing_document.issued` in each of its payload versions.
+    pub enum BillingBillingDocumentIssued<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingBillingDocumentIssuedV1<'a>),
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(BillingBillingDocumentIssuedV2<'a>),
     }
 }
 
@@ -229,39 +190,18 @@ pub struct BillingBillingDocumentRepresentationDispatchedV3<'a> {
     ],
 );
 
-/// The borrowed view of [`BillingBillingDocumentRepresentationDispatched`](crate::events::billing::BillingBillingDocumentRepresentationDispatched): event type `billing.billing_document_representation.dispatched` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum BillingBillingDocumentRepresentationDispatched<'a> {
-    /// Payload version `v1`.
-    V1(BillingBillingDocumentRepresentationDispatchedV1<'a>),
-    /// Payload version `v2`.
-    V2(BillingBillingDocumentRepresentationDispatchedV2<'a>),
-    /// Payload version `v3`.
-    V3(BillingBillingDocumentRepresentationDispatchedV3<'a>),
-}
-
-impl ::serde::Serialize for BillingBillingDocumentRepresentationDispatched<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-            Self::V2(payload) => payload.serialize(serializer),
-            Self::V3(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> BillingBillingDocumentRepresentationDispatched<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-            Self::V2(_) => "v2",
-            Self::V3(_) => "v3",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`BillingBillingDocumentRepresentationDispatched`](crate::events::billing::BillingBillingDocumentRepresentationDispatched): event type `billing.billing_document_representation.dispatched` in each of its payload versions.
+    pub enum BillingBillingDocumentRepresentationDispatched<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingBillingDocumentRepresentationDispatchedV1<'a>),
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(BillingBillingDocumentRepresentationDispatchedV2<'a>),
+        /// Payload version `v3`.
+        #[version = "v3"]
+        V3(BillingBillingDocumentRepresentationDispatchedV3<'a>),
     }
 }
 
@@ -290,31 +230,12 @@ pub struct BillingBillingOptionsUpdatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`BillingBillingOptionsUpdated`](crate::events::billing::BillingBillingOptionsUpdated): event type `billing.billing_options.updated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum BillingBillingOptionsUpdated<'a> {
-    /// Payload version `v1`.
-    V1(BillingBillingOptionsUpdatedV1<'a>),
-}
-
-impl ::serde::Serialize for BillingBillingOptionsUpdated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> BillingBillingOptionsUpdated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`BillingBillingOptionsUpdated`](crate::events::billing::BillingBillingOptionsUpdated): event type `billing.billing_options.updated` in each of its payload versions.
+    pub enum BillingBillingOptionsUpdated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingBillingOptionsUpdatedV1<'a>),
     }
 }
 
@@ -340,31 +261,12 @@ pub struct BillingChargingLedgerAssignedToAgreementV1<'a> {
     ],
 );
 
-/// The borrowed view of [`BillingChargingLedgerAssignedToAgreement`](crate::events::billing::BillingChargingLedgerAssignedToAgreement): event type `billing.charging-ledger.assigned-to-agreement` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum BillingChargingLedgerAssignedToAgreement<'a> {
-    /// Payload version `v1`.
-    V1(BillingChargingLedgerAssignedToAgreementV1<'a>),
-}
-
-impl ::serde::Serialize for BillingChargingLedgerAssignedToAgreement<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> BillingChargingLedgerAssignedToAgreement<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`BillingChargingLedgerAssignedToAgreement`](crate::events::billing::BillingChargingLedgerAssignedToAgreement): event type `billing.charging-ledger.assigned-to-agreement` in each of its payload versions.
+    pub enum BillingChargingLedgerAssignedToAgreement<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingChargingLedgerAssignedToAgreementV1<'a>),
     }
 }
 
@@ -387,31 +289,12 @@ pub struct BillingChargingSupplyPointTriggeredV1<'a> {
     ],
 );
 
-/// The borrowed view of [`BillingChargingSupplyPointTriggered`](crate::events::billing::BillingChargingSupplyPointTriggered): event type `billing.charging.supply-point.triggered` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum BillingChargingSupplyPointTriggered<'a> {
-    /// Payload version `v1`.
-    V1(BillingChargingSupplyPointTriggeredV1<'a>),
-}
-
-impl ::serde::Serialize for BillingChargingSupplyPointTriggered<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> BillingChargingSupplyPointTriggered<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`BillingChargingSupplyPointTriggered`](crate::events::billing::BillingChargingSupplyPointTriggered): event type `billing.charging.supply-point.triggered` in each of its payload versions.
+    pub enum BillingChargingSupplyPointTriggered<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingChargingSupplyPointTriggeredV1<'a>),
     }
 }
 
@@ -444,31 +327,12 @@ pub struct BillingFinalBillV1<'a> {
     ],
 );
 
-/// The borrowed view of [`BillingFinalBill`](crate::events::billing::BillingFinalBill): event type `billing.final_bill` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum BillingFinalBill<'a> {
-    /// Payload version `v1`.
-    V1(BillingFinalBillV1<'a>),
-}
-
-impl ::serde::Serialize for BillingFinalBill<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> BillingFinalBill<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`BillingFinalBill`](crate::events::billing::BillingFinalBill): event type `billing.final_bill` in each of its payload versions.
+    pub enum BillingFinalBill<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingFinalBillV1<'a>),
     }
 }
 
@@ -497,31 +361,12 @@ pub struct BillingIssuanceExternalStatusCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`BillingIssuanceExternalStatusCreated`](crate::events::billing::BillingIssuanceExternalStatusCreated): event type `billing.issuance.external_status.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum BillingIssuanceExternalStatusCreated<'a> {
-    /// Payload version `v1`.
-    V1(BillingIssuanceExternalStatusCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for BillingIssuanceExternalStatusCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> BillingIssuanceExternalStatusCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`BillingIssuanceExternalStatusCreated`](crate::events::billing::BillingIssuanceExternalStatusCreated): event type `billing.issuance.external_status.created` in each of its payload versions.
+    pub enum BillingIssuanceExternalStatusCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingIssuanceExternalStatusCreatedV1<'a>),
     }
 }
 
@@ -544,31 +389,12 @@ pub struct BillingIssuedBillV1<'a> {
     ],
 );
 
-/// The borrowed view of [`BillingIssuedBill`](crate::events::billing::BillingIssuedBill): event type `billing.issued_bill` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum BillingIssuedBill<'a> {
-    /// Payload version `v1`.
-    V1(BillingIssuedBillV1<'a>),
-}
-
-impl ::serde::Serialize for BillingIssuedBill<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> BillingIssuedBill<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`BillingIssuedBill`](crate::events::billing::BillingIssuedBill): event type `billing.issued_bill` in each of its payload versions.
+    pub enum BillingIssuedBill<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingIssuedBillV1<'a>),
     }
 }
 
@@ -607,35 +433,15 @@ pub struct BillingLedgerEntryPostedV2<'a> {
     ],
 );
 
-/// The borrowed view of [`BillingLedgerEntryPosted`](crate::events::billing::BillingLedgerEntryPosted): event type `billing.ledger.entry_posted` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum BillingLedgerEntryPosted<'a> {
-    /// Payload version `v1`.
-    V1(BillingLedgerEntryPostedV1<'a>),
-    /// Payload version `v2`.
-    V2(BillingLedgerEntryPostedV2<'a>),
-}
-
-impl ::serde::Serialize for BillingLedgerEntryPosted<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> BillingLedgerEntryPosted<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-            Self::V2(_) => "v2",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`BillingLedgerEntryPosted`](crate::events::billing::BillingLedgerEntryPosted): event type `billing.ledger.entry_posted` in each of its payload versions.
+    pub enum BillingLedgerEntryPosted<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingLedgerEntryPostedV1<'a>),
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(BillingLedgerEntryPostedV2<'a>),
     }
 }
 
@@ -674,35 +480,15 @@ pub struct BillingLedgerEntryRemovedV2<'a> {
     ],
 );
 
-/// The borrowed view of [`BillingLedgerEntryRemoved`](crate::events::billing::BillingLedgerEntryRemoved): event type `billing.ledger.entry_removed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum BillingLedgerEntryRemoved<'a> {
-    /// Payload version `v1`.
-    V1(BillingLedgerEntryRemovedV1<'a>),
-    /// Payload version `v2`.
-    V2(BillingLedgerEntryRemovedV2<'a>),
-}
-
-impl ::serde::Serialize for BillingLedgerEntryRemoved<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> BillingLedgerEntryRemoved<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-            Self::V2(_) => "v2",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`BillingLedgerEntryRemoved`](crate::events::billing::BillingLedgerEntryRemoved): event type `billing.ledger.entry_removed` in each of its payload versions.
+    pub enum BillingLedgerEntryRemoved<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingLedgerEntryRemovedV1<'a>),
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(BillingLedgerEntryRemovedV2<'a>),
     }
 }
 
@@ -740,31 +526,12 @@ pub struct BillingPathwayTraversalFailedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`BillingPathwayTraversalFailed`](crate::events::billing::BillingPathwayTraversalFailed): event type `billing.pathway_traversal.failed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum BillingPathwayTraversalFailed<'a> {
-    /// Payload version `v1`.
-    V1(BillingPathwayTraversalFailedV1<'a>),
-}
-
-impl ::serde::Serialize for BillingPathwayTraversalFailed<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> BillingPathwayTraversalFailed<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`BillingPathwayTraversalFailed`](crate::events::billing::BillingPathwayTraversalFailed): event type `billing.pathway_traversal.failed` in each of its payload versions.
+    pub enum BillingPathwayTraversalFailed<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingPathwayTraversalFailedV1<'a>),
     }
 }
 
@@ -793,31 +560,12 @@ pub struct BillingPathwayTraversalSucceededV1<'a> {
     ],
 );
 
-/// The borrowed view of [`BillingPathwayTraversalSucceeded`](crate::events::billing::BillingPathwayTraversalSucceeded): event type `billing.pathway_traversal.succeeded` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum BillingPathwayTraversalSucceeded<'a> {
-    /// Payload version `v1`.
-    V1(BillingPathwayTraversalSucceededV1<'a>),
-}
-
-impl ::serde::Serialize for BillingPathwayTraversalSucceeded<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> BillingPathwayTraversalSucceeded<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`BillingPathwayTraversalSucceeded`](crate::events::billing::BillingPathwayTraversalSucceeded): event type `billing.pathway_traversal.succeeded` in each of its payload versions.
+    pub enum BillingPathwayTraversalSucceeded<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingPathwayTraversalSucceededV1<'a>),
     }
 }
 
@@ -846,31 +594,12 @@ pub struct BillingPortfolioInvoiceSummaryCompletedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`BillingPortfolioInvoiceSummaryCompleted`](crate::events::billing::BillingPortfolioInvoiceSummaryCompleted): event type `billing.portfolio_invoice_summary.completed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum BillingPortfolioInvoiceSummaryCompleted<'a> {
-    /// Payload version `v1`.
-    V1(BillingPortfolioInvoiceSummaryCompletedV1<'a>),
-}
-
-impl ::serde::Serialize for BillingPortfolioInvoiceSummaryCompleted<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> BillingPortfolioInvoiceSummaryCompleted<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`BillingPortfolioInvoiceSummaryCompleted`](crate::events::billing::BillingPortfolioInvoiceSummaryCompleted): event type `billing.portfolio_invoice_summary.completed` in each of its payload versions.
+    pub enum BillingPortfolioInvoiceSummaryCompleted<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingPortfolioInvoiceSummaryCompletedV1<'a>),
     }
 }
 
@@ -902,31 +631,12 @@ pub struct BillingRebateAcceptedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`BillingRebateAccepted`](crate::events::billing::BillingRebateAccepted): event type `billing.rebate.accepted` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum BillingRebateAccepted<'a> {
-    /// Payload version `v1`.
-    V1(BillingRebateAcceptedV1<'a>),
-}
-
-impl ::serde::Serialize for BillingRebateAccepted<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> BillingRebateAccepted<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`BillingRebateAccepted`](crate::events::billing::BillingRebateAccepted): event type `billing.rebate.accepted` in each of its payload versions.
+    pub enum BillingRebateAccepted<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingRebateAcceptedV1<'a>),
     }
 }
 
@@ -961,31 +671,12 @@ pub struct BillingRebateCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`BillingRebateCreated`](crate::events::billing::BillingRebateCreated): event type `billing.rebate.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum BillingRebateCreated<'a> {
-    /// Payload version `v1`.
-    V1(BillingRebateCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for BillingRebateCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> BillingRebateCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`BillingRebateCreated`](crate::events::billing::BillingRebateCreated): event type `billing.rebate.created` in each of its payload versions.
+    pub enum BillingRebateCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingRebateCreatedV1<'a>),
     }
 }
 
@@ -1020,31 +711,12 @@ pub struct BillingRebateDeclinedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`BillingRebateDeclined`](crate::events::billing::BillingRebateDeclined): event type `billing.rebate.declined` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum BillingRebateDeclined<'a> {
-    /// Payload version `v1`.
-    V1(BillingRebateDeclinedV1<'a>),
-}
-
-impl ::serde::Serialize for BillingRebateDeclined<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> BillingRebateDeclined<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`BillingRebateDeclined`](crate::events::billing::BillingRebateDeclined): event type `billing.rebate.declined` in each of its payload versions.
+    pub enum BillingRebateDeclined<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingRebateDeclinedV1<'a>),
     }
 }
 
@@ -1079,31 +751,12 @@ pub struct BillingRebateUpdatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`BillingRebateUpdated`](crate::events::billing::BillingRebateUpdated): event type `billing.rebate.updated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum BillingRebateUpdated<'a> {
-    /// Payload version `v1`.
-    V1(BillingRebateUpdatedV1<'a>),
-}
-
-impl ::serde::Serialize for BillingRebateUpdated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> BillingRebateUpdated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`BillingRebateUpdated`](crate::events::billing::BillingRebateUpdated): event type `billing.rebate.updated` in each of its payload versions.
+    pub enum BillingRebateUpdated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BillingRebateUpdatedV1<'a>),
     }
 }
 
@@ -1132,31 +785,12 @@ pub struct ChargingPrimingErroredV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ChargingPrimingErrored`](crate::events::billing::ChargingPrimingErrored): event type `charging.priming.errored` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ChargingPrimingErrored<'a> {
-    /// Payload version `v1`.
-    V1(ChargingPrimingErroredV1<'a>),
-}
-
-impl ::serde::Serialize for ChargingPrimingErrored<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ChargingPrimingErrored<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ChargingPrimingErrored`](crate::events::billing::ChargingPrimingErrored): event type `charging.priming.errored` in each of its payload versions.
+    pub enum ChargingPrimingErrored<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ChargingPrimingErroredV1<'a>),
     }
 }
 
@@ -1185,31 +819,12 @@ pub struct LatePaymentFeeApplicationServiceCompletedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LatePaymentFeeApplicationServiceCompleted`](crate::events::billing::LatePaymentFeeApplicationServiceCompleted): event type `late_payment_fee_application_service_completed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LatePaymentFeeApplicationServiceCompleted<'a> {
-    /// Payload version `v1`.
-    V1(LatePaymentFeeApplicationServiceCompletedV1<'a>),
-}
-
-impl ::serde::Serialize for LatePaymentFeeApplicationServiceCompleted<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LatePaymentFeeApplicationServiceCompleted<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LatePaymentFeeApplicationServiceCompleted`](crate::events::billing::LatePaymentFeeApplicationServiceCompleted): event type `late_payment_fee_application_service_completed` in each of its payload versions.
+    pub enum LatePaymentFeeApplicationServiceCompleted<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LatePaymentFeeApplicationServiceCompletedV1<'a>),
     }
 }
 
@@ -1244,31 +859,12 @@ pub struct LatePaymentFeeApplicationServiceFeeAppliedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LatePaymentFeeApplicationServiceFeeApplied`](crate::events::billing::LatePaymentFeeApplicationServiceFeeApplied): event type `late_payment_fee_application_service_fee_applied` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LatePaymentFeeApplicationServiceFeeApplied<'a> {
-    /// Payload version `v1`.
-    V1(LatePaymentFeeApplicationServiceFeeAppliedV1<'a>),
-}
-
-impl ::serde::Serialize for LatePaymentFeeApplicationServiceFeeApplied<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LatePaymentFeeApplicationServiceFeeApplied<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LatePaymentFeeApplicationServiceFeeApplied`](crate::events::billing::LatePaymentFeeApplicationServiceFeeApplied): event type `late_payment_fee_application_service_fee_applied` in each of its payload versions.
+    pub enum LatePaymentFeeApplicationServiceFeeApplied<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LatePaymentFeeApplicationServiceFeeAppliedV1<'a>),
     }
 }
 
@@ -1291,31 +887,12 @@ pub struct LatePaymentFeeApplicationServiceStartedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LatePaymentFeeApplicationServiceStarted`](crate::events::billing::LatePaymentFeeApplicationServiceStarted): event type `late_payment_fee_application_service_started` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LatePaymentFeeApplicationServiceStarted<'a> {
-    /// Payload version `v1`.
-    V1(LatePaymentFeeApplicationServiceStartedV1<'a>),
-}
-
-impl ::serde::Serialize for LatePaymentFeeApplicationServiceStarted<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LatePaymentFeeApplicationServiceStarted<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LatePaymentFeeApplicationServiceStarted`](crate::events::billing::LatePaymentFeeApplicationServiceStarted): event type `late_payment_fee_application_service_started` in each of its payload versions.
+    pub enum LatePaymentFeeApplicationServiceStarted<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LatePaymentFeeApplicationServiceStartedV1<'a>),
     }
 }
 
@@ -1341,31 +918,12 @@ pub struct LatePaymentFeeCalculationServiceCompletedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LatePaymentFeeCalculationServiceCompleted`](crate::events::billing::LatePaymentFeeCalculationServiceCompleted): event type `late_payment_fee_calculation_service_completed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LatePaymentFeeCalculationServiceCompleted<'a> {
-    /// Payload version `v1`.
-    V1(LatePaymentFeeCalculationServiceCompletedV1<'a>),
-}
-
-impl ::serde::Serialize for LatePaymentFeeCalculationServiceCompleted<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LatePaymentFeeCalculationServiceCompleted<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LatePaymentFeeCalculationServiceCompleted`](crate::events::billing::LatePaymentFeeCalculationServiceCompleted): event type `late_payment_fee_calculation_service_completed` in each of its payload versions.
+    pub enum LatePaymentFeeCalculationServiceCompleted<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LatePaymentFeeCalculationServiceCompletedV1<'a>),
     }
 }
 
@@ -1388,31 +946,12 @@ pub struct LatePaymentFeeCalculationServiceStartedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LatePaymentFeeCalculationServiceStarted`](crate::events::billing::LatePaymentFeeCalculationServiceStarted): event type `late_payment_fee_calculation_service_started` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LatePaymentFeeCalculationServiceStarted<'a> {
-    /// Payload version `v1`.
-    V1(LatePaymentFeeCalculationServiceStartedV1<'a>),
-}
-
-impl ::serde::Serialize for LatePaymentFeeCalculationServiceStarted<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LatePaymentFeeCalculationServiceStarted<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LatePaymentFeeCalculationServiceStarted`](crate::events::billing::LatePaymentFeeCalculationServiceStarted): event type `late_payment_fee_calculation_service_started` in each of its payload versions.
+    pub enum LatePaymentFeeCalculationServiceStarted<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LatePaymentFeeCalculationServiceStartedV1<'a>),
     }
 }
 
@@ -1441,31 +980,12 @@ pub struct LatePaymentFeeCalculatorCompletedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LatePaymentFeeCalculatorCompleted`](crate::events::billing::LatePaymentFeeCalculatorCompleted): event type `late_payment_fee_calculator_completed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LatePaymentFeeCalculatorCompleted<'a> {
-    /// Payload version `v1`.
-    V1(LatePaymentFeeCalculatorCompletedV1<'a>),
-}
-
-impl ::serde::Serialize for LatePaymentFeeCalculatorCompleted<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LatePaymentFeeCalculatorCompleted<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LatePaymentFeeCalculatorCompleted`](crate::events::billing::LatePaymentFeeCalculatorCompleted): event type `late_payment_fee_calculator_completed` in each of its payload versions.
+    pub enum LatePaymentFeeCalculatorCompleted<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LatePaymentFeeCalculatorCompletedV1<'a>),
     }
 }
 
@@ -1491,31 +1011,12 @@ pub struct LatePaymentFeeCalculatorFeeAppliedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LatePaymentFeeCalculatorFeeApplied`](crate::events::billing::LatePaymentFeeCalculatorFeeApplied): event type `late_payment_fee_calculator_fee_applied` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LatePaymentFeeCalculatorFeeApplied<'a> {
-    /// Payload version `v1`.
-    V1(LatePaymentFeeCalculatorFeeAppliedV1<'a>),
-}
-
-impl ::serde::Serialize for LatePaymentFeeCalculatorFeeApplied<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LatePaymentFeeCalculatorFeeApplied<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LatePaymentFeeCalculatorFeeApplied`](crate::events::billing::LatePaymentFeeCalculatorFeeApplied): event type `late_payment_fee_calculator_fee_applied` in each of its payload versions.
+    pub enum LatePaymentFeeCalculatorFeeApplied<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LatePaymentFeeCalculatorFeeAppliedV1<'a>),
     }
 }
 
@@ -1538,31 +1039,12 @@ pub struct LatePaymentFeeCalculatorStartedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LatePaymentFeeCalculatorStarted`](crate::events::billing::LatePaymentFeeCalculatorStarted): event type `late_payment_fee_calculator_started` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LatePaymentFeeCalculatorStarted<'a> {
-    /// Payload version `v1`.
-    V1(LatePaymentFeeCalculatorStartedV1<'a>),
-}
-
-impl ::serde::Serialize for LatePaymentFeeCalculatorStarted<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LatePaymentFeeCalculatorStarted<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LatePaymentFeeCalculatorStarted`](crate::events::billing::LatePaymentFeeCalculatorStarted): event type `late_payment_fee_calculator_started` in each of its payload versions.
+    pub enum LatePaymentFeeCalculatorStarted<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LatePaymentFeeCalculatorStartedV1<'a>),
     }
 }
 
@@ -1588,30 +1070,11 @@ pub struct LatePaymentFeeWaivedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LatePaymentFeeWaived`](crate::events::billing::LatePaymentFeeWaived): event type `late_payment_fee_waived` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LatePaymentFeeWaived<'a> {
-    /// Payload version `v1`.
-    V1(LatePaymentFeeWaivedV1<'a>),
-}
-
-impl ::serde::Serialize for LatePaymentFeeWaived<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LatePaymentFeeWaived<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LatePaymentFeeWaived`](crate::events::billing::LatePaymentFeeWaived): event type `late_payment_fee_waived` in each of its payload versions.
+    pub enum LatePaymentFeeWaived<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LatePaymentFeeWaivedV1<'a>),
     }
 }

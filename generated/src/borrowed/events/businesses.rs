@@ -23,31 +23,12 @@ pub struct BusinessUpdatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`BusinessUpdated`](crate::events::businesses::BusinessUpdated): event type `business.updated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum BusinessUpdated<'a> {
-    /// Payload version `v1`.
-    V1(BusinessUpdatedV1<'a>),
-}
-
-impl ::serde::Serialize for BusinessUpdated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> BusinessUpdated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`BusinessUpdated`](crate::events::businesses::BusinessUpdated): event type `business.updated` in each of its payload versions.
+    pub enum BusinessUpdated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(BusinessUpdatedV1<'a>),
     }
 }
 
@@ -91,30 +72,11 @@ pub struct InternalCompanyCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`InternalCompanyCreated`](crate::events::businesses::InternalCompanyCreated): event type `internal_company.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum InternalCompanyCreated<'a> {
-    /// Payload version `v1`.
-    V1(InternalCompanyCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for InternalCompanyCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> InternalCompanyCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`InternalCompanyCreated`](crate::events::businesses::InternalCompanyCreated): event type `internal_company.created` in each of its payload versions.
+    pub enum InternalCompanyCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InternalCompanyCreatedV1<'a>),
     }
 }

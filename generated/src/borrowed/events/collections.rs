@@ -23,31 +23,12 @@ pub struct CollateralAgreementFulfilledV1<'a> {
     ],
 );
 
-/// The borrowed view of [`CollateralAgreementFulfilled`](crate::events::collections::CollateralAgreementFulfilled): event type `collateral_agreement.fulfilled` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum CollateralAgreementFulfilled<'a> {
-    /// Payload version `v1`.
-    V1(CollateralAgreementFulfilledV1<'a>),
-}
-
-impl ::serde::Serialize for CollateralAgreementFulfilled<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> CollateralAgreementFulfilled<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`CollateralAgreementFulfilled`](crate::events::collections::CollateralAgreementFulfilled): event type `collateral_agreement.fulfilled` in each of its payload versions.
+    pub enum CollateralAgreementFulfilled<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CollateralAgreementFulfilledV1<'a>),
     }
 }
 
@@ -82,31 +63,12 @@ pub struct CollectionProceedingCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`CollectionProceedingCreated`](crate::events::collections::CollectionProceedingCreated): event type `collection_proceeding.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum CollectionProceedingCreated<'a> {
-    /// Payload version `v1`.
-    V1(CollectionProceedingCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for CollectionProceedingCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> CollectionProceedingCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`CollectionProceedingCreated`](crate::events::collections::CollectionProceedingCreated): event type `collection_proceeding.created` in each of its payload versions.
+    pub enum CollectionProceedingCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CollectionProceedingCreatedV1<'a>),
     }
 }
 
@@ -147,31 +109,12 @@ pub struct CollectionProcessCommStepResolvedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`CollectionProcessCommStepResolved`](crate::events::collections::CollectionProcessCommStepResolved): event type `collection_process.comm_step_resolved` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum CollectionProcessCommStepResolved<'a> {
-    /// Payload version `v1`.
-    V1(CollectionProcessCommStepResolvedV1<'a>),
-}
-
-impl ::serde::Serialize for CollectionProcessCommStepResolved<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> CollectionProcessCommStepResolved<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`CollectionProcessCommStepResolved`](crate::events::collections::CollectionProcessCommStepResolved): event type `collection_process.comm_step_resolved` in each of its payload versions.
+    pub enum CollectionProcessCommStepResolved<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CollectionProcessCommStepResolvedV1<'a>),
     }
 }
 
@@ -197,31 +140,12 @@ pub struct CollectionProcessLeaveSupplierInstigatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`CollectionProcessLeaveSupplierInstigated`](crate::events::collections::CollectionProcessLeaveSupplierInstigated): event type `collection_process.leave_supplier_instigated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum CollectionProcessLeaveSupplierInstigated<'a> {
-    /// Payload version `v1`.
-    V1(CollectionProcessLeaveSupplierInstigatedV1<'a>),
-}
-
-impl ::serde::Serialize for CollectionProcessLeaveSupplierInstigated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> CollectionProcessLeaveSupplierInstigated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`CollectionProcessLeaveSupplierInstigated`](crate::events::collections::CollectionProcessLeaveSupplierInstigated): event type `collection_process.leave_supplier_instigated` in each of its payload versions.
+    pub enum CollectionProcessLeaveSupplierInstigated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CollectionProcessLeaveSupplierInstigatedV1<'a>),
     }
 }
 
@@ -250,31 +174,12 @@ pub struct CollectionProcessPausedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`CollectionProcessPaused`](crate::events::collections::CollectionProcessPaused): event type `collection_process.paused` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum CollectionProcessPaused<'a> {
-    /// Payload version `v1`.
-    V1(CollectionProcessPausedV1<'a>),
-}
-
-impl ::serde::Serialize for CollectionProcessPaused<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> CollectionProcessPaused<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`CollectionProcessPaused`](crate::events::collections::CollectionProcessPaused): event type `collection_process.paused` in each of its payload versions.
+    pub enum CollectionProcessPaused<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CollectionProcessPausedV1<'a>),
     }
 }
 
@@ -306,31 +211,12 @@ pub struct CollectionProcessRaisedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`CollectionProcessRaised`](crate::events::collections::CollectionProcessRaised): event type `collection_process.raised` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum CollectionProcessRaised<'a> {
-    /// Payload version `v1`.
-    V1(CollectionProcessRaisedV1<'a>),
-}
-
-impl ::serde::Serialize for CollectionProcessRaised<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> CollectionProcessRaised<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`CollectionProcessRaised`](crate::events::collections::CollectionProcessRaised): event type `collection_process.raised` in each of its payload versions.
+    pub enum CollectionProcessRaised<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CollectionProcessRaisedV1<'a>),
     }
 }
 
@@ -350,31 +236,12 @@ pub struct CollectionProcessReactivatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`CollectionProcessReactivated`](crate::events::collections::CollectionProcessReactivated): event type `collection_process.reactivated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum CollectionProcessReactivated<'a> {
-    /// Payload version `v1`.
-    V1(CollectionProcessReactivatedV1<'a>),
-}
-
-impl ::serde::Serialize for CollectionProcessReactivated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> CollectionProcessReactivated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`CollectionProcessReactivated`](crate::events::collections::CollectionProcessReactivated): event type `collection_process.reactivated` in each of its payload versions.
+    pub enum CollectionProcessReactivated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CollectionProcessReactivatedV1<'a>),
     }
 }
 
@@ -394,31 +261,12 @@ pub struct CollectionProcessRunTerminationRequestedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`CollectionProcessRunTerminationRequested`](crate::events::collections::CollectionProcessRunTerminationRequested): event type `collection_process.run_termination_requested` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum CollectionProcessRunTerminationRequested<'a> {
-    /// Payload version `v1`.
-    V1(CollectionProcessRunTerminationRequestedV1<'a>),
-}
-
-impl ::serde::Serialize for CollectionProcessRunTerminationRequested<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> CollectionProcessRunTerminationRequested<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`CollectionProcessRunTerminationRequested`](crate::events::collections::CollectionProcessRunTerminationRequested): event type `collection_process.run_termination_requested` in each of its payload versions.
+    pub enum CollectionProcessRunTerminationRequested<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CollectionProcessRunTerminationRequestedV1<'a>),
     }
 }
 
@@ -444,31 +292,12 @@ pub struct CollectionProcessUnpausedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`CollectionProcessUnpaused`](crate::events::collections::CollectionProcessUnpaused): event type `collection_process.unpaused` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum CollectionProcessUnpaused<'a> {
-    /// Payload version `v1`.
-    V1(CollectionProcessUnpausedV1<'a>),
-}
-
-impl ::serde::Serialize for CollectionProcessUnpaused<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> CollectionProcessUnpaused<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`CollectionProcessUnpaused`](crate::events::collections::CollectionProcessUnpaused): event type `collection_process.unpaused` in each of its payload versions.
+    pub enum CollectionProcessUnpaused<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CollectionProcessUnpausedV1<'a>),
     }
 }
 
@@ -513,35 +342,15 @@ pub struct CollectionProcessWithdrawnV2<'a> {
     ],
 );
 
-/// The borrowed view of [`CollectionProcessWithdrawn`](crate::events::collections::CollectionProcessWithdrawn): event type `collection_process.withdrawn` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum CollectionProcessWithdrawn<'a> {
-    /// Payload version `v1`.
-    V1(CollectionProcessWithdrawnV1<'a>),
-    /// Payload version `v2`.
-    V2(CollectionProcessWithdrawnV2<'a>),
-}
-
-impl ::serde::Serialize for CollectionProcessWithdrawn<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> CollectionProcessWithdrawn<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-            Self::V2(_) => "v2",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`CollectionProcessWithdrawn`](crate::events::collections::CollectionProcessWithdrawn): event type `collection_process.withdrawn` in each of its payload versions.
+    pub enum CollectionProcessWithdrawn<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CollectionProcessWithdrawnV1<'a>),
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(CollectionProcessWithdrawnV2<'a>),
     }
 }
 
@@ -567,31 +376,12 @@ pub struct CreditCheckCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`CreditCheckCreated`](crate::events::collections::CreditCheckCreated): event type `credit_check.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum CreditCheckCreated<'a> {
-    /// Payload version `v1`.
-    V1(CreditCheckCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for CreditCheckCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> CreditCheckCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`CreditCheckCreated`](crate::events::collections::CreditCheckCreated): event type `credit_check.created` in each of its payload versions.
+    pub enum CreditCheckCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CreditCheckCreatedV1<'a>),
     }
 }
 
@@ -617,31 +407,12 @@ pub struct DebtActioningAutomatedDebtWriteBackCompletedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`DebtActioningAutomatedDebtWriteBackCompleted`](crate::events::collections::DebtActioningAutomatedDebtWriteBackCompleted): event type `debt.actioning.automated_debt_write_back.completed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum DebtActioningAutomatedDebtWriteBackCompleted<'a> {
-    /// Payload version `v1`.
-    V1(DebtActioningAutomatedDebtWriteBackCompletedV1<'a>),
-}
-
-impl ::serde::Serialize for DebtActioningAutomatedDebtWriteBackCompleted<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> DebtActioningAutomatedDebtWriteBackCompleted<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`DebtActioningAutomatedDebtWriteBackCompleted`](crate::events::collections::DebtActioningAutomatedDebtWriteBackCompleted): event type `debt.actioning.automated_debt_write_back.completed` in each of its payload versions.
+    pub enum DebtActioningAutomatedDebtWriteBackCompleted<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DebtActioningAutomatedDebtWriteBackCompletedV1<'a>),
     }
 }
 
@@ -670,31 +441,12 @@ pub struct DebtActioningAutomatedDebtWriteBackFailedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`DebtActioningAutomatedDebtWriteBackFailed`](crate::events::collections::DebtActioningAutomatedDebtWriteBackFailed): event type `debt.actioning.automated_debt_write_back.failed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum DebtActioningAutomatedDebtWriteBackFailed<'a> {
-    /// Payload version `v1`.
-    V1(DebtActioningAutomatedDebtWriteBackFailedV1<'a>),
-}
-
-impl ::serde::Serialize for DebtActioningAutomatedDebtWriteBackFailed<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> DebtActioningAutomatedDebtWriteBackFailed<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`DebtActioningAutomatedDebtWriteBackFailed`](crate::events::collections::DebtActioningAutomatedDebtWriteBackFailed): event type `debt.actioning.automated_debt_write_back.failed` in each of its payload versions.
+    pub enum DebtActioningAutomatedDebtWriteBackFailed<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DebtActioningAutomatedDebtWriteBackFailedV1<'a>),
     }
 }
 
@@ -720,31 +472,12 @@ pub struct DebtActioningAutomatedDebtWriteBackSkippedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`DebtActioningAutomatedDebtWriteBackSkipped`](crate::events::collections::DebtActioningAutomatedDebtWriteBackSkipped): event type `debt.actioning.automated_debt_write_back.skipped` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum DebtActioningAutomatedDebtWriteBackSkipped<'a> {
-    /// Payload version `v1`.
-    V1(DebtActioningAutomatedDebtWriteBackSkippedV1<'a>),
-}
-
-impl ::serde::Serialize for DebtActioningAutomatedDebtWriteBackSkipped<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> DebtActioningAutomatedDebtWriteBackSkipped<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`DebtActioningAutomatedDebtWriteBackSkipped`](crate::events::collections::DebtActioningAutomatedDebtWriteBackSkipped): event type `debt.actioning.automated_debt_write_back.skipped` in each of its payload versions.
+    pub enum DebtActioningAutomatedDebtWriteBackSkipped<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DebtActioningAutomatedDebtWriteBackSkippedV1<'a>),
     }
 }
 
@@ -788,31 +521,12 @@ pub struct DelinquentDebtAllocationCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`DelinquentDebtAllocationCreated`](crate::events::collections::DelinquentDebtAllocationCreated): event type `delinquent_debt.allocation_created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum DelinquentDebtAllocationCreated<'a> {
-    /// Payload version `v1`.
-    V1(DelinquentDebtAllocationCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for DelinquentDebtAllocationCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> DelinquentDebtAllocationCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`DelinquentDebtAllocationCreated`](crate::events::collections::DelinquentDebtAllocationCreated): event type `delinquent_debt.allocation_created` in each of its payload versions.
+    pub enum DelinquentDebtAllocationCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DelinquentDebtAllocationCreatedV1<'a>),
     }
 }
 
@@ -869,35 +583,15 @@ pub struct DelinquentDebtPositionChangedV2<'a> {
     ],
 );
 
-/// The borrowed view of [`DelinquentDebtPositionChanged`](crate::events::collections::DelinquentDebtPositionChanged): event type `delinquent_debt.position_changed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum DelinquentDebtPositionChanged<'a> {
-    /// Payload version `v1`.
-    V1(DelinquentDebtPositionChangedV1<'a>),
-    /// Payload version `v2`.
-    V2(DelinquentDebtPositionChangedV2<'a>),
-}
-
-impl ::serde::Serialize for DelinquentDebtPositionChanged<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> DelinquentDebtPositionChanged<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-            Self::V2(_) => "v2",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`DelinquentDebtPositionChanged`](crate::events::collections::DelinquentDebtPositionChanged): event type `delinquent_debt.position_changed` in each of its payload versions.
+    pub enum DelinquentDebtPositionChanged<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DelinquentDebtPositionChangedV1<'a>),
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(DelinquentDebtPositionChangedV2<'a>),
     }
 }
 
@@ -932,31 +626,12 @@ pub struct DepositAgreementAcceptedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`DepositAgreementAccepted`](crate::events::collections::DepositAgreementAccepted): event type `deposit_agreement.accepted` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum DepositAgreementAccepted<'a> {
-    /// Payload version `v1`.
-    V1(DepositAgreementAcceptedV1<'a>),
-}
-
-impl ::serde::Serialize for DepositAgreementAccepted<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> DepositAgreementAccepted<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`DepositAgreementAccepted`](crate::events::collections::DepositAgreementAccepted): event type `deposit_agreement.accepted` in each of its payload versions.
+    pub enum DepositAgreementAccepted<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DepositAgreementAcceptedV1<'a>),
     }
 }
 
@@ -991,31 +666,12 @@ pub struct DepositAgreementFulfilledV1<'a> {
     ],
 );
 
-/// The borrowed view of [`DepositAgreementFulfilled`](crate::events::collections::DepositAgreementFulfilled): event type `deposit_agreement.fulfilled` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum DepositAgreementFulfilled<'a> {
-    /// Payload version `v1`.
-    V1(DepositAgreementFulfilledV1<'a>),
-}
-
-impl ::serde::Serialize for DepositAgreementFulfilled<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> DepositAgreementFulfilled<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`DepositAgreementFulfilled`](crate::events::collections::DepositAgreementFulfilled): event type `deposit_agreement.fulfilled` in each of its payload versions.
+    pub enum DepositAgreementFulfilled<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DepositAgreementFulfilledV1<'a>),
     }
 }
 
@@ -1053,31 +709,12 @@ pub struct DepositAgreementInstalmentReturnedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`DepositAgreementInstalmentReturned`](crate::events::collections::DepositAgreementInstalmentReturned): event type `deposit_agreement.instalment_returned` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum DepositAgreementInstalmentReturned<'a> {
-    /// Payload version `v1`.
-    V1(DepositAgreementInstalmentReturnedV1<'a>),
-}
-
-impl ::serde::Serialize for DepositAgreementInstalmentReturned<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> DepositAgreementInstalmentReturned<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`DepositAgreementInstalmentReturned`](crate::events::collections::DepositAgreementInstalmentReturned): event type `deposit_agreement.instalment_returned` in each of its payload versions.
+    pub enum DepositAgreementInstalmentReturned<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DepositAgreementInstalmentReturnedV1<'a>),
     }
 }
 
@@ -1112,31 +749,12 @@ pub struct DepositAgreementReturnedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`DepositAgreementReturned`](crate::events::collections::DepositAgreementReturned): event type `deposit_agreement.returned` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum DepositAgreementReturned<'a> {
-    /// Payload version `v1`.
-    V1(DepositAgreementReturnedV1<'a>),
-}
-
-impl ::serde::Serialize for DepositAgreementReturned<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> DepositAgreementReturned<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`DepositAgreementReturned`](crate::events::collections::DepositAgreementReturned): event type `deposit_agreement.returned` in each of its payload versions.
+    pub enum DepositAgreementReturned<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DepositAgreementReturnedV1<'a>),
     }
 }
 
@@ -1171,31 +789,12 @@ pub struct DepositAgreementWithdrawnV1<'a> {
     ],
 );
 
-/// The borrowed view of [`DepositAgreementWithdrawn`](crate::events::collections::DepositAgreementWithdrawn): event type `deposit_agreement.withdrawn` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum DepositAgreementWithdrawn<'a> {
-    /// Payload version `v1`.
-    V1(DepositAgreementWithdrawnV1<'a>),
-}
-
-impl ::serde::Serialize for DepositAgreementWithdrawn<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> DepositAgreementWithdrawn<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`DepositAgreementWithdrawn`](crate::events::collections::DepositAgreementWithdrawn): event type `deposit_agreement.withdrawn` in each of its payload versions.
+    pub enum DepositAgreementWithdrawn<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DepositAgreementWithdrawnV1<'a>),
     }
 }
 
@@ -1230,31 +829,12 @@ pub struct DunningPathPausedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`DunningPathPaused`](crate::events::collections::DunningPathPaused): event type `dunning_path_paused` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum DunningPathPaused<'a> {
-    /// Payload version `v1`.
-    V1(DunningPathPausedV1<'a>),
-}
-
-impl ::serde::Serialize for DunningPathPaused<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> DunningPathPaused<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`DunningPathPaused`](crate::events::collections::DunningPathPaused): event type `dunning_path_paused` in each of its payload versions.
+    pub enum DunningPathPaused<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DunningPathPausedV1<'a>),
     }
 }
 
@@ -1286,31 +866,12 @@ pub struct DunningPathStartedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`DunningPathStarted`](crate::events::collections::DunningPathStarted): event type `dunning_path_started` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum DunningPathStarted<'a> {
-    /// Payload version `v1`.
-    V1(DunningPathStartedV1<'a>),
-}
-
-impl ::serde::Serialize for DunningPathStarted<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> DunningPathStarted<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`DunningPathStarted`](crate::events::collections::DunningPathStarted): event type `dunning_path_started` in each of its payload versions.
+    pub enum DunningPathStarted<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DunningPathStartedV1<'a>),
     }
 }
 
@@ -1336,31 +897,12 @@ pub struct DunningPathUnpausedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`DunningPathUnpaused`](crate::events::collections::DunningPathUnpaused): event type `dunning_path_unpaused` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum DunningPathUnpaused<'a> {
-    /// Payload version `v1`.
-    V1(DunningPathUnpausedV1<'a>),
-}
-
-impl ::serde::Serialize for DunningPathUnpaused<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> DunningPathUnpaused<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`DunningPathUnpaused`](crate::events::collections::DunningPathUnpaused): event type `dunning_path_unpaused` in each of its payload versions.
+    pub enum DunningPathUnpaused<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DunningPathUnpausedV1<'a>),
     }
 }
 
@@ -1392,30 +934,11 @@ pub struct DunningPathWithdrawnV1<'a> {
     ],
 );
 
-/// The borrowed view of [`DunningPathWithdrawn`](crate::events::collections::DunningPathWithdrawn): event type `dunning_path_withdrawn` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum DunningPathWithdrawn<'a> {
-    /// Payload version `v1`.
-    V1(DunningPathWithdrawnV1<'a>),
-}
-
-impl ::serde::Serialize for DunningPathWithdrawn<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> DunningPathWithdrawn<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`DunningPathWithdrawn`](crate::events::collections::DunningPathWithdrawn): event type `dunning_path_withdrawn` in each of its payload versions.
+    pub enum DunningPathWithdrawn<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DunningPathWithdrawnV1<'a>),
     }
 }

@@ -35,31 +35,12 @@ pub struct CommsAccountCallUpdatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`CommsAccountCallUpdated`](crate::events::communications::CommsAccountCallUpdated): event type `comms.account-call.updated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum CommsAccountCallUpdated<'a> {
-    /// Payload version `v1`.
-    V1(CommsAccountCallUpdatedV1<'a>),
-}
-
-impl ::serde::Serialize for CommsAccountCallUpdated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> CommsAccountCallUpdated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`CommsAccountCallUpdated`](crate::events::communications::CommsAccountCallUpdated): event type `comms.account-call.updated` in each of its payload versions.
+    pub enum CommsAccountCallUpdated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CommsAccountCallUpdatedV1<'a>),
     }
 }
 
@@ -91,31 +72,12 @@ pub struct CommsCustomerEmailBouncedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`CommsCustomerEmailBounced`](crate::events::communications::CommsCustomerEmailBounced): event type `comms.customer_email_bounced` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum CommsCustomerEmailBounced<'a> {
-    /// Payload version `v1`.
-    V1(CommsCustomerEmailBouncedV1<'a>),
-}
-
-impl ::serde::Serialize for CommsCustomerEmailBounced<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> CommsCustomerEmailBounced<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`CommsCustomerEmailBounced`](crate::events::communications::CommsCustomerEmailBounced): event type `comms.customer_email_bounced` in each of its payload versions.
+    pub enum CommsCustomerEmailBounced<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CommsCustomerEmailBouncedV1<'a>),
     }
 }
 
@@ -153,31 +115,12 @@ pub struct CommsTranscriptionCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`CommsTranscriptionCreated`](crate::events::communications::CommsTranscriptionCreated): event type `comms.transcription.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum CommsTranscriptionCreated<'a> {
-    /// Payload version `v1`.
-    V1(CommsTranscriptionCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for CommsTranscriptionCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> CommsTranscriptionCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`CommsTranscriptionCreated`](crate::events::communications::CommsTranscriptionCreated): event type `comms.transcription.created` in each of its payload versions.
+    pub enum CommsTranscriptionCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CommsTranscriptionCreatedV1<'a>),
     }
 }
 
@@ -206,31 +149,12 @@ pub struct ComplaintsComplaintNewContactV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ComplaintsComplaintNewContact`](crate::events::communications::ComplaintsComplaintNewContact): event type `complaints.complaint.new-contact` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ComplaintsComplaintNewContact<'a> {
-    /// Payload version `v1`.
-    V1(ComplaintsComplaintNewContactV1<'a>),
-}
-
-impl ::serde::Serialize for ComplaintsComplaintNewContact<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ComplaintsComplaintNewContact<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ComplaintsComplaintNewContact`](crate::events::communications::ComplaintsComplaintNewContact): event type `complaints.complaint.new-contact` in each of its payload versions.
+    pub enum ComplaintsComplaintNewContact<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ComplaintsComplaintNewContactV1<'a>),
     }
 }
 
@@ -253,31 +177,12 @@ pub struct ComplaintsComplaintOpenedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ComplaintsComplaintOpened`](crate::events::communications::ComplaintsComplaintOpened): event type `complaints.complaint.opened` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ComplaintsComplaintOpened<'a> {
-    /// Payload version `v1`.
-    V1(ComplaintsComplaintOpenedV1<'a>),
-}
-
-impl ::serde::Serialize for ComplaintsComplaintOpened<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ComplaintsComplaintOpened<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ComplaintsComplaintOpened`](crate::events::communications::ComplaintsComplaintOpened): event type `complaints.complaint.opened` in each of its payload versions.
+    pub enum ComplaintsComplaintOpened<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ComplaintsComplaintOpenedV1<'a>),
     }
 }
 
@@ -303,31 +208,12 @@ pub struct ComplaintsDrpFinishedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ComplaintsDrpFinished`](crate::events::communications::ComplaintsDrpFinished): event type `complaints.drp.finished` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ComplaintsDrpFinished<'a> {
-    /// Payload version `v1`.
-    V1(ComplaintsDrpFinishedV1<'a>),
-}
-
-impl ::serde::Serialize for ComplaintsDrpFinished<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ComplaintsDrpFinished<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ComplaintsDrpFinished`](crate::events::communications::ComplaintsDrpFinished): event type `complaints.drp.finished` in each of its payload versions.
+    pub enum ComplaintsDrpFinished<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ComplaintsDrpFinishedV1<'a>),
     }
 }
 
@@ -353,31 +239,12 @@ pub struct ComplaintsDrpStartedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ComplaintsDrpStarted`](crate::events::communications::ComplaintsDrpStarted): event type `complaints.drp.started` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ComplaintsDrpStarted<'a> {
-    /// Payload version `v1`.
-    V1(ComplaintsDrpStartedV1<'a>),
-}
-
-impl ::serde::Serialize for ComplaintsDrpStarted<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ComplaintsDrpStarted<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ComplaintsDrpStarted`](crate::events::communications::ComplaintsDrpStarted): event type `complaints.drp.started` in each of its payload versions.
+    pub enum ComplaintsDrpStarted<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ComplaintsDrpStartedV1<'a>),
     }
 }
 
@@ -403,31 +270,12 @@ pub struct ComplexQuotingCostCalculationFinishedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ComplexQuotingCostCalculationFinished`](crate::events::communications::ComplexQuotingCostCalculationFinished): event type `complex_quoting.cost_calculation_finished` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ComplexQuotingCostCalculationFinished<'a> {
-    /// Payload version `v1`.
-    V1(ComplexQuotingCostCalculationFinishedV1<'a>),
-}
-
-impl ::serde::Serialize for ComplexQuotingCostCalculationFinished<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ComplexQuotingCostCalculationFinished<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ComplexQuotingCostCalculationFinished`](crate::events::communications::ComplexQuotingCostCalculationFinished): event type `complex_quoting.cost_calculation_finished` in each of its payload versions.
+    pub enum ComplexQuotingCostCalculationFinished<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ComplexQuotingCostCalculationFinishedV1<'a>),
     }
 }
 
@@ -450,31 +298,12 @@ pub struct ConsentsConsentCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ConsentsConsentCreated`](crate::events::communications::ConsentsConsentCreated): event type `consents.consent.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ConsentsConsentCreated<'a> {
-    /// Payload version `v1`.
-    V1(ConsentsConsentCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for ConsentsConsentCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ConsentsConsentCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ConsentsConsentCreated`](crate::events::communications::ConsentsConsentCreated): event type `consents.consent.created` in each of its payload versions.
+    pub enum ConsentsConsentCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ConsentsConsentCreatedV1<'a>),
     }
 }
 
@@ -497,31 +326,12 @@ pub struct ConsentsConsentUpdatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ConsentsConsentUpdated`](crate::events::communications::ConsentsConsentUpdated): event type `consents.consent.updated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ConsentsConsentUpdated<'a> {
-    /// Payload version `v1`.
-    V1(ConsentsConsentUpdatedV1<'a>),
-}
-
-impl ::serde::Serialize for ConsentsConsentUpdated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ConsentsConsentUpdated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ConsentsConsentUpdated`](crate::events::communications::ConsentsConsentUpdated): event type `consents.consent.updated` in each of its payload versions.
+    pub enum ConsentsConsentUpdated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ConsentsConsentUpdatedV1<'a>),
     }
 }
 
@@ -556,31 +366,12 @@ pub struct GoodsQuoteCreatedForAccountV1<'a> {
     ],
 );
 
-/// The borrowed view of [`GoodsQuoteCreatedForAccount`](crate::events::communications::GoodsQuoteCreatedForAccount): event type `goods.quote.created-for-account` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum GoodsQuoteCreatedForAccount<'a> {
-    /// Payload version `v1`.
-    V1(GoodsQuoteCreatedForAccountV1<'a>),
-}
-
-impl ::serde::Serialize for GoodsQuoteCreatedForAccount<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> GoodsQuoteCreatedForAccount<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`GoodsQuoteCreatedForAccount`](crate::events::communications::GoodsQuoteCreatedForAccount): event type `goods.quote.created-for-account` in each of its payload versions.
+    pub enum GoodsQuoteCreatedForAccount<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(GoodsQuoteCreatedForAccountV1<'a>),
     }
 }
 
@@ -612,31 +403,12 @@ pub struct GoodsQuoteCreatedWithoutAccountV1<'a> {
     ],
 );
 
-/// The borrowed view of [`GoodsQuoteCreatedWithoutAccount`](crate::events::communications::GoodsQuoteCreatedWithoutAccount): event type `goods.quote.created-without-account` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum GoodsQuoteCreatedWithoutAccount<'a> {
-    /// Payload version `v1`.
-    V1(GoodsQuoteCreatedWithoutAccountV1<'a>),
-}
-
-impl ::serde::Serialize for GoodsQuoteCreatedWithoutAccount<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> GoodsQuoteCreatedWithoutAccount<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`GoodsQuoteCreatedWithoutAccount`](crate::events::communications::GoodsQuoteCreatedWithoutAccount): event type `goods.quote.created-without-account` in each of its payload versions.
+    pub enum GoodsQuoteCreatedWithoutAccount<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(GoodsQuoteCreatedWithoutAccountV1<'a>),
     }
 }
 
@@ -662,31 +434,12 @@ pub struct LeadsLeadStageUpdatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LeadsLeadStageUpdated`](crate::events::communications::LeadsLeadStageUpdated): event type `leads.lead.stage-updated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LeadsLeadStageUpdated<'a> {
-    /// Payload version `v1`.
-    V1(LeadsLeadStageUpdatedV1<'a>),
-}
-
-impl ::serde::Serialize for LeadsLeadStageUpdated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LeadsLeadStageUpdated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LeadsLeadStageUpdated`](crate::events::communications::LeadsLeadStageUpdated): event type `leads.lead.stage-updated` in each of its payload versions.
+    pub enum LeadsLeadStageUpdated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LeadsLeadStageUpdatedV1<'a>),
     }
 }
 
@@ -712,31 +465,12 @@ pub struct LeadsOpportunityDocumentAttachedToOpportunityV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LeadsOpportunityDocumentAttachedToOpportunity`](crate::events::communications::LeadsOpportunityDocumentAttachedToOpportunity): event type `leads.opportunity.document-attached-to-opportunity` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LeadsOpportunityDocumentAttachedToOpportunity<'a> {
-    /// Payload version `v1`.
-    V1(LeadsOpportunityDocumentAttachedToOpportunityV1<'a>),
-}
-
-impl ::serde::Serialize for LeadsOpportunityDocumentAttachedToOpportunity<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LeadsOpportunityDocumentAttachedToOpportunity<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LeadsOpportunityDocumentAttachedToOpportunity`](crate::events::communications::LeadsOpportunityDocumentAttachedToOpportunity): event type `leads.opportunity.document-attached-to-opportunity` in each of its payload versions.
+    pub enum LeadsOpportunityDocumentAttachedToOpportunity<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LeadsOpportunityDocumentAttachedToOpportunityV1<'a>),
     }
 }
 
@@ -759,31 +493,12 @@ pub struct LeadsOpportunityOfferGroupCreatedV2<'a> {
     ],
 );
 
-/// The borrowed view of [`LeadsOpportunityOfferGroupCreated`](crate::events::communications::LeadsOpportunityOfferGroupCreated): event type `leads.opportunity.offer-group.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LeadsOpportunityOfferGroupCreated<'a> {
-    /// Payload version `v2`.
-    V2(LeadsOpportunityOfferGroupCreatedV2<'a>),
-}
-
-impl ::serde::Serialize for LeadsOpportunityOfferGroupCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LeadsOpportunityOfferGroupCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V2(_) => "v2",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LeadsOpportunityOfferGroupCreated`](crate::events::communications::LeadsOpportunityOfferGroupCreated): event type `leads.opportunity.offer-group.created` in each of its payload versions.
+    pub enum LeadsOpportunityOfferGroupCreated<'a> {
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(LeadsOpportunityOfferGroupCreatedV2<'a>),
     }
 }
 
@@ -812,31 +527,12 @@ pub struct LeadsOpportunityStageUpdatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LeadsOpportunityStageUpdated`](crate::events::communications::LeadsOpportunityStageUpdated): event type `leads.opportunity.stage-updated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LeadsOpportunityStageUpdated<'a> {
-    /// Payload version `v1`.
-    V1(LeadsOpportunityStageUpdatedV1<'a>),
-}
-
-impl ::serde::Serialize for LeadsOpportunityStageUpdated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LeadsOpportunityStageUpdated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LeadsOpportunityStageUpdated`](crate::events::communications::LeadsOpportunityStageUpdated): event type `leads.opportunity.stage-updated` in each of its payload versions.
+    pub enum LeadsOpportunityStageUpdated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LeadsOpportunityStageUpdatedV1<'a>),
     }
 }
 
@@ -859,30 +555,11 @@ pub struct MessagingPushNotificationTokenUnregisteredV1<'a> {
     ],
 );
 
-/// The borrowed view of [`MessagingPushNotificationTokenUnregistered`](crate::events::communications::MessagingPushNotificationTokenUnregistered): event type `messaging.push-notification.token-unregistered` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum MessagingPushNotificationTokenUnregistered<'a> {
-    /// Payload version `v1`.
-    V1(MessagingPushNotificationTokenUnregisteredV1<'a>),
-}
-
-impl ::serde::Serialize for MessagingPushNotificationTokenUnregistered<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> MessagingPushNotificationTokenUnregistered<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`MessagingPushNotificationTokenUnregistered`](crate::events::communications::MessagingPushNotificationTokenUnregistered): event type `messaging.push-notification.token-unregistered` in each of its payload versions.
+    pub enum MessagingPushNotificationTokenUnregistered<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MessagingPushNotificationTokenUnregisteredV1<'a>),
     }
 }

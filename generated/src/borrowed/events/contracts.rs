@@ -41,31 +41,12 @@ pub struct ContractGroupsCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ContractGroupsCreated`](crate::events::contracts::ContractGroupsCreated): event type `contract-groups.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ContractGroupsCreated<'a> {
-    /// Payload version `v1`.
-    V1(ContractGroupsCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for ContractGroupsCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ContractGroupsCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ContractGroupsCreated`](crate::events::contracts::ContractGroupsCreated): event type `contract-groups.created` in each of its payload versions.
+    pub enum ContractGroupsCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractGroupsCreatedV1<'a>),
     }
 }
 
@@ -93,31 +74,12 @@ pub struct ContractGroupsMembershipsChangedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ContractGroupsMembershipsChanged`](crate::events::contracts::ContractGroupsMembershipsChanged): event type `contract-groups.memberships-changed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ContractGroupsMembershipsChanged<'a> {
-    /// Payload version `v1`.
-    V1(ContractGroupsMembershipsChangedV1<'a>),
-}
-
-impl ::serde::Serialize for ContractGroupsMembershipsChanged<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ContractGroupsMembershipsChanged<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ContractGroupsMembershipsChanged`](crate::events::contracts::ContractGroupsMembershipsChanged): event type `contract-groups.memberships-changed` in each of its payload versions.
+    pub enum ContractGroupsMembershipsChanged<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractGroupsMembershipsChangedV1<'a>),
     }
 }
 
@@ -146,31 +108,12 @@ pub struct ContractGroupsVersionCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ContractGroupsVersionCreated`](crate::events::contracts::ContractGroupsVersionCreated): event type `contract-groups.version-created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ContractGroupsVersionCreated<'a> {
-    /// Payload version `v1`.
-    V1(ContractGroupsVersionCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for ContractGroupsVersionCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ContractGroupsVersionCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ContractGroupsVersionCreated`](crate::events::contracts::ContractGroupsVersionCreated): event type `contract-groups.version-created` in each of its payload versions.
+    pub enum ContractGroupsVersionCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractGroupsVersionCreatedV1<'a>),
     }
 }
 
@@ -199,31 +142,12 @@ pub struct ContractsActualizedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ContractsActualized`](crate::events::contracts::ContractsActualized): event type `contracts.actualized` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ContractsActualized<'a> {
-    /// Payload version `v1`.
-    V1(ContractsActualizedV1<'a>),
-}
-
-impl ::serde::Serialize for ContractsActualized<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ContractsActualized<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ContractsActualized`](crate::events::contracts::ContractsActualized): event type `contracts.actualized` in each of its payload versions.
+    pub enum ContractsActualized<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractsActualizedV1<'a>),
     }
 }
 
@@ -249,31 +173,12 @@ pub struct ContractsCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ContractsCreated`](crate::events::contracts::ContractsCreated): event type `contracts.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ContractsCreated<'a> {
-    /// Payload version `v1`.
-    V1(ContractsCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for ContractsCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ContractsCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ContractsCreated`](crate::events::contracts::ContractsCreated): event type `contracts.created` in each of its payload versions.
+    pub enum ContractsCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractsCreatedV1<'a>),
     }
 }
 
@@ -299,31 +204,12 @@ pub struct ContractsExpiredV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ContractsExpired`](crate::events::contracts::ContractsExpired): event type `contracts.expired` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ContractsExpired<'a> {
-    /// Payload version `v1`.
-    V1(ContractsExpiredV1<'a>),
-}
-
-impl ::serde::Serialize for ContractsExpired<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ContractsExpired<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ContractsExpired`](crate::events::contracts::ContractsExpired): event type `contracts.expired` in each of its payload versions.
+    pub enum ContractsExpired<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractsExpiredV1<'a>),
     }
 }
 
@@ -349,31 +235,12 @@ pub struct ContractsExpiryApproachingV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ContractsExpiryApproaching`](crate::events::contracts::ContractsExpiryApproaching): event type `contracts.expiry-approaching` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ContractsExpiryApproaching<'a> {
-    /// Payload version `v1`.
-    V1(ContractsExpiryApproachingV1<'a>),
-}
-
-impl ::serde::Serialize for ContractsExpiryApproaching<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ContractsExpiryApproaching<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ContractsExpiryApproaching`](crate::events::contracts::ContractsExpiryApproaching): event type `contracts.expiry-approaching` in each of its payload versions.
+    pub enum ContractsExpiryApproaching<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractsExpiryApproachingV1<'a>),
     }
 }
 
@@ -404,31 +271,12 @@ pub struct ContractsJourneysCreationStartedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ContractsJourneysCreationStarted`](crate::events::contracts::ContractsJourneysCreationStarted): event type `contracts.journeys.creation.started` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ContractsJourneysCreationStarted<'a> {
-    /// Payload version `v1`.
-    V1(ContractsJourneysCreationStartedV1<'a>),
-}
-
-impl ::serde::Serialize for ContractsJourneysCreationStarted<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ContractsJourneysCreationStarted<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ContractsJourneysCreationStarted`](crate::events::contracts::ContractsJourneysCreationStarted): event type `contracts.journeys.creation.started` in each of its payload versions.
+    pub enum ContractsJourneysCreationStarted<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractsJourneysCreationStartedV1<'a>),
     }
 }
 
@@ -459,31 +307,12 @@ pub struct ContractsJourneysTerminationStartedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ContractsJourneysTerminationStarted`](crate::events::contracts::ContractsJourneysTerminationStarted): event type `contracts.journeys.termination.started` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ContractsJourneysTerminationStarted<'a> {
-    /// Payload version `v1`.
-    V1(ContractsJourneysTerminationStartedV1<'a>),
-}
-
-impl ::serde::Serialize for ContractsJourneysTerminationStarted<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ContractsJourneysTerminationStarted<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ContractsJourneysTerminationStarted`](crate::events::contracts::ContractsJourneysTerminationStarted): event type `contracts.journeys.termination.started` in each of its payload versions.
+    pub enum ContractsJourneysTerminationStarted<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractsJourneysTerminationStartedV1<'a>),
     }
 }
 
@@ -509,31 +338,12 @@ pub struct ContractsJourneysVariationStartedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ContractsJourneysVariationStarted`](crate::events::contracts::ContractsJourneysVariationStarted): event type `contracts.journeys.variation.started` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ContractsJourneysVariationStarted<'a> {
-    /// Payload version `v1`.
-    V1(ContractsJourneysVariationStartedV1<'a>),
-}
-
-impl ::serde::Serialize for ContractsJourneysVariationStarted<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ContractsJourneysVariationStarted<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ContractsJourneysVariationStarted`](crate::events::contracts::ContractsJourneysVariationStarted): event type `contracts.journeys.variation.started` in each of its payload versions.
+    pub enum ContractsJourneysVariationStarted<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractsJourneysVariationStartedV1<'a>),
     }
 }
 
@@ -559,31 +369,12 @@ pub struct ContractsNovatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ContractsNovated`](crate::events::contracts::ContractsNovated): event type `contracts.novated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ContractsNovated<'a> {
-    /// Payload version `v1`.
-    V1(ContractsNovatedV1<'a>),
-}
-
-impl ::serde::Serialize for ContractsNovated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ContractsNovated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ContractsNovated`](crate::events::contracts::ContractsNovated): event type `contracts.novated` in each of its payload versions.
+    pub enum ContractsNovated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractsNovatedV1<'a>),
     }
 }
 
@@ -606,31 +397,12 @@ pub struct ContractsRescindedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ContractsRescinded`](crate::events::contracts::ContractsRescinded): event type `contracts.rescinded` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ContractsRescinded<'a> {
-    /// Payload version `v1`.
-    V1(ContractsRescindedV1<'a>),
-}
-
-impl ::serde::Serialize for ContractsRescinded<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ContractsRescinded<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ContractsRescinded`](crate::events::contracts::ContractsRescinded): event type `contracts.rescinded` in each of its payload versions.
+    pub enum ContractsRescinded<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractsRescindedV1<'a>),
     }
 }
 
@@ -653,31 +425,12 @@ pub struct ContractsRevokedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ContractsRevoked`](crate::events::contracts::ContractsRevoked): event type `contracts.revoked` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ContractsRevoked<'a> {
-    /// Payload version `v1`.
-    V1(ContractsRevokedV1<'a>),
-}
-
-impl ::serde::Serialize for ContractsRevoked<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ContractsRevoked<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ContractsRevoked`](crate::events::contracts::ContractsRevoked): event type `contracts.revoked` in each of its payload versions.
+    pub enum ContractsRevoked<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractsRevokedV1<'a>),
     }
 }
 
@@ -709,31 +462,12 @@ pub struct ContractsSubjectAmendedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ContractsSubjectAmended`](crate::events::contracts::ContractsSubjectAmended): event type `contracts.subject-amended` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ContractsSubjectAmended<'a> {
-    /// Payload version `v1`.
-    V1(ContractsSubjectAmendedV1<'a>),
-}
-
-impl ::serde::Serialize for ContractsSubjectAmended<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ContractsSubjectAmended<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ContractsSubjectAmended`](crate::events::contracts::ContractsSubjectAmended): event type `contracts.subject-amended` in each of its payload versions.
+    pub enum ContractsSubjectAmended<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractsSubjectAmendedV1<'a>),
     }
 }
 
@@ -756,31 +490,12 @@ pub struct ContractsTerminatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ContractsTerminated`](crate::events::contracts::ContractsTerminated): event type `contracts.terminated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ContractsTerminated<'a> {
-    /// Payload version `v1`.
-    V1(ContractsTerminatedV1<'a>),
-}
-
-impl ::serde::Serialize for ContractsTerminated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ContractsTerminated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ContractsTerminated`](crate::events::contracts::ContractsTerminated): event type `contracts.terminated` in each of its payload versions.
+    pub enum ContractsTerminated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractsTerminatedV1<'a>),
     }
 }
 
@@ -803,30 +518,11 @@ pub struct ContractsTermsVariedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ContractsTermsVaried`](crate::events::contracts::ContractsTermsVaried): event type `contracts.terms-varied` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ContractsTermsVaried<'a> {
-    /// Payload version `v1`.
-    V1(ContractsTermsVariedV1<'a>),
-}
-
-impl ::serde::Serialize for ContractsTermsVaried<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ContractsTermsVaried<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ContractsTermsVaried`](crate::events::contracts::ContractsTermsVaried): event type `contracts.terms-varied` in each of its payload versions.
+    pub enum ContractsTermsVaried<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ContractsTermsVariedV1<'a>),
     }
 }

@@ -23,31 +23,12 @@ pub struct InkActionsRunV1<'a> {
     ],
 );
 
-/// The borrowed view of [`InkActionsRun`](crate::events::conversations::InkActionsRun): event type `ink.actions.run` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum InkActionsRun<'a> {
-    /// Payload version `v1`.
-    V1(InkActionsRunV1<'a>),
-}
-
-impl ::serde::Serialize for InkActionsRun<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> InkActionsRun<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`InkActionsRun`](crate::events::conversations::InkActionsRun): event type `ink.actions.run` in each of its payload versions.
+    pub enum InkActionsRun<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkActionsRunV1<'a>),
     }
 }
 
@@ -76,31 +57,12 @@ pub struct InkContentInboundMessageTaggedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`InkContentInboundMessageTagged`](crate::events::conversations::InkContentInboundMessageTagged): event type `ink.content.inbound-message-tagged` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum InkContentInboundMessageTagged<'a> {
-    /// Payload version `v1`.
-    V1(InkContentInboundMessageTaggedV1<'a>),
-}
-
-impl ::serde::Serialize for InkContentInboundMessageTagged<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> InkContentInboundMessageTagged<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`InkContentInboundMessageTagged`](crate::events::conversations::InkContentInboundMessageTagged): event type `ink.content.inbound-message-tagged` in each of its payload versions.
+    pub enum InkContentInboundMessageTagged<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkContentInboundMessageTaggedV1<'a>),
     }
 }
 
@@ -135,31 +97,12 @@ pub struct InkConversationAssignedToBucketV1<'a> {
     ],
 );
 
-/// The borrowed view of [`InkConversationAssignedToBucket`](crate::events::conversations::InkConversationAssignedToBucket): event type `ink.conversation.assigned_to_bucket` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum InkConversationAssignedToBucket<'a> {
-    /// Payload version `v1`.
-    V1(InkConversationAssignedToBucketV1<'a>),
-}
-
-impl ::serde::Serialize for InkConversationAssignedToBucket<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> InkConversationAssignedToBucket<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`InkConversationAssignedToBucket`](crate::events::conversations::InkConversationAssignedToBucket): event type `ink.conversation.assigned_to_bucket` in each of its payload versions.
+    pub enum InkConversationAssignedToBucket<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkConversationAssignedToBucketV1<'a>),
     }
 }
 
@@ -185,31 +128,12 @@ pub struct InkConversationAssignedToTimelineV1<'a> {
     ],
 );
 
-/// The borrowed view of [`InkConversationAssignedToTimeline`](crate::events::conversations::InkConversationAssignedToTimeline): event type `ink.conversation.assigned_to_timeline` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum InkConversationAssignedToTimeline<'a> {
-    /// Payload version `v1`.
-    V1(InkConversationAssignedToTimelineV1<'a>),
-}
-
-impl ::serde::Serialize for InkConversationAssignedToTimeline<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> InkConversationAssignedToTimeline<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`InkConversationAssignedToTimeline`](crate::events::conversations::InkConversationAssignedToTimeline): event type `ink.conversation.assigned_to_timeline` in each of its payload versions.
+    pub enum InkConversationAssignedToTimeline<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkConversationAssignedToTimelineV1<'a>),
     }
 }
 
@@ -250,31 +174,12 @@ pub struct InkConversationAwaitCustomerReplyV1<'a> {
     ],
 );
 
-/// The borrowed view of [`InkConversationAwaitCustomerReply`](crate::events::conversations::InkConversationAwaitCustomerReply): event type `ink.conversation.await_customer_reply` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum InkConversationAwaitCustomerReply<'a> {
-    /// Payload version `v1`.
-    V1(InkConversationAwaitCustomerReplyV1<'a>),
-}
-
-impl ::serde::Serialize for InkConversationAwaitCustomerReply<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> InkConversationAwaitCustomerReply<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`InkConversationAwaitCustomerReply`](crate::events::conversations::InkConversationAwaitCustomerReply): event type `ink.conversation.await_customer_reply` in each of its payload versions.
+    pub enum InkConversationAwaitCustomerReply<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkConversationAwaitCustomerReplyV1<'a>),
     }
 }
 
@@ -321,31 +226,12 @@ pub struct InkConversationClosedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`InkConversationClosed`](crate::events::conversations::InkConversationClosed): event type `ink.conversation.closed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum InkConversationClosed<'a> {
-    /// Payload version `v1`.
-    V1(InkConversationClosedV1<'a>),
-}
-
-impl ::serde::Serialize for InkConversationClosed<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> InkConversationClosed<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`InkConversationClosed`](crate::events::conversations::InkConversationClosed): event type `ink.conversation.closed` in each of its payload versions.
+    pub enum InkConversationClosed<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkConversationClosedV1<'a>),
     }
 }
 
@@ -392,31 +278,12 @@ pub struct InkConversationOpenStatusChangedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`InkConversationOpenStatusChanged`](crate::events::conversations::InkConversationOpenStatusChanged): event type `ink.conversation.open_status_changed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum InkConversationOpenStatusChanged<'a> {
-    /// Payload version `v1`.
-    V1(InkConversationOpenStatusChangedV1<'a>),
-}
-
-impl ::serde::Serialize for InkConversationOpenStatusChanged<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> InkConversationOpenStatusChanged<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`InkConversationOpenStatusChanged`](crate::events::conversations::InkConversationOpenStatusChanged): event type `ink.conversation.open_status_changed` in each of its payload versions.
+    pub enum InkConversationOpenStatusChanged<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkConversationOpenStatusChangedV1<'a>),
     }
 }
 
@@ -457,31 +324,12 @@ pub struct InkConversationOpenedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`InkConversationOpened`](crate::events::conversations::InkConversationOpened): event type `ink.conversation.opened` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum InkConversationOpened<'a> {
-    /// Payload version `v1`.
-    V1(InkConversationOpenedV1<'a>),
-}
-
-impl ::serde::Serialize for InkConversationOpened<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> InkConversationOpened<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`InkConversationOpened`](crate::events::conversations::InkConversationOpened): event type `ink.conversation.opened` in each of its payload versions.
+    pub enum InkConversationOpened<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkConversationOpenedV1<'a>),
     }
 }
 
@@ -531,31 +379,12 @@ pub struct InkConversationPriorityChangedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`InkConversationPriorityChanged`](crate::events::conversations::InkConversationPriorityChanged): event type `ink.conversation.priority.changed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum InkConversationPriorityChanged<'a> {
-    /// Payload version `v1`.
-    V1(InkConversationPriorityChangedV1<'a>),
-}
-
-impl ::serde::Serialize for InkConversationPriorityChanged<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> InkConversationPriorityChanged<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`InkConversationPriorityChanged`](crate::events::conversations::InkConversationPriorityChanged): event type `ink.conversation.priority.changed` in each of its payload versions.
+    pub enum InkConversationPriorityChanged<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkConversationPriorityChangedV1<'a>),
     }
 }
 
@@ -602,31 +431,12 @@ pub struct InkConversationSnoozedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`InkConversationSnoozed`](crate::events::conversations::InkConversationSnoozed): event type `ink.conversation.snoozed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum InkConversationSnoozed<'a> {
-    /// Payload version `v1`.
-    V1(InkConversationSnoozedV1<'a>),
-}
-
-impl ::serde::Serialize for InkConversationSnoozed<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> InkConversationSnoozed<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`InkConversationSnoozed`](crate::events::conversations::InkConversationSnoozed): event type `ink.conversation.snoozed` in each of its payload versions.
+    pub enum InkConversationSnoozed<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkConversationSnoozedV1<'a>),
     }
 }
 
@@ -661,31 +471,12 @@ pub struct InkConversationUnassignedFromBucketV1<'a> {
     ],
 );
 
-/// The borrowed view of [`InkConversationUnassignedFromBucket`](crate::events::conversations::InkConversationUnassignedFromBucket): event type `ink.conversation.unassigned_from_bucket` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum InkConversationUnassignedFromBucket<'a> {
-    /// Payload version `v1`.
-    V1(InkConversationUnassignedFromBucketV1<'a>),
-}
-
-impl ::serde::Serialize for InkConversationUnassignedFromBucket<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> InkConversationUnassignedFromBucket<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`InkConversationUnassignedFromBucket`](crate::events::conversations::InkConversationUnassignedFromBucket): event type `ink.conversation.unassigned_from_bucket` in each of its payload versions.
+    pub enum InkConversationUnassignedFromBucket<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkConversationUnassignedFromBucketV1<'a>),
     }
 }
 
@@ -711,31 +502,12 @@ pub struct InkConversationUnassignedFromTimelineV1<'a> {
     ],
 );
 
-/// The borrowed view of [`InkConversationUnassignedFromTimeline`](crate::events::conversations::InkConversationUnassignedFromTimeline): event type `ink.conversation.unassigned_from_timeline` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum InkConversationUnassignedFromTimeline<'a> {
-    /// Payload version `v1`.
-    V1(InkConversationUnassignedFromTimelineV1<'a>),
-}
-
-impl ::serde::Serialize for InkConversationUnassignedFromTimeline<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> InkConversationUnassignedFromTimeline<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`InkConversationUnassignedFromTimeline`](crate::events::conversations::InkConversationUnassignedFromTimeline): event type `ink.conversation.unassigned_from_timeline` in each of its payload versions.
+    pub enum InkConversationUnassignedFromTimeline<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkConversationUnassignedFromTimelineV1<'a>),
     }
 }
 
@@ -761,31 +533,12 @@ pub struct InkLiveChatClosedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`InkLiveChatClosed`](crate::events::conversations::InkLiveChatClosed): event type `ink.live-chat.closed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum InkLiveChatClosed<'a> {
-    /// Payload version `v1`.
-    V1(InkLiveChatClosedV1<'a>),
-}
-
-impl ::serde::Serialize for InkLiveChatClosed<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> InkLiveChatClosed<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`InkLiveChatClosed`](crate::events::conversations::InkLiveChatClosed): event type `ink.live-chat.closed` in each of its payload versions.
+    pub enum InkLiveChatClosed<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkLiveChatClosedV1<'a>),
     }
 }
 
@@ -805,31 +558,12 @@ pub struct InkLiveChatInitiatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`InkLiveChatInitiated`](crate::events::conversations::InkLiveChatInitiated): event type `ink.live-chat.initiated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum InkLiveChatInitiated<'a> {
-    /// Payload version `v1`.
-    V1(InkLiveChatInitiatedV1<'a>),
-}
-
-impl ::serde::Serialize for InkLiveChatInitiated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> InkLiveChatInitiated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`InkLiveChatInitiated`](crate::events::conversations::InkLiveChatInitiated): event type `ink.live-chat.initiated` in each of its payload versions.
+    pub enum InkLiveChatInitiated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkLiveChatInitiatedV1<'a>),
     }
 }
 
@@ -849,31 +583,12 @@ pub struct InkLiveChatMessagesOutboundMessageCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`InkLiveChatMessagesOutboundMessageCreated`](crate::events::conversations::InkLiveChatMessagesOutboundMessageCreated): event type `ink.live-chat.messages.outbound-message-created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum InkLiveChatMessagesOutboundMessageCreated<'a> {
-    /// Payload version `v1`.
-    V1(InkLiveChatMessagesOutboundMessageCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for InkLiveChatMessagesOutboundMessageCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> InkLiveChatMessagesOutboundMessageCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`InkLiveChatMessagesOutboundMessageCreated`](crate::events::conversations::InkLiveChatMessagesOutboundMessageCreated): event type `ink.live-chat.messages.outbound-message-created` in each of its payload versions.
+    pub enum InkLiveChatMessagesOutboundMessageCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkLiveChatMessagesOutboundMessageCreatedV1<'a>),
     }
 }
 
@@ -902,31 +617,12 @@ pub struct InkMessageAttachmentSafeV1<'a> {
     ],
 );
 
-/// The borrowed view of [`InkMessageAttachmentSafe`](crate::events::conversations::InkMessageAttachmentSafe): event type `ink.message_attachment.safe` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum InkMessageAttachmentSafe<'a> {
-    /// Payload version `v1`.
-    V1(InkMessageAttachmentSafeV1<'a>),
-}
-
-impl ::serde::Serialize for InkMessageAttachmentSafe<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> InkMessageAttachmentSafe<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`InkMessageAttachmentSafe`](crate::events::conversations::InkMessageAttachmentSafe): event type `ink.message_attachment.safe` in each of its payload versions.
+    pub enum InkMessageAttachmentSafe<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkMessageAttachmentSafeV1<'a>),
     }
 }
 
@@ -955,31 +651,12 @@ pub struct InkMessageAttachmentUnsafeV1<'a> {
     ],
 );
 
-/// The borrowed view of [`InkMessageAttachmentUnsafe`](crate::events::conversations::InkMessageAttachmentUnsafe): event type `ink.message_attachment.unsafe` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum InkMessageAttachmentUnsafe<'a> {
-    /// Payload version `v1`.
-    V1(InkMessageAttachmentUnsafeV1<'a>),
-}
-
-impl ::serde::Serialize for InkMessageAttachmentUnsafe<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> InkMessageAttachmentUnsafe<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`InkMessageAttachmentUnsafe`](crate::events::conversations::InkMessageAttachmentUnsafe): event type `ink.message_attachment.unsafe` in each of its payload versions.
+    pub enum InkMessageAttachmentUnsafe<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkMessageAttachmentUnsafeV1<'a>),
     }
 }
 
@@ -1005,31 +682,12 @@ pub struct InkMessagesInboundEmailMigrationV1<'a> {
     ],
 );
 
-/// The borrowed view of [`InkMessagesInboundEmailMigration`](crate::events::conversations::InkMessagesInboundEmailMigration): event type `ink.messages.inbound-email-migration` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum InkMessagesInboundEmailMigration<'a> {
-    /// Payload version `v1`.
-    V1(InkMessagesInboundEmailMigrationV1<'a>),
-}
-
-impl ::serde::Serialize for InkMessagesInboundEmailMigration<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> InkMessagesInboundEmailMigration<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`InkMessagesInboundEmailMigration`](crate::events::conversations::InkMessagesInboundEmailMigration): event type `ink.messages.inbound-email-migration` in each of its payload versions.
+    pub enum InkMessagesInboundEmailMigration<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkMessagesInboundEmailMigrationV1<'a>),
     }
 }
 
@@ -1055,31 +713,12 @@ pub struct InkMessagesInboundMessageCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`InkMessagesInboundMessageCreated`](crate::events::conversations::InkMessagesInboundMessageCreated): event type `ink.messages.inbound-message-created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum InkMessagesInboundMessageCreated<'a> {
-    /// Payload version `v1`.
-    V1(InkMessagesInboundMessageCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for InkMessagesInboundMessageCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> InkMessagesInboundMessageCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`InkMessagesInboundMessageCreated`](crate::events::conversations::InkMessagesInboundMessageCreated): event type `ink.messages.inbound-message-created` in each of its payload versions.
+    pub enum InkMessagesInboundMessageCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkMessagesInboundMessageCreatedV1<'a>),
     }
 }
 
@@ -1108,31 +747,12 @@ pub struct InkMessagesInboundMessageIngestedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`InkMessagesInboundMessageIngested`](crate::events::conversations::InkMessagesInboundMessageIngested): event type `ink.messages.inbound-message-ingested` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum InkMessagesInboundMessageIngested<'a> {
-    /// Payload version `v1`.
-    V1(InkMessagesInboundMessageIngestedV1<'a>),
-}
-
-impl ::serde::Serialize for InkMessagesInboundMessageIngested<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> InkMessagesInboundMessageIngested<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`InkMessagesInboundMessageIngested`](crate::events::conversations::InkMessagesInboundMessageIngested): event type `ink.messages.inbound-message-ingested` in each of its payload versions.
+    pub enum InkMessagesInboundMessageIngested<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkMessagesInboundMessageIngestedV1<'a>),
     }
 }
 
@@ -1158,31 +778,12 @@ pub struct InkMessagesOutboundMessageCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`InkMessagesOutboundMessageCreated`](crate::events::conversations::InkMessagesOutboundMessageCreated): event type `ink.messages.outbound-message-created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum InkMessagesOutboundMessageCreated<'a> {
-    /// Payload version `v1`.
-    V1(InkMessagesOutboundMessageCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for InkMessagesOutboundMessageCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> InkMessagesOutboundMessageCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`InkMessagesOutboundMessageCreated`](crate::events::conversations::InkMessagesOutboundMessageCreated): event type `ink.messages.outbound-message-created` in each of its payload versions.
+    pub enum InkMessagesOutboundMessageCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkMessagesOutboundMessageCreatedV1<'a>),
     }
 }
 
@@ -1208,31 +809,12 @@ pub struct InkMessagesOutboundMessageFailedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`InkMessagesOutboundMessageFailed`](crate::events::conversations::InkMessagesOutboundMessageFailed): event type `ink.messages.outbound-message-failed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum InkMessagesOutboundMessageFailed<'a> {
-    /// Payload version `v1`.
-    V1(InkMessagesOutboundMessageFailedV1<'a>),
-}
-
-impl ::serde::Serialize for InkMessagesOutboundMessageFailed<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> InkMessagesOutboundMessageFailed<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`InkMessagesOutboundMessageFailed`](crate::events::conversations::InkMessagesOutboundMessageFailed): event type `ink.messages.outbound-message-failed` in each of its payload versions.
+    pub enum InkMessagesOutboundMessageFailed<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkMessagesOutboundMessageFailedV1<'a>),
     }
 }
 
@@ -1258,31 +840,12 @@ pub struct InkMessagesPhishingReportDismissedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`InkMessagesPhishingReportDismissed`](crate::events::conversations::InkMessagesPhishingReportDismissed): event type `ink.messages.phishing-report-dismissed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum InkMessagesPhishingReportDismissed<'a> {
-    /// Payload version `v1`.
-    V1(InkMessagesPhishingReportDismissedV1<'a>),
-}
-
-impl ::serde::Serialize for InkMessagesPhishingReportDismissed<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> InkMessagesPhishingReportDismissed<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`InkMessagesPhishingReportDismissed`](crate::events::conversations::InkMessagesPhishingReportDismissed): event type `ink.messages.phishing-report-dismissed` in each of its payload versions.
+    pub enum InkMessagesPhishingReportDismissed<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkMessagesPhishingReportDismissedV1<'a>),
     }
 }
 
@@ -1308,31 +871,12 @@ pub struct InkMessagesReportedPhishingV1<'a> {
     ],
 );
 
-/// The borrowed view of [`InkMessagesReportedPhishing`](crate::events::conversations::InkMessagesReportedPhishing): event type `ink.messages.reported-phishing` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum InkMessagesReportedPhishing<'a> {
-    /// Payload version `v1`.
-    V1(InkMessagesReportedPhishingV1<'a>),
-}
-
-impl ::serde::Serialize for InkMessagesReportedPhishing<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> InkMessagesReportedPhishing<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`InkMessagesReportedPhishing`](crate::events::conversations::InkMessagesReportedPhishing): event type `ink.messages.reported-phishing` in each of its payload versions.
+    pub enum InkMessagesReportedPhishing<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkMessagesReportedPhishingV1<'a>),
     }
 }
 
@@ -1358,31 +902,12 @@ pub struct InkMessagesReportedSpamV1<'a> {
     ],
 );
 
-/// The borrowed view of [`InkMessagesReportedSpam`](crate::events::conversations::InkMessagesReportedSpam): event type `ink.messages.reported-spam` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum InkMessagesReportedSpam<'a> {
-    /// Payload version `v1`.
-    V1(InkMessagesReportedSpamV1<'a>),
-}
-
-impl ::serde::Serialize for InkMessagesReportedSpam<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> InkMessagesReportedSpam<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`InkMessagesReportedSpam`](crate::events::conversations::InkMessagesReportedSpam): event type `ink.messages.reported-spam` in each of its payload versions.
+    pub enum InkMessagesReportedSpam<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkMessagesReportedSpamV1<'a>),
     }
 }
 
@@ -1408,30 +933,11 @@ pub struct InkMessagesSpamReportDismissedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`InkMessagesSpamReportDismissed`](crate::events::conversations::InkMessagesSpamReportDismissed): event type `ink.messages.spam-report-dismissed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum InkMessagesSpamReportDismissed<'a> {
-    /// Payload version `v1`.
-    V1(InkMessagesSpamReportDismissedV1<'a>),
-}
-
-impl ::serde::Serialize for InkMessagesSpamReportDismissed<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> InkMessagesSpamReportDismissed<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`InkMessagesSpamReportDismissed`](crate::events::conversations::InkMessagesSpamReportDismissed): event type `ink.messages.spam-report-dismissed` in each of its payload versions.
+    pub enum InkMessagesSpamReportDismissed<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(InkMessagesSpamReportDismissedV1<'a>),
     }
 }

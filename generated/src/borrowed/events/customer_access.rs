@@ -20,31 +20,12 @@ pub struct CustomerAccessPartnerRolesCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`CustomerAccessPartnerRolesCreated`](crate::events::customer_access::CustomerAccessPartnerRolesCreated): event type `customer_access.partner_roles.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum CustomerAccessPartnerRolesCreated<'a> {
-    /// Payload version `v1`.
-    V1(CustomerAccessPartnerRolesCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for CustomerAccessPartnerRolesCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> CustomerAccessPartnerRolesCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`CustomerAccessPartnerRolesCreated`](crate::events::customer_access::CustomerAccessPartnerRolesCreated): event type `customer_access.partner_roles.created` in each of its payload versions.
+    pub enum CustomerAccessPartnerRolesCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CustomerAccessPartnerRolesCreatedV1<'a>),
     }
 }
 
@@ -75,31 +56,12 @@ pub struct CustomerAccessPartnerRolesUpdatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`CustomerAccessPartnerRolesUpdated`](crate::events::customer_access::CustomerAccessPartnerRolesUpdated): event type `customer_access.partner_roles.updated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum CustomerAccessPartnerRolesUpdated<'a> {
-    /// Payload version `v1`.
-    V1(CustomerAccessPartnerRolesUpdatedV1<'a>),
-}
-
-impl ::serde::Serialize for CustomerAccessPartnerRolesUpdated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> CustomerAccessPartnerRolesUpdated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`CustomerAccessPartnerRolesUpdated`](crate::events::customer_access::CustomerAccessPartnerRolesUpdated): event type `customer_access.partner_roles.updated` in each of its payload versions.
+    pub enum CustomerAccessPartnerRolesUpdated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CustomerAccessPartnerRolesUpdatedV1<'a>),
     }
 }
 
@@ -122,31 +84,12 @@ pub struct CustomerAccessPartnerUserRolesCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`CustomerAccessPartnerUserRolesCreated`](crate::events::customer_access::CustomerAccessPartnerUserRolesCreated): event type `customer_access.partner_user_roles.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum CustomerAccessPartnerUserRolesCreated<'a> {
-    /// Payload version `v1`.
-    V1(CustomerAccessPartnerUserRolesCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for CustomerAccessPartnerUserRolesCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> CustomerAccessPartnerUserRolesCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`CustomerAccessPartnerUserRolesCreated`](crate::events::customer_access::CustomerAccessPartnerUserRolesCreated): event type `customer_access.partner_user_roles.created` in each of its payload versions.
+    pub enum CustomerAccessPartnerUserRolesCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CustomerAccessPartnerUserRolesCreatedV1<'a>),
     }
 }
 
@@ -177,31 +120,12 @@ pub struct CustomerAccessPartnerUserRolesUpdatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`CustomerAccessPartnerUserRolesUpdated`](crate::events::customer_access::CustomerAccessPartnerUserRolesUpdated): event type `customer_access.partner_user_roles.updated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum CustomerAccessPartnerUserRolesUpdated<'a> {
-    /// Payload version `v1`.
-    V1(CustomerAccessPartnerUserRolesUpdatedV1<'a>),
-}
-
-impl ::serde::Serialize for CustomerAccessPartnerUserRolesUpdated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> CustomerAccessPartnerUserRolesUpdated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`CustomerAccessPartnerUserRolesUpdated`](crate::events::customer_access::CustomerAccessPartnerUserRolesUpdated): event type `customer_access.partner_user_roles.updated` in each of its payload versions.
+    pub enum CustomerAccessPartnerUserRolesUpdated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CustomerAccessPartnerUserRolesUpdatedV1<'a>),
     }
 }
 
@@ -227,31 +151,12 @@ pub struct CustomerAccessUserRolesCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`CustomerAccessUserRolesCreated`](crate::events::customer_access::CustomerAccessUserRolesCreated): event type `customer_access.user_roles.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum CustomerAccessUserRolesCreated<'a> {
-    /// Payload version `v1`.
-    V1(CustomerAccessUserRolesCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for CustomerAccessUserRolesCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> CustomerAccessUserRolesCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`CustomerAccessUserRolesCreated`](crate::events::customer_access::CustomerAccessUserRolesCreated): event type `customer_access.user_roles.created` in each of its payload versions.
+    pub enum CustomerAccessUserRolesCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CustomerAccessUserRolesCreatedV1<'a>),
     }
 }
 
@@ -282,31 +187,12 @@ pub struct CustomerAccessUserRolesUpdatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`CustomerAccessUserRolesUpdated`](crate::events::customer_access::CustomerAccessUserRolesUpdated): event type `customer_access.user_roles.updated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum CustomerAccessUserRolesUpdated<'a> {
-    /// Payload version `v1`.
-    V1(CustomerAccessUserRolesUpdatedV1<'a>),
-}
-
-impl ::serde::Serialize for CustomerAccessUserRolesUpdated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> CustomerAccessUserRolesUpdated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`CustomerAccessUserRolesUpdated`](crate::events::customer_access::CustomerAccessUserRolesUpdated): event type `customer_access.user_roles.updated` in each of its payload versions.
+    pub enum CustomerAccessUserRolesUpdated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(CustomerAccessUserRolesUpdatedV1<'a>),
     }
 }
 

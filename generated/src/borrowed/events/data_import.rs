@@ -23,31 +23,12 @@ pub struct DataImportImportProcessCancelledV1<'a> {
     ],
 );
 
-/// The borrowed view of [`DataImportImportProcessCancelled`](crate::events::data_import::DataImportImportProcessCancelled): event type `data_import.import_process.cancelled` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum DataImportImportProcessCancelled<'a> {
-    /// Payload version `v1`.
-    V1(DataImportImportProcessCancelledV1<'a>),
-}
-
-impl ::serde::Serialize for DataImportImportProcessCancelled<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> DataImportImportProcessCancelled<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`DataImportImportProcessCancelled`](crate::events::data_import::DataImportImportProcessCancelled): event type `data_import.import_process.cancelled` in each of its payload versions.
+    pub enum DataImportImportProcessCancelled<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DataImportImportProcessCancelledV1<'a>),
     }
 }
 
@@ -73,31 +54,12 @@ pub struct DataImportImportProcessCompleteV1<'a> {
     ],
 );
 
-/// The borrowed view of [`DataImportImportProcessComplete`](crate::events::data_import::DataImportImportProcessComplete): event type `data_import.import_process.complete` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum DataImportImportProcessComplete<'a> {
-    /// Payload version `v1`.
-    V1(DataImportImportProcessCompleteV1<'a>),
-}
-
-impl ::serde::Serialize for DataImportImportProcessComplete<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> DataImportImportProcessComplete<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`DataImportImportProcessComplete`](crate::events::data_import::DataImportImportProcessComplete): event type `data_import.import_process.complete` in each of its payload versions.
+    pub enum DataImportImportProcessComplete<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DataImportImportProcessCompleteV1<'a>),
     }
 }
 
@@ -120,31 +82,12 @@ pub struct DataImportImportProcessDryRunCompleteV1<'a> {
     ],
 );
 
-/// The borrowed view of [`DataImportImportProcessDryRunComplete`](crate::events::data_import::DataImportImportProcessDryRunComplete): event type `data_import.import_process.dry_run_complete` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum DataImportImportProcessDryRunComplete<'a> {
-    /// Payload version `v1`.
-    V1(DataImportImportProcessDryRunCompleteV1<'a>),
-}
-
-impl ::serde::Serialize for DataImportImportProcessDryRunComplete<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> DataImportImportProcessDryRunComplete<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`DataImportImportProcessDryRunComplete`](crate::events::data_import::DataImportImportProcessDryRunComplete): event type `data_import.import_process.dry_run_complete` in each of its payload versions.
+    pub enum DataImportImportProcessDryRunComplete<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DataImportImportProcessDryRunCompleteV1<'a>),
     }
 }
 
@@ -173,31 +116,12 @@ pub struct DataImportImportProcessDryRunErrorV1<'a> {
     ],
 );
 
-/// The borrowed view of [`DataImportImportProcessDryRunError`](crate::events::data_import::DataImportImportProcessDryRunError): event type `data_import.import_process.dry_run_error` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum DataImportImportProcessDryRunError<'a> {
-    /// Payload version `v1`.
-    V1(DataImportImportProcessDryRunErrorV1<'a>),
-}
-
-impl ::serde::Serialize for DataImportImportProcessDryRunError<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> DataImportImportProcessDryRunError<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`DataImportImportProcessDryRunError`](crate::events::data_import::DataImportImportProcessDryRunError): event type `data_import.import_process.dry_run_error` in each of its payload versions.
+    pub enum DataImportImportProcessDryRunError<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DataImportImportProcessDryRunErrorV1<'a>),
     }
 }
 
@@ -226,31 +150,12 @@ pub struct DataImportImportProcessErrorV1<'a> {
     ],
 );
 
-/// The borrowed view of [`DataImportImportProcessError`](crate::events::data_import::DataImportImportProcessError): event type `data_import.import_process.error` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum DataImportImportProcessError<'a> {
-    /// Payload version `v1`.
-    V1(DataImportImportProcessErrorV1<'a>),
-}
-
-impl ::serde::Serialize for DataImportImportProcessError<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> DataImportImportProcessError<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`DataImportImportProcessError`](crate::events::data_import::DataImportImportProcessError): event type `data_import.import_process.error` in each of its payload versions.
+    pub enum DataImportImportProcessError<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DataImportImportProcessErrorV1<'a>),
     }
 }
 
@@ -279,31 +184,12 @@ pub struct DataImportImportProcessPostImportCompletedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`DataImportImportProcessPostImportCompleted`](crate::events::data_import::DataImportImportProcessPostImportCompleted): event type `data_import.import_process.post_import.completed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum DataImportImportProcessPostImportCompleted<'a> {
-    /// Payload version `v1`.
-    V1(DataImportImportProcessPostImportCompletedV1<'a>),
-}
-
-impl ::serde::Serialize for DataImportImportProcessPostImportCompleted<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> DataImportImportProcessPostImportCompleted<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`DataImportImportProcessPostImportCompleted`](crate::events::data_import::DataImportImportProcessPostImportCompleted): event type `data_import.import_process.post_import.completed` in each of its payload versions.
+    pub enum DataImportImportProcessPostImportCompleted<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DataImportImportProcessPostImportCompletedV1<'a>),
     }
 }
 
@@ -335,31 +221,12 @@ pub struct DataImportImportProcessPostImportErrorV1<'a> {
     ],
 );
 
-/// The borrowed view of [`DataImportImportProcessPostImportError`](crate::events::data_import::DataImportImportProcessPostImportError): event type `data_import.import_process.post_import.error` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum DataImportImportProcessPostImportError<'a> {
-    /// Payload version `v1`.
-    V1(DataImportImportProcessPostImportErrorV1<'a>),
-}
-
-impl ::serde::Serialize for DataImportImportProcessPostImportError<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> DataImportImportProcessPostImportError<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`DataImportImportProcessPostImportError`](crate::events::data_import::DataImportImportProcessPostImportError): event type `data_import.import_process.post_import.error` in each of its payload versions.
+    pub enum DataImportImportProcessPostImportError<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DataImportImportProcessPostImportErrorV1<'a>),
     }
 }
 
@@ -382,31 +249,12 @@ pub struct DataImportOrderProcessCancelledV1<'a> {
     ],
 );
 
-/// The borrowed view of [`DataImportOrderProcessCancelled`](crate::events::data_import::DataImportOrderProcessCancelled): event type `data_import.order_process.cancelled` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum DataImportOrderProcessCancelled<'a> {
-    /// Payload version `v1`.
-    V1(DataImportOrderProcessCancelledV1<'a>),
-}
-
-impl ::serde::Serialize for DataImportOrderProcessCancelled<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> DataImportOrderProcessCancelled<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`DataImportOrderProcessCancelled`](crate::events::data_import::DataImportOrderProcessCancelled): event type `data_import.order_process.cancelled` in each of its payload versions.
+    pub enum DataImportOrderProcessCancelled<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DataImportOrderProcessCancelledV1<'a>),
     }
 }
 
@@ -429,31 +277,12 @@ pub struct DataImportOrderProcessCompleteV1<'a> {
     ],
 );
 
-/// The borrowed view of [`DataImportOrderProcessComplete`](crate::events::data_import::DataImportOrderProcessComplete): event type `data_import.order_process.complete` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum DataImportOrderProcessComplete<'a> {
-    /// Payload version `v1`.
-    V1(DataImportOrderProcessCompleteV1<'a>),
-}
-
-impl ::serde::Serialize for DataImportOrderProcessComplete<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> DataImportOrderProcessComplete<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`DataImportOrderProcessComplete`](crate::events::data_import::DataImportOrderProcessComplete): event type `data_import.order_process.complete` in each of its payload versions.
+    pub enum DataImportOrderProcessComplete<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DataImportOrderProcessCompleteV1<'a>),
     }
 }
 
@@ -479,31 +308,12 @@ pub struct DataImportOrderProcessErrorV1<'a> {
     ],
 );
 
-/// The borrowed view of [`DataImportOrderProcessError`](crate::events::data_import::DataImportOrderProcessError): event type `data_import.order_process.error` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum DataImportOrderProcessError<'a> {
-    /// Payload version `v1`.
-    V1(DataImportOrderProcessErrorV1<'a>),
-}
-
-impl ::serde::Serialize for DataImportOrderProcessError<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> DataImportOrderProcessError<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`DataImportOrderProcessError`](crate::events::data_import::DataImportOrderProcessError): event type `data_import.order_process.error` in each of its payload versions.
+    pub enum DataImportOrderProcessError<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(DataImportOrderProcessErrorV1<'a>),
     }
 }
 
@@ -523,31 +333,12 @@ pub struct ExternalMessagingUploadedFileProcessedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ExternalMessagingUploadedFileProcessed`](crate::events::data_import::ExternalMessagingUploadedFileProcessed): event type `external_messaging.uploaded_file.processed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ExternalMessagingUploadedFileProcessed<'a> {
-    /// Payload version `v1`.
-    V1(ExternalMessagingUploadedFileProcessedV1<'a>),
-}
-
-impl ::serde::Serialize for ExternalMessagingUploadedFileProcessed<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ExternalMessagingUploadedFileProcessed<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ExternalMessagingUploadedFileProcessed`](crate::events::data_import::ExternalMessagingUploadedFileProcessed): event type `external_messaging.uploaded_file.processed` in each of its payload versions.
+    pub enum ExternalMessagingUploadedFileProcessed<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ExternalMessagingUploadedFileProcessedV1<'a>),
     }
 }
 
@@ -567,31 +358,12 @@ pub struct ExternalMessagingUploadedFileProcessingFailedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ExternalMessagingUploadedFileProcessingFailed`](crate::events::data_import::ExternalMessagingUploadedFileProcessingFailed): event type `external_messaging.uploaded_file.processing_failed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ExternalMessagingUploadedFileProcessingFailed<'a> {
-    /// Payload version `v1`.
-    V1(ExternalMessagingUploadedFileProcessingFailedV1<'a>),
-}
-
-impl ::serde::Serialize for ExternalMessagingUploadedFileProcessingFailed<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ExternalMessagingUploadedFileProcessingFailed<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ExternalMessagingUploadedFileProcessingFailed`](crate::events::data_import::ExternalMessagingUploadedFileProcessingFailed): event type `external_messaging.uploaded_file.processing_failed` in each of its payload versions.
+    pub enum ExternalMessagingUploadedFileProcessingFailed<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ExternalMessagingUploadedFileProcessingFailedV1<'a>),
     }
 }
 
@@ -611,31 +383,12 @@ pub struct ExternalMessagingUploadedFileSafeV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ExternalMessagingUploadedFileSafe`](crate::events::data_import::ExternalMessagingUploadedFileSafe): event type `external_messaging.uploaded_file.safe` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ExternalMessagingUploadedFileSafe<'a> {
-    /// Payload version `v1`.
-    V1(ExternalMessagingUploadedFileSafeV1<'a>),
-}
-
-impl ::serde::Serialize for ExternalMessagingUploadedFileSafe<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ExternalMessagingUploadedFileSafe<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ExternalMessagingUploadedFileSafe`](crate::events::data_import::ExternalMessagingUploadedFileSafe): event type `external_messaging.uploaded_file.safe` in each of its payload versions.
+    pub enum ExternalMessagingUploadedFileSafe<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ExternalMessagingUploadedFileSafeV1<'a>),
     }
 }
 
@@ -655,30 +408,11 @@ pub struct ExternalMessagingUploadedFileUnsafeV1<'a> {
     ],
 );
 
-/// The borrowed view of [`ExternalMessagingUploadedFileUnsafe`](crate::events::data_import::ExternalMessagingUploadedFileUnsafe): event type `external_messaging.uploaded_file.unsafe` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ExternalMessagingUploadedFileUnsafe<'a> {
-    /// Payload version `v1`.
-    V1(ExternalMessagingUploadedFileUnsafeV1<'a>),
-}
-
-impl ::serde::Serialize for ExternalMessagingUploadedFileUnsafe<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> ExternalMessagingUploadedFileUnsafe<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`ExternalMessagingUploadedFileUnsafe`](crate::events::data_import::ExternalMessagingUploadedFileUnsafe): event type `external_messaging.uploaded_file.unsafe` in each of its payload versions.
+    pub enum ExternalMessagingUploadedFileUnsafe<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(ExternalMessagingUploadedFileUnsafeV1<'a>),
     }
 }

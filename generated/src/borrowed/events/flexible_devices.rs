@@ -32,31 +32,12 @@ pub struct FlexDeviceDeauthenticatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`FlexDeviceDeauthenticated`](crate::events::flexible_devices::FlexDeviceDeauthenticated): event type `flex_device.deauthenticated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum FlexDeviceDeauthenticated<'a> {
-    /// Payload version `v1`.
-    V1(FlexDeviceDeauthenticatedV1<'a>),
-}
-
-impl ::serde::Serialize for FlexDeviceDeauthenticated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> FlexDeviceDeauthenticated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`FlexDeviceDeauthenticated`](crate::events::flexible_devices::FlexDeviceDeauthenticated): event type `flex_device.deauthenticated` in each of its payload versions.
+    pub enum FlexDeviceDeauthenticated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(FlexDeviceDeauthenticatedV1<'a>),
     }
 }
 
@@ -91,31 +72,12 @@ pub struct FlexDeviceDisconnectedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`FlexDeviceDisconnected`](crate::events::flexible_devices::FlexDeviceDisconnected): event type `flex_device.disconnected` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum FlexDeviceDisconnected<'a> {
-    /// Payload version `v1`.
-    V1(FlexDeviceDisconnectedV1<'a>),
-}
-
-impl ::serde::Serialize for FlexDeviceDisconnected<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> FlexDeviceDisconnected<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`FlexDeviceDisconnected`](crate::events::flexible_devices::FlexDeviceDisconnected): event type `flex_device.disconnected` in each of its payload versions.
+    pub enum FlexDeviceDisconnected<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(FlexDeviceDisconnectedV1<'a>),
     }
 }
 
@@ -150,31 +112,12 @@ pub struct FlexDeviceOptimisationCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`FlexDeviceOptimisationCreated`](crate::events::flexible_devices::FlexDeviceOptimisationCreated): event type `flex_device.optimisation_created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum FlexDeviceOptimisationCreated<'a> {
-    /// Payload version `v1`.
-    V1(FlexDeviceOptimisationCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for FlexDeviceOptimisationCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> FlexDeviceOptimisationCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`FlexDeviceOptimisationCreated`](crate::events::flexible_devices::FlexDeviceOptimisationCreated): event type `flex_device.optimisation_created` in each of its payload versions.
+    pub enum FlexDeviceOptimisationCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(FlexDeviceOptimisationCreatedV1<'a>),
     }
 }
 
@@ -209,30 +152,11 @@ pub struct FlexDeviceRegisteredV1<'a> {
     ],
 );
 
-/// The borrowed view of [`FlexDeviceRegistered`](crate::events::flexible_devices::FlexDeviceRegistered): event type `flex_device.registered` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum FlexDeviceRegistered<'a> {
-    /// Payload version `v1`.
-    V1(FlexDeviceRegisteredV1<'a>),
-}
-
-impl ::serde::Serialize for FlexDeviceRegistered<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> FlexDeviceRegistered<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`FlexDeviceRegistered`](crate::events::flexible_devices::FlexDeviceRegistered): event type `flex_device.registered` in each of its payload versions.
+    pub enum FlexDeviceRegistered<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(FlexDeviceRegisteredV1<'a>),
     }
 }

@@ -23,32 +23,12 @@ pub struct IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1<'a> {
     ],
 );
 
-/// The borrowed view of [`IndustryElectricityChangeOfEnergisationUnsolicitedMessage`](crate::events::industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessage): event type `industry.electricity.change_of_energisation.unsolicited_message` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum IndustryElectricityChangeOfEnergisationUnsolicitedMessage<'a> {
-    /// Payload version `v1`.
-    V1(IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1<'a>),
-}
-
-impl ::serde::Serialize
-for IndustryElectricityChangeOfEnergisationUnsolicitedMessage<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> IndustryElectricityChangeOfEnergisationUnsolicitedMessage<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`IndustryElectricityChangeOfEnergisationUnsolicitedMessage`](crate::events::industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessage): event type `industry.electricity.change_of_energisation.unsolicited_message` in each of its payload versions.
+    pub enum IndustryElectricityChangeOfEnergisationUnsolicitedMessage<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1<'a>),
     }
 }
 
@@ -74,31 +54,12 @@ pub struct IndustryElectricityChangeOfServiceMeterDeactivatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`IndustryElectricityChangeOfServiceMeterDeactivated`](crate::events::industry::IndustryElectricityChangeOfServiceMeterDeactivated): event type `industry.electricity.change_of_service.meter_deactivated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum IndustryElectricityChangeOfServiceMeterDeactivated<'a> {
-    /// Payload version `v1`.
-    V1(IndustryElectricityChangeOfServiceMeterDeactivatedV1<'a>),
-}
-
-impl ::serde::Serialize for IndustryElectricityChangeOfServiceMeterDeactivated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> IndustryElectricityChangeOfServiceMeterDeactivated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`IndustryElectricityChangeOfServiceMeterDeactivated`](crate::events::industry::IndustryElectricityChangeOfServiceMeterDeactivated): event type `industry.electricity.change_of_service.meter_deactivated` in each of its payload versions.
+    pub enum IndustryElectricityChangeOfServiceMeterDeactivated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(IndustryElectricityChangeOfServiceMeterDeactivatedV1<'a>),
     }
 }
 
@@ -118,31 +79,12 @@ pub struct IndustryElectricityChangeOfSupplyGainInitiatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`IndustryElectricityChangeOfSupplyGainInitiated`](crate::events::industry::IndustryElectricityChangeOfSupplyGainInitiated): event type `industry.electricity.change_of_supply.gain.initiated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum IndustryElectricityChangeOfSupplyGainInitiated<'a> {
-    /// Payload version `v1`.
-    V1(IndustryElectricityChangeOfSupplyGainInitiatedV1<'a>),
-}
-
-impl ::serde::Serialize for IndustryElectricityChangeOfSupplyGainInitiated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> IndustryElectricityChangeOfSupplyGainInitiated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`IndustryElectricityChangeOfSupplyGainInitiated`](crate::events::industry::IndustryElectricityChangeOfSupplyGainInitiated): event type `industry.electricity.change_of_supply.gain.initiated` in each of its payload versions.
+    pub enum IndustryElectricityChangeOfSupplyGainInitiated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(IndustryElectricityChangeOfSupplyGainInitiatedV1<'a>),
     }
 }
 
@@ -171,31 +113,12 @@ pub struct IndustryElectricityChangeOfSupplyLossCompleteV1<'a> {
     ],
 );
 
-/// The borrowed view of [`IndustryElectricityChangeOfSupplyLossComplete`](crate::events::industry::IndustryElectricityChangeOfSupplyLossComplete): event type `industry.electricity.change_of_supply.loss.complete` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum IndustryElectricityChangeOfSupplyLossComplete<'a> {
-    /// Payload version `v1`.
-    V1(IndustryElectricityChangeOfSupplyLossCompleteV1<'a>),
-}
-
-impl ::serde::Serialize for IndustryElectricityChangeOfSupplyLossComplete<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> IndustryElectricityChangeOfSupplyLossComplete<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`IndustryElectricityChangeOfSupplyLossComplete`](crate::events::industry::IndustryElectricityChangeOfSupplyLossComplete): event type `industry.electricity.change_of_supply.loss.complete` in each of its payload versions.
+    pub enum IndustryElectricityChangeOfSupplyLossComplete<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(IndustryElectricityChangeOfSupplyLossCompleteV1<'a>),
     }
 }
 
@@ -270,35 +193,15 @@ pub struct IndustryElectricityExportInstallationValidatedV2<'a> {
     ],
 );
 
-/// The borrowed view of [`IndustryElectricityExportInstallationValidated`](crate::events::industry::IndustryElectricityExportInstallationValidated): event type `industry.electricity.export_installation.validated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum IndustryElectricityExportInstallationValidated<'a> {
-    /// Payload version `v1`.
-    V1(IndustryElectricityExportInstallationValidatedV1<'a>),
-    /// Payload version `v2`.
-    V2(IndustryElectricityExportInstallationValidatedV2<'a>),
-}
-
-impl ::serde::Serialize for IndustryElectricityExportInstallationValidated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> IndustryElectricityExportInstallationValidated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-            Self::V2(_) => "v2",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`IndustryElectricityExportInstallationValidated`](crate::events::industry::IndustryElectricityExportInstallationValidated): event type `industry.electricity.export_installation.validated` in each of its payload versions.
+    pub enum IndustryElectricityExportInstallationValidated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(IndustryElectricityExportInstallationValidatedV1<'a>),
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(IndustryElectricityExportInstallationValidatedV2<'a>),
     }
 }
 
@@ -318,31 +221,12 @@ pub struct IndustryGasChangeOfSupplyGainInitiatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`IndustryGasChangeOfSupplyGainInitiated`](crate::events::industry::IndustryGasChangeOfSupplyGainInitiated): event type `industry.gas.change_of_supply.gain.initiated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum IndustryGasChangeOfSupplyGainInitiated<'a> {
-    /// Payload version `v1`.
-    V1(IndustryGasChangeOfSupplyGainInitiatedV1<'a>),
-}
-
-impl ::serde::Serialize for IndustryGasChangeOfSupplyGainInitiated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> IndustryGasChangeOfSupplyGainInitiated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`IndustryGasChangeOfSupplyGainInitiated`](crate::events::industry::IndustryGasChangeOfSupplyGainInitiated): event type `industry.gas.change_of_supply.gain.initiated` in each of its payload versions.
+    pub enum IndustryGasChangeOfSupplyGainInitiated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(IndustryGasChangeOfSupplyGainInitiatedV1<'a>),
     }
 }
 
@@ -371,30 +255,11 @@ pub struct IndustryGasChangeOfSupplyLossCompleteV1<'a> {
     ],
 );
 
-/// The borrowed view of [`IndustryGasChangeOfSupplyLossComplete`](crate::events::industry::IndustryGasChangeOfSupplyLossComplete): event type `industry.gas.change_of_supply.loss.complete` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum IndustryGasChangeOfSupplyLossComplete<'a> {
-    /// Payload version `v1`.
-    V1(IndustryGasChangeOfSupplyLossCompleteV1<'a>),
-}
-
-impl ::serde::Serialize for IndustryGasChangeOfSupplyLossComplete<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> IndustryGasChangeOfSupplyLossComplete<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`IndustryGasChangeOfSupplyLossComplete`](crate::events::industry::IndustryGasChangeOfSupplyLossComplete): event type `industry.gas.change_of_supply.loss.complete` in each of its payload versions.
+    pub enum IndustryGasChangeOfSupplyLossComplete<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(IndustryGasChangeOfSupplyLossCompleteV1<'a>),
     }
 }

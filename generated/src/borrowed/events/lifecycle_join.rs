@@ -29,31 +29,12 @@ pub struct LifecycleJoinSupplierActivationCompletedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleJoinSupplierActivationCompleted`](crate::events::lifecycle_join::LifecycleJoinSupplierActivationCompleted): event type `lifecycle.join-supplier.activation.completed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierActivationCompleted<'a> {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierActivationCompletedV1<'a>),
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierActivationCompleted<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleJoinSupplierActivationCompleted<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleJoinSupplierActivationCompleted`](crate::events::lifecycle_join::LifecycleJoinSupplierActivationCompleted): event type `lifecycle.join-supplier.activation.completed` in each of its payload versions.
+    pub enum LifecycleJoinSupplierActivationCompleted<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierActivationCompletedV1<'a>),
     }
 }
 
@@ -85,31 +66,12 @@ pub struct LifecycleJoinSupplierActivationInitiatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleJoinSupplierActivationInitiated`](crate::events::lifecycle_join::LifecycleJoinSupplierActivationInitiated): event type `lifecycle.join-supplier.activation.initiated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierActivationInitiated<'a> {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierActivationInitiatedV1<'a>),
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierActivationInitiated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleJoinSupplierActivationInitiated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleJoinSupplierActivationInitiated`](crate::events::lifecycle_join::LifecycleJoinSupplierActivationInitiated): event type `lifecycle.join-supplier.activation.initiated` in each of its payload versions.
+    pub enum LifecycleJoinSupplierActivationInitiated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierActivationInitiatedV1<'a>),
     }
 }
 
@@ -141,31 +103,12 @@ pub struct LifecycleJoinSupplierAgreementCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleJoinSupplierAgreementCreated`](crate::events::lifecycle_join::LifecycleJoinSupplierAgreementCreated): event type `lifecycle.join-supplier.agreement.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierAgreementCreated<'a> {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierAgreementCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierAgreementCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleJoinSupplierAgreementCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleJoinSupplierAgreementCreated`](crate::events::lifecycle_join::LifecycleJoinSupplierAgreementCreated): event type `lifecycle.join-supplier.agreement.created` in each of its payload versions.
+    pub enum LifecycleJoinSupplierAgreementCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierAgreementCreatedV1<'a>),
     }
 }
 
@@ -191,32 +134,12 @@ pub struct LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated`](crate::events::lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated): event type `lifecycle.join-supplier.await-post-activation-flow-step.initiated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated<'a> {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1<'a>),
-}
-
-impl ::serde::Serialize
-for LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated`](crate::events::lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated): event type `lifecycle.join-supplier.await-post-activation-flow-step.initiated` in each of its payload versions.
+    pub enum LifecycleJoinSupplierAwaitPostActivationFlowStepInitiated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1<'a>),
     }
 }
 
@@ -242,32 +165,12 @@ pub struct LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated`](crate::events::lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated): event type `lifecycle.join-supplier.await-pre-activation-flow-step.initiated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated<'a> {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1<'a>),
-}
-
-impl ::serde::Serialize
-for LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated`](crate::events::lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated): event type `lifecycle.join-supplier.await-pre-activation-flow-step.initiated` in each of its payload versions.
+    pub enum LifecycleJoinSupplierAwaitPreActivationFlowStepInitiated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1<'a>),
     }
 }
 
@@ -293,31 +196,12 @@ pub struct LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated`](crate::events::lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated): event type `lifecycle.join-supplier.await-pre-discovery-flow-step.initiated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated<'a> {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1<'a>),
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated`](crate::events::lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated): event type `lifecycle.join-supplier.await-pre-discovery-flow-step.initiated` in each of its payload versions.
+    pub enum LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1<'a>),
     }
 }
 
@@ -346,31 +230,12 @@ pub struct LifecycleJoinSupplierCancellationRequestedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleJoinSupplierCancellationRequested`](crate::events::lifecycle_join::LifecycleJoinSupplierCancellationRequested): event type `lifecycle.join-supplier.cancellation-requested` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierCancellationRequested<'a> {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierCancellationRequestedV1<'a>),
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierCancellationRequested<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleJoinSupplierCancellationRequested<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleJoinSupplierCancellationRequested`](crate::events::lifecycle_join::LifecycleJoinSupplierCancellationRequested): event type `lifecycle.join-supplier.cancellation-requested` in each of its payload versions.
+    pub enum LifecycleJoinSupplierCancellationRequested<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierCancellationRequestedV1<'a>),
     }
 }
 
@@ -399,31 +264,12 @@ pub struct LifecycleJoinSupplierCancelledV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleJoinSupplierCancelled`](crate::events::lifecycle_join::LifecycleJoinSupplierCancelled): event type `lifecycle.join-supplier.cancelled` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierCancelled<'a> {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierCancelledV1<'a>),
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierCancelled<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleJoinSupplierCancelled<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleJoinSupplierCancelled`](crate::events::lifecycle_join::LifecycleJoinSupplierCancelled): event type `lifecycle.join-supplier.cancelled` in each of its payload versions.
+    pub enum LifecycleJoinSupplierCancelled<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierCancelledV1<'a>),
     }
 }
 
@@ -452,31 +298,12 @@ pub struct LifecycleJoinSupplierCompletedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleJoinSupplierCompleted`](crate::events::lifecycle_join::LifecycleJoinSupplierCompleted): event type `lifecycle.join-supplier.completed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierCompleted<'a> {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierCompletedV1<'a>),
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierCompleted<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleJoinSupplierCompleted<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleJoinSupplierCompleted`](crate::events::lifecycle_join::LifecycleJoinSupplierCompleted): event type `lifecycle.join-supplier.completed` in each of its payload versions.
+    pub enum LifecycleJoinSupplierCompleted<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierCompletedV1<'a>),
     }
 }
 
@@ -508,31 +335,12 @@ pub struct LifecycleJoinSupplierRequestedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleJoinSupplierRequested`](crate::events::lifecycle_join::LifecycleJoinSupplierRequested): event type `lifecycle.join-supplier.requested` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierRequested<'a> {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierRequestedV1<'a>),
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierRequested<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleJoinSupplierRequested<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleJoinSupplierRequested`](crate::events::lifecycle_join::LifecycleJoinSupplierRequested): event type `lifecycle.join-supplier.requested` in each of its payload versions.
+    pub enum LifecycleJoinSupplierRequested<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierRequestedV1<'a>),
     }
 }
 
@@ -561,31 +369,12 @@ pub struct LifecycleJoinSupplierReversalRequestedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleJoinSupplierReversalRequested`](crate::events::lifecycle_join::LifecycleJoinSupplierReversalRequested): event type `lifecycle.join-supplier.reversal-requested` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierReversalRequested<'a> {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierReversalRequestedV1<'a>),
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierReversalRequested<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleJoinSupplierReversalRequested<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleJoinSupplierReversalRequested`](crate::events::lifecycle_join::LifecycleJoinSupplierReversalRequested): event type `lifecycle.join-supplier.reversal-requested` in each of its payload versions.
+    pub enum LifecycleJoinSupplierReversalRequested<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierReversalRequestedV1<'a>),
     }
 }
 
@@ -614,31 +403,12 @@ pub struct LifecycleJoinSupplierReversedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleJoinSupplierReversed`](crate::events::lifecycle_join::LifecycleJoinSupplierReversed): event type `lifecycle.join-supplier.reversed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierReversed<'a> {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierReversedV1<'a>),
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierReversed<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleJoinSupplierReversed<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleJoinSupplierReversed`](crate::events::lifecycle_join::LifecycleJoinSupplierReversed): event type `lifecycle.join-supplier.reversed` in each of its payload versions.
+    pub enum LifecycleJoinSupplierReversed<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierReversedV1<'a>),
     }
 }
 
@@ -670,31 +440,12 @@ pub struct LifecycleJoinSupplierSupplyPeriodCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleJoinSupplierSupplyPeriodCreated`](crate::events::lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreated): event type `lifecycle.join-supplier.supply-period.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierSupplyPeriodCreated<'a> {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierSupplyPeriodCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierSupplyPeriodCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleJoinSupplierSupplyPeriodCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleJoinSupplierSupplyPeriodCreated`](crate::events::lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreated): event type `lifecycle.join-supplier.supply-period.created` in each of its payload versions.
+    pub enum LifecycleJoinSupplierSupplyPeriodCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierSupplyPeriodCreatedV1<'a>),
     }
 }
 
@@ -725,38 +476,16 @@ pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepIni
     ],
 );
 
-/// The borrowed view of [`LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated`](crate::events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated): event type `lifecycle.join-supplier.supply-point-journey-await-post-activation-flow-step.initiated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated<
-    'a,
-> {
-    /// Payload version `v1`.
-    V1(
-        LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1<'a>,
-    ),
-}
-
-impl ::serde::Serialize
-for LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<
-    'a,
-> LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated`](crate::events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated): event type `lifecycle.join-supplier.supply-point-journey-await-post-activation-flow-step.initiated` in each of its payload versions.
+    pub enum LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated<
+        'a,
+    > {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(
+            LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1<'a>,
+        ),
     }
 }
 
@@ -787,32 +516,12 @@ pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInit
     ],
 );
 
-/// The borrowed view of [`LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated`](crate::events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated): event type `lifecycle.join-supplier.supply-point-journey-await-pre-activation-flow-step.initiated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated<'a> {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1<'a>),
-}
-
-impl ::serde::Serialize
-for LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated`](crate::events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated): event type `lifecycle.join-supplier.supply-point-journey-await-pre-activation-flow-step.initiated` in each of its payload versions.
+    pub enum LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1<'a>),
     }
 }
 
@@ -838,32 +547,12 @@ pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted`](crate::events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted): event type `lifecycle.join_supplier._ensure_payment_instructions.step_completed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted<'a> {
-    /// Payload version `v2`.
-    V2(LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2<'a>),
-}
-
-impl ::serde::Serialize
-for LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V2(_) => "v2",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted`](crate::events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted): event type `lifecycle.join_supplier._ensure_payment_instructions.step_completed` in each of its payload versions.
+    pub enum LifecycleJoinSupplierEnsurePaymentInstructionsStepCompleted<'a> {
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2<'a>),
     }
 }
 
@@ -889,32 +578,12 @@ pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated`](crate::events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated): event type `lifecycle.join_supplier._ensure_payment_instructions.step_initiated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated<'a> {
-    /// Payload version `v2`.
-    V2(LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2<'a>),
-}
-
-impl ::serde::Serialize
-for LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V2(_) => "v2",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated`](crate::events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated): event type `lifecycle.join_supplier._ensure_payment_instructions.step_initiated` in each of its payload versions.
+    pub enum LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiated<'a> {
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2<'a>),
     }
 }
 
@@ -934,31 +603,12 @@ pub struct LifecycleJoinSupplierSecurityDepositsCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleJoinSupplierSecurityDepositsCreated`](crate::events::lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreated): event type `lifecycle.join_supplier.security_deposits.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierSecurityDepositsCreated<'a> {
-    /// Payload version `v1`.
-    V1(LifecycleJoinSupplierSecurityDepositsCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierSecurityDepositsCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleJoinSupplierSecurityDepositsCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleJoinSupplierSecurityDepositsCreated`](crate::events::lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreated): event type `lifecycle.join_supplier.security_deposits.created` in each of its payload versions.
+    pub enum LifecycleJoinSupplierSecurityDepositsCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleJoinSupplierSecurityDepositsCreatedV1<'a>),
     }
 }
 
@@ -981,30 +631,11 @@ pub struct LifecycleJoinSupplierTermsAndConditionsAcceptedV2<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleJoinSupplierTermsAndConditionsAccepted`](crate::events::lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAccepted): event type `lifecycle.join_supplier.terms-and-conditions.accepted` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleJoinSupplierTermsAndConditionsAccepted<'a> {
-    /// Payload version `v2`.
-    V2(LifecycleJoinSupplierTermsAndConditionsAcceptedV2<'a>),
-}
-
-impl ::serde::Serialize for LifecycleJoinSupplierTermsAndConditionsAccepted<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleJoinSupplierTermsAndConditionsAccepted<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V2(_) => "v2",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleJoinSupplierTermsAndConditionsAccepted`](crate::events::lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAccepted): event type `lifecycle.join_supplier.terms-and-conditions.accepted` in each of its payload versions.
+    pub enum LifecycleJoinSupplierTermsAndConditionsAccepted<'a> {
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(LifecycleJoinSupplierTermsAndConditionsAcceptedV2<'a>),
     }
 }

@@ -23,32 +23,12 @@ pub struct LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated`](crate::events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated): event type `lifecycle.leave-supplier.await-post-deactivation-flow-step.initiated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated<'a> {
-    /// Payload version `v1`.
-    V1(LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1<'a>),
-}
-
-impl ::serde::Serialize
-for LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated`](crate::events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated): event type `lifecycle.leave-supplier.await-post-deactivation-flow-step.initiated` in each of its payload versions.
+    pub enum LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1<'a>),
     }
 }
 
@@ -74,32 +54,12 @@ pub struct LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated`](crate::events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated): event type `lifecycle.leave-supplier.await-post-termination-flow-step.initiated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated<'a> {
-    /// Payload version `v1`.
-    V1(LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1<'a>),
-}
-
-impl ::serde::Serialize
-for LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated`](crate::events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated): event type `lifecycle.leave-supplier.await-post-termination-flow-step.initiated` in each of its payload versions.
+    pub enum LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1<'a>),
     }
 }
 
@@ -125,32 +85,12 @@ pub struct LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated`](crate::events::lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated): event type `lifecycle.leave-supplier.await-pre-termination-flow-step.initiated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated<'a> {
-    /// Payload version `v1`.
-    V1(LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1<'a>),
-}
-
-impl ::serde::Serialize
-for LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated`](crate::events::lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated): event type `lifecycle.leave-supplier.await-pre-termination-flow-step.initiated` in each of its payload versions.
+    pub enum LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1<'a>),
     }
 }
 
@@ -179,31 +119,12 @@ pub struct LifecycleLeaveSupplierCancellationRequestedV2<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleLeaveSupplierCancellationRequested`](crate::events::lifecycle_leave::LifecycleLeaveSupplierCancellationRequested): event type `lifecycle.leave-supplier.cancellation-requested` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleLeaveSupplierCancellationRequested<'a> {
-    /// Payload version `v2`.
-    V2(LifecycleLeaveSupplierCancellationRequestedV2<'a>),
-}
-
-impl ::serde::Serialize for LifecycleLeaveSupplierCancellationRequested<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleLeaveSupplierCancellationRequested<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V2(_) => "v2",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleLeaveSupplierCancellationRequested`](crate::events::lifecycle_leave::LifecycleLeaveSupplierCancellationRequested): event type `lifecycle.leave-supplier.cancellation-requested` in each of its payload versions.
+    pub enum LifecycleLeaveSupplierCancellationRequested<'a> {
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(LifecycleLeaveSupplierCancellationRequestedV2<'a>),
     }
 }
 
@@ -232,31 +153,12 @@ pub struct LifecycleLeaveSupplierCancelledV2<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleLeaveSupplierCancelled`](crate::events::lifecycle_leave::LifecycleLeaveSupplierCancelled): event type `lifecycle.leave-supplier.cancelled` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleLeaveSupplierCancelled<'a> {
-    /// Payload version `v2`.
-    V2(LifecycleLeaveSupplierCancelledV2<'a>),
-}
-
-impl ::serde::Serialize for LifecycleLeaveSupplierCancelled<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleLeaveSupplierCancelled<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V2(_) => "v2",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleLeaveSupplierCancelled`](crate::events::lifecycle_leave::LifecycleLeaveSupplierCancelled): event type `lifecycle.leave-supplier.cancelled` in each of its payload versions.
+    pub enum LifecycleLeaveSupplierCancelled<'a> {
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(LifecycleLeaveSupplierCancelledV2<'a>),
     }
 }
 
@@ -290,31 +192,12 @@ pub struct LifecycleLeaveSupplierCompletedV3<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleLeaveSupplierCompleted`](crate::events::lifecycle_leave::LifecycleLeaveSupplierCompleted): event type `lifecycle.leave-supplier.completed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleLeaveSupplierCompleted<'a> {
-    /// Payload version `v3`.
-    V3(LifecycleLeaveSupplierCompletedV3<'a>),
-}
-
-impl ::serde::Serialize for LifecycleLeaveSupplierCompleted<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V3(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleLeaveSupplierCompleted<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V3(_) => "v3",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleLeaveSupplierCompleted`](crate::events::lifecycle_leave::LifecycleLeaveSupplierCompleted): event type `lifecycle.leave-supplier.completed` in each of its payload versions.
+    pub enum LifecycleLeaveSupplierCompleted<'a> {
+        /// Payload version `v3`.
+        #[version = "v3"]
+        V3(LifecycleLeaveSupplierCompletedV3<'a>),
     }
 }
 
@@ -401,35 +284,15 @@ pub struct LifecycleLeaveSupplierRequestedV3<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleLeaveSupplierRequested`](crate::events::lifecycle_leave::LifecycleLeaveSupplierRequested): event type `lifecycle.leave-supplier.requested` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleLeaveSupplierRequested<'a> {
-    /// Payload version `v2`.
-    V2(LifecycleLeaveSupplierRequestedV2<'a>),
-    /// Payload version `v3`.
-    V3(LifecycleLeaveSupplierRequestedV3<'a>),
-}
-
-impl ::serde::Serialize for LifecycleLeaveSupplierRequested<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V2(payload) => payload.serialize(serializer),
-            Self::V3(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleLeaveSupplierRequested<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V2(_) => "v2",
-            Self::V3(_) => "v3",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleLeaveSupplierRequested`](crate::events::lifecycle_leave::LifecycleLeaveSupplierRequested): event type `lifecycle.leave-supplier.requested` in each of its payload versions.
+    pub enum LifecycleLeaveSupplierRequested<'a> {
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(LifecycleLeaveSupplierRequestedV2<'a>),
+        /// Payload version `v3`.
+        #[version = "v3"]
+        V3(LifecycleLeaveSupplierRequestedV3<'a>),
     }
 }
 
@@ -458,31 +321,12 @@ pub struct LifecycleLeaveSupplierReversalRequestedV2<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleLeaveSupplierReversalRequested`](crate::events::lifecycle_leave::LifecycleLeaveSupplierReversalRequested): event type `lifecycle.leave-supplier.reversal-requested` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleLeaveSupplierReversalRequested<'a> {
-    /// Payload version `v2`.
-    V2(LifecycleLeaveSupplierReversalRequestedV2<'a>),
-}
-
-impl ::serde::Serialize for LifecycleLeaveSupplierReversalRequested<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleLeaveSupplierReversalRequested<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V2(_) => "v2",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleLeaveSupplierReversalRequested`](crate::events::lifecycle_leave::LifecycleLeaveSupplierReversalRequested): event type `lifecycle.leave-supplier.reversal-requested` in each of its payload versions.
+    pub enum LifecycleLeaveSupplierReversalRequested<'a> {
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(LifecycleLeaveSupplierReversalRequestedV2<'a>),
     }
 }
 
@@ -513,40 +357,18 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepI
     ],
 );
 
-/// The borrowed view of [`LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated`](crate::events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated): event type `lifecycle.leave-supplier.supply-point-journey-await-post-termination-flow-step.initiated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated<
-    'a,
-> {
-    /// Payload version `v1`.
-    V1(
-        LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1<
-            'a,
-        >,
-    ),
-}
-
-impl ::serde::Serialize
-for LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<
-    'a,
-> LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated`](crate::events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated): event type `lifecycle.leave-supplier.supply-point-journey-await-post-termination-flow-step.initiated` in each of its payload versions.
+    pub enum LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiated<
+        'a,
+    > {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(
+            LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1<
+                'a,
+            >,
+        ),
     }
 }
 
@@ -577,44 +399,18 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationF
     ],
 );
 
-/// The borrowed view of [`LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated`](crate::events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated): event type `lifecycle.leave-supplier.supply-point-journey-await-pre-agreement-termination-flow-step.initiated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated<
-    'a,
-> {
-    /// Payload version `v1`.
-    V1(
-        LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1<
-            'a,
-        >,
-    ),
-}
-
-impl ::serde::Serialize
-for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated<
-    '_,
-> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<
-    'a,
-> LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated<
-    'a,
-> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated`](crate::events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated): event type `lifecycle.leave-supplier.supply-point-journey-await-pre-agreement-termination-flow-step.initiated` in each of its payload versions.
+    pub enum LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiated<
+        'a,
+    > {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(
+            LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1<
+                'a,
+            >,
+        ),
     }
 }
 
@@ -645,40 +441,18 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepIn
     ],
 );
 
-/// The borrowed view of [`LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated`](crate::events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated): event type `lifecycle.leave-supplier.supply-point-journey-await-pre-termination-flow-step.initiated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated<
-    'a,
-> {
-    /// Payload version `v1`.
-    V1(
-        LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1<
-            'a,
-        >,
-    ),
-}
-
-impl ::serde::Serialize
-for LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<
-    'a,
-> LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated`](crate::events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated): event type `lifecycle.leave-supplier.supply-point-journey-await-pre-termination-flow-step.initiated` in each of its payload versions.
+    pub enum LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiated<
+        'a,
+    > {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(
+            LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1<
+                'a,
+            >,
+        ),
     }
 }
 
@@ -710,31 +484,12 @@ pub struct LifecycleLeaveSupplierTerminationConfirmedV2<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleLeaveSupplierTerminationConfirmed`](crate::events::lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmed): event type `lifecycle.leave-supplier.termination.confirmed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleLeaveSupplierTerminationConfirmed<'a> {
-    /// Payload version `v2`.
-    V2(LifecycleLeaveSupplierTerminationConfirmedV2<'a>),
-}
-
-impl ::serde::Serialize for LifecycleLeaveSupplierTerminationConfirmed<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleLeaveSupplierTerminationConfirmed<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V2(_) => "v2",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleLeaveSupplierTerminationConfirmed`](crate::events::lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmed): event type `lifecycle.leave-supplier.termination.confirmed` in each of its payload versions.
+    pub enum LifecycleLeaveSupplierTerminationConfirmed<'a> {
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(LifecycleLeaveSupplierTerminationConfirmedV2<'a>),
     }
 }
 
@@ -763,31 +518,12 @@ pub struct LifecycleLeaveSupplierTerminationInitiatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleLeaveSupplierTerminationInitiated`](crate::events::lifecycle_leave::LifecycleLeaveSupplierTerminationInitiated): event type `lifecycle.leave-supplier.termination.initiated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleLeaveSupplierTerminationInitiated<'a> {
-    /// Payload version `v1`.
-    V1(LifecycleLeaveSupplierTerminationInitiatedV1<'a>),
-}
-
-impl ::serde::Serialize for LifecycleLeaveSupplierTerminationInitiated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleLeaveSupplierTerminationInitiated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleLeaveSupplierTerminationInitiated`](crate::events::lifecycle_leave::LifecycleLeaveSupplierTerminationInitiated): event type `lifecycle.leave-supplier.termination.initiated` in each of its payload versions.
+    pub enum LifecycleLeaveSupplierTerminationInitiated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleLeaveSupplierTerminationInitiatedV1<'a>),
     }
 }
 
@@ -874,34 +610,14 @@ pub struct LifecycleLeaveSupplierUpdatedV3<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleLeaveSupplierUpdated`](crate::events::lifecycle_leave::LifecycleLeaveSupplierUpdated): event type `lifecycle.leave-supplier.updated` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleLeaveSupplierUpdated<'a> {
-    /// Payload version `v2`.
-    V2(LifecycleLeaveSupplierUpdatedV2<'a>),
-    /// Payload version `v3`.
-    V3(LifecycleLeaveSupplierUpdatedV3<'a>),
-}
-
-impl ::serde::Serialize for LifecycleLeaveSupplierUpdated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V2(payload) => payload.serialize(serializer),
-            Self::V3(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleLeaveSupplierUpdated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V2(_) => "v2",
-            Self::V3(_) => "v3",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleLeaveSupplierUpdated`](crate::events::lifecycle_leave::LifecycleLeaveSupplierUpdated): event type `lifecycle.leave-supplier.updated` in each of its payload versions.
+    pub enum LifecycleLeaveSupplierUpdated<'a> {
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(LifecycleLeaveSupplierUpdatedV2<'a>),
+        /// Payload version `v3`.
+        #[version = "v3"]
+        V3(LifecycleLeaveSupplierUpdatedV3<'a>),
     }
 }

@@ -30,31 +30,12 @@ pub struct LifecycleEnrollmentLoyaltyPointsQualificationReversedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleEnrollmentLoyaltyPointsQualificationReversed`](crate::events::lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversed): event type `lifecycle.enrollment.loyalty-points-qualification-reversed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleEnrollmentLoyaltyPointsQualificationReversed<'a> {
-    /// Payload version `v1`.
-    V1(LifecycleEnrollmentLoyaltyPointsQualificationReversedV1<'a>),
-}
-
-impl ::serde::Serialize for LifecycleEnrollmentLoyaltyPointsQualificationReversed<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleEnrollmentLoyaltyPointsQualificationReversed<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleEnrollmentLoyaltyPointsQualificationReversed`](crate::events::lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversed): event type `lifecycle.enrollment.loyalty-points-qualification-reversed` in each of its payload versions.
+    pub enum LifecycleEnrollmentLoyaltyPointsQualificationReversed<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleEnrollmentLoyaltyPointsQualificationReversedV1<'a>),
     }
 }
 
@@ -90,32 +71,12 @@ pub struct LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2<'a> 
     ],
 );
 
-/// The borrowed view of [`LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint`](crate::events::lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint): event type `lifecycle.enrollment.supply-status-qualifies-account-for-loyalty-point` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint<'a> {
-    /// Payload version `v2`.
-    V2(LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2<'a>),
-}
-
-impl ::serde::Serialize
-for LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V2(_) => "v2",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint`](crate::events::lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint): event type `lifecycle.enrollment.supply-status-qualifies-account-for-loyalty-point` in each of its payload versions.
+    pub enum LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPoint<'a> {
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2<'a>),
     }
 }
 
@@ -144,31 +105,12 @@ pub struct LifecycleStatusChangedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleStatusChanged`](crate::events::lifecycle_status::LifecycleStatusChanged): event type `lifecycle.status-changed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleStatusChanged<'a> {
-    /// Payload version `v1`.
-    V1(LifecycleStatusChangedV1<'a>),
-}
-
-impl ::serde::Serialize for LifecycleStatusChanged<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleStatusChanged<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleStatusChanged`](crate::events::lifecycle_status::LifecycleStatusChanged): event type `lifecycle.status-changed` in each of its payload versions.
+    pub enum LifecycleStatusChanged<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(LifecycleStatusChangedV1<'a>),
     }
 }
 
@@ -194,30 +136,11 @@ pub struct LifecycleSupportSiteSaleV1_0_0<'a> {
     ],
 );
 
-/// The borrowed view of [`LifecycleSupportSiteSale`](crate::events::lifecycle_status::LifecycleSupportSiteSale): event type `lifecycle.support-site.sale` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LifecycleSupportSiteSale<'a> {
-    /// Payload version `1.0.0`.
-    V1_0_0(LifecycleSupportSiteSaleV1_0_0<'a>),
-}
-
-impl ::serde::Serialize for LifecycleSupportSiteSale<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1_0_0(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> LifecycleSupportSiteSale<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1_0_0(_) => "1.0.0",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`LifecycleSupportSiteSale`](crate::events::lifecycle_status::LifecycleSupportSiteSale): event type `lifecycle.support-site.sale` in each of its payload versions.
+    pub enum LifecycleSupportSiteSale<'a> {
+        /// Payload version `1.0.0`.
+        #[version = "1.0.0"]
+        V1_0_0(LifecycleSupportSiteSaleV1_0_0<'a>),
     }
 }

@@ -39,31 +39,12 @@ pub struct EspSupplyPointsEnrichmentDataSentV1<'a> {
     ],
 );
 
-/// The borrowed view of [`EspSupplyPointsEnrichmentDataSent`](crate::events::market_files::EspSupplyPointsEnrichmentDataSent): event type `esp-supply-points.enrichment-data.sent` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum EspSupplyPointsEnrichmentDataSent<'a> {
-    /// Payload version `v1`.
-    V1(EspSupplyPointsEnrichmentDataSentV1<'a>),
-}
-
-impl ::serde::Serialize for EspSupplyPointsEnrichmentDataSent<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> EspSupplyPointsEnrichmentDataSent<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`EspSupplyPointsEnrichmentDataSent`](crate::events::market_files::EspSupplyPointsEnrichmentDataSent): event type `esp-supply-points.enrichment-data.sent` in each of its payload versions.
+    pub enum EspSupplyPointsEnrichmentDataSent<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(EspSupplyPointsEnrichmentDataSentV1<'a>),
     }
 }
 
@@ -95,31 +76,12 @@ pub struct EspSupplyPointsAtrSnapshotSentV1<'a> {
     ],
 );
 
-/// The borrowed view of [`EspSupplyPointsAtrSnapshotSent`](crate::events::market_files::EspSupplyPointsAtrSnapshotSent): event type `esp_supply_points.atr_snapshot.sent` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum EspSupplyPointsAtrSnapshotSent<'a> {
-    /// Payload version `v1`.
-    V1(EspSupplyPointsAtrSnapshotSentV1<'a>),
-}
-
-impl ::serde::Serialize for EspSupplyPointsAtrSnapshotSent<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> EspSupplyPointsAtrSnapshotSent<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`EspSupplyPointsAtrSnapshotSent`](crate::events::market_files::EspSupplyPointsAtrSnapshotSent): event type `esp_supply_points.atr_snapshot.sent` in each of its payload versions.
+    pub enum EspSupplyPointsAtrSnapshotSent<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(EspSupplyPointsAtrSnapshotSentV1<'a>),
     }
 }
 
@@ -142,32 +104,12 @@ pub struct GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated`](crate::events::market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated): event type `gas-bill-flow-details.annulment-with-substituent-invoice.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated<'a> {
-    /// Payload version `v1`.
-    V1(GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1<'a>),
-}
-
-impl ::serde::Serialize
-for GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated`](crate::events::market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated): event type `gas-bill-flow-details.annulment-with-substituent-invoice.created` in each of its payload versions.
+    pub enum GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1<'a>),
     }
 }
 
@@ -190,31 +132,12 @@ pub struct GasBillFlowDetailsCancellationInvoiceCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`GasBillFlowDetailsCancellationInvoiceCreated`](crate::events::market_files::GasBillFlowDetailsCancellationInvoiceCreated): event type `gas-bill-flow-details.cancellation-invoice.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum GasBillFlowDetailsCancellationInvoiceCreated<'a> {
-    /// Payload version `v1`.
-    V1(GasBillFlowDetailsCancellationInvoiceCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for GasBillFlowDetailsCancellationInvoiceCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> GasBillFlowDetailsCancellationInvoiceCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`GasBillFlowDetailsCancellationInvoiceCreated`](crate::events::market_files::GasBillFlowDetailsCancellationInvoiceCreated): event type `gas-bill-flow-details.cancellation-invoice.created` in each of its payload versions.
+    pub enum GasBillFlowDetailsCancellationInvoiceCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(GasBillFlowDetailsCancellationInvoiceCreatedV1<'a>),
     }
 }
 
@@ -237,31 +160,12 @@ pub struct GasBillFlowDetailsComplementaryInvoiceCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`GasBillFlowDetailsComplementaryInvoiceCreated`](crate::events::market_files::GasBillFlowDetailsComplementaryInvoiceCreated): event type `gas-bill-flow-details.complementary-invoice.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum GasBillFlowDetailsComplementaryInvoiceCreated<'a> {
-    /// Payload version `v1`.
-    V1(GasBillFlowDetailsComplementaryInvoiceCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for GasBillFlowDetailsComplementaryInvoiceCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> GasBillFlowDetailsComplementaryInvoiceCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`GasBillFlowDetailsComplementaryInvoiceCreated`](crate::events::market_files::GasBillFlowDetailsComplementaryInvoiceCreated): event type `gas-bill-flow-details.complementary-invoice.created` in each of its payload versions.
+    pub enum GasBillFlowDetailsComplementaryInvoiceCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(GasBillFlowDetailsComplementaryInvoiceCreatedV1<'a>),
     }
 }
 
@@ -284,31 +188,12 @@ pub struct GasBillFlowDetailsRectificationInvoiceCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`GasBillFlowDetailsRectificationInvoiceCreated`](crate::events::market_files::GasBillFlowDetailsRectificationInvoiceCreated): event type `gas-bill-flow-details.rectification-invoice.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum GasBillFlowDetailsRectificationInvoiceCreated<'a> {
-    /// Payload version `v1`.
-    V1(GasBillFlowDetailsRectificationInvoiceCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for GasBillFlowDetailsRectificationInvoiceCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> GasBillFlowDetailsRectificationInvoiceCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`GasBillFlowDetailsRectificationInvoiceCreated`](crate::events::market_files::GasBillFlowDetailsRectificationInvoiceCreated): event type `gas-bill-flow-details.rectification-invoice.created` in each of its payload versions.
+    pub enum GasBillFlowDetailsRectificationInvoiceCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(GasBillFlowDetailsRectificationInvoiceCreatedV1<'a>),
     }
 }
 
@@ -331,31 +216,12 @@ pub struct GasBillFlowDetailsRegularInvoiceCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`GasBillFlowDetailsRegularInvoiceCreated`](crate::events::market_files::GasBillFlowDetailsRegularInvoiceCreated): event type `gas-bill-flow-details.regular-invoice.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum GasBillFlowDetailsRegularInvoiceCreated<'a> {
-    /// Payload version `v1`.
-    V1(GasBillFlowDetailsRegularInvoiceCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for GasBillFlowDetailsRegularInvoiceCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> GasBillFlowDetailsRegularInvoiceCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`GasBillFlowDetailsRegularInvoiceCreated`](crate::events::market_files::GasBillFlowDetailsRegularInvoiceCreated): event type `gas-bill-flow-details.regular-invoice.created` in each of its payload versions.
+    pub enum GasBillFlowDetailsRegularInvoiceCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(GasBillFlowDetailsRegularInvoiceCreatedV1<'a>),
     }
 }
 
@@ -378,31 +244,12 @@ pub struct GasFlowFileB7033ComplementaryInvoiceProcessedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`GasFlowFileB7033ComplementaryInvoiceProcessed`](crate::events::market_files::GasFlowFileB7033ComplementaryInvoiceProcessed): event type `gas-flow-file.b7033-complementary-invoice.processed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum GasFlowFileB7033ComplementaryInvoiceProcessed<'a> {
-    /// Payload version `v1`.
-    V1(GasFlowFileB7033ComplementaryInvoiceProcessedV1<'a>),
-}
-
-impl ::serde::Serialize for GasFlowFileB7033ComplementaryInvoiceProcessed<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> GasFlowFileB7033ComplementaryInvoiceProcessed<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`GasFlowFileB7033ComplementaryInvoiceProcessed`](crate::events::market_files::GasFlowFileB7033ComplementaryInvoiceProcessed): event type `gas-flow-file.b7033-complementary-invoice.processed` in each of its payload versions.
+    pub enum GasFlowFileB7033ComplementaryInvoiceProcessed<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(GasFlowFileB7033ComplementaryInvoiceProcessedV1<'a>),
     }
 }
 
@@ -425,31 +272,12 @@ pub struct GasFlowFileB7033RegularInvoiceProcessedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`GasFlowFileB7033RegularInvoiceProcessed`](crate::events::market_files::GasFlowFileB7033RegularInvoiceProcessed): event type `gas-flow-file.b7033-regular-invoice.processed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum GasFlowFileB7033RegularInvoiceProcessed<'a> {
-    /// Payload version `v1`.
-    V1(GasFlowFileB7033RegularInvoiceProcessedV1<'a>),
-}
-
-impl ::serde::Serialize for GasFlowFileB7033RegularInvoiceProcessed<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> GasFlowFileB7033RegularInvoiceProcessed<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`GasFlowFileB7033RegularInvoiceProcessed`](crate::events::market_files::GasFlowFileB7033RegularInvoiceProcessed): event type `gas-flow-file.b7033-regular-invoice.processed` in each of its payload versions.
+    pub enum GasFlowFileB7033RegularInvoiceProcessed<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(GasFlowFileB7033RegularInvoiceProcessedV1<'a>),
     }
 }
 
@@ -484,31 +312,12 @@ pub struct GasSupplyPointInspectionResultsReceivedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`GasSupplyPointInspectionResultsReceived`](crate::events::market_files::GasSupplyPointInspectionResultsReceived): event type `gas-supply-point.inspection-results.received` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum GasSupplyPointInspectionResultsReceived<'a> {
-    /// Payload version `v1`.
-    V1(GasSupplyPointInspectionResultsReceivedV1<'a>),
-}
-
-impl ::serde::Serialize for GasSupplyPointInspectionResultsReceived<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> GasSupplyPointInspectionResultsReceived<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`GasSupplyPointInspectionResultsReceived`](crate::events::market_files::GasSupplyPointInspectionResultsReceived): event type `gas-supply-point.inspection-results.received` in each of its payload versions.
+    pub enum GasSupplyPointInspectionResultsReceived<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(GasSupplyPointInspectionResultsReceivedV1<'a>),
     }
 }
 
@@ -543,31 +352,12 @@ pub struct MarketsEspBillFlowFileProcessedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`MarketsEspBillFlowFileProcessed`](crate::events::market_files::MarketsEspBillFlowFileProcessed): event type `markets.esp.bill-flow-file.processed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum MarketsEspBillFlowFileProcessed<'a> {
-    /// Payload version `v1`.
-    V1(MarketsEspBillFlowFileProcessedV1<'a>),
-}
-
-impl ::serde::Serialize for MarketsEspBillFlowFileProcessed<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> MarketsEspBillFlowFileProcessed<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`MarketsEspBillFlowFileProcessed`](crate::events::market_files::MarketsEspBillFlowFileProcessed): event type `markets.esp.bill-flow-file.processed` in each of its payload versions.
+    pub enum MarketsEspBillFlowFileProcessed<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MarketsEspBillFlowFileProcessedV1<'a>),
     }
 }
 
@@ -596,31 +386,12 @@ pub struct MarketsEspFlowFileProcessedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`MarketsEspFlowFileProcessed`](crate::events::market_files::MarketsEspFlowFileProcessed): event type `markets.esp.flow-file.processed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum MarketsEspFlowFileProcessed<'a> {
-    /// Payload version `v1`.
-    V1(MarketsEspFlowFileProcessedV1<'a>),
-}
-
-impl ::serde::Serialize for MarketsEspFlowFileProcessed<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> MarketsEspFlowFileProcessed<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`MarketsEspFlowFileProcessed`](crate::events::market_files::MarketsEspFlowFileProcessed): event type `markets.esp.flow-file.processed` in each of its payload versions.
+    pub enum MarketsEspFlowFileProcessed<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MarketsEspFlowFileProcessedV1<'a>),
     }
 }
 
@@ -643,31 +414,12 @@ pub struct MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`MarketsEspIndustryGasbillflowdetailsInspectionProcessed`](crate::events::market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessed): event type `markets.esp_industry_gasbillflowdetails.inspection.processed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum MarketsEspIndustryGasbillflowdetailsInspectionProcessed<'a> {
-    /// Payload version `v1`.
-    V1(MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1<'a>),
-}
-
-impl ::serde::Serialize for MarketsEspIndustryGasbillflowdetailsInspectionProcessed<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> MarketsEspIndustryGasbillflowdetailsInspectionProcessed<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`MarketsEspIndustryGasbillflowdetailsInspectionProcessed`](crate::events::market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessed): event type `markets.esp_industry_gasbillflowdetails.inspection.processed` in each of its payload versions.
+    pub enum MarketsEspIndustryGasbillflowdetailsInspectionProcessed<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1<'a>),
     }
 }
 
@@ -690,31 +442,12 @@ pub struct MarketsGasSupplyPointCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`MarketsGasSupplyPointCreated`](crate::events::market_files::MarketsGasSupplyPointCreated): event type `markets.gas-supply-point.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum MarketsGasSupplyPointCreated<'a> {
-    /// Payload version `v1`.
-    V1(MarketsGasSupplyPointCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for MarketsGasSupplyPointCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> MarketsGasSupplyPointCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`MarketsGasSupplyPointCreated`](crate::events::market_files::MarketsGasSupplyPointCreated): event type `markets.gas-supply-point.created` in each of its payload versions.
+    pub enum MarketsGasSupplyPointCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MarketsGasSupplyPointCreatedV1<'a>),
     }
 }
 
@@ -746,30 +479,11 @@ pub struct MarketsNetworkOperatorCreatedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`MarketsNetworkOperatorCreated`](crate::events::market_files::MarketsNetworkOperatorCreated): event type `markets.network-operator.created` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum MarketsNetworkOperatorCreated<'a> {
-    /// Payload version `v1`.
-    V1(MarketsNetworkOperatorCreatedV1<'a>),
-}
-
-impl ::serde::Serialize for MarketsNetworkOperatorCreated<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> MarketsNetworkOperatorCreated<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`MarketsNetworkOperatorCreated`](crate::events::market_files::MarketsNetworkOperatorCreated): event type `markets.network-operator.created` in each of its payload versions.
+    pub enum MarketsNetworkOperatorCreated<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MarketsNetworkOperatorCreatedV1<'a>),
     }
 }

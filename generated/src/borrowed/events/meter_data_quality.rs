@@ -90,35 +90,15 @@ pub struct MeterDataQualityResolutionCancelledV2<'a> {
     ],
 );
 
-/// The borrowed view of [`MeterDataQualityResolutionCancelled`](crate::events::meter_data_quality::MeterDataQualityResolutionCancelled): event type `meter_data_quality.resolution_cancelled` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum MeterDataQualityResolutionCancelled<'a> {
-    /// Payload version `v1`.
-    V1(MeterDataQualityResolutionCancelledV1<'a>),
-    /// Payload version `v2`.
-    V2(MeterDataQualityResolutionCancelledV2<'a>),
-}
-
-impl ::serde::Serialize for MeterDataQualityResolutionCancelled<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-            Self::V2(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> MeterDataQualityResolutionCancelled<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-            Self::V2(_) => "v2",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`MeterDataQualityResolutionCancelled`](crate::events::meter_data_quality::MeterDataQualityResolutionCancelled): event type `meter_data_quality.resolution_cancelled` in each of its payload versions.
+    pub enum MeterDataQualityResolutionCancelled<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterDataQualityResolutionCancelledV1<'a>),
+        /// Payload version `v2`.
+        #[version = "v2"]
+        V2(MeterDataQualityResolutionCancelledV2<'a>),
     }
 }
 
@@ -165,30 +145,11 @@ pub struct MeterDataQualityResolutionRequestedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`MeterDataQualityResolutionRequested`](crate::events::meter_data_quality::MeterDataQualityResolutionRequested): event type `meter_data_quality.resolution_requested` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum MeterDataQualityResolutionRequested<'a> {
-    /// Payload version `v1`.
-    V1(MeterDataQualityResolutionRequestedV1<'a>),
-}
-
-impl ::serde::Serialize for MeterDataQualityResolutionRequested<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> MeterDataQualityResolutionRequested<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`MeterDataQualityResolutionRequested`](crate::events::meter_data_quality::MeterDataQualityResolutionRequested): event type `meter_data_quality.resolution_requested` in each of its payload versions.
+    pub enum MeterDataQualityResolutionRequested<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterDataQualityResolutionRequestedV1<'a>),
     }
 }

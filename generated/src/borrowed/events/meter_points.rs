@@ -35,31 +35,12 @@ pub struct MeterpointElecCosGainRegistrationRequestedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`MeterpointElecCosGainRegistrationRequested`](crate::events::meter_points::MeterpointElecCosGainRegistrationRequested): event type `meterpoint.elec.cos_gain.registration.requested` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum MeterpointElecCosGainRegistrationRequested<'a> {
-    /// Payload version `v1`.
-    V1(MeterpointElecCosGainRegistrationRequestedV1<'a>),
-}
-
-impl ::serde::Serialize for MeterpointElecCosGainRegistrationRequested<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> MeterpointElecCosGainRegistrationRequested<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`MeterpointElecCosGainRegistrationRequested`](crate::events::meter_points::MeterpointElecCosGainRegistrationRequested): event type `meterpoint.elec.cos_gain.registration.requested` in each of its payload versions.
+    pub enum MeterpointElecCosGainRegistrationRequested<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointElecCosGainRegistrationRequestedV1<'a>),
     }
 }
 
@@ -94,31 +75,12 @@ pub struct MeterpointGasApiBackfillV1<'a> {
     ],
 );
 
-/// The borrowed view of [`MeterpointGasApiBackfill`](crate::events::meter_points::MeterpointGasApiBackfill): event type `meterpoint.gas.api_backfill` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum MeterpointGasApiBackfill<'a> {
-    /// Payload version `v1`.
-    V1(MeterpointGasApiBackfillV1<'a>),
-}
-
-impl ::serde::Serialize for MeterpointGasApiBackfill<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> MeterpointGasApiBackfill<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`MeterpointGasApiBackfill`](crate::events::meter_points::MeterpointGasApiBackfill): event type `meterpoint.gas.api_backfill` in each of its payload versions.
+    pub enum MeterpointGasApiBackfill<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasApiBackfillV1<'a>),
     }
 }
 
@@ -171,31 +133,12 @@ pub struct MeterpointGasAppointMamRequestedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`MeterpointGasAppointMamRequested`](crate::events::meter_points::MeterpointGasAppointMamRequested): event type `meterpoint.gas.appoint_mam.requested` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum MeterpointGasAppointMamRequested<'a> {
-    /// Payload version `v1`.
-    V1(MeterpointGasAppointMamRequestedV1<'a>),
-}
-
-impl ::serde::Serialize for MeterpointGasAppointMamRequested<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> MeterpointGasAppointMamRequested<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`MeterpointGasAppointMamRequested`](crate::events::meter_points::MeterpointGasAppointMamRequested): event type `meterpoint.gas.appoint_mam.requested` in each of its payload versions.
+    pub enum MeterpointGasAppointMamRequested<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasAppointMamRequestedV1<'a>),
     }
 }
 
@@ -278,31 +221,12 @@ pub struct MeterpointGasBackfillV1<'a> {
     ],
 );
 
-/// The borrowed view of [`MeterpointGasBackfill`](crate::events::meter_points::MeterpointGasBackfill): event type `meterpoint.gas.backfill` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum MeterpointGasBackfill<'a> {
-    /// Payload version `v1`.
-    V1(MeterpointGasBackfillV1<'a>),
-}
-
-impl ::serde::Serialize for MeterpointGasBackfill<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> MeterpointGasBackfill<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`MeterpointGasBackfill`](crate::events::meter_points::MeterpointGasBackfill): event type `meterpoint.gas.backfill` in each of its payload versions.
+    pub enum MeterpointGasBackfill<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasBackfillV1<'a>),
     }
 }
 
@@ -325,31 +249,12 @@ pub struct MeterpointGasChangeOfCohortRequestedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`MeterpointGasChangeOfCohortRequested`](crate::events::meter_points::MeterpointGasChangeOfCohortRequested): event type `meterpoint.gas.change_of_cohort.requested` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum MeterpointGasChangeOfCohortRequested<'a> {
-    /// Payload version `v1`.
-    V1(MeterpointGasChangeOfCohortRequestedV1<'a>),
-}
-
-impl ::serde::Serialize for MeterpointGasChangeOfCohortRequested<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> MeterpointGasChangeOfCohortRequested<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`MeterpointGasChangeOfCohortRequested`](crate::events::meter_points::MeterpointGasChangeOfCohortRequested): event type `meterpoint.gas.change_of_cohort.requested` in each of its payload versions.
+    pub enum MeterpointGasChangeOfCohortRequested<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasChangeOfCohortRequestedV1<'a>),
     }
 }
 
@@ -408,31 +313,12 @@ pub struct MeterpointGasChangeOfMamRequestedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`MeterpointGasChangeOfMamRequested`](crate::events::meter_points::MeterpointGasChangeOfMamRequested): event type `meterpoint.gas.change_of_mam.requested` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum MeterpointGasChangeOfMamRequested<'a> {
-    /// Payload version `v1`.
-    V1(MeterpointGasChangeOfMamRequestedV1<'a>),
-}
-
-impl ::serde::Serialize for MeterpointGasChangeOfMamRequested<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> MeterpointGasChangeOfMamRequested<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`MeterpointGasChangeOfMamRequested`](crate::events::meter_points::MeterpointGasChangeOfMamRequested): event type `meterpoint.gas.change_of_mam.requested` in each of its payload versions.
+    pub enum MeterpointGasChangeOfMamRequested<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasChangeOfMamRequestedV1<'a>),
     }
 }
 
@@ -539,31 +425,12 @@ pub struct MeterpointGasCosGainMtdReceivedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`MeterpointGasCosGainMtdReceived`](crate::events::meter_points::MeterpointGasCosGainMtdReceived): event type `meterpoint.gas.cos_gain.mtd_received` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum MeterpointGasCosGainMtdReceived<'a> {
-    /// Payload version `v1`.
-    V1(MeterpointGasCosGainMtdReceivedV1<'a>),
-}
-
-impl ::serde::Serialize for MeterpointGasCosGainMtdReceived<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> MeterpointGasCosGainMtdReceived<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`MeterpointGasCosGainMtdReceived`](crate::events::meter_points::MeterpointGasCosGainMtdReceived): event type `meterpoint.gas.cos_gain.mtd_received` in each of its payload versions.
+    pub enum MeterpointGasCosGainMtdReceived<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasCosGainMtdReceivedV1<'a>),
     }
 }
 
@@ -592,31 +459,12 @@ pub struct MeterpointGasCosGainRegistrationConfirmedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`MeterpointGasCosGainRegistrationConfirmed`](crate::events::meter_points::MeterpointGasCosGainRegistrationConfirmed): event type `meterpoint.gas.cos_gain.registration.confirmed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum MeterpointGasCosGainRegistrationConfirmed<'a> {
-    /// Payload version `v1`.
-    V1(MeterpointGasCosGainRegistrationConfirmedV1<'a>),
-}
-
-impl ::serde::Serialize for MeterpointGasCosGainRegistrationConfirmed<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> MeterpointGasCosGainRegistrationConfirmed<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`MeterpointGasCosGainRegistrationConfirmed`](crate::events::meter_points::MeterpointGasCosGainRegistrationConfirmed): event type `meterpoint.gas.cos_gain.registration.confirmed` in each of its payload versions.
+    pub enum MeterpointGasCosGainRegistrationConfirmed<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasCosGainRegistrationConfirmedV1<'a>),
     }
 }
 
@@ -645,31 +493,12 @@ pub struct MeterpointGasCosGainRegistrationRequestedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`MeterpointGasCosGainRegistrationRequested`](crate::events::meter_points::MeterpointGasCosGainRegistrationRequested): event type `meterpoint.gas.cos_gain.registration.requested` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum MeterpointGasCosGainRegistrationRequested<'a> {
-    /// Payload version `v1`.
-    V1(MeterpointGasCosGainRegistrationRequestedV1<'a>),
-}
-
-impl ::serde::Serialize for MeterpointGasCosGainRegistrationRequested<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> MeterpointGasCosGainRegistrationRequested<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`MeterpointGasCosGainRegistrationRequested`](crate::events::meter_points::MeterpointGasCosGainRegistrationRequested): event type `meterpoint.gas.cos_gain.registration.requested` in each of its payload versions.
+    pub enum MeterpointGasCosGainRegistrationRequested<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasCosGainRegistrationRequestedV1<'a>),
     }
 }
 
@@ -716,31 +545,12 @@ pub struct MeterpointGasCosLossConfirmedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`MeterpointGasCosLossConfirmed`](crate::events::meter_points::MeterpointGasCosLossConfirmed): event type `meterpoint.gas.cos_loss.confirmed` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum MeterpointGasCosLossConfirmed<'a> {
-    /// Payload version `v1`.
-    V1(MeterpointGasCosLossConfirmedV1<'a>),
-}
-
-impl ::serde::Serialize for MeterpointGasCosLossConfirmed<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> MeterpointGasCosLossConfirmed<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`MeterpointGasCosLossConfirmed`](crate::events::meter_points::MeterpointGasCosLossConfirmed): event type `meterpoint.gas.cos_loss.confirmed` in each of its payload versions.
+    pub enum MeterpointGasCosLossConfirmed<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasCosLossConfirmedV1<'a>),
     }
 }
 
@@ -775,31 +585,12 @@ pub struct MeterpointGasDeappointMamRequestedV1<'a> {
     ],
 );
 
-/// The borrowed view of [`MeterpointGasDeappointMamRequested`](crate::events::meter_points::MeterpointGasDeappointMamRequested): event type `meterpoint.gas.deappoint_mam.requested` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum MeterpointGasDeappointMamRequested<'a> {
-    /// Payload version `v1`.
-    V1(MeterpointGasDeappointMamRequestedV1<'a>),
-}
-
-impl ::serde::Serialize for MeterpointGasDeappointMamRequested<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> MeterpointGasDeappointMamRequested<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`MeterpointGasDeappointMamRequested`](crate::events::meter_points::MeterpointGasDeappointMamRequested): event type `meterpoint.gas.deappoint_mam.requested` in each of its payload versions.
+    pub enum MeterpointGasDeappointMamRequested<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasDeappointMamRequestedV1<'a>),
     }
 }
 
@@ -810,31 +601,12 @@ pub type MeterpointGasDisputedClosingReadingAcceptedByUsV1<'a> = crate::borrowed
     'a,
 >;
 
-/// The borrowed view of [`MeterpointGasDisputedClosingReadingAcceptedByUs`](crate::events::meter_points::MeterpointGasDisputedClosingReadingAcceptedByUs): event type `meterpoint.gas.disputed_closing_reading.accepted.by_us` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum MeterpointGasDisputedClosingReadingAcceptedByUs<'a> {
-    /// Payload version `v1`.
-    V1(MeterpointGasDisputedClosingReadingAcceptedByUsV1<'a>),
-}
-
-impl ::serde::Serialize for MeterpointGasDisputedClosingReadingAcceptedByUs<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> MeterpointGasDisputedClosingReadingAcceptedByUs<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`MeterpointGasDisputedClosingReadingAcceptedByUs`](crate::events::meter_points::MeterpointGasDisputedClosingReadingAcceptedByUs): event type `meterpoint.gas.disputed_closing_reading.accepted.by_us` in each of its payload versions.
+    pub enum MeterpointGasDisputedClosingReadingAcceptedByUs<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasDisputedClosingReadingAcceptedByUsV1<'a>),
     }
 }
 
@@ -845,32 +617,12 @@ pub type MeterpointGasDisputedClosingReadingAcceptedOtherSupplierV1<'a> = crate:
     'a,
 >;
 
-/// The borrowed view of [`MeterpointGasDisputedClosingReadingAcceptedOtherSupplier`](crate::events::meter_points::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier): event type `meterpoint.gas.disputed_closing_reading.accepted.other_supplier` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum MeterpointGasDisputedClosingReadingAcceptedOtherSupplier<'a> {
-    /// Payload version `v1`.
-    V1(MeterpointGasDisputedClosingReadingAcceptedOtherSupplierV1<'a>),
-}
-
-impl ::serde::Serialize
-for MeterpointGasDisputedClosingReadingAcceptedOtherSupplier<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> MeterpointGasDisputedClosingReadingAcceptedOtherSupplier<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`MeterpointGasDisputedClosingReadingAcceptedOtherSupplier`](crate::events::meter_points::MeterpointGasDisputedClosingReadingAcceptedOtherSupplier): event type `meterpoint.gas.disputed_closing_reading.accepted.other_supplier` in each of its payload versions.
+    pub enum MeterpointGasDisputedClosingReadingAcceptedOtherSupplier<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasDisputedClosingReadingAcceptedOtherSupplierV1<'a>),
     }
 }
 
@@ -881,32 +633,12 @@ pub type MeterpointGasDisputedClosingReadingAlternativeProposedByUsV1<'a> = crat
     'a,
 >;
 
-/// The borrowed view of [`MeterpointGasDisputedClosingReadingAlternativeProposedByUs`](crate::events::meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedByUs): event type `meterpoint.gas.disputed_closing_reading.alternative_proposed.by_us` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum MeterpointGasDisputedClosingReadingAlternativeProposedByUs<'a> {
-    /// Payload version `v1`.
-    V1(MeterpointGasDisputedClosingReadingAlternativeProposedByUsV1<'a>),
-}
-
-impl ::serde::Serialize
-for MeterpointGasDisputedClosingReadingAlternativeProposedByUs<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> MeterpointGasDisputedClosingReadingAlternativeProposedByUs<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`MeterpointGasDisputedClosingReadingAlternativeProposedByUs`](crate::events::meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedByUs): event type `meterpoint.gas.disputed_closing_reading.alternative_proposed.by_us` in each of its payload versions.
+    pub enum MeterpointGasDisputedClosingReadingAlternativeProposedByUs<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasDisputedClosingReadingAlternativeProposedByUsV1<'a>),
     }
 }
 
@@ -917,32 +649,12 @@ pub type MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplierV1<'
     'a,
 >;
 
-/// The borrowed view of [`MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier`](crate::events::meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier): event type `meterpoint.gas.disputed_closing_reading.alternative_proposed.other_supplier` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier<'a> {
-    /// Payload version `v1`.
-    V1(MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplierV1<'a>),
-}
-
-impl ::serde::Serialize
-for MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier`](crate::events::meter_points::MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier): event type `meterpoint.gas.disputed_closing_reading.alternative_proposed.other_supplier` in each of its payload versions.
+    pub enum MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplier<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasDisputedClosingReadingAlternativeProposedOtherSupplierV1<'a>),
     }
 }
 
@@ -965,30 +677,11 @@ pub struct MeterpointGasDisputedClosingReadingQueriedByUsV1<'a> {
     keep_unlisted_in additional_fields,
 );
 
-/// The borrowed view of [`MeterpointGasDisputedClosingReadingQueriedByUs`](crate::events::meter_points::MeterpointGasDisputedClosingReadingQueriedByUs): event type `meterpoint.gas.disputed_closing_reading.queried.by_us` in each of its payload versions.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum MeterpointGasDisputedClosingReadingQueriedByUs<'a> {
-    /// Payload version `v1`.
-    V1(MeterpointGasDisputedClosingReadingQueriedByUsV1<'a>),
-}
-
-impl ::serde::Serialize for MeterpointGasDisputedClosingReadingQueriedByUs<'_> {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::V1(payload) => payload.serialize(serializer),
-        }
-    }
-}
-
-impl<'a> MeterpointGasDisputedClosingReadingQueriedByUs<'a> {
-    /// The payload version of this value.
-    pub fn version(&self) -> &'static str {
-        match self {
-            Self::V1(_) => "v1",
-        }
+crate::events::version_enum! {
+    /// The borrowed view of [`MeterpointGasDisputedClosingReadingQueriedByUs`](crate::events::meter_points::MeterpointGasDisputedClosingReadingQueriedByUs): event type `meterpoint.gas.disputed_closing_reading.queried.by_us` in each of its payload versions.
+    pub enum MeterpointGasDisputedClosingReadingQueriedByUs<'a> {
+        /// Payload version `v1`.
+        #[version = "v1"]
+        V1(MeterpointGasDisputedClosingReadingQueriedByUsV1<'a>),
     }
 }

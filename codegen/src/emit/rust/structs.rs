@@ -1,0 +1,484 @@
+//! The structs of the crate (payloads, shared types, REST resources) and what each is written with: its
+//! fields' Rust types and documentation, its `#[cfg]`, and its `table_struct!` (or, for a REST resource
+//! without a table, `deserialize_struct!`). The sibling modules write their items with this toolbox; the
+//! hub (`mod.rs`) only lists the files.
+
+use super::construct;
+use crate::model::{Field, Format, Model, Struct, Type};
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Which module a named type lives in, so references can be written as full paths.
+#[derive(Clone, Copy)]
+pub(crate) enum Home {
+    /// `crate::types`.
+    Types,
+    /// `crate::rest`.
+    Rest,
+}
+
+/// The `#[cfg]` of each shared type, by name: compiled when a section whose events reach it is (so that
+/// a build of one section compiles only its own types); a type no event reaches has none.
+pub(crate) fn shared_type_cfgs(model: &Model) -> BTreeMap<String, TokenStream> {
+    let mut features: BTreeMap<&str, BTreeSet<&str>> = model
+        .shared_types
+        .iter()
+        .map(|t| (t.name.as_str(), BTreeSet::new()))
+        .collect();
+    for section in &model.sections {
+        let roots: Vec<&Struct> = section
+            .events
+            .iter()
+            .flat_map(|e| &e.versions)
+            .map(|v| &v.payload)
+            .collect();
+        for t in model.shared_types_reached(&roots) {
+            if let Some(set) = features.get_mut(t.name.as_str()) {
+                set.insert(section.feature.as_str());
+            }
+        }
+    }
+    features
+        .into_iter()
+        .map(|(name, set)| {
+            let cfg = match set.len() {
+                0 => quote!(),
+                1 => {
+                    let one = set.iter();
+                    quote!(#[cfg(#(feature = #one)*)])
+                }
+                _ => {
+                    let set = set.iter();
+                    quote!(#[cfg(any(#(feature = #set),*))])
+                }
+            };
+            (name.to_owned(), cfg)
+        })
+        .collect()
+}
+
+/// `#[doc]` attributes, one per line, so that they print as `///` lines.
+pub(crate) fn doc_attrs(text: &str) -> TokenStream {
+    let lines = text.lines().map(|l| {
+        if l.is_empty() {
+            String::new()
+        } else {
+            format!(" {l}")
+        }
+    });
+    quote! { #(#[doc = #lines])* }
+}
+
+/// `#![doc]` attributes, one per line, for a module's own documentation.
+pub(crate) fn inner_doc_attrs(text: &str) -> TokenStream {
+    let lines = text.lines().map(|l| {
+        if l.is_empty() {
+            String::new()
+        } else {
+            format!(" {l}")
+        }
+    });
+    quote! { #(#![doc = #lines])* }
+}
+
+pub(crate) fn ident(name: &str) -> Ident {
+    match name.strip_prefix("r#") {
+        Some(raw) => Ident::new_raw(raw, Span::call_site()),
+        None => Ident::new(name, Span::call_site()),
+    }
+}
+
+/// The Rust type of a field's value, without the `Option` of an optional field.
+pub(crate) fn value_type(
+    ty: &Type,
+    format: Option<Format>,
+    home: Home,
+    boxed: bool,
+) -> TokenStream {
+    let inner = match ty {
+        Type::Str if format == Some(Format::DateTime) => quote!(::jiff::Timestamp),
+        Type::Str => quote!(::std::string::String),
+        Type::Int => quote!(i64),
+        Type::Num => quote!(f64),
+        Type::Bool => quote!(bool),
+        Type::Obj => quote!(::serde_json::Map<::std::string::String, ::serde_json::Value>),
+        Type::Array(inner) => {
+            let inner = value_type(inner, None, home, false);
+            quote!(::std::vec::Vec<#inner>)
+        }
+        // Sorted by name, so that a value prints, compares and serializes the same on every run.
+        Type::Map(value) => {
+            let value = value_type(value, None, home, false);
+            quote!(::std::collections::BTreeMap<::std::string::String, #value>)
+        }
+        Type::Named(r) => {
+            let name = format_ident!("{}", r.name);
+            let module = match home {
+                Home::Types => quote!(crate::types),
+                Home::Rest => quote!(crate::rest),
+            };
+            match &r.arg {
+                Some(arg) => {
+                    let arg = value_type(arg, None, home, false);
+                    quote!(#module::#name<#arg>)
+                }
+                None => quote!(#module::#name),
+            }
+        }
+        Type::Param(p) => {
+            let p = format_ident!("{}", p);
+            quote!(#p)
+        }
+    };
+    if boxed {
+        quote!(::std::boxed::Box<#inner>)
+    } else {
+        inner
+    }
+}
+
+/// The documentation of a field: its description, or a sentence made from its name and type.
+pub(crate) fn field_doc(f: &Field) -> String {
+    let mut doc = match &f.description {
+        Some(d) => d.clone(),
+        None => format!("`{}` ({}).", f.name, f.ty.describe()),
+    };
+    if let Some(origin) = &f.origin {
+        doc.push_str(&format!(" From {origin}."));
+    }
+    if !f.renamed_from.is_empty() {
+        let former: Vec<String> = f.renamed_from.iter().map(|r| format!("`{r}`")).collect();
+        doc.push_str(&format!(
+            " Formerly {}: decoding accepts that name too.",
+            former.join(", ")
+        ));
+    }
+    doc
+}
+
+/// A struct with serde: a derived `Serialize`, and a compact `Deserialize` (see [`deserialize_impl`]).
+/// Optional fields are `Option` and skipped when absent; unknown fields are ignored, or kept in
+/// `additional_fields` when the struct is incomplete.
+pub(crate) fn struct_tokens(
+    s: &Struct,
+    home: Home,
+    nested: bool,
+    cfg: &TokenStream,
+) -> TokenStream {
+    let name = format_ident!("{}", s.rust_name);
+    let doc = if s.incomplete {
+        doc_attrs(&format!(
+            "{}\n\nIncomplete: the spec does not show every field; fields not listed here are kept in \
+             `additional_fields`, not dropped.",
+            s.doc
+        ))
+    } else {
+        doc_attrs(&s.doc)
+    };
+    let generics = s.generic.as_ref().map(|g| {
+        let g = format_ident!("{}", g);
+        quote!(<#g>)
+    });
+    if s.free_form {
+        return quote! {
+            #doc
+            #cfg
+            #[derive(Debug, Clone, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+            #[serde(transparent)]
+            pub struct #name(pub ::serde_json::Map<::std::string::String, ::serde_json::Value>);
+        }
+        .into_iter()
+        .chain(
+            matches!(home, Home::Types)
+                .then(|| {
+                    quote! {
+                        #cfg
+                        impl<'r> ::energy_api_core::read::ReadJson<'r> for #name {
+                            fn read(
+                                reader: &mut ::energy_api_core::read::Reader<'r>,
+                            ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+                                ::energy_api_core::read::ReadJson::read(reader).map(Self)
+                            }
+                        }
+                    }
+                })
+                .unwrap_or_default(),
+        )
+        .collect();
+    }
+    // Event payloads, shared types and the REST resources that have a table (`nested`: every one but
+    // a free-form one and one that holds it) are written by their table too (`table_struct!`): serde's
+    // attributes are for the derive the others keep.
+    let by_table = matches!(home, Home::Types) || nested;
+    let fields = s.fields.iter().map(|f| {
+        let doc = doc_attrs(&field_doc(f));
+        let id = ident(&f.rust_name);
+        let value = value_type(&f.ty, f.format, home, f.boxed);
+        let rename = (!by_table && crate::naming::unraw(&f.rust_name) != f.name).then(|| {
+            let json = &f.name;
+            quote!(#[serde(rename = #json)])
+        });
+        let skip = (!by_table && f.optional)
+            .then(|| quote!(#[serde(skip_serializing_if = "::std::option::Option::is_none")]));
+        let ty = if f.is_option() {
+            quote!(::std::option::Option<#value>)
+        } else {
+            value
+        };
+        quote! {
+            #doc
+            #rename
+            #skip
+            pub #id: #ty,
+        }
+    });
+    let additional = s.incomplete.then(|| {
+        let flatten = (!by_table).then(|| quote!(#[serde(flatten)]));
+        quote! {
+            /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
+            /// as its JSON text (`RawJson::parse` reads one).
+            #flatten
+            pub additional_fields: ::energy_api_core::Unlisted,
+        }
+    });
+    let default = construct::derives_default(s).then(|| quote!(Default,));
+    let derives = if by_table {
+        quote!(#[derive(Debug, Clone, #default PartialEq)])
+    } else {
+        quote!(#[derive(Debug, Clone, #default PartialEq, ::serde::Serialize)])
+    };
+    let non_exhaustive = construct::attributes();
+    let constructors = construct::impl_block(s, home, cfg);
+    let deserialize = deserialize_impl(s, home, nested);
+    quote! {
+        #doc
+        #cfg
+        #derives
+        #non_exhaustive
+        pub struct #name #generics {
+            #(#fields)*
+            #additional
+        }
+        #constructors
+        #cfg
+        #deserialize
+    }
+}
+
+/// A struct's fields in the byte order of their JSON names, as a chain (`StructTable::by_name`): the
+/// first, then for each field the one whose name follows its own (the count of fields after the last).
+fn by_name(s: &Struct) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..s.fields.len()).collect();
+    order.sort_by(|a, b| {
+        s.fields[*a]
+            .name
+            .as_bytes()
+            .cmp(s.fields[*b].name.as_bytes())
+    });
+    let mut chain = vec![s.fields.len(); s.fields.len() + 1];
+    chain[0] = order.first().copied().unwrap_or(s.fields.len());
+    for pair in order.windows(2) {
+        chain[pair[0] + 1] = pair[1];
+    }
+    chain
+}
+
+/// A field's shape as a row of `table_struct!` writes it (the macro brings `Shape`'s variants into
+/// scope); a struct by the path of its table, which is named as the struct, in the module of `home`.
+fn shape_expr(ty: &Type, format: Option<Format>, home: Home) -> TokenStream {
+    match ty {
+        Type::Str if format == Some(Format::DateTime) => quote!(Timestamp),
+        Type::Str => quote!(Str),
+        Type::Int => quote!(Int),
+        Type::Num => quote!(Num),
+        Type::Bool => quote!(Bool),
+        Type::Obj => quote!(Obj),
+        Type::Array(inner) => {
+            let inner = shape_expr(inner, None, home);
+            quote!(Array(&#inner))
+        }
+        Type::Map(value) => {
+            let value = shape_expr(value, None, home);
+            quote!(Map(&#value))
+        }
+        // Events name shared types, REST resources other resources: the table of a struct is a static
+        // named as it is; a generic one's is its `FromFields::TABLE`.
+        Type::Named(r) => {
+            let name = format_ident!("{}", r.name);
+            match (home, &r.arg) {
+                (Home::Types, _) => quote!(Struct(&crate::types::#name)),
+                (Home::Rest, None) => quote!(Struct(&crate::rest::#name)),
+                (Home::Rest, Some(_)) => {
+                    let ty = value_type(ty, None, home, false);
+                    quote!(Struct(<#ty as ::energy_api_core::table::FromFields<'static>>::TABLE))
+                }
+            }
+        }
+        // In a generic struct's table, the parameter names its own (`table_struct!`'s generic form).
+        Type::Param(p) => {
+            let p = format_ident!("{}", p);
+            quote!(Struct(#p))
+        }
+    }
+}
+
+/// `Deserialize` for a struct.
+///
+/// Event payloads and shared types are read by their table: `energy_api_core::table_struct!`, beside
+/// the struct, makes the table from a row per field, the conversion from the fields the one reader of
+/// `energy_api_core::table` read, and `Deserialize` and the fast reader's `ReadJson` as calls to that
+/// reader. So are the REST resources that have a table (`nested`: see `rest::tabled`), the generic page
+/// too; one that has none gets `deserialize_struct!`'s compact map visitor.
+fn deserialize_impl(s: &Struct, home: Home, nested: bool) -> TokenStream {
+    let name = format_ident!("{}", s.rust_name);
+    let generics = s.generic.as_ref().map(|g| {
+        let g = format_ident!("{}", g);
+        quote!(<#g>)
+    });
+    match home {
+        Home::Types => table_impl(s, quote!(#name), None, nested, home),
+        Home::Rest if nested => table_impl(s, quote!(#name #generics), None, nested, home),
+        Home::Rest => deserialize_impl_named(s, quote!(#name #generics)),
+    }
+}
+
+/// The `table_struct!` of a struct read by its table: a row per field, stating the field and its entry
+/// in the table at once. For an owned struct (`view_of: None`) each row gives the field's shape and the
+/// macro makes the table; a borrowed view (`view_of`: the path of the owned struct, whose table is
+/// named as it is) names its fields only and shares that table. `nested` for a shared type, which
+/// other structs hold (a payload struct is only ever read and written whole).
+pub(crate) fn table_impl(
+    s: &Struct,
+    name: TokenStream,
+    view_of: Option<&TokenStream>,
+    nested: bool,
+    home: Home,
+) -> TokenStream {
+    // A field's JSON name, where the identifier is not it (a keyword, `r#type`), is written for the
+    // table and for the `Serialize` the macro makes, which names every field with a literal.
+    let fields = s.fields.iter().map(|f| {
+        let id = ident(&f.rust_name);
+        let json = (f.rust_name != f.name).then(|| {
+            let json = &f.name;
+            quote!(= #json)
+        });
+        let shape = view_of.is_none().then(|| {
+            let shape = shape_expr(&f.ty, f.format, home);
+            if f.is_option() {
+                quote!(: Optional(&#shape))
+            } else {
+                quote!(: #shape)
+            }
+        });
+        // Left out when `None`: the `Serialize` it makes counts and skips such fields as it writes.
+        let omit = f.optional.then(|| quote!(=> omit_none));
+        quote!(#id #json #shape #omit)
+    });
+    let keep = s
+        .incomplete
+        .then(|| quote!(, keep_unlisted_in additional_fields));
+    let nested = nested.then(|| quote!(nested));
+    match view_of {
+        Some(owned) => quote! {
+            ::energy_api_core::table_struct!(#nested #name, view_of #owned, [#(#fields),*] #keep);
+        },
+        None => {
+            let by_name = by_name(s)
+                .into_iter()
+                .map(proc_macro2::Literal::usize_unsuffixed);
+            let renamed: Vec<TokenStream> = s
+                .fields
+                .iter()
+                .flat_map(|f| {
+                    let id = ident(&f.rust_name);
+                    f.renamed_from
+                        .iter()
+                        .map(move |former| quote!(#former => #id))
+                })
+                .collect();
+            let aliases = (!renamed.is_empty()).then(|| quote!(, aliases: [#(#renamed),*]));
+            quote! {
+                ::energy_api_core::table_struct!(#nested #name, [#(#fields),*], by_name: [#(#by_name),*] #aliases #keep);
+            }
+        }
+    }
+}
+
+/// [`deserialize_impl`] for a REST resource named (with its generics) `name`.
+fn deserialize_impl_named(s: &Struct, name: TokenStream) -> TokenStream {
+    let expecting = format!("struct {}", s.rust_name);
+    let fields = s.fields.iter().enumerate().map(|(index, f)| {
+        let id = ident(&f.rust_name);
+        let json = &f.name;
+        let mode = if f.optional {
+            format_ident!("optional")
+        } else if f.nullable {
+            format_ident!("nullable")
+        } else {
+            format_ident!("required")
+        };
+        let index = proc_macro2::Literal::usize_unsuffixed(index);
+        quote!((#index, #mode, #id, #json))
+    });
+    let aliases: Vec<TokenStream> = s
+        .fields
+        .iter()
+        .enumerate()
+        .flat_map(|(index, f)| {
+            let index = proc_macro2::Literal::usize_unsuffixed(index);
+            f.renamed_from
+                .iter()
+                .map(move |former| quote!((#former, #index)))
+        })
+        .collect();
+    let aliases = (!aliases.is_empty()).then(|| quote!(, aliases [#(#aliases),*]));
+    let keep = s
+        .incomplete
+        .then(|| quote!(, keep_unlisted_in additional_fields));
+    quote! {
+        ::energy_api_core::deserialize_struct!(#name, #expecting, [#(#fields),*] #aliases #keep);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(name: &str) -> Field {
+        Field {
+            name: name.to_owned(),
+            rust_name: name.to_owned(),
+            ty: Type::Str,
+            optional: false,
+            nullable: false,
+            format: None,
+            description: None,
+            origin: None,
+            boxed: false,
+            renamed_from: Vec::new(),
+        }
+    }
+
+    /// The chain of `StructTable::by_name`: the first name, then each name's successor, in byte order.
+    #[test]
+    fn fields_are_chained_in_name_order() {
+        let s = Struct {
+            name: "Ledger".to_owned(),
+            rust_name: "Ledger".to_owned(),
+            doc: String::new(),
+            fields: ["number", "account", "id", "Zone"].map(field).to_vec(),
+            incomplete: false,
+            generic: None,
+            free_form: false,
+            waivers: Vec::new(),
+        };
+        // Zone (3) < account (1) < id (2) < number (0).
+        assert_eq!(by_name(&s), [3, 4, 2, 0, 1]);
+        let empty = Struct {
+            fields: Vec::new(),
+            ..s
+        };
+        assert_eq!(by_name(&empty), [0]);
+    }
+}
