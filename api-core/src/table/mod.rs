@@ -296,6 +296,7 @@ const fn same_str(a: &str, b: &str) -> bool {
 /// `=> omit_none`, does not compile there. Not in every build: the compiler evaluates such checks
 /// slowly, and a crate of a thousand views paid 5 % of its build for them.
 #[macro_export]
+#[doc(hidden)]
 macro_rules! table_struct {
     (nested $name:ident $($rest:tt)*) => {
         $crate::table_struct!($name $($rest)*);

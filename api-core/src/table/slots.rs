@@ -42,7 +42,7 @@ const IN_PLACE: usize = 8;
 /// it keeps without listing them. A struct's [`FromFields`] takes them out in declared order
 /// ([`Fields::take`]).
 ///
-/// The first [`IN_PLACE`] slots are held in place, and a payload's fields are read into and built from
+/// The first `IN_PLACE` slots are held in place, and a payload's fields are read into and built from
 /// a `Fields` its caller holds ([`Fields::of`], handed over by `&mut`): a payload is read, built and
 /// dropped without an allocation of its own and without copying its slots (`BENCHMARKS.md`, section
 /// 18). A nested struct's fields are boxed in their slot ([`Slot::Struct`]), which stays four words.
