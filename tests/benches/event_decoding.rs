@@ -225,14 +225,8 @@ fn dispatch() {
         .iter()
         .flat_map(|t| t.versions().iter().map(|v| (t.as_str().to_owned(), *v)))
         .collect();
-    // A fixed shuffle (Fisher-Yates on a xorshift sequence) keeps runs comparable.
-    let mut state = 0x9E37_79B9_7F4A_7C15_u64;
-    for i in (1..pairs.len()).rev() {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        pairs.swap(i, (state % (i as u64 + 1)) as usize);
-    }
+    // A fixed shuffle keeps runs comparable.
+    streams::XorShift(0x9E37_79B9_7F4A_7C15).shuffle(&mut pairs);
     let len = pairs.len();
     let mut best = f64::MAX;
     for _ in 0..20 {

@@ -65,10 +65,7 @@ pub fn streams(payloads: &[Payload<'_>], megabytes: usize, only: &[String]) -> V
     let mut types: Vec<&str> = payloads.iter().map(|p| p.event_type).collect();
     types.sort_unstable();
     types.dedup();
-    let mut random = XorShift(0x2545_F491_4F6C_DD1D);
-    for i in (1..types.len()).rev() {
-        types.swap(i, random.below(i + 1));
-    }
+    XorShift(0x2545_F491_4F6C_DD1D).shuffle(&mut types);
     let mut out = Vec::new();
     for every_optional in [false, true] {
         let suffix = if every_optional {
@@ -219,8 +216,9 @@ fn drawn(
     Stream { name, order, about }
 }
 
-/// A fixed sequence of pseudo-random numbers (xorshift64).
-struct XorShift(u64);
+/// A fixed sequence of pseudo-random numbers (xorshift64): the bench's every draw and shuffle, so that
+/// runs compare.
+pub struct XorShift(pub u64);
 
 impl XorShift {
     fn next(&mut self) -> u64 {
@@ -233,6 +231,13 @@ impl XorShift {
     /// A number in `0..n`.
     fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
+    }
+
+    /// `items` in a fixed order (Fisher-Yates).
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            items.swap(i, self.below(i + 1));
+        }
     }
 
     /// A number in `[0, 1)`.
