@@ -17,8 +17,7 @@
 //! 3. `table`: the tables (one static description per payload struct) and the one reader of them,
 //!    through serde or over JSON text, into owned structs or borrowed views, and the one writer
 //!    (`Serialize`); `table_struct!` is all a generated struct carries;
-//! 4. thin adapters over the tables: `shape` (the check that keeps nothing, behind located errors)
-//!    and `de` (the `Deserialize` of a REST resource that holds a free-form one, which has no table).
+//! 4. a thin adapter over the tables: `shape` (the check that keeps nothing, behind located errors).
 //!
 //! The catalogue of a generated crate is one table of `catalogue` rows over those tables; the event-name
 //! hash (`name_hash`) finds an event type's name in it.
@@ -33,8 +32,6 @@ mod borrowed;
 pub mod bus;
 #[doc(hidden)]
 pub mod catalogue;
-#[doc(hidden)]
-pub mod de;
 pub mod json;
 mod name_hash;
 mod raw;

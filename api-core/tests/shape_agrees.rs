@@ -102,9 +102,8 @@ struct Page<T> {
 }
 
 /// serde's derive cannot read members kept as their text (`#[serde(flatten)]` buffers them as values
-/// first, and then refuses `RawJson`): the generated structs never derived it, and the reference here
-/// is what they had before the tables, `deserialize_struct!` (itself held to the derive in its module's
-/// tests). Written with the derive.
+/// first, and then refuses `RawJson`): the reference reads them by hand, as the derive reads a struct
+/// with a flattened field (a map only, "duplicate field", "missing field"). Written with the derive.
 #[derive(Debug, Serialize)]
 #[allow(dead_code, reason = "only decoded")]
 struct Kept {
@@ -112,7 +111,38 @@ struct Kept {
     #[serde(flatten)]
     additional_fields: energy_api_core::Unlisted,
 }
-energy_api_core::deserialize_struct!(Kept, "struct Kept", [(0, required, mprn, "mprn")], keep_unlisted_in additional_fields);
+
+impl<'de> Deserialize<'de> for Kept {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeptVisitor;
+        impl<'de> serde::de::Visitor<'de> for KeptVisitor {
+            type Value = Kept;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("struct Kept")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Kept, A::Error> {
+                use serde::de::Error;
+                let mut mprn = None;
+                let mut additional_fields = energy_api_core::Unlisted::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if key != "mprn" {
+                        additional_fields.insert(key, map.next_value()?);
+                    } else if mprn.is_some() {
+                        return Err(A::Error::duplicate_field("mprn"));
+                    } else {
+                        mprn = Some(map.next_value()?);
+                    }
+                }
+                let mprn = mprn.ok_or_else(|| A::Error::missing_field("mprn"))?;
+                Ok(Kept {
+                    mprn,
+                    additional_fields,
+                })
+            }
+        }
+        deserializer.deserialize_map(KeptVisitor)
+    }
+}
 
 /// The same structs read and written by their tables (what the generator writes for payload types):
 /// owned, then borrowed. Named as the reference structs, so that their `Debug` texts and serde's
@@ -126,7 +156,7 @@ mod table {
     pub struct Account {
         number: String,
     }
-    table_struct!(nested Account, [number: Str], by_name: [0, 1]);
+    table_struct!(nested Account, [number], by_name: [0, 1]);
 
     #[derive(Debug)]
     #[allow(dead_code, reason = "only decoded")]
@@ -137,7 +167,7 @@ mod table {
     }
     table_struct!(
         nested Ledger,
-        [account: Struct(&Account), number: Str, id: Optional(&Str) => omit_none],
+        [account, number, id => omit_none],
         by_name: [0, 2, 3, 1],
     );
 
@@ -155,14 +185,14 @@ mod table {
     table_struct!(
         Entry,
         [
-            id: Int,
-            amount: Num,
-            is_charge: Bool,
-            flags: Array(&Bool),
-            changes: Obj,
-            ledgers: Optional(&Array(&Struct(&Ledger))) => omit_none,
+            id,
+            amount,
+            is_charge,
+            flags,
+            changes,
+            ledgers => omit_none,
             // Nullable, not optional: `null` when `None`.
-            r#type = "type": Optional(&Int),
+            r#type = "type",
         ],
         by_name: [1, 2, 4, 5, 0, 3, 6, 7],
     );
@@ -175,7 +205,7 @@ mod table {
     }
     table_struct!(
         Renamed,
-        [account_id: Str, note: Optional(&Str) => omit_none],
+        [account_id, note => omit_none],
         by_name: [0, 1, 2],
         aliases: ["account_number" => account_id],
     );
@@ -189,8 +219,8 @@ mod table {
     table_struct!(
         Priced,
         [
-            tariffs: Map(&Map(&Struct(&Account))),
-            quotes: Optional(&Map(&Int)) => omit_none,
+            tariffs,
+            quotes => omit_none,
         ],
         by_name: [1, 2, 0],
     );
@@ -201,7 +231,7 @@ mod table {
         mprn: String,
         additional_fields: energy_api_core::Unlisted,
     }
-    table_struct!(Kept, [mprn: Str], by_name: [0, 1], keep_unlisted_in additional_fields);
+    table_struct!(Kept, [mprn], by_name: [0, 1], keep_unlisted_in additional_fields);
 
     #[derive(Debug)]
     #[allow(dead_code, reason = "only decoded")]
@@ -221,18 +251,18 @@ mod table {
     table_struct!(
         Reading,
         [
-            account_number: Str,
-            agreement_id: Int,
-            amount: Num,
-            ends_at: Optional(&Str) => omit_none,
-            is_export: Bool,
-            mpxn: Str,
+            account_number,
+            agreement_id,
+            amount,
+            ends_at => omit_none,
+            is_export,
+            mpxn,
             // Nullable, not optional.
-            note: Optional(&Str),
-            rate: Num,
-            register: Struct(&Account),
-            starts_at: Optional(&Str) => omit_none,
-            units: Array(&Int),
+            note,
+            rate,
+            register,
+            starts_at => omit_none,
+            units,
         ],
         by_name: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
     );
@@ -247,7 +277,7 @@ mod table {
     }
     table_struct!(
         Page<T>,
-        [count: Int, next: Optional(&Str), results: Array(&Struct(T))],
+        [count, next, results],
         by_name: [0, 1, 2, 3],
     );
 

@@ -28,7 +28,7 @@ pub struct MeterReadV1 {
     pub mprn: String,
     pub reading: i64,
 }
-energy_api_core::table_struct!(MeterReadV1, [mprn: Str, reading: Int], by_name: [0, 1, 2]);
+energy_api_core::table_struct!(MeterReadV1, [mprn, reading], by_name: [0, 1, 2]);
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct MeterReadV2 {
@@ -38,7 +38,7 @@ pub struct MeterReadV2 {
 }
 energy_api_core::table_struct!(
     MeterReadV2,
-    [mprn: Str, reading: Int, registers: Array(&Str)],
+    [mprn, reading, registers],
     by_name: [0, 1, 2, 3],
 );
 

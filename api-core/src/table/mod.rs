@@ -70,8 +70,20 @@ pub enum Shape {
     Map(&'static Shape),
     /// A struct.
     Struct(&'static StructTable),
+    /// A struct that holds itself, however deep (`Node` with `children: Vec<Node>`), by a function
+    /// that gives its table: a table's shapes are constants ([`FromSlot::SHAPE`]), and a constant that
+    /// points to a static cannot be made while that static's own initializer is being evaluated.
+    Recursive(fn() -> &'static StructTable),
     /// `null`, or a value of the shape.
     Optional(&'static Shape),
+}
+
+/// The shape of a struct's field, from the field's Rust type: `shape_of(|ledger: &Ledger| &ledger.id)`
+/// is `Optional(&Str)` where `id` is an `Option<String>`. The closure only names the field (it is never
+/// called): a row of [`table_struct!`](crate::table_struct) states a field once, by its name, and its
+/// shape cannot disagree with its type.
+pub const fn shape_of<'a, S, T: FromSlot<'a>>(_field: fn(&S) -> &T) -> Shape {
+    T::SHAPE
 }
 
 /// The table of a struct: how it is read and written (made by [`table_struct!`](crate::table_struct)).
@@ -250,8 +262,9 @@ const fn same_str(a: &str, b: &str) -> bool {
 }
 
 /// A generated struct and its table, stated once: a row per field gives its identifier, its JSON name
-/// where the identifier is not it (`r#type = "type"`), its [`Shape`], and `=> omit_none` for an
-/// optional field, left out when `None` (a nullable field is written as `null`). From the rows the
+/// where the identifier is not it (`r#type = "type"`), and `=> omit_none` for an optional field, left
+/// out when `None` (a nullable field is written as `null`); its [`Shape`] comes from its Rust type
+/// ([`FromSlot::SHAPE`], through [`shape_of`]), so a row cannot contradict its field. From the rows the
 /// macro makes the struct's table, a [`StructTable`] static named as the struct (a struct with named
 /// fields has no name among values, so the two do not clash), and the struct's impls: its
 /// [`FromFields`] (the one piece of code per struct that reads), `Deserialize` through
@@ -268,7 +281,7 @@ const fn same_str(a: &str, b: &str) -> bool {
 ///
 /// #[derive(Debug)]
 /// pub struct Ledger { number: String, id: Option<String> }
-/// table_struct!(Ledger, [number: Str, id: Optional(&Str) => omit_none], by_name: [1, 2, 0]);
+/// table_struct!(Ledger, [number, id => omit_none], by_name: [1, 2, 0]);
 ///
 /// let ledger: Ledger = serde_json::from_str(r#"{"number": "L-1", "other": 1}"#).unwrap();
 /// assert_eq!((ledger.number.as_str(), ledger.id.as_deref()), ("L-1", None));
@@ -281,16 +294,15 @@ const fn same_str(a: &str, b: &str) -> bool {
 /// After the rows: `by_name`, the fields in the byte order of their names (see
 /// [`StructTable::by_name`]); `aliases: ["former" => field, …]` for fields read under former names too;
 /// `keep_unlisted_in additional_fields` for a struct that keeps the members it does not list. A struct
-/// that other structs hold as a field is written `nested Name` (it is then read from a slot) and is
-/// named in a row as `Struct(&path::to::Name)`.
+/// that other structs hold as a field is written `nested Name`: it is then read from a slot, and its
+/// shape is `Struct` of its table.
 ///
 /// A generic struct, `Name<T>` (the REST API's page), has its table as its [`FromFields::TABLE`] (a
-/// static cannot name a type parameter), and a row names the parameter's table as `Struct(T)`:
-/// `table_struct!(Page<T>, [count: Int, results: Array(&Struct(T))], by_name: [0, 1, 2])`. It reads
-/// where `T` has a table of its own (`T: FromFields + FromSlot`, which every generated struct has).
+/// static cannot name a type parameter): `table_struct!(Page<T>, [count, results], by_name: [0, 1,
+/// 2])`. It reads where `T` is read from a slot (`T: FromSlot`, which every nested struct is).
 ///
 /// A borrowed view shares its owned struct's table: `Name<'a>, view_of path::to::Owned, [rows]`, each
-/// row its field with the JSON name and `=> omit_none` but no shape; the view's rows are checked
+/// row its field with the JSON name and `=> omit_none`; the view's rows are checked
 /// against the table, by name ([`view_matches`]), when the crate's own tests compile (`cfg(test)`): a
 /// view that names a field its table does not have, in another place, or misses an optional field's
 /// `=> omit_none`, does not compile there. Not in every build: the compiler evaluates such checks
@@ -301,6 +313,12 @@ macro_rules! table_struct {
     (nested $name:ident $($rest:tt)*) => {
         $crate::table_struct!($name $($rest)*);
         $crate::table_struct!(@nested $name $($rest)*);
+    };
+    // A struct that holds itself, however deep: its shape gives its table by a function (see
+    // `Shape::Recursive`).
+    (recursive $name:ident $($rest:tt)*) => {
+        $crate::table_struct!($name $($rest)*);
+        $crate::table_struct!(@from_slot ['a] 'a, $name, $crate::table::Shape::Recursive(|| &$name));
     };
     ($name:ident <$lt:lifetime>, view_of $table:path, [$($field:ident $(= $json:literal)? $(=> $omit:ident)?),* $(,)?] $(, keep_unlisted_in $additional:ident)? $(,)?) => {
         #[cfg(test)]
@@ -335,11 +353,11 @@ macro_rules! table_struct {
             }
         }
     };
-    ($name:ident, [$($field:ident $(= $json:literal)? : $shape:expr $(=> $omit:ident)?),* $(,)?], by_name: [$($by_name:literal),* $(,)?] $(, aliases: [$($former:literal => $target:ident),* $(,)?])? $(, keep_unlisted_in $additional:ident)? $(,)?) => {
+    ($name:ident, [$($field:ident $(= $json:literal)? $(=> $omit:ident)?),* $(,)?], by_name: [$($by_name:literal),* $(,)?] $(, aliases: [$($former:literal => $target:ident),* $(,)?])? $(, keep_unlisted_in $additional:ident)? $(,)?) => {
         $crate::table_struct!(@plain $name, [$($field $(= $json)?),*]);
         #[allow(non_upper_case_globals, reason = "a struct's table is named as the struct")]
         pub(crate) static $name: $crate::table::StructTable =
-            $crate::table_struct!(@table $name, [$($field $(= $json)? : $shape $(=> $omit)?),*], [$($by_name),*], [$($($former => $target),*)?], [$($additional)?]);
+            $crate::table_struct!(@table $name, $name, [$($field $(= $json)? $(=> $omit)?),*], [$($by_name),*], [$($($former => $target),*)?], [$($additional)?]);
         impl<'a> $crate::table::FromFields<'a> for $name {
             const TABLE: &'static $crate::table::StructTable = &$name;
             const MODE: $crate::table::Mode = $crate::table::Mode::Owned;
@@ -369,24 +387,19 @@ macro_rules! table_struct {
     // A generic struct (the REST API's page, `Page<T>`): its table is an associated constant of its
     // `FromFields`, as a static cannot name a type parameter, and a row names the parameter's table as
     // `Struct(T)`. It is read where its parameter has a table.
-    ($name:ident <$param:ident>, [$($field:ident $(= $json:literal)? : $shape:expr $(=> $omit:ident)?),* $(,)?], by_name: [$($by_name:literal),* $(,)?] $(, aliases: [$($former:literal => $target:ident),* $(,)?])? $(, keep_unlisted_in $additional:ident)? $(,)?) => {
+    ($name:ident <$param:ident>, [$($field:ident $(= $json:literal)? $(=> $omit:ident)?),* $(,)?], by_name: [$($by_name:literal),* $(,)?] $(, aliases: [$($former:literal => $target:ident),* $(,)?])? $(, keep_unlisted_in $additional:ident)? $(,)?) => {
         $crate::table_struct!(@plain $name, [$($field $(= $json)?),*]);
-        impl<'a, $param: $crate::table::FromFields<'a> + $crate::table::FromSlot<'a>>
-            $crate::table::FromFields<'a> for $name<$param>
-        {
-            const TABLE: &'static $crate::table::StructTable = {
-                #[allow(non_snake_case, reason = "the parameter's table, named as the parameter")]
-                let $param = <$param as $crate::table::FromFields<'a>>::TABLE;
-                &$crate::table_struct!(@table $name, [$($field $(= $json)? : $shape $(=> $omit)?),*], [$($by_name),*], [$($($former => $target),*)?], [$($additional)?])
-            };
+        impl<'a, $param: $crate::table::FromSlot<'a>> $crate::table::FromFields<'a> for $name<$param> {
+            const TABLE: &'static $crate::table::StructTable =
+                &$crate::table_struct!(@table $name, Self, [$($field $(= $json)? $(=> $omit)?),*], [$($by_name),*], [$($($former => $target),*)?], [$($additional)?]);
             const MODE: $crate::table::Mode = $crate::table::Mode::Owned;
             #[inline]
             fn build(fields: &mut $crate::table::Fields<'a>, ok: &mut bool) -> Self {
                 $crate::table_struct!(@body $name, fields, ok, [$($field),*] $(, $additional)?)
             }
         }
-        impl<'de, $param: $crate::table::FromFields<'de> + $crate::table::FromSlot<'de>>
-            $crate::__private::serde::Deserialize<'de> for $name<$param>
+        impl<'de, $param: $crate::table::FromSlot<'de>> $crate::__private::serde::Deserialize<'de>
+            for $name<$param>
         {
             fn deserialize<D: $crate::__private::serde::Deserializer<'de>>(
                 deserializer: D,
@@ -403,34 +416,34 @@ macro_rules! table_struct {
             }
         }
     };
-    // The table of a struct, from its rows.
-    (@table $name:ident, [$($field:ident $(= $json:literal)? : $shape:expr $(=> $omit:ident)?),*], [$($by_name:literal),*], [$($former:literal => $target:ident),*], [$($additional:ident)?]) => {{
-        #[allow(unused_imports, reason = "a struct of scalars names no composite shape")]
-        use $crate::table::Shape::*;
+    // The table of a struct, from its rows; each field's shape from its type (see `shape_of`).
+    (@table $name:ident, $owner:ty, [$($field:ident $(= $json:literal)? $(=> $omit:ident)?),*], [$($by_name:literal),*], [$($former:literal => $target:ident),*], [$($additional:ident)?]) => {{
         $crate::table::StructTable {
             name: ::std::concat!("struct ", ::std::stringify!($name)),
             fields: &[$($crate::table_struct!(@json $field $(= $json)?)),*],
             aliases: $crate::table_struct!(@aliases [$(::std::stringify!($field)),*] $($former => $target),*),
             by_name: &[$($by_name),*],
-            shapes: &[$($shape),*],
+            shapes: &[$($crate::table::shape_of(|owner: &$owner| &owner.$field)),*],
             omit_none: &[$($crate::table_struct!(@omits $($omit)?)),*],
             keep_unlisted: $crate::table_struct!(@keeps $($additional)?),
         }
     }};
-    // A struct other structs hold: read from a slot, written as a field.
+    // A struct other structs hold: read from a slot, written as a field; its shape is its table.
     (@nested $name:ident <$lt:lifetime> $($rest:tt)*) => {
-        $crate::table_struct!(@from_slot [$lt] $lt, $name<$lt>);
+        $crate::table_struct!(@from_slot [$lt] $lt, $name<$lt>, $crate::table::Shape::Struct(<Self as $crate::table::FromFields<$lt>>::TABLE));
     };
     (@nested $name:ident <$param:ident> $($rest:tt)*) => {
         $crate::table_struct!(
-            @from_slot ['a, $param: $crate::table::FromFields<'a> + $crate::table::FromSlot<'a>] 'a, $name<$param>
+            @from_slot ['a, $param: $crate::table::FromSlot<'a>] 'a, $name<$param>, $crate::table::Shape::Struct(<Self as $crate::table::FromFields<'a>>::TABLE)
         );
     };
     (@nested $name:ident $($rest:tt)*) => {
-        $crate::table_struct!(@from_slot ['a] 'a, $name);
+        $crate::table_struct!(@from_slot ['a] 'a, $name, $crate::table::Shape::Struct(<Self as $crate::table::FromFields<'a>>::TABLE));
     };
-    (@from_slot [$($generics:tt)*] $lt:lifetime, $ty:ty) => {
+    (@from_slot [$($generics:tt)*] $lt:lifetime, $ty:ty, $shape:expr) => {
         impl<$($generics)*> $crate::table::FromSlot<$lt> for $ty {
+            const SHAPE: $crate::table::Shape = $shape;
+
             #[inline]
             fn from_slot(
                 slot: ::std::option::Option<$crate::table::Slot<$lt>>,

@@ -192,6 +192,10 @@ impl<'a, T: FromFields<'a>> crate::read::ReadJson<'a> for T {
 // Hidden from docs: the engine's, not the user's (every generated struct implements it).
 #[doc(hidden)]
 pub trait FromSlot<'a>: Sized {
+    /// The shape of this type's slot: a struct's table takes each field's shape from the field's type
+    /// (see [`shape_of`]), so a table cannot disagree with its struct.
+    const SHAPE: Shape;
+
     /// The value; where the slot does not hold one of this type, `ok` is cleared and a stand-in
     /// value returned (see [`Fields::take`]).
     fn from_slot(slot: Option<Slot<'a>>, ok: &mut bool) -> Self;
@@ -209,8 +213,10 @@ pub trait FromSlot<'a>: Sized {
 /// A scalar field's conversion: the value its slot variant holds, or the stand-in; taken in place, the
 /// variant's value is replaced by `$left` (which owns nothing) and the slot cleared.
 macro_rules! scalar_from_slot {
-    ($($ty:ty => $variant:ident($value:ident) $made:expr, $stand_in:expr, left $left:expr;)*) => {
+    ($($ty:ty => $variant:ident($value:ident) $made:expr, $stand_in:expr, left $left:expr, shape $shape:ident;)*) => {
         $(impl<'a> FromSlot<'a> for $ty {
+            const SHAPE: Shape = Shape::$shape;
+
             #[inline]
             fn from_slot(slot: Option<Slot<'a>>, ok: &mut bool) -> Self {
                 match slot {
@@ -243,22 +249,25 @@ macro_rules! scalar_from_slot {
 }
 
 scalar_from_slot! {
-    String => Str(s) s.into_owned(), String::new(), left Cow::Borrowed("");
-    CowStr<'a> => Str(s) CowStr(s), CowStr(Cow::Borrowed("")), left Cow::Borrowed("");
-    i64 => Int(v) v, 0, left 0;
-    f64 => Num(v) v, 0.0, left 0.0;
-    bool => Bool(v) v, false, left false;
-    Map<String, Value> => Map(map) map, Map::new(), left Map::new();
-    RawObject<'a> => Raw(raw) raw, RawObject::from_text("null"), left RawObject::from_text("null");
+    String => Str(s) s.into_owned(), String::new(), left Cow::Borrowed(""), shape Str;
+    CowStr<'a> => Str(s) CowStr(s), CowStr(Cow::Borrowed("")), left Cow::Borrowed(""), shape Str;
+    i64 => Int(v) v, 0, left 0, shape Int;
+    f64 => Num(v) v, 0.0, left 0.0, shape Num;
+    bool => Bool(v) v, false, left false, shape Bool;
+    Map<String, Value> => Map(map) map, Map::new(), left Map::new(), shape Obj;
+    RawObject<'a> => Raw(raw) raw, RawObject::from_text("null"), left RawObject::from_text("null"), shape Obj;
 }
 
 #[cfg(feature = "jiff")]
 scalar_from_slot! {
-    jiff::Timestamp => Timestamp(t) t, jiff::Timestamp::UNIX_EPOCH, left jiff::Timestamp::UNIX_EPOCH;
+    jiff::Timestamp => Timestamp(t) t, jiff::Timestamp::UNIX_EPOCH, left jiff::Timestamp::UNIX_EPOCH, shape Timestamp;
 }
 
 /// Absent and `null` are both `None`.
 impl<'a, T: FromSlot<'a>> FromSlot<'a> for Option<T> {
+    // An inline constant: a reference to a generic constant is not made `'static` otherwise.
+    const SHAPE: Shape = Shape::Optional(&const { T::SHAPE });
+
     #[inline]
     fn from_slot(slot: Option<Slot<'a>>, ok: &mut bool) -> Self {
         match slot {
@@ -283,6 +292,8 @@ impl<'a, T: FromSlot<'a>> FromSlot<'a> for Option<T> {
 // Loops rather than iterator adapters: `collect` instantiates much of std's iterator machinery for
 // every element type.
 impl<'a, T: FromSlot<'a>> FromSlot<'a> for Vec<T> {
+    const SHAPE: Shape = Shape::Array(&const { T::SHAPE });
+
     fn from_slot(slot: Option<Slot<'a>>, ok: &mut bool) -> Self {
         let Some(Slot::Array(items)) = slot else {
             *ok = false;
@@ -300,6 +311,8 @@ impl<'a, T: FromSlot<'a>> FromSlot<'a> for Vec<T> {
 impl<'a, K: From<Cow<'a, str>> + Ord, T: FromSlot<'a>> FromSlot<'a>
     for std::collections::BTreeMap<K, T>
 {
+    const SHAPE: Shape = Shape::Map(&const { T::SHAPE });
+
     fn from_slot(slot: Option<Slot<'a>>, ok: &mut bool) -> Self {
         let mut map = std::collections::BTreeMap::new();
         let Some(Slot::Entries(entries)) = slot else {
@@ -314,6 +327,8 @@ impl<'a, K: From<Cow<'a, str>> + Ord, T: FromSlot<'a>> FromSlot<'a>
 }
 
 impl<'a, T: FromSlot<'a>> FromSlot<'a> for Box<T> {
+    const SHAPE: Shape = T::SHAPE;
+
     fn from_slot(slot: Option<Slot<'a>>, ok: &mut bool) -> Self {
         Box::new(T::from_slot(slot, ok))
     }

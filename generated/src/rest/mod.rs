@@ -45,8 +45,8 @@ impl Account {
 ::energy_api_core::table_struct!(
     nested Account,
     [
-        number: Str,
-        properties: Array(&Struct(&crate::rest::Property)),
+        number,
+        properties,
     ],
     by_name: [0, 1, 2],
     keep_unlisted_in additional_fields,
@@ -89,9 +89,9 @@ impl Agreement {
 ::energy_api_core::table_struct!(
     nested Agreement,
     [
-        tariff_code: Str,
-        valid_from: Timestamp,
-        valid_to: Optional(&Timestamp),
+        tariff_code,
+        valid_from,
+        valid_to,
     ],
     by_name: [0, 1, 2, 3],
     keep_unlisted_in additional_fields,
@@ -130,8 +130,8 @@ impl AnnualCost {
 ::energy_api_core::table_struct!(
     nested AnnualCost,
     [
-        annual_cost_inc_vat: Int,
-        annual_cost_exc_vat: Int,
+        annual_cost_inc_vat,
+        annual_cost_exc_vat,
     ],
     by_name: [1, 2, 0],
     keep_unlisted_in additional_fields,
@@ -141,6 +141,18 @@ impl AnnualCost {
 #[derive(Debug, Clone, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 #[serde(transparent)]
 pub struct ApiError(pub ::serde_json::Map<::std::string::String, ::serde_json::Value>);
+
+impl<'a> ::energy_api_core::table::FromSlot<'a> for ApiError {
+    const SHAPE: ::energy_api_core::table::Shape = ::energy_api_core::table::Shape::Obj;
+
+    #[inline]
+    fn from_slot(
+        slot: ::std::option::Option<::energy_api_core::table::Slot<'a>>,
+        ok: &mut bool,
+    ) -> Self {
+        Self(::energy_api_core::table::FromSlot::from_slot(slot, ok))
+    }
+}
 
 /// Annual consumption of electricity with day and night unit rates and of gas.
 ///
@@ -179,9 +191,9 @@ impl DualFuelDualRateConsumption {
 ::energy_api_core::table_struct!(
     nested DualFuelDualRateConsumption,
     [
-        electricity_day: Int,
-        electricity_night: Int,
-        gas_standard: Int,
+        electricity_day,
+        electricity_night,
+        gas_standard,
     ],
     by_name: [0, 1, 2, 3],
     keep_unlisted_in additional_fields,
@@ -220,8 +232,8 @@ impl DualFuelSingleRateConsumption {
 ::energy_api_core::table_struct!(
     nested DualFuelSingleRateConsumption,
     [
-        electricity_standard: Int,
-        gas_standard: Int,
+        electricity_standard,
+        gas_standard,
     ],
     by_name: [0, 1, 2],
     keep_unlisted_in additional_fields,
@@ -260,8 +272,8 @@ impl DualRateConsumption {
 ::energy_api_core::table_struct!(
     nested DualRateConsumption,
     [
-        electricity_day: Int,
-        electricity_night: Int,
+        electricity_day,
+        electricity_night,
     ],
     by_name: [0, 1, 2],
     keep_unlisted_in additional_fields,
@@ -363,21 +375,21 @@ impl DualRegisterTariff {
 ::energy_api_core::table_struct!(
     nested DualRegisterTariff,
     [
-        code: Str,
-        standing_charge_exc_vat: Num,
-        standing_charge_inc_vat: Num,
-        online_discount_exc_vat: Num,
-        online_discount_inc_vat: Num,
-        dual_fuel_discount_exc_vat: Num,
-        dual_fuel_discount_inc_vat: Num,
-        exit_fees_exc_vat: Num,
-        exit_fees_inc_vat: Num,
-        exit_fees_type: Optional(&Str) => omit_none,
-        links: Array(&Struct(&crate::rest::Link)),
-        day_unit_rate_exc_vat: Num,
-        day_unit_rate_inc_vat: Num,
-        night_unit_rate_exc_vat: Num,
-        night_unit_rate_inc_vat: Num,
+        code,
+        standing_charge_exc_vat,
+        standing_charge_inc_vat,
+        online_discount_exc_vat,
+        online_discount_inc_vat,
+        dual_fuel_discount_exc_vat,
+        dual_fuel_discount_inc_vat,
+        exit_fees_exc_vat,
+        exit_fees_inc_vat,
+        exit_fees_type => omit_none,
+        links,
+        day_unit_rate_exc_vat,
+        day_unit_rate_inc_vat,
+        night_unit_rate_exc_vat,
+        night_unit_rate_inc_vat,
     ],
     by_name: [0, 11, 2, 15, 4, 1, 6, 7, 8, 9, 10, 13, 12, 5, 14, 3],
     keep_unlisted_in additional_fields,
@@ -416,8 +428,8 @@ impl ElectricityMeter {
 ::energy_api_core::table_struct!(
     nested ElectricityMeter,
     [
-        serial_number: Str,
-        registers: Array(&Struct(&crate::rest::Register)),
+        serial_number,
+        registers,
     ],
     by_name: [1, 2, 0],
     keep_unlisted_in additional_fields,
@@ -474,12 +486,12 @@ impl ElectricityMeterPoint {
 ::energy_api_core::table_struct!(
     nested ElectricityMeterPoint,
     [
-        mpan: Str,
-        profile_class: Int,
-        consumption_standard: Int,
-        is_export: Bool,
-        meters: Array(&Struct(&crate::rest::ElectricityMeter)),
-        agreements: Array(&Struct(&crate::rest::Agreement)),
+        mpan,
+        profile_class,
+        consumption_standard,
+        is_export,
+        meters,
+        agreements,
     ],
     by_name: [5, 1, 6, 3, 4, 0, 2],
     keep_unlisted_in additional_fields,
@@ -512,7 +524,7 @@ impl GasMeter {
 ::energy_api_core::table_struct!(
     nested GasMeter,
     [
-        serial_number: Str,
+        serial_number,
     ],
     by_name: [0, 1],
     keep_unlisted_in additional_fields,
@@ -559,10 +571,10 @@ impl GasMeterPoint {
 ::energy_api_core::table_struct!(
     nested GasMeterPoint,
     [
-        mprn: Str,
-        consumption_standard: Int,
-        meters: Array(&Struct(&crate::rest::GasMeter)),
-        agreements: Array(&Struct(&crate::rest::Agreement)),
+        mprn,
+        consumption_standard,
+        meters,
+        agreements,
     ],
     by_name: [3, 4, 2, 0, 1],
     keep_unlisted_in additional_fields,
@@ -599,9 +611,9 @@ impl Link {
 ::energy_api_core::table_struct!(
     nested Link,
     [
-        href: Str,
-        method: Str,
-        rel: Str,
+        href,
+        method,
+        rel,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -641,10 +653,10 @@ impl<T> Page<T> {
 ::energy_api_core::table_struct!(
     nested Page<T>,
     [
-        count: Int,
-        next: Optional(&Str),
-        previous: Optional(&Str),
-        results: Array(&Struct(T)),
+        count,
+        next,
+        previous,
+        results,
     ],
     by_name: [0, 1, 2, 3, 4],
 );
@@ -733,22 +745,22 @@ impl Product {
 ::energy_api_core::table_struct!(
     nested Product,
     [
-        code: Str,
-        full_name: Str,
-        display_name: Str,
-        description: Str,
-        is_variable: Bool,
-        is_green: Bool,
-        is_tracker: Bool,
-        is_prepay: Bool,
-        is_business: Bool,
-        is_restricted: Bool,
-        term: Optional(&Int),
-        available_from: Timestamp,
-        available_to: Optional(&Timestamp),
-        links: Array(&Struct(&crate::rest::Link)),
-        brand: Str,
-        direction: Str,
+        code,
+        full_name,
+        display_name,
+        description,
+        is_variable,
+        is_green,
+        is_tracker,
+        is_prepay,
+        is_business,
+        is_restricted,
+        term,
+        available_from,
+        available_to,
+        links,
+        brand,
+        direction,
     ],
     by_name: [11, 3, 8, 1, 15, 13, 7, 4, 9, 5, 6, 16, 12, 14, 10, 0, 2],
 );
@@ -931,28 +943,28 @@ impl ProductDetail {
 ::energy_api_core::table_struct!(
     nested ProductDetail,
     [
-        code: Str,
-        full_name: Str,
-        display_name: Str,
-        description: Str,
-        is_variable: Bool,
-        is_green: Bool,
-        is_tracker: Bool,
-        is_prepay: Bool,
-        is_business: Bool,
-        is_restricted: Bool,
-        term: Optional(&Int),
-        available_from: Timestamp,
-        available_to: Optional(&Timestamp),
-        links: Array(&Struct(&crate::rest::Link)),
-        brand: Str,
-        direction: Optional(&Str) => omit_none,
-        tariffs_active_at: Timestamp,
-        single_register_electricity_tariffs: Map(&Map(&Struct(&crate::rest::SingleRegisterTariff))),
-        dual_register_electricity_tariffs: Map(&Map(&Struct(&crate::rest::DualRegisterTariff))),
-        single_register_gas_tariffs: Map(&Map(&Struct(&crate::rest::SingleRegisterTariff))),
-        sample_quotes: Map(&Map(&Struct(&crate::rest::SampleQuote))),
-        sample_consumption: Struct(&crate::rest::SampleConsumption),
+        code,
+        full_name,
+        display_name,
+        description,
+        is_variable,
+        is_green,
+        is_tracker,
+        is_prepay,
+        is_business,
+        is_restricted,
+        term,
+        available_from,
+        available_to,
+        links,
+        brand,
+        direction => omit_none,
+        tariffs_active_at,
+        single_register_electricity_tariffs,
+        dual_register_electricity_tariffs,
+        single_register_gas_tariffs,
+        sample_quotes,
+        sample_consumption,
     ],
     by_name: [11, 3, 8, 18, 15, 13, 7, 4, 9, 5, 6, 22, 12, 14, 21, 0, 2, 10, 19, 1, 16, 17, 20],
     keep_unlisted_in additional_fields,
@@ -1032,17 +1044,17 @@ impl Property {
 ::energy_api_core::table_struct!(
     nested Property,
     [
-        id: Int,
-        moved_in_at: Timestamp,
-        moved_out_at: Optional(&Timestamp),
-        address_line_1: Str,
-        address_line_2: Str,
-        address_line_3: Str,
-        town: Str,
-        county: Str,
-        postcode: Str,
-        electricity_meter_points: Array(&Struct(&crate::rest::ElectricityMeterPoint)),
-        gas_meter_points: Array(&Struct(&crate::rest::GasMeterPoint)),
+        id,
+        moved_in_at,
+        moved_out_at,
+        address_line_1,
+        address_line_2,
+        address_line_3,
+        town,
+        county,
+        postcode,
+        electricity_meter_points,
+        gas_meter_points,
     ],
     by_name: [3, 1, 2, 8, 4, 5, 7, 11, 9, 6, 10, 0],
     keep_unlisted_in additional_fields,
@@ -1085,9 +1097,9 @@ impl Register {
 ::energy_api_core::table_struct!(
     nested Register,
     [
-        identifier: Str,
-        rate: Str,
-        is_settlement_register: Bool,
+        identifier,
+        rate,
+        is_settlement_register,
     ],
     by_name: [0, 2, 3, 1],
     keep_unlisted_in additional_fields,
@@ -1142,10 +1154,10 @@ impl SampleConsumption {
 ::energy_api_core::table_struct!(
     nested SampleConsumption,
     [
-        electricity_single_rate: Struct(&crate::rest::SingleRateConsumption),
-        electricity_dual_rate: Struct(&crate::rest::DualRateConsumption),
-        dual_fuel_single_rate: Struct(&crate::rest::DualFuelSingleRateConsumption),
-        dual_fuel_dual_rate: Struct(&crate::rest::DualFuelDualRateConsumption),
+        electricity_single_rate,
+        electricity_dual_rate,
+        dual_fuel_single_rate,
+        dual_fuel_dual_rate,
     ],
     by_name: [3, 4, 0, 1, 2],
     keep_unlisted_in additional_fields,
@@ -1228,10 +1240,10 @@ impl SampleQuote {
 ::energy_api_core::table_struct!(
     nested SampleQuote,
     [
-        electricity_single_rate: Struct(&crate::rest::AnnualCost),
-        electricity_dual_rate: Optional(&Struct(&crate::rest::AnnualCost)) => omit_none,
-        dual_fuel_single_rate: Optional(&Struct(&crate::rest::AnnualCost)) => omit_none,
-        dual_fuel_dual_rate: Optional(&Struct(&crate::rest::AnnualCost)) => omit_none,
+        electricity_single_rate,
+        electricity_dual_rate => omit_none,
+        dual_fuel_single_rate => omit_none,
+        dual_fuel_dual_rate => omit_none,
     ],
     by_name: [3, 4, 0, 1, 2],
     keep_unlisted_in additional_fields,
@@ -1264,7 +1276,7 @@ impl SingleRateConsumption {
 ::energy_api_core::table_struct!(
     nested SingleRateConsumption,
     [
-        electricity_standard: Int,
+        electricity_standard,
     ],
     by_name: [0, 1],
     keep_unlisted_in additional_fields,
@@ -1358,19 +1370,19 @@ impl SingleRegisterTariff {
 ::energy_api_core::table_struct!(
     nested SingleRegisterTariff,
     [
-        code: Str,
-        standing_charge_exc_vat: Num,
-        standing_charge_inc_vat: Num,
-        online_discount_exc_vat: Num,
-        online_discount_inc_vat: Num,
-        dual_fuel_discount_exc_vat: Num,
-        dual_fuel_discount_inc_vat: Num,
-        exit_fees_exc_vat: Num,
-        exit_fees_inc_vat: Num,
-        exit_fees_type: Optional(&Str) => omit_none,
-        links: Array(&Struct(&crate::rest::Link)),
-        standard_unit_rate_exc_vat: Num,
-        standard_unit_rate_inc_vat: Num,
+        code,
+        standing_charge_exc_vat,
+        standing_charge_inc_vat,
+        online_discount_exc_vat,
+        online_discount_inc_vat,
+        dual_fuel_discount_exc_vat,
+        dual_fuel_discount_inc_vat,
+        exit_fees_exc_vat,
+        exit_fees_inc_vat,
+        exit_fees_type => omit_none,
+        links,
+        standard_unit_rate_exc_vat,
+        standard_unit_rate_inc_vat,
     ],
     by_name: [0, 5, 2, 13, 4, 11, 6, 7, 8, 9, 10, 3, 12, 1],
     keep_unlisted_in additional_fields,
@@ -1425,11 +1437,11 @@ impl StandardUnitRate {
 ::energy_api_core::table_struct!(
     nested StandardUnitRate,
     [
-        value_exc_vat: Num,
-        value_inc_vat: Num,
-        valid_from: Timestamp,
-        valid_to: Optional(&Timestamp),
-        payment_method: Optional(&Str) => omit_none,
+        value_exc_vat,
+        value_inc_vat,
+        valid_from,
+        valid_to,
+        payment_method => omit_none,
     ],
     by_name: [4, 1, 5, 3, 0, 2],
 );

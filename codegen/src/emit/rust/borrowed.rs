@@ -17,7 +17,7 @@
 //! [`RawObject`]: energy_api_core::RawObject
 
 use super::structs::{
-    Home, doc_attrs, field_doc, ident, inner_doc_attrs, shared_type_cfgs, table_impl,
+    Held, doc_attrs, field_doc, ident, inner_doc_attrs, shared_type_cfgs, table_impl,
 };
 use crate::model::{EventType, EventVersion, Format, Model, Section, Struct, Type, TypeId};
 use proc_macro2::TokenStream;
@@ -137,7 +137,8 @@ impl Borrowing {
                 pub additional_fields: ::energy_api_core::Unlisted,
             }
         });
-        let deserialize = table_impl(s, quote!(#name<'a>), Some(&owned), nested, Home::Types);
+        let held = if nested { Held::Nested } else { Held::Never };
+        let deserialize = table_impl(s, quote!(#name<'a>), Some(&owned), held);
         quote! {
             #doc
             #deprecated

@@ -1,10 +1,9 @@
 //! `src/rest/mod.rs`: the REST resources, and a request type per endpoint implementing `Endpoint`.
 
-use super::structs::{Home, doc_attrs, ident, inner_doc_attrs, struct_tokens, value_type};
-use crate::model::{Endpoint, Field, Format, Model, PathSegment, Struct, Type};
+use super::structs::{Home, doc_attrs, held, ident, inner_doc_attrs, struct_tokens, value_type};
+use crate::model::{Endpoint, Field, Format, Model, PathSegment, Type};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
-use std::collections::BTreeSet;
 
 pub(super) fn file(model: &Model) -> TokenStream {
     let Some(rest) = &model.rest else {
@@ -13,12 +12,12 @@ pub(super) fn file(model: &Model) -> TokenStream {
         };
     };
     let doc = inner_doc_attrs(&rest.doc);
-    let tabled = tabled(&rest.resources);
-    // A resource with a table may be held by another: each is written `nested`.
+    // Any resource may be held by another.
+    let held = held(&rest.resources);
     let resources = rest
         .resources
         .iter()
-        .map(|r| struct_tokens(r, Home::Rest, tabled.contains(r.name.as_str()), &quote!()));
+        .map(|r| struct_tokens(r, Home::Rest, held[r.name.as_str()], &quote!()));
     let endpoints = rest.endpoints.iter().map(endpoint);
     let error = rest.error_response.as_ref().map(|t| {
         let ty = value_type(t, None, Home::Rest, false);
@@ -39,42 +38,6 @@ pub(super) fn file(model: &Model) -> TokenStream {
         pub const API_VERSION: &str = #version;
 
         pub use ::energy_api_core::rest::{Endpoint, Method};
-    }
-}
-
-/// The resources read by their table (`table_struct!`), as event payloads are: every one but a free-form
-/// one (a map, no fields) and one that holds it, however deep. None of the platform's does: one that
-/// does keeps `deserialize_struct!`.
-fn tabled(resources: &[Struct]) -> BTreeSet<&str> {
-    fn holds_only(ty: &Type, tabled: &BTreeSet<&str>) -> bool {
-        match ty {
-            Type::Str | Type::Int | Type::Num | Type::Bool | Type::Obj | Type::Param(_) => true,
-            Type::Array(inner) | Type::Map(inner) => holds_only(inner, tabled),
-            Type::Named(r) => {
-                tabled.contains(r.name.as_str())
-                    && r.arg.as_deref().is_none_or(|arg| holds_only(arg, tabled))
-            }
-        }
-    }
-    let mut tabled: BTreeSet<&str> = resources
-        .iter()
-        .filter(|r| !r.free_form)
-        .map(|r| r.name.as_str())
-        .collect();
-    // Leave out, until nothing changes, each resource that holds one left out.
-    loop {
-        let out: Vec<&str> = resources
-            .iter()
-            .filter(|r| tabled.contains(r.name.as_str()))
-            .filter(|r| !r.fields.iter().all(|f| holds_only(&f.ty, &tabled)))
-            .map(|r| r.name.as_str())
-            .collect();
-        if out.is_empty() {
-            return tabled;
-        }
-        for name in out {
-            tabled.remove(name);
-        }
     }
 }
 

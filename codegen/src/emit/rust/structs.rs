@@ -1,6 +1,5 @@
 //! The structs of the crate (payloads, shared types, REST resources) and what each is written with: its
-//! fields' Rust types and documentation, its `#[cfg]`, and its `table_struct!` (or, for a REST resource
-//! without a table, `deserialize_struct!`). The sibling modules write their items with this toolbox; the
+//! fields' Rust types and documentation, its `#[cfg]`, and its `table_struct!`. The sibling modules write their items with this toolbox; the
 //! hub (`mod.rs`) only lists the files.
 
 use super::construct;
@@ -16,6 +15,70 @@ pub(crate) enum Home {
     Types,
     /// `crate::rest`.
     Rest,
+}
+
+/// How other structs hold a struct, which its `table_struct!` says.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Held {
+    /// Never: a payload struct, only ever read and written whole.
+    Never,
+    /// As a field (`nested`): read from a slot, its shape its table.
+    Nested,
+    /// As a field, by a struct it holds itself, however deep (`recursive`): its shape gives its table
+    /// through a function (`Shape::Recursive`), as a constant cannot point into a cycle of statics.
+    Recursive,
+}
+
+/// How each of `structs` (the shared types, or the resources) is held: every one nested, and one that
+/// reaches itself through its fields (however wrapped in arrays, maps and optionals) recursive.
+pub(crate) fn held(structs: &[Struct]) -> BTreeMap<&str, Held> {
+    fn refs<'a>(ty: &'a Type, out: &mut Vec<&'a str>) {
+        match ty {
+            Type::Array(inner) | Type::Map(inner) => refs(inner, out),
+            Type::Named(r) => {
+                out.push(r.name.as_str());
+                if let Some(arg) = &r.arg {
+                    refs(arg, out);
+                }
+            }
+            Type::Str | Type::Int | Type::Num | Type::Bool | Type::Obj | Type::Param(_) => {}
+        }
+    }
+    let edges: BTreeMap<&str, Vec<&str>> = structs
+        .iter()
+        .map(|s| {
+            let mut out = Vec::new();
+            for f in &s.fields {
+                refs(&f.ty, &mut out);
+            }
+            (s.name.as_str(), out)
+        })
+        .collect();
+    // Whether `start` is reached from itself: a walk of the graph from each struct (a few hundred).
+    let reaches_itself = |start: &str| {
+        let mut seen = BTreeSet::new();
+        let mut stack: Vec<&str> = edges.get(start).cloned().unwrap_or_default();
+        while let Some(name) = stack.pop() {
+            if name == start {
+                return true;
+            }
+            if seen.insert(name) {
+                stack.extend(edges.get(name).into_iter().flatten().copied());
+            }
+        }
+        false
+    };
+    structs
+        .iter()
+        .map(|s| {
+            let held = if reaches_itself(&s.name) {
+                Held::Recursive
+            } else {
+                Held::Nested
+            };
+            (s.name.as_str(), held)
+        })
+        .collect()
 }
 
 /// The `#[cfg]` of each shared type, by name: compiled when a section whose events reach it is (so that
@@ -157,15 +220,11 @@ pub(crate) fn field_doc(f: &Field) -> String {
     doc
 }
 
-/// A struct with serde: a derived `Serialize`, and a compact `Deserialize` (see [`deserialize_impl`]).
+/// A struct with serde: `Serialize` and `Deserialize` by its table (see [`deserialize_impl`]), or, for
+/// a free-form one, derived through the map it wraps.
 /// Optional fields are `Option` and skipped when absent; unknown fields are ignored, or kept in
 /// `additional_fields` when the struct is incomplete.
-pub(crate) fn struct_tokens(
-    s: &Struct,
-    home: Home,
-    nested: bool,
-    cfg: &TokenStream,
-) -> TokenStream {
+pub(crate) fn struct_tokens(s: &Struct, home: Home, held: Held, cfg: &TokenStream) -> TokenStream {
     let name = format_ident!("{}", s.rust_name);
     let doc = if s.incomplete {
         doc_attrs(&format!(
@@ -189,38 +248,39 @@ pub(crate) fn struct_tokens(
             pub struct #name(pub ::serde_json::Map<::std::string::String, ::serde_json::Value>);
         }
         .into_iter()
-        .chain(
-            matches!(home, Home::Types)
-                .then(|| {
-                    quote! {
-                        #cfg
-                        impl<'r> ::energy_api_core::read::ReadJson<'r> for #name {
-                            fn read(
-                                reader: &mut ::energy_api_core::read::Reader<'r>,
-                            ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
-                                ::energy_api_core::read::ReadJson::read(reader).map(Self)
-                            }
-                        }
+        .chain(match home {
+            // A shared type is read whole by the fast reader, as a payload's field.
+            Home::Types => quote! {
+                #cfg
+                impl<'r> ::energy_api_core::read::ReadJson<'r> for #name {
+                    fn read(
+                        reader: &mut ::energy_api_core::read::Reader<'r>,
+                    ) -> ::std::result::Result<Self, ::energy_api_core::read::Stop> {
+                        ::energy_api_core::read::ReadJson::read(reader).map(Self)
                     }
-                })
-                .unwrap_or_default(),
-        )
+                }
+            },
+            // A resource may be held by another, whose table reads it from a slot as a free-form object.
+            Home::Rest => quote! {
+                impl<'a> ::energy_api_core::table::FromSlot<'a> for #name {
+                    const SHAPE: ::energy_api_core::table::Shape = ::energy_api_core::table::Shape::Obj;
+
+                    #[inline]
+                    fn from_slot(
+                        slot: ::std::option::Option<::energy_api_core::table::Slot<'a>>,
+                        ok: &mut bool,
+                    ) -> Self {
+                        Self(::energy_api_core::table::FromSlot::from_slot(slot, ok))
+                    }
+                }
+            },
+        })
         .collect();
     }
-    // Event payloads, shared types and the REST resources that have a table (`nested`: every one but
-    // a free-form one and one that holds it) are written by their table too (`table_struct!`): serde's
-    // attributes are for the derive the others keep.
-    let by_table = matches!(home, Home::Types) || nested;
     let fields = s.fields.iter().map(|f| {
         let doc = doc_attrs(&field_doc(f));
         let id = ident(&f.rust_name);
         let value = value_type(&f.ty, f.format, home, f.boxed);
-        let rename = (!by_table && crate::naming::unraw(&f.rust_name) != f.name).then(|| {
-            let json = &f.name;
-            quote!(#[serde(rename = #json)])
-        });
-        let skip = (!by_table && f.optional)
-            .then(|| quote!(#[serde(skip_serializing_if = "::std::option::Option::is_none")]));
         let ty = if f.is_option() {
             quote!(::std::option::Option<#value>)
         } else {
@@ -228,29 +288,21 @@ pub(crate) fn struct_tokens(
         };
         quote! {
             #doc
-            #rename
-            #skip
             pub #id: #ty,
         }
     });
     let additional = s.incomplete.then(|| {
-        let flatten = (!by_table).then(|| quote!(#[serde(flatten)]));
         quote! {
             /// Fields the schema does not list (it marks this type incomplete), kept as they came: each
             /// as its JSON text (`RawJson::parse` reads one).
-            #flatten
             pub additional_fields: ::energy_api_core::Unlisted,
         }
     });
     let default = construct::derives_default(s).then(|| quote!(Default,));
-    let derives = if by_table {
-        quote!(#[derive(Debug, Clone, #default PartialEq)])
-    } else {
-        quote!(#[derive(Debug, Clone, #default PartialEq, ::serde::Serialize)])
-    };
+    let derives = quote!(#[derive(Debug, Clone, #default PartialEq)]);
     let non_exhaustive = construct::attributes();
     let constructors = construct::impl_block(s, home, cfg);
-    let deserialize = deserialize_impl(s, home, nested);
+    let deserialize = deserialize_impl(s, held);
     quote! {
         #doc
         #cfg
@@ -284,76 +336,28 @@ fn by_name(s: &Struct) -> Vec<usize> {
     chain
 }
 
-/// A field's shape as a row of `table_struct!` writes it (the macro brings `Shape`'s variants into
-/// scope); a struct by the path of its table, which is named as the struct, in the module of `home`.
-fn shape_expr(ty: &Type, format: Option<Format>, home: Home) -> TokenStream {
-    match ty {
-        Type::Str if format == Some(Format::DateTime) => quote!(Timestamp),
-        Type::Str => quote!(Str),
-        Type::Int => quote!(Int),
-        Type::Num => quote!(Num),
-        Type::Bool => quote!(Bool),
-        Type::Obj => quote!(Obj),
-        Type::Array(inner) => {
-            let inner = shape_expr(inner, None, home);
-            quote!(Array(&#inner))
-        }
-        Type::Map(value) => {
-            let value = shape_expr(value, None, home);
-            quote!(Map(&#value))
-        }
-        // Events name shared types, REST resources other resources: the table of a struct is a static
-        // named as it is; a generic one's is its `FromFields::TABLE`.
-        Type::Named(r) => {
-            let name = format_ident!("{}", r.name);
-            match (home, &r.arg) {
-                (Home::Types, _) => quote!(Struct(&crate::types::#name)),
-                (Home::Rest, None) => quote!(Struct(&crate::rest::#name)),
-                (Home::Rest, Some(_)) => {
-                    let ty = value_type(ty, None, home, false);
-                    quote!(Struct(<#ty as ::energy_api_core::table::FromFields<'static>>::TABLE))
-                }
-            }
-        }
-        // In a generic struct's table, the parameter names its own (`table_struct!`'s generic form).
-        Type::Param(p) => {
-            let p = format_ident!("{}", p);
-            quote!(Struct(#p))
-        }
-    }
-}
-
-/// `Deserialize` for a struct.
-///
-/// Event payloads and shared types are read by their table: `energy_api_core::table_struct!`, beside
-/// the struct, makes the table from a row per field, the conversion from the fields the one reader of
-/// `energy_api_core::table` read, and `Deserialize` and the fast reader's `ReadJson` as calls to that
-/// reader. So are the REST resources that have a table (`nested`: see `rest::tabled`), the generic page
-/// too; one that has none gets `deserialize_struct!`'s compact map visitor.
-fn deserialize_impl(s: &Struct, home: Home, nested: bool) -> TokenStream {
+/// `Deserialize` (and `Serialize`) for a struct: every payload, shared type and REST resource is read
+/// and written by its table. `energy_api_core::table_struct!`, beside the struct, makes the table from a
+/// row per field, the conversion from the fields the one reader of `energy_api_core::table` read, and
+/// `Deserialize` and the fast reader's `ReadJson` as calls to that reader.
+fn deserialize_impl(s: &Struct, held: Held) -> TokenStream {
     let name = format_ident!("{}", s.rust_name);
     let generics = s.generic.as_ref().map(|g| {
         let g = format_ident!("{}", g);
         quote!(<#g>)
     });
-    match home {
-        Home::Types => table_impl(s, quote!(#name), None, nested, home),
-        Home::Rest if nested => table_impl(s, quote!(#name #generics), None, nested, home),
-        Home::Rest => deserialize_impl_named(s, quote!(#name #generics)),
-    }
+    table_impl(s, quote!(#name #generics), None, held)
 }
 
-/// The `table_struct!` of a struct read by its table: a row per field, stating the field and its entry
-/// in the table at once. For an owned struct (`view_of: None`) each row gives the field's shape and the
-/// macro makes the table; a borrowed view (`view_of`: the path of the owned struct, whose table is
-/// named as it is) names its fields only and shares that table. `nested` for a shared type, which
-/// other structs hold (a payload struct is only ever read and written whole).
+/// The `table_struct!` of a struct read by its table: a row per field, naming the field and its entry
+/// in the table at once (the macro takes each field's shape from its Rust type). For an owned struct
+/// (`view_of: None`) the macro makes the table; a borrowed view (`view_of`: the path of the owned
+/// struct, whose table is named as it is) shares that table. `held`: whether other structs hold it.
 pub(crate) fn table_impl(
     s: &Struct,
     name: TokenStream,
     view_of: Option<&TokenStream>,
-    nested: bool,
-    home: Home,
+    held: Held,
 ) -> TokenStream {
     // A field's JSON name, where the identifier is not it (a keyword, `r#type`), is written for the
     // table and for the `Serialize` the macro makes, which names every field with a literal.
@@ -363,22 +367,19 @@ pub(crate) fn table_impl(
             let json = &f.name;
             quote!(= #json)
         });
-        let shape = view_of.is_none().then(|| {
-            let shape = shape_expr(&f.ty, f.format, home);
-            if f.is_option() {
-                quote!(: Optional(&#shape))
-            } else {
-                quote!(: #shape)
-            }
-        });
         // Left out when `None`: the `Serialize` it makes counts and skips such fields as it writes.
         let omit = f.optional.then(|| quote!(=> omit_none));
-        quote!(#id #json #shape #omit)
+        quote!(#id #json #omit)
     });
     let keep = s
         .incomplete
         .then(|| quote!(, keep_unlisted_in additional_fields));
-    let nested = nested.then(|| quote!(nested));
+    let nested = match (held, view_of) {
+        (Held::Never, _) => None,
+        // A view has no table of its own, so no cycle of statics.
+        (Held::Nested, _) | (Held::Recursive, Some(_)) => Some(quote!(nested)),
+        (Held::Recursive, None) => Some(quote!(recursive)),
+    };
     match view_of {
         Some(owned) => quote! {
             ::energy_api_core::table_struct!(#nested #name, view_of #owned, [#(#fields),*] #keep);
@@ -402,42 +403,6 @@ pub(crate) fn table_impl(
                 ::energy_api_core::table_struct!(#nested #name, [#(#fields),*], by_name: [#(#by_name),*] #aliases #keep);
             }
         }
-    }
-}
-
-/// [`deserialize_impl`] for a REST resource named (with its generics) `name`.
-fn deserialize_impl_named(s: &Struct, name: TokenStream) -> TokenStream {
-    let expecting = format!("struct {}", s.rust_name);
-    let fields = s.fields.iter().enumerate().map(|(index, f)| {
-        let id = ident(&f.rust_name);
-        let json = &f.name;
-        let mode = if f.optional {
-            format_ident!("optional")
-        } else if f.nullable {
-            format_ident!("nullable")
-        } else {
-            format_ident!("required")
-        };
-        let index = proc_macro2::Literal::usize_unsuffixed(index);
-        quote!((#index, #mode, #id, #json))
-    });
-    let aliases: Vec<TokenStream> = s
-        .fields
-        .iter()
-        .enumerate()
-        .flat_map(|(index, f)| {
-            let index = proc_macro2::Literal::usize_unsuffixed(index);
-            f.renamed_from
-                .iter()
-                .map(move |former| quote!((#former, #index)))
-        })
-        .collect();
-    let aliases = (!aliases.is_empty()).then(|| quote!(, aliases [#(#aliases),*]));
-    let keep = s
-        .incomplete
-        .then(|| quote!(, keep_unlisted_in additional_fields));
-    quote! {
-        ::energy_api_core::deserialize_struct!(#name, #expecting, [#(#fields),*] #aliases #keep);
     }
 }
 
