@@ -13,14 +13,14 @@ pub struct Node {
     parent: Option<Box<Node>>,
     children: Vec<Node>,
 }
-table_struct!(recursive Node, [name, parent => omit_none, children], by_name: [2, 1, 3, 0]);
+table_struct!(recursive Node, [name: String, parent: Option<Box<Node>> => omit_none, children: Vec<Node>], by_name: [2, 1, 3, 0]);
 
 /// A payload that holds the tree.
 #[derive(Debug, PartialEq)]
 pub struct TreePlanted {
     root: Node,
 }
-table_struct!(TreePlanted, [root], by_name: [0, 1]);
+table_struct!(TreePlanted, [root: Node], by_name: [0, 1]);
 
 const TREE: &str = r#"{"root":{"name":"site","children":[{"name":"meter","parent":{"name":"site","children":[]},"children":[{"name":"register","children":[]}]}]}}"#;
 

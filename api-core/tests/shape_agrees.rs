@@ -156,7 +156,7 @@ mod table {
     pub struct Account {
         number: String,
     }
-    table_struct!(nested Account, [number], by_name: [0, 1]);
+    table_struct!(nested Account, [number: String], by_name: [0, 1]);
 
     #[derive(Debug)]
     #[allow(dead_code, reason = "only decoded")]
@@ -167,7 +167,7 @@ mod table {
     }
     table_struct!(
         nested Ledger,
-        [account, number, id => omit_none],
+        [account: Account, number: String, id: Option<String> => omit_none],
         by_name: [0, 2, 3, 1],
     );
 
@@ -185,14 +185,14 @@ mod table {
     table_struct!(
         Entry,
         [
-            id,
-            amount,
-            is_charge,
-            flags,
-            changes,
-            ledgers => omit_none,
+            id: i64,
+            amount: f64,
+            is_charge: bool,
+            flags: Vec<bool>,
+            changes: Map<String, Value>,
+            ledgers: Option<Vec<Ledger>> => omit_none,
             // Nullable, not optional: `null` when `None`.
-            r#type = "type",
+            r#type = "type": Option<i64>,
         ],
         by_name: [1, 2, 4, 5, 0, 3, 6, 7],
     );
@@ -205,7 +205,7 @@ mod table {
     }
     table_struct!(
         Renamed,
-        [account_id, note => omit_none],
+        [account_id: String, note: Option<String> => omit_none],
         by_name: [0, 1, 2],
         aliases: ["account_number" => account_id],
     );
@@ -219,8 +219,8 @@ mod table {
     table_struct!(
         Priced,
         [
-            tariffs,
-            quotes => omit_none,
+            tariffs: std::collections::BTreeMap<String, std::collections::BTreeMap<String, Account>>,
+            quotes: Option<std::collections::BTreeMap<String, i64>> => omit_none,
         ],
         by_name: [1, 2, 0],
     );
@@ -231,7 +231,7 @@ mod table {
         mprn: String,
         additional_fields: energy_api_core::Unlisted,
     }
-    table_struct!(Kept, [mprn], by_name: [0, 1], keep_unlisted_in additional_fields);
+    table_struct!(Kept, [mprn: String], by_name: [0, 1], keep_unlisted_in additional_fields);
 
     #[derive(Debug)]
     #[allow(dead_code, reason = "only decoded")]
@@ -251,18 +251,18 @@ mod table {
     table_struct!(
         Reading,
         [
-            account_number,
-            agreement_id,
-            amount,
-            ends_at => omit_none,
-            is_export,
-            mpxn,
+            account_number: String,
+            agreement_id: i64,
+            amount: f64,
+            ends_at: Option<String> => omit_none,
+            is_export: bool,
+            mpxn: String,
             // Nullable, not optional.
-            note,
-            rate,
-            register,
-            starts_at => omit_none,
-            units,
+            note: Option<String>,
+            rate: f64,
+            register: Account,
+            starts_at: Option<String> => omit_none,
+            units: Vec<i64>,
         ],
         by_name: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
     );
@@ -277,7 +277,7 @@ mod table {
     }
     table_struct!(
         Page<T>,
-        [count, next, results],
+        [count: i64, next: Option<String>, results: Vec<T>],
         by_name: [0, 1, 2, 3],
     );
 

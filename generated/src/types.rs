@@ -36,9 +36,9 @@ impl ActivatedSupplyPoint {
 ::energy_api_core::table_struct!(
     nested ActivatedSupplyPoint,
     [
-        external_identifier,
-        market_name,
-        confirmed_supply_start_date,
+        external_identifier: ::std::string::String,
+        market_name: ::std::string::String,
+        confirmed_supply_start_date: ::std::string::String,
     ],
     by_name: [2, 1, 3, 0],
 );
@@ -73,8 +73,8 @@ impl ActivationInitiatedSupplyPoint {
 ::energy_api_core::table_struct!(
     nested ActivationInitiatedSupplyPoint,
     [
-        external_identifier,
-        market_name,
+        external_identifier: ::std::string::String,
+        market_name: ::std::string::String,
     ],
     by_name: [0, 1, 2],
 );
@@ -109,8 +109,8 @@ impl AllocationComponent {
 ::energy_api_core::table_struct!(
     nested AllocationComponent,
     [
-        source_type,
-        source_identifier,
+        source_type: ::std::string::String,
+        source_identifier: ::std::string::String,
     ],
     by_name: [1, 2, 0],
 );
@@ -153,10 +153,10 @@ impl AmendedSubject {
 ::energy_api_core::table_struct!(
     nested AmendedSubject,
     [
-        r#type = "type",
-        identifier,
-        effective_from,
-        effective_to,
+        r#type = "type": ::std::string::String,
+        identifier: ::std::string::String,
+        effective_from: ::std::string::String,
+        effective_to: ::std::string::String,
     ],
     by_name: [2, 4, 0, 3, 1],
 );
@@ -183,7 +183,7 @@ impl BillingAccount {
 ::energy_api_core::table_struct!(
     nested BillingAccount,
     [
-        number,
+        number: ::std::string::String,
     ],
     by_name: [0, 1],
 );
@@ -218,8 +218,8 @@ impl ChargePeriod {
 ::energy_api_core::table_struct!(
     nested ChargePeriod,
     [
-        start_at,
-        end_at,
+        start_at: ::std::string::String,
+        end_at: ::std::string::String,
     ],
     by_name: [1, 2, 0],
 );
@@ -301,9 +301,9 @@ impl CommsPreferencesChanges {
 ::energy_api_core::table_struct!(
     nested CommsPreferencesChanges,
     [
-        requires_postal_comms => omit_none,
-        preferred_language_for_comms => omit_none,
-        document_accessibility => omit_none,
+        requires_postal_comms: ::std::option::Option<::std::vec::Vec<bool>> => omit_none,
+        preferred_language_for_comms: ::std::option::Option<::std::vec::Vec<::std::string::String>> => omit_none,
+        document_accessibility: ::std::option::Option<::std::vec::Vec<::std::string::String>> => omit_none,
     ],
     by_name: [2, 3, 0, 1],
 );
@@ -346,10 +346,10 @@ impl Consent {
 ::energy_api_core::table_struct!(
     nested Consent,
     [
-        id,
-        consent_type_code,
-        value,
-        signed_at,
+        id: i64,
+        consent_type_code: ::std::string::String,
+        value: ::std::string::String,
+        signed_at: ::std::string::String,
     ],
     by_name: [1, 3, 0, 4, 2],
 );
@@ -388,9 +388,9 @@ impl ContractJourney {
 ::energy_api_core::table_struct!(
     nested ContractJourney,
     [
-        number,
-        r#type = "type",
-        requested_at,
+        number: ::std::string::String,
+        r#type = "type": ::std::string::String,
+        requested_at: ::std::string::String,
     ],
     by_name: [0, 2, 3, 1],
 );
@@ -448,8 +448,8 @@ impl ContractReferences {
 ::energy_api_core::table_struct!(
     nested ContractReferences,
     [
-        account_contract_identifier => omit_none,
-        business_contract_identifier => omit_none,
+        account_contract_identifier: ::std::option::Option<::std::string::String> => omit_none,
+        business_contract_identifier: ::std::option::Option<::std::string::String> => omit_none,
     ],
     by_name: [0, 1, 2],
 );
@@ -488,9 +488,9 @@ impl DispatchPayload {
 ::energy_api_core::table_struct!(
     nested DispatchPayload,
     [
-        begin,
-        end,
-        power,
+        begin: ::std::string::String,
+        end: ::std::string::String,
+        power: i64,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -603,28 +603,28 @@ impl DisputedClosingReading {
 ::energy_api_core::table_struct!(
     nested DisputedClosingReading,
     [
-        mprn,
-        supplier,
-        reference_number,
-        transfer_date,
-        initiating_organisation,
-        io_contact_name,
-        recipient_organisation,
-        ro_contact_name,
-        meter_serial,
-        meter_digits,
-        house_name_number,
-        postcode,
-        disputed_reading,
-        disputed_reading_is_actual,
-        proposed_reading,
-        proposed_reading_is_actual,
-        status_response,
-        root_cause,
-        rejection_acceptance_code,
-        criteria,
-        comments,
-        is_gain,
+        mprn: ::std::string::String,
+        supplier: ::std::string::String,
+        reference_number: i64,
+        transfer_date: ::std::string::String,
+        initiating_organisation: ::std::string::String,
+        io_contact_name: ::std::string::String,
+        recipient_organisation: ::std::string::String,
+        ro_contact_name: ::std::string::String,
+        meter_serial: ::std::string::String,
+        meter_digits: i64,
+        house_name_number: ::std::string::String,
+        postcode: ::std::string::String,
+        disputed_reading: i64,
+        disputed_reading_is_actual: bool,
+        proposed_reading: i64,
+        proposed_reading_is_actual: bool,
+        status_response: ::std::string::String,
+        root_cause: ::std::string::String,
+        rejection_acceptance_code: ::std::string::String,
+        criteria: ::std::string::String,
+        comments: ::std::string::String,
+        is_gain: bool,
     ],
     by_name: [20, 11, 3, 18, 22, 5, 21, 2, 17, 0, 8, 4, 14, 13, 10, 15, 6, 1, 16, 7, 12, 19, 9],
 );
@@ -667,10 +667,10 @@ impl EnrollmentSupplyPoint {
 ::energy_api_core::table_struct!(
     nested EnrollmentSupplyPoint,
     [
-        market_name,
-        external_identifier,
-        confirmed_ssd,
-        was_cancelled,
+        market_name: ::std::string::String,
+        external_identifier: ::std::string::String,
+        confirmed_ssd: ::std::string::String,
+        was_cancelled: bool,
     ],
     by_name: [2, 3, 0, 1, 4],
 );
@@ -705,8 +705,8 @@ impl FlexDeviceDisconnectedPayload {
 ::energy_api_core::table_struct!(
     nested FlexDeviceDisconnectedPayload,
     [
-        cause,
-        disconnected_soc,
+        cause: ::std::string::String,
+        disconnected_soc: i64,
     ],
     by_name: [0, 1, 2],
 );
@@ -800,22 +800,22 @@ impl FlexDeviceOptimisationCreatedPayload {
 ::energy_api_core::table_struct!(
     nested FlexDeviceOptimisationCreatedPayload,
     [
-        dispatches,
-        achievable_target_soc,
-        energy_capacity,
-        start_soc,
-        user_target_soc,
-        optimization_begin,
-        optimization_end,
-        is_reoptimization,
-        force_v1g_charging,
-        fleet_id,
-        target_type,
-        capped_target_soc,
-        is_charge_duration_capped,
-        can_cap_charging_duration,
-        dispatch_times,
-        will_reach_target_soc,
+        dispatches: ::std::vec::Vec<crate::types::DispatchPayload>,
+        achievable_target_soc: i64,
+        energy_capacity: i64,
+        start_soc: i64,
+        user_target_soc: i64,
+        optimization_begin: ::std::string::String,
+        optimization_end: ::std::string::String,
+        is_reoptimization: bool,
+        force_v1g_charging: bool,
+        fleet_id: ::std::string::String,
+        target_type: ::std::string::String,
+        capped_target_soc: i64,
+        is_charge_duration_capped: bool,
+        can_cap_charging_duration: bool,
+        dispatch_times: ::std::string::String,
+        will_reach_target_soc: bool,
     ],
     by_name: [1, 2, 13, 9, 10, 15, 6, 3, 5, 12, 8, 4, 14, 7, 11, 0, 16],
 );
@@ -854,9 +854,9 @@ impl GroupMembership {
 ::energy_api_core::table_struct!(
     nested GroupMembership,
     [
-        contract_identifier,
-        valid_from,
-        valid_to,
+        contract_identifier: ::std::string::String,
+        valid_from: ::std::string::String,
+        valid_to: ::std::string::String,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -905,9 +905,9 @@ impl GroupMembershipNew {
 ::energy_api_core::table_struct!(
     nested GroupMembershipNew,
     [
-        contract_identifier,
-        valid_from,
-        valid_to => omit_none,
+        contract_identifier: ::std::string::String,
+        valid_from: ::std::string::String,
+        valid_to: ::std::option::Option<::std::string::String> => omit_none,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -942,8 +942,8 @@ impl GroupPeriod {
 ::energy_api_core::table_struct!(
     nested GroupPeriod,
     [
-        start,
-        end,
+        start: ::std::string::String,
+        end: ::std::string::String,
     ],
     by_name: [1, 2, 0],
 );
@@ -984,9 +984,10 @@ impl GroupTrait {
 ::energy_api_core::table_struct!(
     nested GroupTrait,
     [
-        identifier,
-        r#type = "type",
-        data,
+        identifier: ::std::string::String,
+        r#type = "type": ::std::string::String,
+        data: ::serde_json::Map<::std::string::String,
+        ::serde_json::Value>,
     ],
     by_name: [2, 1, 3, 0],
 );
@@ -1029,10 +1030,10 @@ impl GroupVersion {
 ::energy_api_core::table_struct!(
     nested GroupVersion,
     [
-        identifier,
-        effective_period,
-        system_period,
-        traits,
+        identifier: ::std::string::String,
+        effective_period: crate::types::GroupPeriod,
+        system_period: crate::types::GroupPeriod,
+        traits: ::std::vec::Vec<crate::types::GroupTrait>,
     ],
     by_name: [1, 2, 0, 3, 4],
 );
@@ -1064,8 +1065,8 @@ impl HouseMoveAccount {
 ::energy_api_core::table_struct!(
     nested HouseMoveAccount,
     [
-        number,
-        external_reference,
+        number: ::std::string::String,
+        external_reference: ::std::string::String,
     ],
     by_name: [1, 2, 0],
 );
@@ -1135,10 +1136,10 @@ impl HouseMoveSupplyPoint {
 ::energy_api_core::table_struct!(
     nested HouseMoveSupplyPoint,
     [
-        id,
-        industry => omit_none,
-        tariff_code => omit_none,
-        tariff_payment_method => omit_none,
+        id: ::std::string::String,
+        industry: ::std::option::Option<::std::string::String> => omit_none,
+        tariff_code: ::std::option::Option<::std::string::String> => omit_none,
+        tariff_payment_method: ::std::option::Option<::std::string::String> => omit_none,
     ],
     by_name: [0, 1, 2, 3, 4],
 );
@@ -1177,9 +1178,9 @@ impl InkAction {
 ::energy_api_core::table_struct!(
     nested InkAction,
     [
-        code,
-        succeeded,
-        stop_further_evaluation,
+        code: ::std::string::String,
+        succeeded: bool,
+        stop_further_evaluation: bool,
     ],
     by_name: [0, 2, 3, 1],
 );
@@ -1252,10 +1253,10 @@ impl InkContent {
 ::energy_api_core::table_struct!(
     nested InkContent,
     [
-        from_address => omit_none,
-        subject => omit_none,
-        to_addresses => omit_none,
-        tags,
+        from_address: ::std::option::Option<::std::string::String> => omit_none,
+        subject: ::std::option::Option<::std::string::String> => omit_none,
+        to_addresses: ::std::option::Option<::std::vec::Vec<::std::string::String>> => omit_none,
+        tags: ::std::vec::Vec<::std::string::String>,
     ],
     by_name: [0, 1, 3, 4, 2],
 );
@@ -1294,9 +1295,9 @@ impl InkConversation {
 ::energy_api_core::table_struct!(
     nested InkConversation,
     [
-        conversation_relay_id,
-        account_number,
-        message,
+        conversation_relay_id: ::std::string::String,
+        account_number: ::std::string::String,
+        message: crate::types::InkMessage,
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -1335,9 +1336,9 @@ impl InkFailureData {
 ::energy_api_core::table_struct!(
     nested InkFailureData,
     [
-        r#type = "type",
-        reason,
-        occurred_at,
+        r#type = "type": ::std::string::String,
+        reason: ::std::string::String,
+        occurred_at: ::std::string::String,
     ],
     by_name: [2, 3, 0, 1],
 );
@@ -1380,10 +1381,10 @@ impl InkMessage {
 ::energy_api_core::table_struct!(
     nested InkMessage,
     [
-        relay_id,
-        vendor_id,
-        channel,
-        occurred_at,
+        relay_id: ::std::string::String,
+        vendor_id: ::std::string::String,
+        channel: ::std::string::String,
+        occurred_at: ::std::string::String,
     ],
     by_name: [2, 1, 4, 3, 0],
 );
@@ -1426,10 +1427,10 @@ impl InkMessageContent {
 ::energy_api_core::table_struct!(
     nested InkMessageContent,
     [
-        message_id,
-        occurred_at,
-        channel,
-        content,
+        message_id: i64,
+        occurred_at: ::std::string::String,
+        channel: ::std::string::String,
+        content: crate::types::InkContent,
     ],
     by_name: [2, 1, 4, 3, 0],
 );
@@ -1476,11 +1477,11 @@ impl InkMessageWithVendor {
 ::energy_api_core::table_struct!(
     nested InkMessageWithVendor,
     [
-        relay_id,
-        vendor,
-        vendor_id,
-        channel,
-        occurred_at,
+        relay_id: ::std::string::String,
+        vendor: ::std::string::String,
+        vendor_id: ::std::string::String,
+        channel: ::std::string::String,
+        occurred_at: ::std::string::String,
     ],
     by_name: [3, 1, 2, 5, 4, 0],
 );
@@ -1523,10 +1524,10 @@ impl JoinAgreement {
 ::energy_api_core::table_struct!(
     nested JoinAgreement,
     [
-        id,
-        valid_from,
-        valid_to,
-        product_code,
+        id: i64,
+        valid_from: ::std::string::String,
+        valid_to: ::std::string::String,
+        product_code: ::std::string::String,
     ],
     by_name: [0, 3, 2, 4, 1],
 );
@@ -1565,9 +1566,9 @@ impl JoinSupplyPoint {
 ::energy_api_core::table_struct!(
     nested JoinSupplyPoint,
     [
-        external_identifier,
-        market_name,
-        requested_supply_start_date,
+        external_identifier: ::std::string::String,
+        market_name: ::std::string::String,
+        requested_supply_start_date: ::std::string::String,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -1606,9 +1607,9 @@ impl LeaveSupplyPoint {
 ::energy_api_core::table_struct!(
     nested LeaveSupplyPoint,
     [
-        market_identifier,
-        external_identifier,
-        market_name,
+        market_identifier: ::std::string::String,
+        external_identifier: ::std::string::String,
+        market_name: ::std::string::String,
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -1657,9 +1658,9 @@ impl Ledger {
 ::energy_api_core::table_struct!(
     nested Ledger,
     [
-        account,
-        number,
-        id => omit_none,
+        account: crate::types::BillingAccount,
+        number: ::std::string::String,
+        id: ::std::option::Option<::std::string::String> => omit_none,
     ],
     by_name: [0, 2, 3, 1],
 );
@@ -1739,15 +1740,15 @@ impl LedgerEntry {
 ::energy_api_core::table_struct!(
     nested LedgerEntry,
     [
-        id,
-        is_charge,
-        is_credit,
-        is_payment,
-        is_repayment,
-        is_reversal,
-        is_reversed,
-        source_id => omit_none,
-        source_type => omit_none,
+        id: i64,
+        is_charge: bool,
+        is_credit: bool,
+        is_payment: bool,
+        is_repayment: bool,
+        is_reversal: bool,
+        is_reversed: bool,
+        source_id: ::std::option::Option<i64> => omit_none,
+        source_type: ::std::option::Option<::std::string::String> => omit_none,
     ],
     by_name: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
 );
@@ -1811,15 +1812,15 @@ impl LedgerEntryRemoval {
 ::energy_api_core::table_struct!(
     nested LedgerEntryRemoval,
     [
-        id,
-        amount,
-        is_charge,
-        is_credit,
-        is_payment,
-        is_repayment,
-        is_reversal,
-        is_reversed,
-        source_reason,
+        id: i64,
+        amount: i64,
+        is_charge: bool,
+        is_credit: bool,
+        is_payment: bool,
+        is_repayment: bool,
+        is_reversal: bool,
+        is_reversed: bool,
+        source_reason: ::std::string::String,
     ],
     by_name: [1, 2, 0, 3, 4, 5, 6, 7, 8, 9],
 );
@@ -1918,24 +1919,24 @@ impl Meter {
 ::energy_api_core::table_struct!(
     nested Meter,
     [
-        serial_number,
-        current_rating,
-        location,
-        make_and_type,
-        meter_asset_provider_mpid,
-        meter_type,
-        retrieval_method,
-        retrieval_method_effective_from,
-        meter_cop,
-        meter_cop_dispensation,
-        communications_address,
-        communications_method,
-        vt_ratio,
-        installation_date,
-        timing_device_id,
-        is_tele_switch,
-        ct_ratio,
-        registers,
+        serial_number: ::std::string::String,
+        current_rating: i64,
+        location: ::std::string::String,
+        make_and_type: ::std::string::String,
+        meter_asset_provider_mpid: ::std::string::String,
+        meter_type: ::std::string::String,
+        retrieval_method: ::std::string::String,
+        retrieval_method_effective_from: ::std::string::String,
+        meter_cop: ::std::string::String,
+        meter_cop_dispensation: ::std::string::String,
+        communications_address: ::std::string::String,
+        communications_method: ::std::string::String,
+        vt_ratio: ::std::string::String,
+        installation_date: ::std::string::String,
+        timing_device_id: ::std::string::String,
+        is_tele_switch: bool,
+        ct_ratio: ::std::string::String,
+        registers: ::std::vec::Vec<crate::types::Register>,
     ],
     by_name: [10, 14, 13, 3, 4, 8, 17, 7, 0, 9, 5, 11, 16, 18, 15, 12, 2, 1, 6],
 );
@@ -1989,11 +1990,11 @@ impl Payment {
 ::energy_api_core::table_struct!(
     nested Payment,
     [
-        id,
-        amount,
-        payment_date,
-        description,
-        failure_reason => omit_none,
+        id: i64,
+        amount: i64,
+        payment_date: ::std::string::String,
+        description: ::std::string::String,
+        failure_reason: ::std::option::Option<::std::string::String> => omit_none,
     ],
     by_name: [1, 2, 3, 5, 4, 0],
 );
@@ -2017,7 +2018,7 @@ impl PaymentsAccount {
 ::energy_api_core::table_struct!(
     nested PaymentsAccount,
     [
-        number,
+        number: ::std::string::String,
     ],
     by_name: [0, 1],
 );
@@ -2059,8 +2060,8 @@ impl PaymentsLedger {
 ::energy_api_core::table_struct!(
     nested PaymentsLedger,
     [
-        account,
-        id => omit_none,
+        account: crate::types::PaymentsAccount,
+        id: ::std::option::Option<::std::string::String> => omit_none,
     ],
     by_name: [0, 1, 2],
 );
@@ -2099,9 +2100,9 @@ impl Product {
 ::energy_api_core::table_struct!(
     nested Product,
     [
-        code,
-        market_name,
-        brand_code,
+        code: ::std::string::String,
+        market_name: ::std::string::String,
+        brand_code: ::std::string::String,
     ],
     by_name: [2, 1, 3, 0],
 );
@@ -2140,9 +2141,9 @@ impl PsrRecord {
 ::energy_api_core::table_struct!(
     nested PsrRecord,
     [
-        description,
-        electricity_industry_code,
-        gas_industry_code,
+        description: ::std::string::String,
+        electricity_industry_code: ::std::string::String,
+        gas_industry_code: ::std::string::String,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -2199,14 +2200,14 @@ impl Register {
 ::energy_api_core::table_struct!(
     nested Register,
     [
-        register_id,
-        register_type,
-        measurement_quantity,
-        multiplier,
-        digits,
-        is_main,
-        associated_meter_serial,
-        associated_register_id,
+        register_id: ::std::string::String,
+        register_type: ::std::string::String,
+        measurement_quantity: ::std::string::String,
+        multiplier: ::std::string::String,
+        digits: i64,
+        is_main: bool,
+        associated_meter_serial: ::std::string::String,
+        associated_register_id: ::std::string::String,
     ],
     by_name: [6, 1, 8, 3, 0, 5, 2, 7, 4],
 );
@@ -2242,9 +2243,9 @@ impl RemovedMeter {
 ::energy_api_core::table_struct!(
     nested RemovedMeter,
     [
-        serial_number,
-        date_of_removal,
-        meter_asset_provider_mpid,
+        serial_number: ::std::string::String,
+        date_of_removal: ::std::string::String,
+        meter_asset_provider_mpid: ::std::string::String,
     ],
     by_name: [1, 3, 2, 0],
 );
@@ -2279,8 +2280,8 @@ impl SigningIdentity {
 ::energy_api_core::table_struct!(
     nested SigningIdentity,
     [
-        identity_type,
-        identity,
+        identity_type: ::std::string::String,
+        identity: ::std::string::String,
     ],
     by_name: [1, 2, 0],
 );
@@ -2315,8 +2316,8 @@ impl SubjectContractJourney {
 ::energy_api_core::table_struct!(
     nested SubjectContractJourney,
     [
-        number,
-        subject_number,
+        number: ::std::string::String,
+        subject_number: ::std::string::String,
     ],
     by_name: [0, 1, 2],
 );
@@ -2355,9 +2356,9 @@ impl SupplyPeriodData {
 ::energy_api_core::table_struct!(
     nested SupplyPeriodData,
     [
-        id,
-        supply_start_at,
-        supply_end_at,
+        id: i64,
+        supply_start_at: ::std::string::String,
+        supply_end_at: ::std::string::String,
     ],
     by_name: [0, 2, 3, 1],
 );
@@ -2396,9 +2397,9 @@ impl TerminatedSupplyPoint {
 ::energy_api_core::table_struct!(
     nested TerminatedSupplyPoint,
     [
-        external_identifier,
-        market_name,
-        confirmed_supply_end_date,
+        external_identifier: ::std::string::String,
+        market_name: ::std::string::String,
+        confirmed_supply_end_date: ::std::string::String,
     ],
     by_name: [2, 1, 3, 0],
 );
@@ -2437,9 +2438,9 @@ impl TerminationInitiatedSupplyPoint {
 ::energy_api_core::table_struct!(
     nested TerminationInitiatedSupplyPoint,
     [
-        external_identifier,
-        market_name,
-        requested_supply_end_date,
+        external_identifier: ::std::string::String,
+        market_name: ::std::string::String,
+        requested_supply_end_date: ::std::string::String,
     ],
     by_name: [0, 1, 2, 3],
 );

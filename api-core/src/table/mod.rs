@@ -78,14 +78,6 @@ pub enum Shape {
     Optional(&'static Shape),
 }
 
-/// The shape of a struct's field, from the field's Rust type: `shape_of(|ledger: &Ledger| &ledger.id)`
-/// is `Optional(&Str)` where `id` is an `Option<String>`. The closure only names the field (it is never
-/// called): a row of [`table_struct!`](crate::table_struct) states a field once, by its name, and its
-/// shape cannot disagree with its type.
-pub const fn shape_of<'a, S, T: FromSlot<'a>>(_field: fn(&S) -> &T) -> Shape {
-    T::SHAPE
-}
-
 /// The table of a struct: how it is read and written (made by [`table_struct!`](crate::table_struct)).
 #[derive(Debug)]
 pub struct StructTable {
@@ -263,8 +255,9 @@ const fn same_str(a: &str, b: &str) -> bool {
 
 /// A generated struct and its table, stated once: a row per field gives its identifier, its JSON name
 /// where the identifier is not it (`r#type = "type"`), and `=> omit_none` for an optional field, left
-/// out when `None` (a nullable field is written as `null`); its [`Shape`] comes from its Rust type
-/// ([`FromSlot::SHAPE`], through [`shape_of`]), so a row cannot contradict its field. From the rows the
+/// out when `None` (a nullable field is written as `null`), and its Rust type (`id: Option<String>`),
+/// whose [`FromSlot::SHAPE`] is the field's [`Shape`] in the table: a row whose type is not its
+/// field's does not compile, so a table cannot contradict its struct. From the rows the
 /// macro makes the struct's table, a [`StructTable`] static named as the struct (a struct with named
 /// fields has no name among values, so the two do not clash), and the struct's impls: its
 /// [`FromFields`] (the one piece of code per struct that reads), `Deserialize` through
@@ -281,7 +274,7 @@ const fn same_str(a: &str, b: &str) -> bool {
 ///
 /// #[derive(Debug)]
 /// pub struct Ledger { number: String, id: Option<String> }
-/// table_struct!(Ledger, [number, id => omit_none], by_name: [1, 2, 0]);
+/// table_struct!(Ledger, [number: String, id: Option<String> => omit_none], by_name: [1, 2, 0]);
 ///
 /// let ledger: Ledger = serde_json::from_str(r#"{"number": "L-1", "other": 1}"#).unwrap();
 /// assert_eq!((ledger.number.as_str(), ledger.id.as_deref()), ("L-1", None));
@@ -298,11 +291,12 @@ const fn same_str(a: &str, b: &str) -> bool {
 /// shape is `Struct` of its table.
 ///
 /// A generic struct, `Name<T>` (the REST API's page), has its table as its [`FromFields::TABLE`] (a
-/// static cannot name a type parameter): `table_struct!(Page<T>, [count, results], by_name: [0, 1,
-/// 2])`. It reads where `T` is read from a slot (`T: FromSlot`, which every nested struct is).
+/// static cannot name a type parameter): `table_struct!(Page<T>, [count: i64, results: Vec<T>],
+/// by_name: [0, 1, 2])`. It reads where `T` is read from a slot (`T: FromSlot`, which every nested
+/// struct is).
 ///
 /// A borrowed view shares its owned struct's table: `Name<'a>, view_of path::to::Owned, [rows]`, each
-/// row its field with the JSON name and `=> omit_none`; the view's rows are checked
+/// row its field with the JSON name and `=> omit_none` but no type; the view's rows are checked
 /// against the table, by name ([`view_matches`]), when the crate's own tests compile (`cfg(test)`): a
 /// view that names a field its table does not have, in another place, or misses an optional field's
 /// `=> omit_none`, does not compile there. Not in every build: the compiler evaluates such checks
@@ -353,11 +347,11 @@ macro_rules! table_struct {
             }
         }
     };
-    ($name:ident, [$($field:ident $(= $json:literal)? $(=> $omit:ident)?),* $(,)?], by_name: [$($by_name:literal),* $(,)?] $(, aliases: [$($former:literal => $target:ident),* $(,)?])? $(, keep_unlisted_in $additional:ident)? $(,)?) => {
+    ($name:ident, [$($field:ident $(= $json:literal)? : $ty:ty $(=> $omit:ident)?),* $(,)?], by_name: [$($by_name:literal),* $(,)?] $(, aliases: [$($former:literal => $target:ident),* $(,)?])? $(, keep_unlisted_in $additional:ident)? $(,)?) => {
         $crate::table_struct!(@plain $name, [$($field $(= $json)?),*]);
         #[allow(non_upper_case_globals, reason = "a struct's table is named as the struct")]
         pub(crate) static $name: $crate::table::StructTable =
-            $crate::table_struct!(@table $name, $name, [$($field $(= $json)? $(=> $omit)?),*], [$($by_name),*], [$($($former => $target),*)?], [$($additional)?]);
+            $crate::table_struct!(@table $name, 'static, [$($field $(= $json)? : $ty $(=> $omit)?),*], [$($by_name),*], [$($($former => $target),*)?], [$($additional)?]);
         impl<'a> $crate::table::FromFields<'a> for $name {
             const TABLE: &'static $crate::table::StructTable = &$name;
             const MODE: $crate::table::Mode = $crate::table::Mode::Owned;
@@ -365,7 +359,7 @@ macro_rules! table_struct {
             // every crate that declares a struct (a REST resource's is made only by its users).
             #[inline]
             fn build(fields: &mut $crate::table::Fields<'a>, ok: &mut bool) -> Self {
-                $crate::table_struct!(@body $name, fields, ok, [$($field),*] $(, $additional)?)
+                $crate::table_struct!(@body $name, fields, ok, [$($field: $ty),*] $(, $additional)?)
             }
         }
         impl<'de> $crate::__private::serde::Deserialize<'de> for $name {
@@ -387,15 +381,15 @@ macro_rules! table_struct {
     // A generic struct (the REST API's page, `Page<T>`): its table is an associated constant of its
     // `FromFields`, as a static cannot name a type parameter, and a row names the parameter's table as
     // `Struct(T)`. It is read where its parameter has a table.
-    ($name:ident <$param:ident>, [$($field:ident $(= $json:literal)? $(=> $omit:ident)?),* $(,)?], by_name: [$($by_name:literal),* $(,)?] $(, aliases: [$($former:literal => $target:ident),* $(,)?])? $(, keep_unlisted_in $additional:ident)? $(,)?) => {
+    ($name:ident <$param:ident>, [$($field:ident $(= $json:literal)? : $ty:ty $(=> $omit:ident)?),* $(,)?], by_name: [$($by_name:literal),* $(,)?] $(, aliases: [$($former:literal => $target:ident),* $(,)?])? $(, keep_unlisted_in $additional:ident)? $(,)?) => {
         $crate::table_struct!(@plain $name, [$($field $(= $json)?),*]);
         impl<'a, $param: $crate::table::FromSlot<'a>> $crate::table::FromFields<'a> for $name<$param> {
             const TABLE: &'static $crate::table::StructTable =
-                &$crate::table_struct!(@table $name, Self, [$($field $(= $json)? $(=> $omit)?),*], [$($by_name),*], [$($($former => $target),*)?], [$($additional)?]);
+                &$crate::table_struct!(@table $name, 'a, [$($field $(= $json)? : $ty $(=> $omit)?),*], [$($by_name),*], [$($($former => $target),*)?], [$($additional)?]);
             const MODE: $crate::table::Mode = $crate::table::Mode::Owned;
             #[inline]
             fn build(fields: &mut $crate::table::Fields<'a>, ok: &mut bool) -> Self {
-                $crate::table_struct!(@body $name, fields, ok, [$($field),*] $(, $additional)?)
+                $crate::table_struct!(@body $name, fields, ok, [$($field: $ty),*] $(, $additional)?)
             }
         }
         impl<'de, $param: $crate::table::FromSlot<'de>> $crate::__private::serde::Deserialize<'de>
@@ -416,14 +410,14 @@ macro_rules! table_struct {
             }
         }
     };
-    // The table of a struct, from its rows; each field's shape from its type (see `shape_of`).
-    (@table $name:ident, $owner:ty, [$($field:ident $(= $json:literal)? $(=> $omit:ident)?),*], [$($by_name:literal),*], [$($former:literal => $target:ident),*], [$($additional:ident)?]) => {{
+    // The table of a struct, from its rows; each field's shape from its type (`FromSlot::SHAPE`).
+    (@table $name:ident, $lt:lifetime, [$($field:ident $(= $json:literal)? : $ty:ty $(=> $omit:ident)?),*], [$($by_name:literal),*], [$($former:literal => $target:ident),*], [$($additional:ident)?]) => {{
         $crate::table::StructTable {
             name: ::std::concat!("struct ", ::std::stringify!($name)),
             fields: &[$($crate::table_struct!(@json $field $(= $json)?)),*],
             aliases: $crate::table_struct!(@aliases [$(::std::stringify!($field)),*] $($former => $target),*),
             by_name: &[$($by_name),*],
-            shapes: &[$($crate::table::shape_of(|owner: &$owner| &owner.$field)),*],
+            shapes: &[$(<$ty as $crate::table::FromSlot<$lt>>::SHAPE),*],
             omit_none: &[$($crate::table_struct!(@omits $($omit)?)),*],
             keep_unlisted: $crate::table_struct!(@keeps $($additional)?),
         }
@@ -501,9 +495,11 @@ macro_rules! table_struct {
     (@keeps $additional:ident) => { true };
     (@unlisted $self:ident) => { ::std::option::Option::None };
     (@unlisted $self:ident, $additional:ident) => { ::std::option::Option::Some(&$self.$additional) };
-    (@body $name:ident, $fields:ident, $ok:ident, [$($field:ident),*] $(, $additional:ident)?) => {{
+    // A field's type, where the row states it, is the one its shape came from: a row that contradicts
+    // its field does not compile.
+    (@body $name:ident, $fields:ident, $ok:ident, [$($field:ident $(: $ty:ty)?),*] $(, $additional:ident)?) => {{
         let value = $name {
-            $($field: $fields.take(),)*
+            $($field: $fields.take $(::<$ty>)? (),)*
             $($additional: $fields.take_unlisted(),)?
         };
         $fields.finish($ok);

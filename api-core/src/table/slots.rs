@@ -193,7 +193,7 @@ impl<'a, T: FromFields<'a>> crate::read::ReadJson<'a> for T {
 #[doc(hidden)]
 pub trait FromSlot<'a>: Sized {
     /// The shape of this type's slot: a struct's table takes each field's shape from the field's type
-    /// (see [`shape_of`]), so a table cannot disagree with its struct.
+    /// (see [`table_struct!`](crate::table_struct)), so a table cannot disagree with its struct.
     const SHAPE: Shape;
 
     /// The value; where the slot does not hold one of this type, `ok` is cleared and a stand-in

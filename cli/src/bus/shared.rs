@@ -47,7 +47,13 @@ pub(crate) fn block_on<F: std::future::Future<Output = ExitCode>>(work: F) -> Ex
         .enable_all()
         .build()
     {
-        Ok(runtime) => runtime.block_on(work),
+        Ok(runtime) => {
+            let code = runtime.block_on(work);
+            // A blocking call still waiting on a broker that is gone (a Kafka client's close) must
+            // not hold the process: dropping a runtime waits for such calls without end.
+            runtime.shutdown_timeout(std::time::Duration::from_secs(5));
+            code
+        }
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");
             Exit::Usage.into()

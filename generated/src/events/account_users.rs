@@ -94,13 +94,15 @@ impl AccountUserCreatedV1 {
 ::energy_api_core::table_struct!(
     AccountUserCreatedV1,
     [
-        user_id,
-        user_email,
-        user_number,
-        linked_accounts,
-        user_identifiers => omit_none,
-        initiator_type => omit_none,
-        is_customer_initiated => omit_none,
+        user_id: i64,
+        user_email: ::std::string::String,
+        user_number: ::std::string::String,
+        linked_accounts: ::std::vec::Vec<::serde_json::Map<::std::string::String,
+        ::serde_json::Value>>,
+        user_identifiers: ::std::option::Option<::serde_json::Map<::std::string::String,
+        ::serde_json::Value>> => omit_none,
+        initiator_type: ::std::option::Option<::std::string::String> => omit_none,
+        is_customer_initiated: ::std::option::Option<bool> => omit_none,
     ],
     by_name: [5, 4, 0, 7, 1, 2, 6, 3],
 );
@@ -134,7 +136,7 @@ impl AccountUserPasswordChangedV1 {
 ::energy_api_core::table_struct!(
     AccountUserPasswordChangedV1,
     [
-        user_id,
+        user_id: i64,
     ],
     by_name: [0, 1],
 );
@@ -176,8 +178,8 @@ impl AccountUserPasswordResetRequestedV1 {
 ::energy_api_core::table_struct!(
     AccountUserPasswordResetRequestedV1,
     [
-        account_user_id,
-        account_user_number,
+        account_user_id: i64,
+        account_user_number: ::std::string::String,
     ],
     by_name: [0, 1, 2],
 );
@@ -233,10 +235,10 @@ impl AccountUserPsrRecordsUpdatedV1 {
 ::energy_api_core::table_struct!(
     AccountUserPsrRecordsUpdatedV1,
     [
-        user_id,
-        created_records,
-        updated_records,
-        deleted_records,
+        user_id: i64,
+        created_records: ::std::vec::Vec<crate::types::PsrRecord>,
+        updated_records: ::std::vec::Vec<crate::types::PsrRecord>,
+        deleted_records: ::std::vec::Vec<crate::types::PsrRecord>,
     ],
     by_name: [1, 4, 3, 0, 2],
 );
@@ -342,13 +344,15 @@ impl AccountUserRemovedV1 {
 ::energy_api_core::table_struct!(
     AccountUserRemovedV1,
     [
-        user_id,
-        user_email,
-        user_number,
-        linked_accounts,
-        user_identifiers => omit_none,
-        initiator_type => omit_none,
-        is_customer_initiated => omit_none,
+        user_id: i64,
+        user_email: ::std::string::String,
+        user_number: ::std::string::String,
+        linked_accounts: ::std::vec::Vec<::serde_json::Map<::std::string::String,
+        ::serde_json::Value>>,
+        user_identifiers: ::std::option::Option<::serde_json::Map<::std::string::String,
+        ::serde_json::Value>> => omit_none,
+        initiator_type: ::std::option::Option<::std::string::String> => omit_none,
+        is_customer_initiated: ::std::option::Option<bool> => omit_none,
     ],
     by_name: [5, 4, 0, 7, 1, 2, 6, 3],
 );
@@ -474,15 +478,18 @@ impl AccountUserUpdatedV1 {
 ::energy_api_core::table_struct!(
     AccountUserUpdatedV1,
     [
-        user_id,
-        user_email,
-        user_number,
-        linked_accounts,
-        user_identifiers => omit_none,
-        initiator_type => omit_none,
-        is_customer_initiated => omit_none,
-        changes,
-        is_override => omit_none,
+        user_id: i64,
+        user_email: ::std::string::String,
+        user_number: ::std::string::String,
+        linked_accounts: ::std::vec::Vec<::serde_json::Map<::std::string::String,
+        ::serde_json::Value>>,
+        user_identifiers: ::std::option::Option<::serde_json::Map<::std::string::String,
+        ::serde_json::Value>> => omit_none,
+        initiator_type: ::std::option::Option<::std::string::String> => omit_none,
+        is_customer_initiated: ::std::option::Option<bool> => omit_none,
+        changes: ::serde_json::Map<::std::string::String,
+        ::serde_json::Value>,
+        is_override: ::std::option::Option<bool> => omit_none,
     ],
     by_name: [7, 4, 0, 9, 1, 2, 6, 8, 5, 3],
 );
@@ -528,9 +535,9 @@ impl AccountUserVerificationCompletedV1 {
 ::energy_api_core::table_struct!(
     AccountUserVerificationCompletedV1,
     [
-        user_number,
-        verification_id,
-        verification_type,
+        user_number: ::std::string::String,
+        verification_id: i64,
+        verification_type: ::std::string::String,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -576,9 +583,9 @@ impl AccountUserVerificationStartedV1 {
 ::energy_api_core::table_struct!(
     AccountUserVerificationStartedV1,
     [
-        user_number,
-        verification_id,
-        verification_type,
+        user_number: ::std::string::String,
+        verification_id: i64,
+        verification_type: ::std::string::String,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -624,9 +631,9 @@ impl AccountUserMetadataCreatedV1 {
 ::energy_api_core::table_struct!(
     AccountUserMetadataCreatedV1,
     [
-        user_id,
-        key,
-        value,
+        user_id: i64,
+        key: ::std::string::String,
+        value: ::std::string::String,
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -672,9 +679,9 @@ impl AccountUserMetadataRemovedV1 {
 ::energy_api_core::table_struct!(
     AccountUserMetadataRemovedV1,
     [
-        user_id,
-        key,
-        value,
+        user_id: i64,
+        key: ::std::string::String,
+        value: ::std::string::String,
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -718,8 +725,9 @@ impl AccountUserMetadataUpdatedV1 {
 ::energy_api_core::table_struct!(
     AccountUserMetadataUpdatedV1,
     [
-        user_id,
-        changes,
+        user_id: i64,
+        changes: ::serde_json::Map<::std::string::String,
+        ::serde_json::Value>,
     ],
     by_name: [1, 2, 0],
 );

@@ -30,8 +30,8 @@ impl AccountCommunicationsPreferencesUpdatedV1 {
 ::energy_api_core::table_struct!(
     AccountCommunicationsPreferencesUpdatedV1,
     [
-        account_number,
-        changes,
+        account_number: ::std::string::String,
+        changes: crate::types::CommsPreferencesChanges,
     ],
     by_name: [0, 1, 2],
 );
@@ -89,9 +89,9 @@ impl AccountCreatedV1 {
 ::energy_api_core::table_struct!(
     AccountCreatedV1,
     [
-        account_number,
-        account_user_emails,
-        is_imported => omit_none,
+        account_number: ::std::string::String,
+        account_user_emails: ::std::vec::Vec<::std::string::String>,
+        is_imported: ::std::option::Option<bool> => omit_none,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -129,7 +129,7 @@ impl AccountOccupiedV1 {
 ::energy_api_core::table_struct!(
     AccountOccupiedV1,
     [
-        account_number,
+        account_number: ::std::string::String,
     ],
     by_name: [0, 1],
 );
@@ -175,9 +175,9 @@ impl AccountReactivatedV1 {
 ::energy_api_core::table_struct!(
     AccountReactivatedV1,
     [
-        account_number,
-        previous_status,
-        reactivation_source,
+        account_number: ::std::string::String,
+        previous_status: ::std::string::String,
+        reactivation_source: ::std::string::String,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -235,12 +235,12 @@ impl AccountSmartMeterReadPermissionChangedV1 {
 ::energy_api_core::table_struct!(
     AccountSmartMeterReadPermissionChangedV1,
     [
-        account_number,
-        old_permission,
-        new_permission,
-        effective_from,
-        changed_by_id,
-        changed_by_type,
+        account_number: ::std::string::String,
+        old_permission: ::std::string::String,
+        new_permission: ::std::string::String,
+        effective_from: ::std::string::String,
+        changed_by_id: ::std::string::String,
+        changed_by_type: ::std::string::String,
     ],
     by_name: [0, 4, 6, 1, 2, 5, 3],
 );
@@ -304,10 +304,11 @@ impl AccountUpdatedV1 {
 ::energy_api_core::table_struct!(
     AccountUpdatedV1,
     [
-        account_number,
-        account_user_emails,
-        changes,
-        is_override => omit_none,
+        account_number: ::std::string::String,
+        account_user_emails: ::std::vec::Vec<::std::string::String>,
+        changes: ::serde_json::Map<::std::string::String,
+        ::serde_json::Value>,
+        is_override: ::std::option::Option<bool> => omit_none,
     ],
     by_name: [0, 1, 2, 3, 4],
 );
@@ -353,9 +354,9 @@ impl AccountMetadataCreatedV1 {
 ::energy_api_core::table_struct!(
     AccountMetadataCreatedV1,
     [
-        account_number,
-        key,
-        value,
+        account_number: ::std::string::String,
+        key: ::std::string::String,
+        value: ::std::string::String,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -401,9 +402,9 @@ impl AccountMetadataRemovedV1 {
 ::energy_api_core::table_struct!(
     AccountMetadataRemovedV1,
     [
-        account_number,
-        key,
-        value,
+        account_number: ::std::string::String,
+        key: ::std::string::String,
+        value: ::std::string::String,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -447,8 +448,9 @@ impl AccountMetadataUpdatedV1 {
 ::energy_api_core::table_struct!(
     AccountMetadataUpdatedV1,
     [
-        account_number,
-        changes,
+        account_number: ::std::string::String,
+        changes: ::serde_json::Map<::std::string::String,
+        ::serde_json::Value>,
     ],
     by_name: [0, 1, 2],
 );
@@ -495,9 +497,9 @@ impl AccountPropertyEffectivePeriodMetadataCreatedV1 {
 ::energy_api_core::table_struct!(
     AccountPropertyEffectivePeriodMetadataCreatedV1,
     [
-        account_property_effective_period_id,
-        key,
-        value,
+        account_property_effective_period_id: i64,
+        key: ::std::string::String,
+        value: ::std::string::String,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -544,9 +546,9 @@ impl AccountPropertyEffectivePeriodMetadataRemovedV1 {
 ::energy_api_core::table_struct!(
     AccountPropertyEffectivePeriodMetadataRemovedV1,
     [
-        account_property_effective_period_id,
-        key,
-        value,
+        account_property_effective_period_id: i64,
+        key: ::std::string::String,
+        value: ::std::string::String,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -591,8 +593,9 @@ impl AccountPropertyEffectivePeriodMetadataUpdatedV1 {
 ::energy_api_core::table_struct!(
     AccountPropertyEffectivePeriodMetadataUpdatedV1,
     [
-        account_property_effective_period_id,
-        changes,
+        account_property_effective_period_id: i64,
+        changes: ::serde_json::Map<::std::string::String,
+        ::serde_json::Value>,
     ],
     by_name: [0, 1, 2],
 );
@@ -680,11 +683,11 @@ impl CampaignAccountAddedV1 {
 ::energy_api_core::table_struct!(
     CampaignAccountAddedV1,
     [
-        account_number,
-        campaign_name,
-        campaign_slug => omit_none,
-        campaign_expiry_date => omit_none,
-        campaign_account_expiry_date => omit_none,
+        account_number: ::std::string::String,
+        campaign_name: ::std::string::String,
+        campaign_slug: ::std::option::Option<::std::string::String> => omit_none,
+        campaign_expiry_date: ::std::option::Option<::std::string::String> => omit_none,
+        campaign_account_expiry_date: ::std::option::Option<::std::string::String> => omit_none,
     ],
     by_name: [0, 4, 2, 5, 1, 3],
 );
@@ -740,9 +743,9 @@ impl CampaignAccountRemovedV1 {
 ::energy_api_core::table_struct!(
     CampaignAccountRemovedV1,
     [
-        account_number,
-        campaign_name,
-        campaign_slug => omit_none,
+        account_number: ::std::string::String,
+        campaign_name: ::std::string::String,
+        campaign_slug: ::std::option::Option<::std::string::String> => omit_none,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -804,10 +807,11 @@ impl CampaignAccountUpdatedV1 {
 ::energy_api_core::table_struct!(
     CampaignAccountUpdatedV1,
     [
-        account_number,
-        campaign_name,
-        campaign_slug => omit_none,
-        changes,
+        account_number: ::std::string::String,
+        campaign_name: ::std::string::String,
+        campaign_slug: ::std::option::Option<::std::string::String> => omit_none,
+        changes: ::serde_json::Map<::std::string::String,
+        ::serde_json::Value>,
     ],
     by_name: [0, 1, 2, 3, 4],
 );

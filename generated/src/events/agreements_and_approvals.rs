@@ -30,8 +30,8 @@ impl ActualIntervalsReceivedV1 {
 ::energy_api_core::table_struct!(
     ActualIntervalsReceivedV1,
     [
-        mpan,
-        rebill_from,
+        mpan: ::std::string::String,
+        rebill_from: ::std::string::String,
     ],
     by_name: [0, 1, 2],
 );
@@ -81,10 +81,10 @@ impl AffiliatesAffiliateAccountContractCreatedV1 {
 ::energy_api_core::table_struct!(
     AffiliatesAffiliateAccountContractCreatedV1,
     [
-        affiliate_account_contract_id,
-        affiliate_contract_id,
-        account_number,
-        fuel,
+        affiliate_account_contract_id: i64,
+        affiliate_contract_id: i64,
+        account_number: ::std::string::String,
+        fuel: ::std::string::String,
     ],
     by_name: [2, 1, 3, 0, 4],
 );
@@ -166,12 +166,12 @@ impl AgreementCreatedV1 {
 ::energy_api_core::table_struct!(
     AgreementCreatedV1,
     [
-        agreement_id,
-        account_number,
-        valid_from,
-        product_code,
-        account_contract_identifier => omit_none,
-        business_contract_identifier => omit_none,
+        agreement_id: i64,
+        account_number: ::std::string::String,
+        valid_from: ::std::string::String,
+        product_code: ::std::string::String,
+        account_contract_identifier: ::std::option::Option<::std::string::String> => omit_none,
+        business_contract_identifier: ::std::option::Option<::std::string::String> => omit_none,
     ],
     by_name: [4, 5, 0, 6, 2, 1, 3],
 );
@@ -207,7 +207,7 @@ impl AgreementRevokedV1 {
 ::energy_api_core::table_struct!(
     AgreementRevokedV1,
     [
-        agreement_id,
+        agreement_id: i64,
     ],
     by_name: [0, 1],
 );
@@ -243,8 +243,8 @@ impl AgreementRevokedV2 {
 ::energy_api_core::table_struct!(
     AgreementRevokedV2,
     [
-        agreement_id,
-        account_number,
+        agreement_id: i64,
+        account_number: ::std::string::String,
     ],
     by_name: [1, 2, 0],
 );
@@ -321,13 +321,13 @@ impl AgreementRolloverCompletedV1 {
 ::energy_api_core::table_struct!(
     AgreementRolloverCompletedV1,
     [
-        account_number,
-        supply_point_id,
-        expiring_agreement_id,
-        rolled_on_to_agreement_id,
-        new_product,
-        rolled_on_to_agreement_valid_from,
-        rolled_on_to_agreement_valid_to,
+        account_number: ::std::string::String,
+        supply_point_id: ::std::string::String,
+        expiring_agreement_id: i64,
+        rolled_on_to_agreement_id: i64,
+        new_product: crate::types::Product,
+        rolled_on_to_agreement_valid_from: ::std::string::String,
+        rolled_on_to_agreement_valid_to: ::std::string::String,
     ],
     by_name: [0, 2, 7, 4, 5, 3, 6, 1],
 );
@@ -363,7 +363,7 @@ impl AgreementTerminatedV1 {
 ::energy_api_core::table_struct!(
     AgreementTerminatedV1,
     [
-        agreement_id,
+        agreement_id: i64,
     ],
     by_name: [0, 1],
 );
@@ -399,8 +399,8 @@ impl AgreementTerminatedV2 {
 ::energy_api_core::table_struct!(
     AgreementTerminatedV2,
     [
-        agreement_id,
-        account_number,
+        agreement_id: i64,
+        account_number: ::std::string::String,
     ],
     by_name: [1, 2, 0],
 );
@@ -471,9 +471,10 @@ impl AgreementUpdatedV1 {
 ::energy_api_core::table_struct!(
     AgreementUpdatedV1,
     [
-        agreement_id,
-        changes,
-        is_override => omit_none,
+        agreement_id: i64,
+        changes: ::serde_json::Map<::std::string::String,
+        ::serde_json::Value>,
+        is_override: ::std::option::Option<bool> => omit_none,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -529,10 +530,11 @@ impl AgreementUpdatedV2 {
 ::energy_api_core::table_struct!(
     AgreementUpdatedV2,
     [
-        agreement_id,
-        changes,
-        is_override => omit_none,
-        account_number,
+        agreement_id: i64,
+        changes: ::serde_json::Map<::std::string::String,
+        ::serde_json::Value>,
+        is_override: ::std::option::Option<bool> => omit_none,
+        account_number: ::std::string::String,
     ],
     by_name: [3, 1, 2, 4, 0],
 );
@@ -599,10 +601,11 @@ impl ApprovalsApprovalApprovedV1 {
 ::energy_api_core::table_struct!(
     ApprovalsApprovalApprovedV1,
     [
-        approval_id,
-        process_type,
-        process_data,
-        approved_at,
+        approval_id: ::std::string::String,
+        process_type: ::std::string::String,
+        process_data: ::serde_json::Map<::std::string::String,
+        ::serde_json::Value>,
+        approved_at: ::std::string::String,
     ],
     by_name: [0, 3, 4, 1, 2],
 );
@@ -656,11 +659,11 @@ impl ApprovalsApprovalCreatedV1 {
 ::energy_api_core::table_struct!(
     ApprovalsApprovalCreatedV1,
     [
-        approval_id,
-        process_type,
-        requested_at,
-        assigned_to_id,
-        requested_by_id,
+        approval_id: ::std::string::String,
+        process_type: ::std::string::String,
+        requested_at: ::std::string::String,
+        assigned_to_id: i64,
+        requested_by_id: i64,
     ],
     by_name: [0, 3, 2, 4, 1, 5],
 );
@@ -712,10 +715,11 @@ impl ApprovalsApprovalRejectedV1 {
 ::energy_api_core::table_struct!(
     ApprovalsApprovalRejectedV1,
     [
-        approval_id,
-        process_type,
-        process_data,
-        rejected_at,
+        approval_id: ::std::string::String,
+        process_type: ::std::string::String,
+        process_data: ::serde_json::Map<::std::string::String,
+        ::serde_json::Value>,
+        rejected_at: ::std::string::String,
     ],
     by_name: [0, 2, 3, 1, 4],
 );
@@ -773,12 +777,12 @@ impl ApprovalsApprovalRequestApprovedV1 {
 ::energy_api_core::table_struct!(
     ApprovalsApprovalRequestApprovedV1,
     [
-        approval_id,
-        process_type,
-        request_id,
-        approved_by_id,
-        approved_at,
-        approval_reason,
+        approval_id: ::std::string::String,
+        process_type: ::std::string::String,
+        request_id: ::std::string::String,
+        approved_by_id: i64,
+        approved_at: ::std::string::String,
+        approval_reason: ::std::string::String,
     ],
     by_name: [0, 5, 2, 6, 1, 3, 4],
 );
@@ -832,11 +836,11 @@ impl ApprovalsApprovalRequestAssignedV1 {
 ::energy_api_core::table_struct!(
     ApprovalsApprovalRequestAssignedV1,
     [
-        approval_id,
-        process_type,
-        request_id,
-        assigned_to_id,
-        assigned_at,
+        approval_id: ::std::string::String,
+        process_type: ::std::string::String,
+        request_id: ::std::string::String,
+        assigned_to_id: i64,
+        assigned_at: ::std::string::String,
     ],
     by_name: [0, 4, 2, 5, 1, 3],
 );
@@ -894,12 +898,12 @@ impl ApprovalsApprovalRequestRejectedV1 {
 ::energy_api_core::table_struct!(
     ApprovalsApprovalRequestRejectedV1,
     [
-        approval_id,
-        process_type,
-        request_id,
-        rejected_by_id,
-        rejection_reason,
-        rejected_at,
+        approval_id: ::std::string::String,
+        process_type: ::std::string::String,
+        request_id: ::std::string::String,
+        rejected_by_id: i64,
+        rejection_reason: ::std::string::String,
+        rejected_at: ::std::string::String,
     ],
     by_name: [0, 1, 5, 6, 4, 2, 3],
 );

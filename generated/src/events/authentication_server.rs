@@ -34,9 +34,9 @@ impl AuthServerAccessTokenIssuedV1 {
 ::energy_api_core::table_struct!(
     AuthServerAccessTokenIssuedV1,
     [
-        delegate,
-        viewer,
-        viewer_id,
+        delegate: ::std::string::String,
+        viewer: ::std::string::String,
+        viewer_id: i64,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -82,9 +82,9 @@ impl AuthServerAccountUserGenerateMfaChallengeErrorV1 {
 ::energy_api_core::table_struct!(
     AuthServerAccountUserGenerateMfaChallengeErrorV1,
     [
-        account_user_id,
-        account_user_number,
-        device,
+        account_user_id: i64,
+        account_user_number: ::std::string::String,
+        device: ::std::string::String,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -134,10 +134,10 @@ impl AuthServerAccountUserLoggedInV1 {
 ::energy_api_core::table_struct!(
     AuthServerAccountUserLoggedInV1,
     [
-        account_user_id,
-        account_user_number,
-        login_method,
-        mfa_device_type,
+        account_user_id: i64,
+        account_user_number: ::std::string::String,
+        login_method: ::std::string::String,
+        mfa_device_type: ::std::string::String,
     ],
     by_name: [0, 1, 2, 3, 4],
 );
@@ -183,9 +183,9 @@ impl AuthServerAccountUserLoginDeniedV1 {
 ::energy_api_core::table_struct!(
     AuthServerAccountUserLoginDeniedV1,
     [
-        account_user_id,
-        account_user_number,
-        enforced_security_rule_ids,
+        account_user_id: i64,
+        account_user_number: ::std::string::String,
+        enforced_security_rule_ids: ::std::vec::Vec<i64>,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -243,12 +243,12 @@ impl AuthServerAccountUserLoginFailedV1 {
 ::energy_api_core::table_struct!(
     AuthServerAccountUserLoginFailedV1,
     [
-        account_user_id,
-        account_user_number,
-        step,
-        failure_reason,
-        brand,
-        user_brands,
+        account_user_id: i64,
+        account_user_number: ::std::string::String,
+        step: ::std::string::String,
+        failure_reason: ::std::string::String,
+        brand: ::std::string::String,
+        user_brands: ::std::vec::Vec<::std::string::String>,
     ],
     by_name: [0, 1, 4, 5, 2, 3, 6],
 );
@@ -298,10 +298,10 @@ impl AuthServerAccountUserLoginStepCompletedV1 {
 ::energy_api_core::table_struct!(
     AuthServerAccountUserLoginStepCompletedV1,
     [
-        account_user_id,
-        account_user_number,
-        step,
-        mfa_device_type,
+        account_user_id: i64,
+        account_user_number: ::std::string::String,
+        step: ::std::string::String,
+        mfa_device_type: ::std::string::String,
     ],
     by_name: [0, 1, 3, 4, 2],
 );

@@ -59,15 +59,15 @@ impl BillingBillingDocumentHeldV1 {
 ::energy_api_core::table_struct!(
     BillingBillingDocumentHeldV1,
     [
-        account_number,
-        document_type,
-        document_id,
-        document_identifier,
-        document_uuid,
-        hold_code,
-        is_strict,
-        held_at,
-        held_by_id,
+        account_number: ::std::string::String,
+        document_type: ::std::string::String,
+        document_id: i64,
+        document_identifier: ::std::string::String,
+        document_uuid: ::std::string::String,
+        hold_code: ::std::string::String,
+        is_strict: bool,
+        held_at: ::std::string::String,
+        held_by_id: i64,
     ],
     by_name: [0, 2, 4, 3, 1, 7, 6, 9, 8, 5],
 );
@@ -113,9 +113,9 @@ impl BillingBillingDocumentIssuedV1 {
 ::energy_api_core::table_struct!(
     BillingBillingDocumentIssuedV1,
     [
-        account_number,
-        billing_document_id,
-        billing_document_identifier,
+        account_number: ::std::string::String,
+        billing_document_id: i64,
+        billing_document_identifier: ::std::string::String,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -159,10 +159,10 @@ impl BillingBillingDocumentIssuedV2 {
 ::energy_api_core::table_struct!(
     BillingBillingDocumentIssuedV2,
     [
-        account_number,
-        billing_document_id,
-        billing_document_identifier,
-        billing_document_uuid,
+        account_number: ::std::string::String,
+        billing_document_id: i64,
+        billing_document_identifier: ::std::string::String,
+        billing_document_uuid: ::std::string::String,
     ],
     by_name: [0, 1, 2, 3, 4],
 );
@@ -224,9 +224,9 @@ impl BillingBillingDocumentRepresentationDispatchedV1 {
 ::energy_api_core::table_struct!(
     BillingBillingDocumentRepresentationDispatchedV1,
     [
-        account_number,
-        billing_document_id,
-        billing_document_identifier,
+        account_number: ::std::string::String,
+        billing_document_id: i64,
+        billing_document_identifier: ::std::string::String,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -278,11 +278,11 @@ impl BillingBillingDocumentRepresentationDispatchedV2 {
 ::energy_api_core::table_struct!(
     BillingBillingDocumentRepresentationDispatchedV2,
     [
-        account_number,
-        billing_document_id,
-        billing_document_identifier,
-        billing_document_representation_dispatch_id,
-        billing_document_representations_id,
+        account_number: ::std::string::String,
+        billing_document_id: i64,
+        billing_document_identifier: ::std::string::String,
+        billing_document_representation_dispatch_id: i64,
+        billing_document_representations_id: ::std::vec::Vec<i64>,
     ],
     by_name: [0, 1, 2, 3, 4, 5],
 );
@@ -338,12 +338,12 @@ impl BillingBillingDocumentRepresentationDispatchedV3 {
 ::energy_api_core::table_struct!(
     BillingBillingDocumentRepresentationDispatchedV3,
     [
-        account_number,
-        billing_document_id,
-        billing_document_identifier,
-        billing_document_representation_dispatch_id,
-        billing_document_representations_id,
-        support_user_id,
+        account_number: ::std::string::String,
+        billing_document_id: i64,
+        billing_document_identifier: ::std::string::String,
+        billing_document_representation_dispatch_id: i64,
+        billing_document_representations_id: ::std::vec::Vec<i64>,
+        support_user_id: i64,
     ],
     by_name: [0, 1, 2, 3, 4, 5, 6],
 );
@@ -441,10 +441,10 @@ impl BillingBillingOptionsUpdatedV1 {
 ::energy_api_core::table_struct!(
     BillingBillingOptionsUpdatedV1,
     [
-        account_number,
-        previous_billing_options_id,
-        new_billing_options_id,
-        support_user_id,
+        account_number: ::std::string::String,
+        previous_billing_options_id: i64,
+        new_billing_options_id: i64,
+        support_user_id: i64,
     ],
     by_name: [0, 2, 3, 1, 4],
 );
@@ -490,9 +490,9 @@ impl BillingChargingLedgerAssignedToAgreementV1 {
 ::energy_api_core::table_struct!(
     BillingChargingLedgerAssignedToAgreementV1,
     [
-        ledger_number,
-        agreement_id,
-        assigned_at,
+        ledger_number: ::std::string::String,
+        agreement_id: i64,
+        assigned_at: ::std::string::String,
     ],
     by_name: [1, 3, 2, 0],
 );
@@ -534,8 +534,8 @@ impl BillingChargingSupplyPointTriggeredV1 {
 ::energy_api_core::table_struct!(
     BillingChargingSupplyPointTriggeredV1,
     [
-        supply_point_id,
-        charge_period,
+        supply_point_id: i64,
+        charge_period: crate::types::ChargePeriod,
     ],
     by_name: [1, 2, 0],
 );
@@ -571,7 +571,7 @@ impl BillingDuosInvoiceCancelV1 {
 ::energy_api_core::table_struct!(
     BillingDuosInvoiceCancelV1,
     [
-        invoice_event_id,
+        invoice_event_id: i64,
     ],
     by_name: [0, 1],
 );
@@ -607,7 +607,7 @@ impl BillingDuosInvoiceNewV1 {
 ::energy_api_core::table_struct!(
     BillingDuosInvoiceNewV1,
     [
-        invoice_event_id,
+        invoice_event_id: i64,
     ],
     by_name: [0, 1],
 );
@@ -643,7 +643,7 @@ impl BillingDuosInvoiceReplaceV1 {
 ::energy_api_core::table_struct!(
     BillingDuosInvoiceReplaceV1,
     [
-        invoice_event_id,
+        invoice_event_id: i64,
     ],
     by_name: [0, 1],
 );
@@ -691,9 +691,9 @@ impl BillingFinalBillV1 {
 ::energy_api_core::table_struct!(
     BillingFinalBillV1,
     [
-        account_number,
-        account_user_emails,
-        statement_id,
+        account_number: ::std::string::String,
+        account_user_emails: ::std::vec::Vec<::std::string::String>,
+        statement_id: i64,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -743,10 +743,10 @@ impl BillingIssuanceExternalStatusCreatedV1 {
 ::energy_api_core::table_struct!(
     BillingIssuanceExternalStatusCreatedV1,
     [
-        billing_document_identifier,
-        status,
-        status_code,
-        external_status_id,
+        billing_document_identifier: ::std::string::String,
+        status: ::std::string::String,
+        status_code: ::std::string::String,
+        external_status_id: i64,
     ],
     by_name: [0, 3, 2, 4, 1],
 );
@@ -788,8 +788,8 @@ impl BillingIssuedBillV1 {
 ::energy_api_core::table_struct!(
     BillingIssuedBillV1,
     [
-        account_number,
-        statement_id,
+        account_number: ::std::string::String,
+        statement_id: i64,
     ],
     by_name: [0, 1, 2],
 );
@@ -823,7 +823,7 @@ impl BillingLedgerEntryPostedV1 {
 ::energy_api_core::table_struct!(
     BillingLedgerEntryPostedV1,
     [
-        ledger,
+        ledger: crate::types::Ledger,
     ],
     by_name: [0, 1],
 );
@@ -859,8 +859,8 @@ impl BillingLedgerEntryPostedV2 {
 ::energy_api_core::table_struct!(
     BillingLedgerEntryPostedV2,
     [
-        ledger,
-        entry,
+        ledger: crate::types::Ledger,
+        entry: crate::types::LedgerEntry,
     ],
     by_name: [1, 2, 0],
 );
@@ -905,7 +905,7 @@ impl BillingLedgerEntryRemovedV1 {
 ::energy_api_core::table_struct!(
     BillingLedgerEntryRemovedV1,
     [
-        ledger,
+        ledger: crate::types::Ledger,
     ],
     by_name: [0, 1],
 );
@@ -941,8 +941,8 @@ impl BillingLedgerEntryRemovedV2 {
 ::energy_api_core::table_struct!(
     BillingLedgerEntryRemovedV2,
     [
-        ledger,
-        entry,
+        ledger: crate::types::Ledger,
+        entry: crate::types::LedgerEntryRemoval,
     ],
     by_name: [1, 2, 0],
 );
@@ -1020,13 +1020,14 @@ impl BillingPathwayTraversalFailedV1 {
 ::energy_api_core::table_struct!(
     BillingPathwayTraversalFailedV1,
     [
-        pathway_id,
-        traversal_attempt_id,
-        traversal_attempt_context,
-        trigger_id,
-        failed_action_name,
-        failed_action_error,
-        failed_at,
+        pathway_id: ::std::string::String,
+        traversal_attempt_id: i64,
+        traversal_attempt_context: ::serde_json::Map<::std::string::String,
+        ::serde_json::Value>,
+        trigger_id: i64,
+        failed_action_name: ::std::string::String,
+        failed_action_error: ::std::string::String,
+        failed_at: ::std::string::String,
     ],
     by_name: [5, 2, 3, 1, 7, 6, 4, 0],
 );
@@ -1076,10 +1077,10 @@ impl BillingPathwayTraversalSucceededV1 {
 ::energy_api_core::table_struct!(
     BillingPathwayTraversalSucceededV1,
     [
-        pathway_id,
-        traversal_attempt_id,
-        trigger_id,
-        succeeded_at,
+        pathway_id: ::std::string::String,
+        traversal_attempt_id: i64,
+        trigger_id: i64,
+        succeeded_at: ::std::string::String,
     ],
     by_name: [0, 3, 2, 4, 1],
 );
@@ -1129,10 +1130,10 @@ impl BillingPortfolioInvoiceSummaryCompletedV1 {
 ::energy_api_core::table_struct!(
     BillingPortfolioInvoiceSummaryCompletedV1,
     [
-        run_identifier,
-        storage_bucket,
-        storage_key_prefix,
-        summary_count,
+        run_identifier: ::std::string::String,
+        storage_bucket: ::std::string::String,
+        storage_key_prefix: ::std::string::String,
+        summary_count: i64,
     ],
     by_name: [0, 1, 2, 3, 4],
 );
@@ -1186,11 +1187,11 @@ impl BillingRebateAcceptedV1 {
 ::energy_api_core::table_struct!(
     BillingRebateAcceptedV1,
     [
-        account_number,
-        rebate_period_id,
-        rebate_type,
-        effective_from,
-        effective_to,
+        account_number: ::std::string::String,
+        rebate_period_id: i64,
+        rebate_type: ::std::string::String,
+        effective_from: ::std::string::String,
+        effective_to: ::std::string::String,
     ],
     by_name: [0, 3, 2, 5, 4, 1],
 );
@@ -1252,12 +1253,12 @@ impl BillingRebateCreatedV1 {
 ::energy_api_core::table_struct!(
     BillingRebateCreatedV1,
     [
-        account_number,
-        rebate_period_id,
-        rebate_type,
-        effective_from,
-        effective_to,
-        is_application_accepted,
+        account_number: ::std::string::String,
+        rebate_period_id: i64,
+        rebate_type: ::std::string::String,
+        effective_from: ::std::string::String,
+        effective_to: ::std::string::String,
+        is_application_accepted: bool,
     ],
     by_name: [0, 3, 2, 6, 4, 5, 1],
 );
@@ -1319,12 +1320,12 @@ impl BillingRebateDeclinedV1 {
 ::energy_api_core::table_struct!(
     BillingRebateDeclinedV1,
     [
-        account_number,
-        rebate_period_id,
-        rebate_type,
-        effective_from,
-        effective_to,
-        decline_reason,
+        account_number: ::std::string::String,
+        rebate_period_id: i64,
+        rebate_type: ::std::string::String,
+        effective_from: ::std::string::String,
+        effective_to: ::std::string::String,
+        decline_reason: ::std::string::String,
     ],
     by_name: [0, 5, 2, 6, 4, 1, 3],
 );
@@ -1386,12 +1387,12 @@ impl BillingRebateUpdatedV1 {
 ::energy_api_core::table_struct!(
     BillingRebateUpdatedV1,
     [
-        account_number,
-        rebate_period_id,
-        rebate_type,
-        effective_from,
-        effective_to,
-        is_application_accepted,
+        account_number: ::std::string::String,
+        rebate_period_id: i64,
+        rebate_type: ::std::string::String,
+        effective_from: ::std::string::String,
+        effective_to: ::std::string::String,
+        is_application_accepted: bool,
     ],
     by_name: [0, 3, 2, 6, 4, 5, 1],
 );
@@ -1441,10 +1442,10 @@ impl ChargingPrimingErroredV1 {
 ::energy_api_core::table_struct!(
     ChargingPrimingErroredV1,
     [
-        errors,
-        supply_point_id,
-        period_start,
-        period_end,
+        errors: ::std::vec::Vec<::std::string::String>,
+        supply_point_id: ::std::string::String,
+        period_start: ::std::string::String,
+        period_end: ::std::string::String,
     ],
     by_name: [0, 3, 4, 1, 2],
 );
@@ -1494,10 +1495,10 @@ impl LatePaymentFeeApplicationServiceCompletedV1 {
 ::energy_api_core::table_struct!(
     LatePaymentFeeApplicationServiceCompletedV1,
     [
-        run_id,
-        account_number,
-        fees_applied_count,
-        fees_unapplied_count,
+        run_id: ::std::string::String,
+        account_number: ::std::string::String,
+        fees_applied_count: i64,
+        fees_unapplied_count: i64,
     ],
     by_name: [1, 4, 2, 3, 0],
 );
@@ -1565,12 +1566,12 @@ impl LatePaymentFeeApplicationServiceFeeAppliedV1 {
 ::energy_api_core::table_struct!(
     LatePaymentFeeApplicationServiceFeeAppliedV1,
     [
-        run_id,
-        account_number,
-        fee_amount,
-        fee_date,
-        fee_type => omit_none,
-        charge_id,
+        run_id: ::std::string::String,
+        account_number: ::std::string::String,
+        fee_amount: i64,
+        fee_date: ::std::string::String,
+        fee_type: ::std::option::Option<::std::string::String> => omit_none,
+        charge_id: ::std::string::String,
     ],
     by_name: [1, 6, 5, 3, 4, 0, 2],
 );
@@ -1612,8 +1613,8 @@ impl LatePaymentFeeApplicationServiceStartedV1 {
 ::energy_api_core::table_struct!(
     LatePaymentFeeApplicationServiceStartedV1,
     [
-        run_id,
-        account_number,
+        run_id: ::std::string::String,
+        account_number: ::std::string::String,
     ],
     by_name: [1, 2, 0],
 );
@@ -1659,9 +1660,9 @@ impl LatePaymentFeeCalculationServiceCompletedV1 {
 ::energy_api_core::table_struct!(
     LatePaymentFeeCalculationServiceCompletedV1,
     [
-        run_id,
-        account_number,
-        fees_calculated_count,
+        run_id: ::std::string::String,
+        account_number: ::std::string::String,
+        fees_calculated_count: i64,
     ],
     by_name: [1, 3, 2, 0],
 );
@@ -1703,8 +1704,8 @@ impl LatePaymentFeeCalculationServiceStartedV1 {
 ::energy_api_core::table_struct!(
     LatePaymentFeeCalculationServiceStartedV1,
     [
-        run_id,
-        account_number,
+        run_id: ::std::string::String,
+        account_number: ::std::string::String,
     ],
     by_name: [1, 2, 0],
 );
@@ -1754,10 +1755,10 @@ impl LatePaymentFeeCalculatorCompletedV1 {
 ::energy_api_core::table_struct!(
     LatePaymentFeeCalculatorCompletedV1,
     [
-        run_id,
-        account_number,
-        fees_applied_count,
-        fees_unapplied_count,
+        run_id: ::std::string::String,
+        account_number: ::std::string::String,
+        fees_applied_count: i64,
+        fees_unapplied_count: i64,
     ],
     by_name: [1, 4, 2, 3, 0],
 );
@@ -1803,9 +1804,9 @@ impl LatePaymentFeeCalculatorFeeAppliedV1 {
 ::energy_api_core::table_struct!(
     LatePaymentFeeCalculatorFeeAppliedV1,
     [
-        run_id,
-        account_number,
-        charge_id,
+        run_id: ::std::string::String,
+        account_number: ::std::string::String,
+        charge_id: ::std::string::String,
     ],
     by_name: [1, 3, 2, 0],
 );
@@ -1847,8 +1848,8 @@ impl LatePaymentFeeCalculatorStartedV1 {
 ::energy_api_core::table_struct!(
     LatePaymentFeeCalculatorStartedV1,
     [
-        run_id,
-        account_number,
+        run_id: ::std::string::String,
+        account_number: ::std::string::String,
     ],
     by_name: [1, 2, 0],
 );
@@ -1894,9 +1895,9 @@ impl LatePaymentFeeWaivedV1 {
 ::energy_api_core::table_struct!(
     LatePaymentFeeWaivedV1,
     [
-        fee_id,
-        waived_at,
-        support_user_id,
+        fee_id: i64,
+        waived_at: ::std::string::String,
+        support_user_id: i64,
     ],
     by_name: [0, 2, 3, 1],
 );

@@ -22,7 +22,7 @@ impl BusinessCreatedV1 {
 ::energy_api_core::table_struct!(
     BusinessCreatedV1,
     [
-        id,
+        id: i64,
     ],
     by_name: [0, 1],
 );
@@ -66,8 +66,9 @@ impl BusinessUpdatedV1 {
 ::energy_api_core::table_struct!(
     BusinessUpdatedV1,
     [
-        id,
-        changes,
+        id: i64,
+        changes: ::serde_json::Map<::std::string::String,
+        ::serde_json::Value>,
     ],
     by_name: [1, 2, 0],
 );
@@ -109,8 +110,8 @@ impl BusinessOperationsTeamUpdatedV1 {
 ::energy_api_core::table_struct!(
     BusinessOperationsTeamUpdatedV1,
     [
-        id,
-        operations_team_id,
+        id: i64,
+        operations_team_id: i64,
     ],
     by_name: [0, 1, 2],
 );
@@ -181,14 +182,16 @@ impl InternalCompanyCreatedV1 {
 ::energy_api_core::table_struct!(
     InternalCompanyCreatedV1,
     [
-        id,
-        actor,
-        displayable_number,
-        name,
-        primary_registration_number,
-        secondary_registration_number,
-        primary_tax_identifier_number,
-        legal_address,
+        id: ::std::string::String,
+        actor: ::serde_json::Map<::std::string::String,
+        ::serde_json::Value>,
+        displayable_number: ::std::string::String,
+        name: ::std::string::String,
+        primary_registration_number: ::std::string::String,
+        secondary_registration_number: ::std::string::String,
+        primary_tax_identifier_number: ::std::string::String,
+        legal_address: ::serde_json::Map<::std::string::String,
+        ::serde_json::Value>,
     ],
     by_name: [1, 7, 2, 0, 4, 6, 8, 5, 3],
 );

@@ -34,9 +34,9 @@ impl CollateralAgreementFulfilledV1 {
 ::energy_api_core::table_struct!(
     CollateralAgreementFulfilledV1,
     [
-        collateral_agreement_id,
-        contract_id,
-        fulfilled_at,
+        collateral_agreement_id: i64,
+        contract_id: ::std::string::String,
+        fulfilled_at: ::std::string::String,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -111,12 +111,12 @@ impl CollectionProceedingCreatedV1 {
 ::energy_api_core::table_struct!(
     CollectionProceedingCreatedV1,
     [
-        id,
-        account_number,
-        amount => omit_none,
-        campaign => omit_none,
-        is_white_label,
-        agency_code,
+        id: i64,
+        account_number: ::std::string::String,
+        amount: ::std::option::Option<i64> => omit_none,
+        campaign: ::std::option::Option<::std::string::String> => omit_none,
+        is_white_label: bool,
+        agency_code: ::std::string::String,
     ],
     by_name: [1, 4, 5, 3, 0, 6, 2],
 );
@@ -196,14 +196,14 @@ impl CollectionProcessCommStepResolvedV1 {
 ::energy_api_core::table_struct!(
     CollectionProcessCommStepResolvedV1,
     [
-        collection_process_number,
-        step_identifier,
-        trigger_id => omit_none,
-        status,
-        reason,
-        dispatched_channels,
-        failed_channels,
-        timestamp,
+        collection_process_number: ::std::string::String,
+        step_identifier: ::std::string::String,
+        trigger_id: ::std::option::Option<::std::string::String> => omit_none,
+        status: ::std::string::String,
+        reason: ::std::string::String,
+        dispatched_channels: ::std::vec::Vec<::std::string::String>,
+        failed_channels: ::std::vec::Vec<::std::string::String>,
+        timestamp: ::std::string::String,
     ],
     by_name: [0, 5, 7, 8, 1, 3, 6, 4, 2],
 );
@@ -249,9 +249,9 @@ impl CollectionProcessLeaveSupplierInstigatedV1 {
 ::energy_api_core::table_struct!(
     CollectionProcessLeaveSupplierInstigatedV1,
     [
-        number,
-        account_number,
-        leave_supplier_process_number,
+        number: ::std::string::String,
+        account_number: ::std::string::String,
+        leave_supplier_process_number: ::std::string::String,
     ],
     by_name: [1, 3, 2, 0],
 );
@@ -303,10 +303,10 @@ impl CollectionProcessPausedV1 {
 ::energy_api_core::table_struct!(
     CollectionProcessPausedV1,
     [
-        number,
-        account_number,
-        source,
-        active_pause_reasons,
+        number: ::std::string::String,
+        account_number: ::std::string::String,
+        source: ::std::string::String,
+        active_pause_reasons: ::std::vec::Vec<::std::string::String>,
     ],
     by_name: [1, 2, 3, 4, 0],
 );
@@ -380,11 +380,11 @@ impl CollectionProcessRaisedV1 {
 ::energy_api_core::table_struct!(
     CollectionProcessRaisedV1,
     [
-        number,
-        account_number,
-        ledger => omit_none,
-        billing_document => omit_none,
-        config_code,
+        number: ::std::string::String,
+        account_number: ::std::string::String,
+        ledger: ::std::option::Option<::std::string::String> => omit_none,
+        billing_document: ::std::option::Option<::std::string::String> => omit_none,
+        config_code: ::std::string::String,
     ],
     by_name: [1, 5, 3, 0, 4, 2],
 );
@@ -418,7 +418,7 @@ impl CollectionProcessReactivatedV1 {
 ::energy_api_core::table_struct!(
     CollectionProcessReactivatedV1,
     [
-        number,
+        number: ::std::string::String,
     ],
     by_name: [0, 1],
 );
@@ -452,7 +452,7 @@ impl CollectionProcessRunTerminationRequestedV1 {
 ::energy_api_core::table_struct!(
     CollectionProcessRunTerminationRequestedV1,
     [
-        number,
+        number: ::std::string::String,
     ],
     by_name: [0, 1],
 );
@@ -498,9 +498,9 @@ impl CollectionProcessUnpausedV1 {
 ::energy_api_core::table_struct!(
     CollectionProcessUnpausedV1,
     [
-        number,
-        account_number,
-        source,
+        number: ::std::string::String,
+        account_number: ::std::string::String,
+        source: ::std::string::String,
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -546,9 +546,9 @@ impl CollectionProcessWithdrawnV1 {
 ::energy_api_core::table_struct!(
     CollectionProcessWithdrawnV1,
     [
-        number,
-        account_number,
-        external_reference,
+        number: ::std::string::String,
+        account_number: ::std::string::String,
+        external_reference: ::std::string::String,
     ],
     by_name: [1, 3, 2, 0],
 );
@@ -582,8 +582,8 @@ impl CollectionProcessWithdrawnV2 {
 ::energy_api_core::table_struct!(
     CollectionProcessWithdrawnV2,
     [
-        number,
-        account_number,
+        number: ::std::string::String,
+        account_number: ::std::string::String,
     ],
     by_name: [1, 2, 0],
 );
@@ -632,9 +632,9 @@ impl CreditCheckCreatedV1 {
 ::energy_api_core::table_struct!(
     CreditCheckCreatedV1,
     [
-        check_id,
-        entity_type,
-        entity_id,
+        check_id: ::std::string::String,
+        entity_type: ::std::string::String,
+        entity_id: ::std::string::String,
     ],
     by_name: [0, 2, 3, 1],
 );
@@ -680,9 +680,9 @@ impl DebtActioningAutomatedDebtWriteBackCompletedV1 {
 ::energy_api_core::table_struct!(
     DebtActioningAutomatedDebtWriteBackCompletedV1,
     [
-        ledger_number,
-        account_number,
-        amount,
+        ledger_number: ::std::string::String,
+        account_number: ::std::string::String,
+        amount: i64,
     ],
     by_name: [1, 3, 2, 0],
 );
@@ -732,10 +732,10 @@ impl DebtActioningAutomatedDebtWriteBackFailedV1 {
 ::energy_api_core::table_struct!(
     DebtActioningAutomatedDebtWriteBackFailedV1,
     [
-        ledger_number,
-        account_number,
-        reason,
-        exception,
+        ledger_number: ::std::string::String,
+        account_number: ::std::string::String,
+        reason: ::std::string::String,
+        exception: ::std::string::String,
     ],
     by_name: [1, 2, 3, 4, 0],
 );
@@ -781,9 +781,9 @@ impl DebtActioningAutomatedDebtWriteBackSkippedV1 {
 ::energy_api_core::table_struct!(
     DebtActioningAutomatedDebtWriteBackSkippedV1,
     [
-        ledger_number,
-        account_number,
-        reason,
+        ledger_number: ::std::string::String,
+        account_number: ::std::string::String,
+        reason: ::std::string::String,
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -858,15 +858,17 @@ impl DelinquentDebtAllocationCreatedV1 {
 ::energy_api_core::table_struct!(
     DelinquentDebtAllocationCreatedV1,
     [
-        ledger_number,
-        account_number,
-        allocation_identifier,
-        amount,
-        reason,
-        created_at,
-        fulfilment,
-        obligation,
-        payout,
+        ledger_number: ::std::string::String,
+        account_number: ::std::string::String,
+        allocation_identifier: ::std::string::String,
+        amount: i64,
+        reason: ::std::string::String,
+        created_at: ::std::string::String,
+        fulfilment: crate::types::AllocationComponent,
+        obligation: ::serde_json::Map<::std::string::String,
+        ::serde_json::Value>,
+        payout: ::serde_json::Map<::std::string::String,
+        ::serde_json::Value>,
     ],
     by_name: [1, 7, 2, 3, 5, 9, 6, 0, 8, 4],
 );
@@ -916,10 +918,10 @@ impl DelinquentDebtPositionChangedV1 {
 ::energy_api_core::table_struct!(
     DelinquentDebtPositionChangedV1,
     [
-        ledger_number,
-        changed_on,
-        previous_value,
-        new_value,
+        ledger_number: ::std::string::String,
+        changed_on: ::std::string::String,
+        previous_value: i64,
+        new_value: i64,
     ],
     by_name: [1, 3, 0, 4, 2],
 );
@@ -967,11 +969,11 @@ impl DelinquentDebtPositionChangedV2 {
 ::energy_api_core::table_struct!(
     DelinquentDebtPositionChangedV2,
     [
-        ledger_number,
-        changed_on,
-        previous_value,
-        new_value,
-        account_number,
+        ledger_number: ::std::string::String,
+        changed_on: ::std::string::String,
+        previous_value: i64,
+        new_value: i64,
+        account_number: ::std::string::String,
     ],
     by_name: [4, 3, 0, 5, 2, 1],
 );
@@ -1048,12 +1050,12 @@ impl DepositAgreementAcceptedV1 {
 ::energy_api_core::table_struct!(
     DepositAgreementAcceptedV1,
     [
-        deposit_key,
-        reason,
-        amount,
-        account_number,
-        ledger_identifier,
-        accepted_at,
+        deposit_key: ::std::string::String,
+        reason: ::std::string::String,
+        amount: i64,
+        account_number: ::std::string::String,
+        ledger_identifier: ::std::string::String,
+        accepted_at: ::std::string::String,
     ],
     by_name: [5, 4, 6, 0, 2, 1, 3],
 );
@@ -1113,12 +1115,12 @@ impl DepositAgreementFulfilledV1 {
 ::energy_api_core::table_struct!(
     DepositAgreementFulfilledV1,
     [
-        deposit_key,
-        reason,
-        amount,
-        account_number,
-        ledger_identifier,
-        fulfilled_at,
+        deposit_key: ::std::string::String,
+        reason: ::std::string::String,
+        amount: i64,
+        account_number: ::std::string::String,
+        ledger_identifier: ::std::string::String,
+        fulfilled_at: ::std::string::String,
     ],
     by_name: [3, 5, 6, 0, 2, 1, 4],
 );
@@ -1182,13 +1184,13 @@ impl DepositAgreementInstalmentReturnedV1 {
 ::energy_api_core::table_struct!(
     DepositAgreementInstalmentReturnedV1,
     [
-        deposit_key,
-        reason,
-        amount,
-        account_number,
-        ledger_identifier,
-        returned_amount,
-        returned_at,
+        deposit_key: ::std::string::String,
+        reason: ::std::string::String,
+        amount: i64,
+        account_number: ::std::string::String,
+        ledger_identifier: ::std::string::String,
+        returned_amount: i64,
+        returned_at: ::std::string::String,
     ],
     by_name: [3, 4, 5, 0, 2, 1, 6, 7],
 );
@@ -1248,12 +1250,12 @@ impl DepositAgreementReturnedV1 {
 ::energy_api_core::table_struct!(
     DepositAgreementReturnedV1,
     [
-        deposit_key,
-        reason,
-        amount,
-        account_number,
-        ledger_identifier,
-        returned_at,
+        deposit_key: ::std::string::String,
+        reason: ::std::string::String,
+        amount: i64,
+        account_number: ::std::string::String,
+        ledger_identifier: ::std::string::String,
+        returned_at: ::std::string::String,
     ],
     by_name: [3, 4, 5, 0, 2, 1, 6],
 );
@@ -1313,12 +1315,12 @@ impl DepositAgreementWithdrawnV1 {
 ::energy_api_core::table_struct!(
     DepositAgreementWithdrawnV1,
     [
-        deposit_key,
-        reason,
-        amount,
-        account_number,
-        ledger_identifier,
-        withdrawn_at,
+        deposit_key: ::std::string::String,
+        reason: ::std::string::String,
+        amount: i64,
+        account_number: ::std::string::String,
+        ledger_identifier: ::std::string::String,
+        withdrawn_at: ::std::string::String,
     ],
     by_name: [3, 4, 5, 0, 2, 1, 6],
 );
@@ -1376,12 +1378,12 @@ impl DunningPathPausedV1 {
 ::energy_api_core::table_struct!(
     DunningPathPausedV1,
     [
-        account_number,
-        dunning_path_name,
-        dunning_process_id,
-        pause_start_date,
-        pause_end_date,
-        created_note,
+        account_number: ::std::string::String,
+        dunning_path_name: ::std::string::String,
+        dunning_process_id: ::std::string::String,
+        pause_start_date: ::std::string::String,
+        pause_end_date: ::std::string::String,
+        created_note: ::std::string::String,
     ],
     by_name: [0, 5, 2, 4, 6, 3, 1],
 );
@@ -1435,11 +1437,11 @@ impl DunningPathStartedV1 {
 ::energy_api_core::table_struct!(
     DunningPathStartedV1,
     [
-        dunning_path_name,
-        dunning_process_id,
-        account_number,
-        created_note,
-        start_date,
+        dunning_path_name: ::std::string::String,
+        dunning_process_id: ::std::string::String,
+        account_number: ::std::string::String,
+        created_note: ::std::string::String,
+        start_date: ::std::string::String,
     ],
     by_name: [2, 1, 4, 3, 0, 5],
 );
@@ -1485,9 +1487,9 @@ impl DunningPathUnpausedV1 {
 ::energy_api_core::table_struct!(
     DunningPathUnpausedV1,
     [
-        account_number,
-        dunning_path_name,
-        dunning_process_id,
+        account_number: ::std::string::String,
+        dunning_path_name: ::std::string::String,
+        dunning_process_id: ::std::string::String,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -1541,11 +1543,11 @@ impl DunningPathWithdrawnV1 {
 ::energy_api_core::table_struct!(
     DunningPathWithdrawnV1,
     [
-        account_number,
-        dunning_path_name,
-        dunning_process_id,
-        withdrawn_date,
-        withdrawn_note,
+        account_number: ::std::string::String,
+        dunning_path_name: ::std::string::String,
+        dunning_process_id: ::std::string::String,
+        withdrawn_date: ::std::string::String,
+        withdrawn_note: ::std::string::String,
     ],
     by_name: [0, 1, 2, 3, 4, 5],
 );

@@ -52,13 +52,14 @@ impl CommsAccountCallUpdatedV1 {
 ::energy_api_core::table_struct!(
     CommsAccountCallUpdatedV1,
     [
-        account_number,
-        call_id,
-        call_key,
-        transcript_key,
-        redacted_transcript_key,
-        bucket,
-        changes,
+        account_number: ::std::string::String,
+        call_id: i64,
+        call_key: ::std::string::String,
+        transcript_key: ::std::string::String,
+        redacted_transcript_key: ::std::string::String,
+        bucket: ::std::string::String,
+        changes: ::serde_json::Map<::std::string::String,
+        ::serde_json::Value>,
     ],
     by_name: [0, 5, 2, 6, 7, 3, 1, 4],
 );
@@ -112,11 +113,11 @@ impl CommsCustomerEmailBouncedV1 {
 ::energy_api_core::table_struct!(
     CommsCustomerEmailBouncedV1,
     [
-        account_number,
-        user_id,
-        message_id,
-        template_code,
-        bounced_at,
+        account_number: ::std::string::String,
+        user_id: i64,
+        message_id: i64,
+        template_code: ::std::string::String,
+        bounced_at: ::std::string::String,
     ],
     by_name: [0, 4, 5, 3, 1, 2],
 );
@@ -152,7 +153,7 @@ impl CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1 {
 ::energy_api_core::table_struct!(
     CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1,
     [
-        push_notification_binding_id,
+        push_notification_binding_id: i64,
     ],
     by_name: [0, 1],
 );
@@ -210,12 +211,12 @@ impl CommsTranscriptionCreatedV1 {
 ::energy_api_core::table_struct!(
     CommsTranscriptionCreatedV1,
     [
-        account_number,
-        call_id,
-        call_key,
-        transcript_key,
-        redacted_transcript_key,
-        bucket,
+        account_number: ::std::string::String,
+        call_id: i64,
+        call_key: ::std::string::String,
+        transcript_key: ::std::string::String,
+        redacted_transcript_key: ::std::string::String,
+        bucket: ::std::string::String,
     ],
     by_name: [0, 5, 2, 4, 6, 3, 1],
 );
@@ -275,10 +276,10 @@ impl ComplaintsComplaintNewContactV1 {
 ::energy_api_core::table_struct!(
     ComplaintsComplaintNewContactV1,
     [
-        account_number => omit_none,
-        complaint_id,
-        contact_id,
-        status,
+        account_number: ::std::option::Option<::std::string::String> => omit_none,
+        complaint_id: i64,
+        contact_id: i64,
+        status: ::std::string::String,
     ],
     by_name: [0, 1, 2, 3, 4],
 );
@@ -328,8 +329,8 @@ impl ComplaintsComplaintOpenedV1 {
 ::energy_api_core::table_struct!(
     ComplaintsComplaintOpenedV1,
     [
-        account_number => omit_none,
-        complaint_id,
+        account_number: ::std::option::Option<::std::string::String> => omit_none,
+        complaint_id: i64,
     ],
     by_name: [0, 1, 2],
 );
@@ -393,9 +394,9 @@ impl ComplaintsDrpFinishedV1 {
 ::energy_api_core::table_struct!(
     ComplaintsDrpFinishedV1,
     [
-        account_number => omit_none,
-        complaint_id,
-        reason => omit_none,
+        account_number: ::std::option::Option<::std::string::String> => omit_none,
+        complaint_id: i64,
+        reason: ::std::option::Option<::std::string::String> => omit_none,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -451,9 +452,9 @@ impl ComplaintsDrpStartedV1 {
 ::energy_api_core::table_struct!(
     ComplaintsDrpStartedV1,
     [
-        account_number => omit_none,
-        complaint_id,
-        position,
+        account_number: ::std::option::Option<::std::string::String> => omit_none,
+        complaint_id: i64,
+        position: ::std::string::String,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -499,9 +500,9 @@ impl ComplexQuotingCostCalculationFinishedV1 {
 ::energy_api_core::table_struct!(
     ComplexQuotingCostCalculationFinishedV1,
     [
-        quote_configuration_number,
-        succeeded,
-        triggered_by_id,
+        quote_configuration_number: ::std::string::String,
+        succeeded: bool,
+        triggered_by_id: i64,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -543,8 +544,8 @@ impl ConsentsConsentCreatedV1 {
 ::energy_api_core::table_struct!(
     ConsentsConsentCreatedV1,
     [
-        signing_identity,
-        consent,
+        signing_identity: crate::types::SigningIdentity,
+        consent: crate::types::Consent,
     ],
     by_name: [1, 2, 0],
 );
@@ -586,8 +587,8 @@ impl ConsentsConsentUpdatedV1 {
 ::energy_api_core::table_struct!(
     ConsentsConsentUpdatedV1,
     [
-        signing_identity,
-        consent,
+        signing_identity: crate::types::SigningIdentity,
+        consent: crate::types::Consent,
     ],
     by_name: [1, 2, 0],
 );
@@ -643,9 +644,9 @@ impl GoodsPurchaseCreatedV1 {
 ::energy_api_core::table_struct!(
     GoodsPurchaseCreatedV1,
     [
-        purchase_id,
-        account_id,
-        support_user_id => omit_none,
+        purchase_id: i64,
+        account_id: i64,
+        support_user_id: ::std::option::Option<i64> => omit_none,
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -701,11 +702,12 @@ impl GoodsQuoteCreatedForAccountV1 {
 ::energy_api_core::table_struct!(
     GoodsQuoteCreatedForAccountV1,
     [
-        account_number,
-        market_name,
-        quote_id,
-        client_params,
-        lead_id,
+        account_number: ::std::string::String,
+        market_name: ::std::string::String,
+        quote_id: i64,
+        client_params: ::serde_json::Map<::std::string::String,
+        ::serde_json::Value>,
+        lead_id: i64,
     ],
     by_name: [0, 3, 2, 5, 4, 1],
 );
@@ -763,11 +765,13 @@ impl GoodsQuoteCreatedWithoutAccountV1 {
 ::energy_api_core::table_struct!(
     GoodsQuoteCreatedWithoutAccountV1,
     [
-        market_name,
-        quote_id,
-        contact_info,
-        client_params,
-        lead_id,
+        market_name: ::std::string::String,
+        quote_id: i64,
+        contact_info: ::serde_json::Map<::std::string::String,
+        ::serde_json::Value>,
+        client_params: ::serde_json::Map<::std::string::String,
+        ::serde_json::Value>,
+        lead_id: i64,
     ],
     by_name: [3, 1, 5, 4, 2, 0],
 );
@@ -813,9 +817,9 @@ impl LeadsLeadStageUpdatedV1 {
 ::energy_api_core::table_struct!(
     LeadsLeadStageUpdatedV1,
     [
-        lead_number,
-        funnel_code,
-        stage,
+        lead_number: ::std::string::String,
+        funnel_code: ::std::string::String,
+        stage: ::std::string::String,
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -861,9 +865,9 @@ impl LeadsOpportunityDocumentAttachedToOpportunityV1 {
 ::energy_api_core::table_struct!(
     LeadsOpportunityDocumentAttachedToOpportunityV1,
     [
-        opportunity_number,
-        attachment_id,
-        category,
+        opportunity_number: ::std::string::String,
+        attachment_id: i64,
+        category: ::std::string::String,
     ],
     by_name: [1, 3, 2, 0],
 );
@@ -907,8 +911,8 @@ impl LeadsOpportunityOfferGroupCreatedV2 {
 ::energy_api_core::table_struct!(
     LeadsOpportunityOfferGroupCreatedV2,
     [
-        opportunity_number,
-        offer_group_identifier,
+        opportunity_number: ::std::string::String,
+        offer_group_identifier: ::std::string::String,
     ],
     by_name: [1, 2, 0],
 );
@@ -968,10 +972,10 @@ impl LeadsOpportunityStageUpdatedV1 {
 ::energy_api_core::table_struct!(
     LeadsOpportunityStageUpdatedV1,
     [
-        opportunity_number,
-        funnel_code,
-        stage,
-        updated_by_user_id => omit_none,
+        opportunity_number: ::std::string::String,
+        funnel_code: ::std::string::String,
+        stage: ::std::string::String,
+        updated_by_user_id: ::std::option::Option<i64> => omit_none,
     ],
     by_name: [1, 2, 0, 3, 4],
 );
@@ -1013,8 +1017,8 @@ impl MessagingPushNotificationTokenUnregisteredV1 {
 ::energy_api_core::table_struct!(
     MessagingPushNotificationTokenUnregisteredV1,
     [
-        token,
-        external_provider,
+        token: ::std::string::String,
+        external_provider: ::std::string::String,
     ],
     by_name: [1, 2, 0],
 );

@@ -104,15 +104,15 @@ impl ContractGroupsCreatedV1 {
 ::energy_api_core::table_struct!(
     ContractGroupsCreatedV1,
     [
-        contract_group_identifier,
-        group_type,
-        valid_from,
-        valid_to => omit_none,
-        managing_party_identifier => omit_none,
-        external_identifier => omit_none,
-        name => omit_none,
-        memberships,
-        traits,
+        contract_group_identifier: ::std::string::String,
+        group_type: ::std::string::String,
+        valid_from: ::std::string::String,
+        valid_to: ::std::option::Option<::std::string::String> => omit_none,
+        managing_party_identifier: ::std::option::Option<::std::string::String> => omit_none,
+        external_identifier: ::std::option::Option<::std::string::String> => omit_none,
+        name: ::std::option::Option<::std::string::String> => omit_none,
+        memberships: ::std::vec::Vec<crate::types::GroupMembershipNew>,
+        traits: ::std::vec::Vec<crate::types::GroupTrait>,
     ],
     by_name: [0, 5, 4, 3, 9, 7, 1, 8, 6, 2],
 );
@@ -162,9 +162,9 @@ impl ContractGroupsMembershipsChangedV1 {
 ::energy_api_core::table_struct!(
     ContractGroupsMembershipsChangedV1,
     [
-        contract_group_identifier,
-        memberships_started,
-        memberships_ended,
+        contract_group_identifier: ::std::string::String,
+        memberships_started: ::std::vec::Vec<crate::types::GroupMembership>,
+        memberships_ended: ::std::vec::Vec<crate::types::GroupMembership>,
     ],
     by_name: [0, 2, 3, 1],
 );
@@ -218,10 +218,10 @@ impl ContractGroupsVersionCreatedV1 {
 ::energy_api_core::table_struct!(
     ContractGroupsVersionCreatedV1,
     [
-        contract_group_identifier,
-        effective_period,
-        superseded_versions,
-        created_versions,
+        contract_group_identifier: ::std::string::String,
+        effective_period: crate::types::GroupPeriod,
+        superseded_versions: ::std::vec::Vec<crate::types::GroupVersion>,
+        created_versions: ::std::vec::Vec<crate::types::GroupVersion>,
     ],
     by_name: [0, 3, 2, 4, 1],
 );
@@ -271,10 +271,10 @@ impl ContractsActualizedV1 {
 ::energy_api_core::table_struct!(
     ContractsActualizedV1,
     [
-        contract_identifier,
-        version_reference,
-        occurred_at,
-        for_subjects,
+        contract_identifier: ::std::string::String,
+        version_reference: i64,
+        occurred_at: ::std::string::String,
+        for_subjects: ::std::vec::Vec<::std::string::String>,
     ],
     by_name: [0, 3, 4, 1, 2],
 );
@@ -332,9 +332,9 @@ impl ContractsCreatedV1 {
 ::energy_api_core::table_struct!(
     ContractsCreatedV1,
     [
-        contract_identifier,
-        occurred_at,
-        sales_record_identifier => omit_none,
+        contract_identifier: ::std::string::String,
+        occurred_at: ::std::string::String,
+        sales_record_identifier: ::std::option::Option<::std::string::String> => omit_none,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -380,9 +380,9 @@ impl ContractsExpiredV1 {
 ::energy_api_core::table_struct!(
     ContractsExpiredV1,
     [
-        contract_identifier,
-        occurred_at,
-        valid_to,
+        contract_identifier: ::std::string::String,
+        occurred_at: ::std::string::String,
+        valid_to: ::std::string::String,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -428,9 +428,9 @@ impl ContractsExpiryApproachingV1 {
 ::energy_api_core::table_struct!(
     ContractsExpiryApproachingV1,
     [
-        contract_identifier,
-        occurred_at,
-        days_before_expiry,
+        contract_identifier: ::std::string::String,
+        occurred_at: ::std::string::String,
+        days_before_expiry: i64,
     ],
     by_name: [0, 2, 3, 1],
 );
@@ -482,10 +482,10 @@ impl ContractsJourneysCreationStartedV1 {
 ::energy_api_core::table_struct!(
     ContractsJourneysCreationStartedV1,
     [
-        contract_journey,
-        contract_identifier,
-        occurred_at,
-        subject_contract_journeys,
+        contract_journey: crate::types::ContractJourney,
+        contract_identifier: ::std::string::String,
+        occurred_at: ::std::string::String,
+        subject_contract_journeys: ::std::vec::Vec<crate::types::SubjectContractJourney>,
     ],
     by_name: [1, 2, 0, 3, 4],
 );
@@ -537,10 +537,10 @@ impl ContractsJourneysTerminationStartedV1 {
 ::energy_api_core::table_struct!(
     ContractsJourneysTerminationStartedV1,
     [
-        contract_journey,
-        contract_identifier,
-        occurred_at,
-        subject_contract_journeys,
+        contract_journey: crate::types::ContractJourney,
+        contract_identifier: ::std::string::String,
+        occurred_at: ::std::string::String,
+        subject_contract_journeys: ::std::vec::Vec<crate::types::SubjectContractJourney>,
     ],
     by_name: [1, 2, 0, 3, 4],
 );
@@ -586,9 +586,9 @@ impl ContractsJourneysVariationStartedV1 {
 ::energy_api_core::table_struct!(
     ContractsJourneysVariationStartedV1,
     [
-        contract_journey,
-        contract_identifier,
-        occurred_at,
+        contract_journey: crate::types::ContractJourney,
+        contract_identifier: ::std::string::String,
+        occurred_at: ::std::string::String,
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -634,9 +634,9 @@ impl ContractsNovatedV1 {
 ::energy_api_core::table_struct!(
     ContractsNovatedV1,
     [
-        contract_identifier,
-        new_contract_identifier,
-        occurred_at,
+        contract_identifier: ::std::string::String,
+        new_contract_identifier: ::std::string::String,
+        occurred_at: ::std::string::String,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -678,8 +678,8 @@ impl ContractsRescindedV1 {
 ::energy_api_core::table_struct!(
     ContractsRescindedV1,
     [
-        contract_identifier,
-        occurred_at,
+        contract_identifier: ::std::string::String,
+        occurred_at: ::std::string::String,
     ],
     by_name: [0, 1, 2],
 );
@@ -721,8 +721,8 @@ impl ContractsRevokedV1 {
 ::energy_api_core::table_struct!(
     ContractsRevokedV1,
     [
-        contract_identifier,
-        occurred_at,
+        contract_identifier: ::std::string::String,
+        occurred_at: ::std::string::String,
     ],
     by_name: [0, 1, 2],
 );
@@ -778,11 +778,11 @@ impl ContractsSubjectAmendedV1 {
 ::energy_api_core::table_struct!(
     ContractsSubjectAmendedV1,
     [
-        contract_identifier,
-        occurred_at,
-        added,
-        updated,
-        removed,
+        contract_identifier: ::std::string::String,
+        occurred_at: ::std::string::String,
+        added: ::std::vec::Vec<crate::types::AmendedSubject>,
+        updated: ::std::vec::Vec<crate::types::AmendedSubject>,
+        removed: ::std::vec::Vec<crate::types::AmendedSubject>,
     ],
     by_name: [2, 1, 4, 0, 5, 3],
 );
@@ -824,8 +824,8 @@ impl ContractsTerminatedV1 {
 ::energy_api_core::table_struct!(
     ContractsTerminatedV1,
     [
-        contract_identifier,
-        occurred_at,
+        contract_identifier: ::std::string::String,
+        occurred_at: ::std::string::String,
     ],
     by_name: [0, 1, 2],
 );
@@ -867,8 +867,8 @@ impl ContractsTermsVariedV1 {
 ::energy_api_core::table_struct!(
     ContractsTermsVariedV1,
     [
-        contract_identifier,
-        occurred_at,
+        contract_identifier: ::std::string::String,
+        occurred_at: ::std::string::String,
     ],
     by_name: [0, 1, 2],
 );

@@ -62,12 +62,13 @@ impl FlexDeviceDeauthenticatedV1 {
 ::energy_api_core::table_struct!(
     FlexDeviceDeauthenticatedV1,
     [
-        account_number,
-        property_id,
-        device_id,
-        site_id,
-        device_type,
-        payload => omit_none,
+        account_number: ::std::string::String,
+        property_id: i64,
+        device_id: ::std::string::String,
+        site_id: ::std::string::String,
+        device_type: ::std::string::String,
+        payload: ::std::option::Option<::serde_json::Map<::std::string::String,
+        ::serde_json::Value>> => omit_none,
     ],
     by_name: [0, 2, 3, 4, 6, 5, 1],
 );
@@ -127,12 +128,12 @@ impl FlexDeviceDisconnectedV1 {
 ::energy_api_core::table_struct!(
     FlexDeviceDisconnectedV1,
     [
-        account_number,
-        property_id,
-        device_id,
-        site_id,
-        device_type,
-        payload,
+        account_number: ::std::string::String,
+        property_id: i64,
+        device_id: ::std::string::String,
+        site_id: ::std::string::String,
+        device_type: ::std::string::String,
+        payload: crate::types::FlexDeviceDisconnectedPayload,
     ],
     by_name: [0, 2, 3, 4, 6, 5, 1],
 );
@@ -194,12 +195,12 @@ impl FlexDeviceOptimisationCreatedV1 {
 ::energy_api_core::table_struct!(
     FlexDeviceOptimisationCreatedV1,
     [
-        account_number,
-        property_id,
-        device_id,
-        site_id,
-        device_type,
-        payload,
+        account_number: ::std::string::String,
+        property_id: i64,
+        device_id: ::std::string::String,
+        site_id: ::std::string::String,
+        device_type: ::std::string::String,
+        payload: crate::types::FlexDeviceOptimisationCreatedPayload,
     ],
     by_name: [0, 2, 3, 4, 6, 5, 1],
 );
@@ -273,12 +274,13 @@ impl FlexDeviceRegisteredV1 {
 ::energy_api_core::table_struct!(
     FlexDeviceRegisteredV1,
     [
-        account_number,
-        property_id,
-        device_id,
-        site_id,
-        device_type,
-        payload => omit_none,
+        account_number: ::std::string::String,
+        property_id: i64,
+        device_id: ::std::string::String,
+        site_id: ::std::string::String,
+        device_type: ::std::string::String,
+        payload: ::std::option::Option<::serde_json::Map<::std::string::String,
+        ::serde_json::Value>> => omit_none,
     ],
     by_name: [0, 2, 3, 4, 6, 5, 1],
 );

@@ -34,9 +34,9 @@ impl IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1 {
 ::energy_api_core::table_struct!(
     IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1,
     [
-        mpan,
-        energisation_status,
-        effective_from,
+        mpan: ::std::string::String,
+        energisation_status: ::std::string::String,
+        effective_from: ::std::string::String,
     ],
     by_name: [2, 3, 0, 1],
 );
@@ -82,9 +82,9 @@ impl IndustryElectricityChangeOfServiceMeterDeactivatedV1 {
 ::energy_api_core::table_struct!(
     IndustryElectricityChangeOfServiceMeterDeactivatedV1,
     [
-        mpan,
-        serial_number,
-        effective_from,
+        mpan: ::std::string::String,
+        serial_number: ::std::string::String,
+        effective_from: ::std::string::String,
     ],
     by_name: [2, 1, 3, 0],
 );
@@ -122,7 +122,7 @@ impl IndustryElectricityChangeOfSupplyGainInitiatedV1 {
 ::energy_api_core::table_struct!(
     IndustryElectricityChangeOfSupplyGainInitiatedV1,
     [
-        meter_point_identifier,
+        meter_point_identifier: ::std::string::String,
     ],
     by_name: [0, 1],
 );
@@ -172,10 +172,10 @@ impl IndustryElectricityChangeOfSupplyLossCompleteV1 {
 ::energy_api_core::table_struct!(
     IndustryElectricityChangeOfSupplyLossCompleteV1,
     [
-        account_number,
-        mpan,
-        supply_end_date,
-        new_supplier_id,
+        account_number: ::std::string::String,
+        mpan: ::std::string::String,
+        supply_end_date: ::std::string::String,
+        new_supplier_id: ::std::string::String,
     ],
     by_name: [0, 1, 3, 4, 2],
 );
@@ -243,13 +243,14 @@ impl IndustryElectricityExportInstallationValidatedV1 {
 ::energy_api_core::table_struct!(
     IndustryElectricityExportInstallationValidatedV1,
     [
-        import_mpan,
-        account_number,
-        product_code,
-        manual_declared_net_capacity,
-        manual_technology_type,
-        valid_mcs_installations,
-        journey_identifier,
+        import_mpan: ::std::string::String,
+        account_number: ::std::string::String,
+        product_code: ::std::string::String,
+        manual_declared_net_capacity: ::std::string::String,
+        manual_technology_type: ::std::string::String,
+        valid_mcs_installations: ::std::vec::Vec<::serde_json::Map<::std::string::String,
+        ::serde_json::Value>>,
+        journey_identifier: ::std::string::String,
     ],
     by_name: [1, 6, 0, 5, 4, 2, 7, 3],
 );
@@ -316,14 +317,15 @@ impl IndustryElectricityExportInstallationValidatedV2 {
 ::energy_api_core::table_struct!(
     IndustryElectricityExportInstallationValidatedV2,
     [
-        import_mpan,
-        account_number,
-        product_code,
-        manual_declared_net_capacity,
-        manual_technology_type,
-        valid_mcs_installations,
-        journey_identifier,
-        export_mpan,
+        import_mpan: ::std::string::String,
+        account_number: ::std::string::String,
+        product_code: ::std::string::String,
+        manual_declared_net_capacity: ::std::string::String,
+        manual_technology_type: ::std::string::String,
+        valid_mcs_installations: ::std::vec::Vec<::serde_json::Map<::std::string::String,
+        ::serde_json::Value>>,
+        journey_identifier: ::std::string::String,
+        export_mpan: ::std::string::String,
     ],
     by_name: [1, 6, 7, 5, 4, 2, 8, 3, 0],
 );
@@ -381,7 +383,7 @@ impl IndustryGasChangeOfSupplyGainInitiatedV1 {
 ::energy_api_core::table_struct!(
     IndustryGasChangeOfSupplyGainInitiatedV1,
     [
-        meter_point_identifier,
+        meter_point_identifier: ::std::string::String,
     ],
     by_name: [0, 1],
 );
@@ -431,10 +433,10 @@ impl IndustryGasChangeOfSupplyLossCompleteV1 {
 ::energy_api_core::table_struct!(
     IndustryGasChangeOfSupplyLossCompleteV1,
     [
-        account_number,
-        mprn,
-        supply_end_date,
-        new_supplier_id,
+        account_number: ::std::string::String,
+        mprn: ::std::string::String,
+        supply_end_date: ::std::string::String,
+        new_supplier_id: ::std::string::String,
     ],
     by_name: [0, 1, 3, 4, 2],
 );

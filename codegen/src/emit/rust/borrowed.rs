@@ -17,7 +17,7 @@
 //! [`RawObject`]: energy_api_core::RawObject
 
 use super::structs::{
-    Held, doc_attrs, field_doc, ident, inner_doc_attrs, shared_type_cfgs, table_impl,
+    Held, Home, doc_attrs, field_doc, ident, inner_doc_attrs, shared_type_cfgs, table_impl,
 };
 use crate::model::{EventType, EventVersion, Format, Model, Section, Struct, Type, TypeId};
 use proc_macro2::TokenStream;
@@ -138,7 +138,7 @@ impl Borrowing {
             }
         });
         let held = if nested { Held::Nested } else { Held::Never };
-        let deserialize = table_impl(s, quote!(#name<'a>), Some(&owned), held);
+        let deserialize = table_impl(s, quote!(#name<'a>), Some(&owned), held, Home::Types);
         quote! {
             #doc
             #deprecated

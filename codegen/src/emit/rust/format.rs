@@ -387,12 +387,14 @@ fn split_top_level(tokens: TokenStream) -> Vec<Vec<proc_macro2::TokenTree>> {
 /// `(0, required, r#type, "type")`, `Optional(&Str)`.
 fn compact(tokens: &[proc_macro2::TokenTree]) -> String {
     let mut out = String::new();
-    // A `:` of its own (not half of `::`), as in `id: optional`, is followed by a space.
+    // A `:` of its own (not half of `::`), as in `id: i64` or `id: ::std::string::String`, is
+    // followed by a space: the first `:` of a `::` is joint to the second.
     let lone_colon = |i: usize| {
-        let colon = |t: Option<&proc_macro2::TokenTree>| matches!(t, Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == ':');
-        colon(i.checked_sub(1).and_then(|j| tokens.get(j)))
-            && !colon(i.checked_sub(2).and_then(|j| tokens.get(j)))
-            && !colon(tokens.get(i))
+        let colon = |j: Option<usize>, spacing: proc_macro2::Spacing| {
+            matches!(j.and_then(|j| tokens.get(j)), Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == spacing)
+        };
+        colon(i.checked_sub(1), proc_macro2::Spacing::Alone)
+            && !colon(i.checked_sub(2), proc_macro2::Spacing::Joint)
     };
     for (i, token) in tokens.iter().enumerate() {
         let text = match token {

@@ -280,12 +280,7 @@ pub(crate) fn struct_tokens(s: &Struct, home: Home, held: Held, cfg: &TokenStrea
     let fields = s.fields.iter().map(|f| {
         let doc = doc_attrs(&field_doc(f));
         let id = ident(&f.rust_name);
-        let value = value_type(&f.ty, f.format, home, f.boxed);
-        let ty = if f.is_option() {
-            quote!(::std::option::Option<#value>)
-        } else {
-            value
-        };
+        let ty = field_type(f, home);
         quote! {
             #doc
             pub #id: #ty,
@@ -302,7 +297,7 @@ pub(crate) fn struct_tokens(s: &Struct, home: Home, held: Held, cfg: &TokenStrea
     let derives = quote!(#[derive(Debug, Clone, #default PartialEq)]);
     let non_exhaustive = construct::attributes();
     let constructors = construct::impl_block(s, home, cfg);
-    let deserialize = deserialize_impl(s, held);
+    let deserialize = deserialize_impl(s, home, held);
     quote! {
         #doc
         #cfg
@@ -336,28 +331,39 @@ fn by_name(s: &Struct) -> Vec<usize> {
     chain
 }
 
+/// A field's Rust type, as its struct declares it and its row in the table states it.
+fn field_type(f: &Field, home: Home) -> TokenStream {
+    let value = value_type(&f.ty, f.format, home, f.boxed);
+    if f.is_option() {
+        quote!(::std::option::Option<#value>)
+    } else {
+        value
+    }
+}
+
 /// `Deserialize` (and `Serialize`) for a struct: every payload, shared type and REST resource is read
 /// and written by its table. `energy_api_core::table_struct!`, beside the struct, makes the table from a
 /// row per field, the conversion from the fields the one reader of `energy_api_core::table` read, and
 /// `Deserialize` and the fast reader's `ReadJson` as calls to that reader.
-fn deserialize_impl(s: &Struct, held: Held) -> TokenStream {
+fn deserialize_impl(s: &Struct, home: Home, held: Held) -> TokenStream {
     let name = format_ident!("{}", s.rust_name);
     let generics = s.generic.as_ref().map(|g| {
         let g = format_ident!("{}", g);
         quote!(<#g>)
     });
-    table_impl(s, quote!(#name #generics), None, held)
+    table_impl(s, quote!(#name #generics), None, held, home)
 }
 
-/// The `table_struct!` of a struct read by its table: a row per field, naming the field and its entry
-/// in the table at once (the macro takes each field's shape from its Rust type). For an owned struct
-/// (`view_of: None`) the macro makes the table; a borrowed view (`view_of`: the path of the owned
+/// The `table_struct!` of a struct read by its table: a row per field, stating the field and its entry
+/// in the table at once (for an owned struct its Rust type, from which the macro takes its shape and
+/// which must be the field's). For an owned struct (`view_of: None`) the macro makes the table; a borrowed view (`view_of`: the path of the owned
 /// struct, whose table is named as it is) shares that table. `held`: whether other structs hold it.
 pub(crate) fn table_impl(
     s: &Struct,
     name: TokenStream,
     view_of: Option<&TokenStream>,
     held: Held,
+    home: Home,
 ) -> TokenStream {
     // A field's JSON name, where the identifier is not it (a keyword, `r#type`), is written for the
     // table and for the `Serialize` the macro makes, which names every field with a literal.
@@ -367,9 +373,14 @@ pub(crate) fn table_impl(
             let json = &f.name;
             quote!(= #json)
         });
+        // The owned struct's type, whose shape the table takes (`FromSlot::SHAPE`); a view shares it.
+        let ty = view_of.is_none().then(|| {
+            let ty = field_type(f, home);
+            quote!(: #ty)
+        });
         // Left out when `None`: the `Serialize` it makes counts and skips such fields as it writes.
         let omit = f.optional.then(|| quote!(=> omit_none));
-        quote!(#id #json #omit)
+        quote!(#id #json #ty #omit)
     });
     let keep = s
         .incomplete

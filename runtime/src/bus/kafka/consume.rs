@@ -355,12 +355,18 @@ impl KafkaConsumer {
         .await
         .map_err(BusError::Transport);
         // Leaving the group hands the partitions to the others at once (not after a session timeout).
+        // Bounded: with its brokers gone, librdkafka's close waits for a coordinator that does not
+        // answer, and a stop must not hang on it (the group then notices after its session timeout).
         let consumer = self.consumer;
-        let _ = tokio::task::spawn_blocking(move || {
+        let leave = tokio::task::spawn_blocking(move || {
             consumer.unsubscribe();
             drop(consumer);
-        })
-        .await;
+        });
+        if tokio::time::timeout(REQUEST_TIMEOUT, leave).await.is_err() {
+            log::warn!(
+                "the group was not left within {REQUEST_TIMEOUT:?} (are its brokers gone?); it hands this member's partitions on after its session timeout"
+            );
+        }
         stats
     }
 }
@@ -426,12 +432,21 @@ impl GroupSource {
         let list = list_of(&commits);
         if all {
             let consumer = self.consumer.clone();
-            let done =
-                tokio::task::spawn_blocking(move || consumer.commit(&list, CommitMode::Sync)).await;
-            if let Ok(Err(e)) = done {
-                log::warn!(
+            // Bounded as the group's leave is (see `run`): a commit waits for a coordinator.
+            let done = tokio::time::timeout(
+                REQUEST_TIMEOUT,
+                tokio::task::spawn_blocking(move || consumer.commit(&list, CommitMode::Sync)),
+            )
+            .await;
+            match done {
+                Ok(Ok(Ok(()))) => {}
+                Ok(Ok(Err(e))) => log::warn!(
                     "the final commit failed ({e}): records settled since the last commit will be delivered again"
-                );
+                ),
+                Ok(Err(e)) => log::warn!("the final commit failed ({e})"),
+                Err(_) => log::warn!(
+                    "the final commit was not answered within {REQUEST_TIMEOUT:?}: records settled since the last commit will be delivered again"
+                ),
             }
         } else if let Err(e) = self.consumer.commit(&list, CommitMode::Async) {
             log::debug!("a commit was not sent ({e}); a later one carries its offsets");
