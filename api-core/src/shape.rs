@@ -56,7 +56,6 @@ impl<'de> DeserializeSeed<'de> for Check {
             Shape::Array(item) => deserializer.deserialize_seq(Array(item)),
             Shape::Map(value) => deserializer.deserialize_map(ValueMap(value)),
             Shape::Struct(shape) => check_struct(shape, deserializer),
-            Shape::Recursive(table) => check_struct(table(), deserializer),
             Shape::Optional(inner) => deserializer.deserialize_option(Optional(inner)),
         }
     }

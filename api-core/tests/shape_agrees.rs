@@ -156,7 +156,7 @@ mod table {
     pub struct Account {
         number: String,
     }
-    table_struct!(nested Account, [number: String], by_name: [0, 1]);
+    table_struct!(nested Account, [number: Str], by_name: [0, 1]);
 
     #[derive(Debug)]
     #[allow(dead_code, reason = "only decoded")]
@@ -167,7 +167,7 @@ mod table {
     }
     table_struct!(
         nested Ledger,
-        [account: Account, number: String, id: Option<String> => omit_none],
+        [account: Struct(&Account), number: Str, id: Optional(&Str) => omit_none],
         by_name: [0, 2, 3, 1],
     );
 
@@ -185,14 +185,14 @@ mod table {
     table_struct!(
         Entry,
         [
-            id: i64,
-            amount: f64,
-            is_charge: bool,
-            flags: Vec<bool>,
-            changes: Map<String, Value>,
-            ledgers: Option<Vec<Ledger>> => omit_none,
+            id: Int,
+            amount: Num,
+            is_charge: Bool,
+            flags: Array(&Bool),
+            changes: Obj,
+            ledgers: Optional(&Array(&Struct(&Ledger))) => omit_none,
             // Nullable, not optional: `null` when `None`.
-            r#type = "type": Option<i64>,
+            r#type = "type": Optional(&Int),
         ],
         by_name: [1, 2, 4, 5, 0, 3, 6, 7],
     );
@@ -205,7 +205,7 @@ mod table {
     }
     table_struct!(
         Renamed,
-        [account_id: String, note: Option<String> => omit_none],
+        [account_id: Str, note: Optional(&Str) => omit_none],
         by_name: [0, 1, 2],
         aliases: ["account_number" => account_id],
     );
@@ -219,8 +219,8 @@ mod table {
     table_struct!(
         Priced,
         [
-            tariffs: std::collections::BTreeMap<String, std::collections::BTreeMap<String, Account>>,
-            quotes: Option<std::collections::BTreeMap<String, i64>> => omit_none,
+            tariffs: Map(&Map(&Struct(&Account))),
+            quotes: Optional(&Map(&Int)) => omit_none,
         ],
         by_name: [1, 2, 0],
     );
@@ -231,7 +231,7 @@ mod table {
         mprn: String,
         additional_fields: energy_api_core::Unlisted,
     }
-    table_struct!(Kept, [mprn: String], by_name: [0, 1], keep_unlisted_in additional_fields);
+    table_struct!(Kept, [mprn: Str], by_name: [0, 1], keep_unlisted_in additional_fields);
 
     #[derive(Debug)]
     #[allow(dead_code, reason = "only decoded")]
@@ -251,18 +251,18 @@ mod table {
     table_struct!(
         Reading,
         [
-            account_number: String,
-            agreement_id: i64,
-            amount: f64,
-            ends_at: Option<String> => omit_none,
-            is_export: bool,
-            mpxn: String,
+            account_number: Str,
+            agreement_id: Int,
+            amount: Num,
+            ends_at: Optional(&Str) => omit_none,
+            is_export: Bool,
+            mpxn: Str,
             // Nullable, not optional.
-            note: Option<String>,
-            rate: f64,
-            register: Account,
-            starts_at: Option<String> => omit_none,
-            units: Vec<i64>,
+            note: Optional(&Str),
+            rate: Num,
+            register: Struct(&Account),
+            starts_at: Optional(&Str) => omit_none,
+            units: Array(&Int),
         ],
         by_name: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
     );
@@ -277,7 +277,7 @@ mod table {
     }
     table_struct!(
         Page<T>,
-        [count: i64, next: Option<String>, results: Vec<T>],
+        [count: Int, next: Optional(&Str), results: Array(&Struct(T))],
         by_name: [0, 1, 2, 3],
     );
 

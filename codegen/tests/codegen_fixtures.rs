@@ -136,17 +136,10 @@ fn the_generated_crate_builds_and_packages_outside_the_workspace() {
 /// and the deprecated version still decodes, warning only code that names it.
 #[test]
 fn former_names_decode_in_a_generated_crate() {
-    let root = energy_testkit::workspace();
-    let scratch = root.join("target").join("evolution-crate");
-    let files = energy_codegen::generate(
-        &energy_testkit::generator_fixture("schemas/docs-evolution"),
-        None,
-    )
-    .unwrap_or_else(|f| panic!("{}", f.render(false)));
-    support::write_scratch_crate(&scratch, "evolution", files);
-    std::fs::create_dir_all(scratch.join("evolution/tests")).unwrap();
-    std::fs::write(
-        scratch.join("evolution/tests/former_names.rs"),
+    scratch_test(
+        "docs-evolution",
+        "evolution",
+        "former_names",
         r##"//! Former names, read by the generated decoder.
 use evolution::events::{MeterRead, MeterReadV2};
 use evolution::{Event, EventType};
@@ -173,18 +166,59 @@ fn former_names_are_read() {
     assert_eq!(kind.validate(payload), Ok(()));
 }
 "##,
+    );
+}
+
+/// A REST resource that holds a free-form one reads it by its table, as a free-form object.
+#[test]
+fn a_resource_holding_a_free_form_one_is_read_and_written_by_its_table() {
+    scratch_test(
+        "rest-optional-nullable",
+        "sealed",
+        "free_form",
+        r##"//! A free-form resource held by another.
+use sealed::rest::{Sealed, Secret};
+
+#[test]
+fn the_free_form_field_is_read_whole_and_written_back() {
+    let json = r#"{"secret":{"pin":"0000","tries":[1,2]},"source":"vault"}"#;
+    let sealed: Sealed = serde_json::from_str(json).expect("decodes");
+    let Secret(secret) = &sealed.secret;
+    assert_eq!(secret["pin"], "0000");
+    assert_eq!(sealed.source, "vault");
+    assert_eq!(serde_json::to_string(&sealed).unwrap(), json);
+    let wrong = serde_json::from_str::<Sealed>(r#"{"secret":"0000","source":"vault"}"#).unwrap_err();
+    assert!(wrong.to_string().starts_with("invalid type: string \"0000\", expected a map"), "{wrong}");
+    let missing = serde_json::from_str::<Sealed>(r#"{"source":"vault"}"#).unwrap_err();
+    assert!(missing.to_string().starts_with("missing field `secret`"), "{missing}");
+}
+"##,
+    );
+}
+
+/// Generates the fixture schema `fixture` as the crate `name` in a scratch workspace, adds `source` as
+/// its integration test `test`, and runs it (warnings denied).
+fn scratch_test(fixture: &str, name: &str, test: &str, source: &str) {
+    let root = energy_testkit::workspace();
+    let scratch = root.join("target").join(format!("{name}-crate"));
+    let files = energy_codegen::generate(
+        &energy_testkit::generator_fixture(&format!("schemas/{fixture}")),
+        None,
     )
-    .unwrap();
+    .unwrap_or_else(|f| panic!("{}", f.render(false)));
+    support::write_scratch_crate(&scratch, name, files);
+    std::fs::create_dir_all(scratch.join(format!("{name}/tests"))).unwrap();
+    std::fs::write(scratch.join(format!("{name}/tests/{test}.rs")), source).unwrap();
     std::fs::write(
         scratch.join("Cargo.toml"),
-        "[workspace]\nresolver = \"3\"\nmembers = [\"evolution\"]\n",
+        format!("[workspace]\nresolver = \"3\"\nmembers = [\"{name}\"]\n"),
     )
     .unwrap();
     std::fs::copy(root.join("Cargo.lock"), scratch.join("Cargo.lock")).unwrap();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let output = std::process::Command::new(cargo)
         .current_dir(&scratch)
-        .args(["test", "--offline", "--quiet", "--test", "former_names"])
+        .args(["test", "--offline", "--quiet", "--test", test])
         .env("RUSTFLAGS", "-D warnings")
         .env(
             "CARGO_TARGET_DIR",

@@ -28,7 +28,7 @@ pub struct MeterReadV1 {
     pub mprn: String,
     pub reading: i64,
 }
-energy_api_core::table_struct!(MeterReadV1, [mprn: String, reading: i64], by_name: [0, 1, 2]);
+energy_api_core::table_struct!(MeterReadV1, [mprn: Str, reading: Int], by_name: [0, 1, 2]);
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct MeterReadV2 {
@@ -38,7 +38,7 @@ pub struct MeterReadV2 {
 }
 energy_api_core::table_struct!(
     MeterReadV2,
-    [mprn: String, reading: i64, registers: Vec<String>],
+    [mprn: Str, reading: Int, registers: Array(&Str)],
     by_name: [0, 1, 2, 3],
 );
 

@@ -36,9 +36,9 @@ impl ActivatedSupplyPoint {
 ::energy_api_core::table_struct!(
     nested ActivatedSupplyPoint,
     [
-        external_identifier: ::std::string::String,
-        market_name: ::std::string::String,
-        confirmed_supply_start_date: ::std::string::String,
+        external_identifier: Str,
+        market_name: Str,
+        confirmed_supply_start_date: Str,
     ],
     by_name: [2, 1, 3, 0],
 );
@@ -73,8 +73,8 @@ impl ActivationInitiatedSupplyPoint {
 ::energy_api_core::table_struct!(
     nested ActivationInitiatedSupplyPoint,
     [
-        external_identifier: ::std::string::String,
-        market_name: ::std::string::String,
+        external_identifier: Str,
+        market_name: Str,
     ],
     by_name: [0, 1, 2],
 );
@@ -109,8 +109,8 @@ impl AllocationComponent {
 ::energy_api_core::table_struct!(
     nested AllocationComponent,
     [
-        source_type: ::std::string::String,
-        source_identifier: ::std::string::String,
+        source_type: Str,
+        source_identifier: Str,
     ],
     by_name: [1, 2, 0],
 );
@@ -153,10 +153,10 @@ impl AmendedSubject {
 ::energy_api_core::table_struct!(
     nested AmendedSubject,
     [
-        r#type = "type": ::std::string::String,
-        identifier: ::std::string::String,
-        effective_from: ::std::string::String,
-        effective_to: ::std::string::String,
+        r#type = "type": Str,
+        identifier: Str,
+        effective_from: Str,
+        effective_to: Str,
     ],
     by_name: [2, 4, 0, 3, 1],
 );
@@ -183,7 +183,7 @@ impl BillingAccount {
 ::energy_api_core::table_struct!(
     nested BillingAccount,
     [
-        number: ::std::string::String,
+        number: Str,
     ],
     by_name: [0, 1],
 );
@@ -218,8 +218,8 @@ impl ChargePeriod {
 ::energy_api_core::table_struct!(
     nested ChargePeriod,
     [
-        start_at: ::std::string::String,
-        end_at: ::std::string::String,
+        start_at: Str,
+        end_at: Str,
     ],
     by_name: [1, 2, 0],
 );
@@ -301,9 +301,9 @@ impl CommsPreferencesChanges {
 ::energy_api_core::table_struct!(
     nested CommsPreferencesChanges,
     [
-        requires_postal_comms: ::std::option::Option<::std::vec::Vec<bool>> => omit_none,
-        preferred_language_for_comms: ::std::option::Option<::std::vec::Vec<::std::string::String>> => omit_none,
-        document_accessibility: ::std::option::Option<::std::vec::Vec<::std::string::String>> => omit_none,
+        requires_postal_comms: Optional(&Array(&Bool)) => omit_none,
+        preferred_language_for_comms: Optional(&Array(&Str)) => omit_none,
+        document_accessibility: Optional(&Array(&Str)) => omit_none,
     ],
     by_name: [2, 3, 0, 1],
 );
@@ -346,10 +346,10 @@ impl Consent {
 ::energy_api_core::table_struct!(
     nested Consent,
     [
-        id: i64,
-        consent_type_code: ::std::string::String,
-        value: ::std::string::String,
-        signed_at: ::std::string::String,
+        id: Int,
+        consent_type_code: Str,
+        value: Str,
+        signed_at: Str,
     ],
     by_name: [1, 3, 0, 4, 2],
 );
@@ -388,9 +388,9 @@ impl ContractJourney {
 ::energy_api_core::table_struct!(
     nested ContractJourney,
     [
-        number: ::std::string::String,
-        r#type = "type": ::std::string::String,
-        requested_at: ::std::string::String,
+        number: Str,
+        r#type = "type": Str,
+        requested_at: Str,
     ],
     by_name: [0, 2, 3, 1],
 );
@@ -448,8 +448,8 @@ impl ContractReferences {
 ::energy_api_core::table_struct!(
     nested ContractReferences,
     [
-        account_contract_identifier: ::std::option::Option<::std::string::String> => omit_none,
-        business_contract_identifier: ::std::option::Option<::std::string::String> => omit_none,
+        account_contract_identifier: Optional(&Str) => omit_none,
+        business_contract_identifier: Optional(&Str) => omit_none,
     ],
     by_name: [0, 1, 2],
 );
@@ -488,9 +488,9 @@ impl DispatchPayload {
 ::energy_api_core::table_struct!(
     nested DispatchPayload,
     [
-        begin: ::std::string::String,
-        end: ::std::string::String,
-        power: i64,
+        begin: Str,
+        end: Str,
+        power: Int,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -603,28 +603,28 @@ impl DisputedClosingReading {
 ::energy_api_core::table_struct!(
     nested DisputedClosingReading,
     [
-        mprn: ::std::string::String,
-        supplier: ::std::string::String,
-        reference_number: i64,
-        transfer_date: ::std::string::String,
-        initiating_organisation: ::std::string::String,
-        io_contact_name: ::std::string::String,
-        recipient_organisation: ::std::string::String,
-        ro_contact_name: ::std::string::String,
-        meter_serial: ::std::string::String,
-        meter_digits: i64,
-        house_name_number: ::std::string::String,
-        postcode: ::std::string::String,
-        disputed_reading: i64,
-        disputed_reading_is_actual: bool,
-        proposed_reading: i64,
-        proposed_reading_is_actual: bool,
-        status_response: ::std::string::String,
-        root_cause: ::std::string::String,
-        rejection_acceptance_code: ::std::string::String,
-        criteria: ::std::string::String,
-        comments: ::std::string::String,
-        is_gain: bool,
+        mprn: Str,
+        supplier: Str,
+        reference_number: Int,
+        transfer_date: Str,
+        initiating_organisation: Str,
+        io_contact_name: Str,
+        recipient_organisation: Str,
+        ro_contact_name: Str,
+        meter_serial: Str,
+        meter_digits: Int,
+        house_name_number: Str,
+        postcode: Str,
+        disputed_reading: Int,
+        disputed_reading_is_actual: Bool,
+        proposed_reading: Int,
+        proposed_reading_is_actual: Bool,
+        status_response: Str,
+        root_cause: Str,
+        rejection_acceptance_code: Str,
+        criteria: Str,
+        comments: Str,
+        is_gain: Bool,
     ],
     by_name: [20, 11, 3, 18, 22, 5, 21, 2, 17, 0, 8, 4, 14, 13, 10, 15, 6, 1, 16, 7, 12, 19, 9],
 );
@@ -667,10 +667,10 @@ impl EnrollmentSupplyPoint {
 ::energy_api_core::table_struct!(
     nested EnrollmentSupplyPoint,
     [
-        market_name: ::std::string::String,
-        external_identifier: ::std::string::String,
-        confirmed_ssd: ::std::string::String,
-        was_cancelled: bool,
+        market_name: Str,
+        external_identifier: Str,
+        confirmed_ssd: Str,
+        was_cancelled: Bool,
     ],
     by_name: [2, 3, 0, 1, 4],
 );
@@ -705,8 +705,8 @@ impl FlexDeviceDisconnectedPayload {
 ::energy_api_core::table_struct!(
     nested FlexDeviceDisconnectedPayload,
     [
-        cause: ::std::string::String,
-        disconnected_soc: i64,
+        cause: Str,
+        disconnected_soc: Int,
     ],
     by_name: [0, 1, 2],
 );
@@ -800,22 +800,22 @@ impl FlexDeviceOptimisationCreatedPayload {
 ::energy_api_core::table_struct!(
     nested FlexDeviceOptimisationCreatedPayload,
     [
-        dispatches: ::std::vec::Vec<crate::types::DispatchPayload>,
-        achievable_target_soc: i64,
-        energy_capacity: i64,
-        start_soc: i64,
-        user_target_soc: i64,
-        optimization_begin: ::std::string::String,
-        optimization_end: ::std::string::String,
-        is_reoptimization: bool,
-        force_v1g_charging: bool,
-        fleet_id: ::std::string::String,
-        target_type: ::std::string::String,
-        capped_target_soc: i64,
-        is_charge_duration_capped: bool,
-        can_cap_charging_duration: bool,
-        dispatch_times: ::std::string::String,
-        will_reach_target_soc: bool,
+        dispatches: Array(&Struct(&crate::types::DispatchPayload)),
+        achievable_target_soc: Int,
+        energy_capacity: Int,
+        start_soc: Int,
+        user_target_soc: Int,
+        optimization_begin: Str,
+        optimization_end: Str,
+        is_reoptimization: Bool,
+        force_v1g_charging: Bool,
+        fleet_id: Str,
+        target_type: Str,
+        capped_target_soc: Int,
+        is_charge_duration_capped: Bool,
+        can_cap_charging_duration: Bool,
+        dispatch_times: Str,
+        will_reach_target_soc: Bool,
     ],
     by_name: [1, 2, 13, 9, 10, 15, 6, 3, 5, 12, 8, 4, 14, 7, 11, 0, 16],
 );
@@ -854,9 +854,9 @@ impl GroupMembership {
 ::energy_api_core::table_struct!(
     nested GroupMembership,
     [
-        contract_identifier: ::std::string::String,
-        valid_from: ::std::string::String,
-        valid_to: ::std::string::String,
+        contract_identifier: Str,
+        valid_from: Str,
+        valid_to: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -905,9 +905,9 @@ impl GroupMembershipNew {
 ::energy_api_core::table_struct!(
     nested GroupMembershipNew,
     [
-        contract_identifier: ::std::string::String,
-        valid_from: ::std::string::String,
-        valid_to: ::std::option::Option<::std::string::String> => omit_none,
+        contract_identifier: Str,
+        valid_from: Str,
+        valid_to: Optional(&Str) => omit_none,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -942,8 +942,8 @@ impl GroupPeriod {
 ::energy_api_core::table_struct!(
     nested GroupPeriod,
     [
-        start: ::std::string::String,
-        end: ::std::string::String,
+        start: Str,
+        end: Str,
     ],
     by_name: [1, 2, 0],
 );
@@ -984,10 +984,9 @@ impl GroupTrait {
 ::energy_api_core::table_struct!(
     nested GroupTrait,
     [
-        identifier: ::std::string::String,
-        r#type = "type": ::std::string::String,
-        data: ::serde_json::Map<::std::string::String,
-        ::serde_json::Value>,
+        identifier: Str,
+        r#type = "type": Str,
+        data: Obj,
     ],
     by_name: [2, 1, 3, 0],
 );
@@ -1030,10 +1029,10 @@ impl GroupVersion {
 ::energy_api_core::table_struct!(
     nested GroupVersion,
     [
-        identifier: ::std::string::String,
-        effective_period: crate::types::GroupPeriod,
-        system_period: crate::types::GroupPeriod,
-        traits: ::std::vec::Vec<crate::types::GroupTrait>,
+        identifier: Str,
+        effective_period: Struct(&crate::types::GroupPeriod),
+        system_period: Struct(&crate::types::GroupPeriod),
+        traits: Array(&Struct(&crate::types::GroupTrait)),
     ],
     by_name: [1, 2, 0, 3, 4],
 );
@@ -1065,8 +1064,8 @@ impl HouseMoveAccount {
 ::energy_api_core::table_struct!(
     nested HouseMoveAccount,
     [
-        number: ::std::string::String,
-        external_reference: ::std::string::String,
+        number: Str,
+        external_reference: Str,
     ],
     by_name: [1, 2, 0],
 );
@@ -1136,10 +1135,10 @@ impl HouseMoveSupplyPoint {
 ::energy_api_core::table_struct!(
     nested HouseMoveSupplyPoint,
     [
-        id: ::std::string::String,
-        industry: ::std::option::Option<::std::string::String> => omit_none,
-        tariff_code: ::std::option::Option<::std::string::String> => omit_none,
-        tariff_payment_method: ::std::option::Option<::std::string::String> => omit_none,
+        id: Str,
+        industry: Optional(&Str) => omit_none,
+        tariff_code: Optional(&Str) => omit_none,
+        tariff_payment_method: Optional(&Str) => omit_none,
     ],
     by_name: [0, 1, 2, 3, 4],
 );
@@ -1178,9 +1177,9 @@ impl InkAction {
 ::energy_api_core::table_struct!(
     nested InkAction,
     [
-        code: ::std::string::String,
-        succeeded: bool,
-        stop_further_evaluation: bool,
+        code: Str,
+        succeeded: Bool,
+        stop_further_evaluation: Bool,
     ],
     by_name: [0, 2, 3, 1],
 );
@@ -1253,10 +1252,10 @@ impl InkContent {
 ::energy_api_core::table_struct!(
     nested InkContent,
     [
-        from_address: ::std::option::Option<::std::string::String> => omit_none,
-        subject: ::std::option::Option<::std::string::String> => omit_none,
-        to_addresses: ::std::option::Option<::std::vec::Vec<::std::string::String>> => omit_none,
-        tags: ::std::vec::Vec<::std::string::String>,
+        from_address: Optional(&Str) => omit_none,
+        subject: Optional(&Str) => omit_none,
+        to_addresses: Optional(&Array(&Str)) => omit_none,
+        tags: Array(&Str),
     ],
     by_name: [0, 1, 3, 4, 2],
 );
@@ -1295,9 +1294,9 @@ impl InkConversation {
 ::energy_api_core::table_struct!(
     nested InkConversation,
     [
-        conversation_relay_id: ::std::string::String,
-        account_number: ::std::string::String,
-        message: crate::types::InkMessage,
+        conversation_relay_id: Str,
+        account_number: Str,
+        message: Struct(&crate::types::InkMessage),
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -1336,9 +1335,9 @@ impl InkFailureData {
 ::energy_api_core::table_struct!(
     nested InkFailureData,
     [
-        r#type = "type": ::std::string::String,
-        reason: ::std::string::String,
-        occurred_at: ::std::string::String,
+        r#type = "type": Str,
+        reason: Str,
+        occurred_at: Str,
     ],
     by_name: [2, 3, 0, 1],
 );
@@ -1381,10 +1380,10 @@ impl InkMessage {
 ::energy_api_core::table_struct!(
     nested InkMessage,
     [
-        relay_id: ::std::string::String,
-        vendor_id: ::std::string::String,
-        channel: ::std::string::String,
-        occurred_at: ::std::string::String,
+        relay_id: Str,
+        vendor_id: Str,
+        channel: Str,
+        occurred_at: Str,
     ],
     by_name: [2, 1, 4, 3, 0],
 );
@@ -1427,10 +1426,10 @@ impl InkMessageContent {
 ::energy_api_core::table_struct!(
     nested InkMessageContent,
     [
-        message_id: i64,
-        occurred_at: ::std::string::String,
-        channel: ::std::string::String,
-        content: crate::types::InkContent,
+        message_id: Int,
+        occurred_at: Str,
+        channel: Str,
+        content: Struct(&crate::types::InkContent),
     ],
     by_name: [2, 1, 4, 3, 0],
 );
@@ -1477,11 +1476,11 @@ impl InkMessageWithVendor {
 ::energy_api_core::table_struct!(
     nested InkMessageWithVendor,
     [
-        relay_id: ::std::string::String,
-        vendor: ::std::string::String,
-        vendor_id: ::std::string::String,
-        channel: ::std::string::String,
-        occurred_at: ::std::string::String,
+        relay_id: Str,
+        vendor: Str,
+        vendor_id: Str,
+        channel: Str,
+        occurred_at: Str,
     ],
     by_name: [3, 1, 2, 5, 4, 0],
 );
@@ -1524,10 +1523,10 @@ impl JoinAgreement {
 ::energy_api_core::table_struct!(
     nested JoinAgreement,
     [
-        id: i64,
-        valid_from: ::std::string::String,
-        valid_to: ::std::string::String,
-        product_code: ::std::string::String,
+        id: Int,
+        valid_from: Str,
+        valid_to: Str,
+        product_code: Str,
     ],
     by_name: [0, 3, 2, 4, 1],
 );
@@ -1566,9 +1565,9 @@ impl JoinSupplyPoint {
 ::energy_api_core::table_struct!(
     nested JoinSupplyPoint,
     [
-        external_identifier: ::std::string::String,
-        market_name: ::std::string::String,
-        requested_supply_start_date: ::std::string::String,
+        external_identifier: Str,
+        market_name: Str,
+        requested_supply_start_date: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -1607,9 +1606,9 @@ impl LeaveSupplyPoint {
 ::energy_api_core::table_struct!(
     nested LeaveSupplyPoint,
     [
-        market_identifier: ::std::string::String,
-        external_identifier: ::std::string::String,
-        market_name: ::std::string::String,
+        market_identifier: Str,
+        external_identifier: Str,
+        market_name: Str,
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -1658,9 +1657,9 @@ impl Ledger {
 ::energy_api_core::table_struct!(
     nested Ledger,
     [
-        account: crate::types::BillingAccount,
-        number: ::std::string::String,
-        id: ::std::option::Option<::std::string::String> => omit_none,
+        account: Struct(&crate::types::BillingAccount),
+        number: Str,
+        id: Optional(&Str) => omit_none,
     ],
     by_name: [0, 2, 3, 1],
 );
@@ -1740,15 +1739,15 @@ impl LedgerEntry {
 ::energy_api_core::table_struct!(
     nested LedgerEntry,
     [
-        id: i64,
-        is_charge: bool,
-        is_credit: bool,
-        is_payment: bool,
-        is_repayment: bool,
-        is_reversal: bool,
-        is_reversed: bool,
-        source_id: ::std::option::Option<i64> => omit_none,
-        source_type: ::std::option::Option<::std::string::String> => omit_none,
+        id: Int,
+        is_charge: Bool,
+        is_credit: Bool,
+        is_payment: Bool,
+        is_repayment: Bool,
+        is_reversal: Bool,
+        is_reversed: Bool,
+        source_id: Optional(&Int) => omit_none,
+        source_type: Optional(&Str) => omit_none,
     ],
     by_name: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
 );
@@ -1812,15 +1811,15 @@ impl LedgerEntryRemoval {
 ::energy_api_core::table_struct!(
     nested LedgerEntryRemoval,
     [
-        id: i64,
-        amount: i64,
-        is_charge: bool,
-        is_credit: bool,
-        is_payment: bool,
-        is_repayment: bool,
-        is_reversal: bool,
-        is_reversed: bool,
-        source_reason: ::std::string::String,
+        id: Int,
+        amount: Int,
+        is_charge: Bool,
+        is_credit: Bool,
+        is_payment: Bool,
+        is_repayment: Bool,
+        is_reversal: Bool,
+        is_reversed: Bool,
+        source_reason: Str,
     ],
     by_name: [1, 2, 0, 3, 4, 5, 6, 7, 8, 9],
 );
@@ -1919,24 +1918,24 @@ impl Meter {
 ::energy_api_core::table_struct!(
     nested Meter,
     [
-        serial_number: ::std::string::String,
-        current_rating: i64,
-        location: ::std::string::String,
-        make_and_type: ::std::string::String,
-        meter_asset_provider_mpid: ::std::string::String,
-        meter_type: ::std::string::String,
-        retrieval_method: ::std::string::String,
-        retrieval_method_effective_from: ::std::string::String,
-        meter_cop: ::std::string::String,
-        meter_cop_dispensation: ::std::string::String,
-        communications_address: ::std::string::String,
-        communications_method: ::std::string::String,
-        vt_ratio: ::std::string::String,
-        installation_date: ::std::string::String,
-        timing_device_id: ::std::string::String,
-        is_tele_switch: bool,
-        ct_ratio: ::std::string::String,
-        registers: ::std::vec::Vec<crate::types::Register>,
+        serial_number: Str,
+        current_rating: Int,
+        location: Str,
+        make_and_type: Str,
+        meter_asset_provider_mpid: Str,
+        meter_type: Str,
+        retrieval_method: Str,
+        retrieval_method_effective_from: Str,
+        meter_cop: Str,
+        meter_cop_dispensation: Str,
+        communications_address: Str,
+        communications_method: Str,
+        vt_ratio: Str,
+        installation_date: Str,
+        timing_device_id: Str,
+        is_tele_switch: Bool,
+        ct_ratio: Str,
+        registers: Array(&Struct(&crate::types::Register)),
     ],
     by_name: [10, 14, 13, 3, 4, 8, 17, 7, 0, 9, 5, 11, 16, 18, 15, 12, 2, 1, 6],
 );
@@ -1990,11 +1989,11 @@ impl Payment {
 ::energy_api_core::table_struct!(
     nested Payment,
     [
-        id: i64,
-        amount: i64,
-        payment_date: ::std::string::String,
-        description: ::std::string::String,
-        failure_reason: ::std::option::Option<::std::string::String> => omit_none,
+        id: Int,
+        amount: Int,
+        payment_date: Str,
+        description: Str,
+        failure_reason: Optional(&Str) => omit_none,
     ],
     by_name: [1, 2, 3, 5, 4, 0],
 );
@@ -2018,7 +2017,7 @@ impl PaymentsAccount {
 ::energy_api_core::table_struct!(
     nested PaymentsAccount,
     [
-        number: ::std::string::String,
+        number: Str,
     ],
     by_name: [0, 1],
 );
@@ -2060,8 +2059,8 @@ impl PaymentsLedger {
 ::energy_api_core::table_struct!(
     nested PaymentsLedger,
     [
-        account: crate::types::PaymentsAccount,
-        id: ::std::option::Option<::std::string::String> => omit_none,
+        account: Struct(&crate::types::PaymentsAccount),
+        id: Optional(&Str) => omit_none,
     ],
     by_name: [0, 1, 2],
 );
@@ -2100,9 +2099,9 @@ impl Product {
 ::energy_api_core::table_struct!(
     nested Product,
     [
-        code: ::std::string::String,
-        market_name: ::std::string::String,
-        brand_code: ::std::string::String,
+        code: Str,
+        market_name: Str,
+        brand_code: Str,
     ],
     by_name: [2, 1, 3, 0],
 );
@@ -2141,9 +2140,9 @@ impl PsrRecord {
 ::energy_api_core::table_struct!(
     nested PsrRecord,
     [
-        description: ::std::string::String,
-        electricity_industry_code: ::std::string::String,
-        gas_industry_code: ::std::string::String,
+        description: Str,
+        electricity_industry_code: Str,
+        gas_industry_code: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -2200,14 +2199,14 @@ impl Register {
 ::energy_api_core::table_struct!(
     nested Register,
     [
-        register_id: ::std::string::String,
-        register_type: ::std::string::String,
-        measurement_quantity: ::std::string::String,
-        multiplier: ::std::string::String,
-        digits: i64,
-        is_main: bool,
-        associated_meter_serial: ::std::string::String,
-        associated_register_id: ::std::string::String,
+        register_id: Str,
+        register_type: Str,
+        measurement_quantity: Str,
+        multiplier: Str,
+        digits: Int,
+        is_main: Bool,
+        associated_meter_serial: Str,
+        associated_register_id: Str,
     ],
     by_name: [6, 1, 8, 3, 0, 5, 2, 7, 4],
 );
@@ -2243,9 +2242,9 @@ impl RemovedMeter {
 ::energy_api_core::table_struct!(
     nested RemovedMeter,
     [
-        serial_number: ::std::string::String,
-        date_of_removal: ::std::string::String,
-        meter_asset_provider_mpid: ::std::string::String,
+        serial_number: Str,
+        date_of_removal: Str,
+        meter_asset_provider_mpid: Str,
     ],
     by_name: [1, 3, 2, 0],
 );
@@ -2280,8 +2279,8 @@ impl SigningIdentity {
 ::energy_api_core::table_struct!(
     nested SigningIdentity,
     [
-        identity_type: ::std::string::String,
-        identity: ::std::string::String,
+        identity_type: Str,
+        identity: Str,
     ],
     by_name: [1, 2, 0],
 );
@@ -2316,8 +2315,8 @@ impl SubjectContractJourney {
 ::energy_api_core::table_struct!(
     nested SubjectContractJourney,
     [
-        number: ::std::string::String,
-        subject_number: ::std::string::String,
+        number: Str,
+        subject_number: Str,
     ],
     by_name: [0, 1, 2],
 );
@@ -2356,9 +2355,9 @@ impl SupplyPeriodData {
 ::energy_api_core::table_struct!(
     nested SupplyPeriodData,
     [
-        id: i64,
-        supply_start_at: ::std::string::String,
-        supply_end_at: ::std::string::String,
+        id: Int,
+        supply_start_at: Str,
+        supply_end_at: Str,
     ],
     by_name: [0, 2, 3, 1],
 );
@@ -2397,9 +2396,9 @@ impl TerminatedSupplyPoint {
 ::energy_api_core::table_struct!(
     nested TerminatedSupplyPoint,
     [
-        external_identifier: ::std::string::String,
-        market_name: ::std::string::String,
-        confirmed_supply_end_date: ::std::string::String,
+        external_identifier: Str,
+        market_name: Str,
+        confirmed_supply_end_date: Str,
     ],
     by_name: [2, 1, 3, 0],
 );
@@ -2438,9 +2437,9 @@ impl TerminationInitiatedSupplyPoint {
 ::energy_api_core::table_struct!(
     nested TerminationInitiatedSupplyPoint,
     [
-        external_identifier: ::std::string::String,
-        market_name: ::std::string::String,
-        requested_supply_end_date: ::std::string::String,
+        external_identifier: Str,
+        market_name: Str,
+        requested_supply_end_date: Str,
     ],
     by_name: [0, 1, 2, 3],
 );

@@ -117,12 +117,6 @@ fn read_value<'a>(
             read(reader, shape, mode, &mut fields)?;
             Slot::Struct(fields)
         }
-        (Shape::Recursive(table), _) => {
-            let shape = table();
-            let mut fields = Box::new(Fields::of(shape));
-            read(reader, shape, mode, &mut fields)?;
-            Slot::Struct(fields)
-        }
         (Shape::Optional(inner), _) => {
             if reader.null() {
                 Slot::Null

@@ -70,12 +70,47 @@ pub enum Shape {
     Map(&'static Shape),
     /// A struct.
     Struct(&'static StructTable),
-    /// A struct that holds itself, however deep (`Node` with `children: Vec<Node>`), by a function
-    /// that gives its table: a table's shapes are constants ([`FromSlot::SHAPE`]), and a constant that
-    /// points to a static cannot be made while that static's own initializer is being evaluated.
-    Recursive(fn() -> &'static StructTable),
     /// `null`, or a value of the shape.
     Optional(&'static Shape),
+}
+
+/// The shape of a struct's field, from the field's Rust type: `shape_of(|ledger: &Ledger| &ledger.id)`
+/// is `Optional(&Str)` where `id` is an `Option<String>`. The closure only names the field (it is
+/// never called). What a row's shape is checked against (see [`table_struct!`](crate::table_struct)).
+pub const fn shape_of<'a, S, T: FromSlot<'a>>(_field: fn(&S) -> &T) -> Shape {
+    T::SHAPE
+}
+
+/// Whether two lists of shapes are the same, a struct's by its name (unique in a crate).
+pub const fn shapes_match(stated: &[Shape], typed: &[Shape]) -> bool {
+    if stated.len() != typed.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < stated.len() {
+        if !same_shape(&stated[i], &typed[i]) {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+const fn same_shape(a: &Shape, b: &Shape) -> bool {
+    match (a, b) {
+        (Shape::Str, Shape::Str)
+        | (Shape::Int, Shape::Int)
+        | (Shape::Num, Shape::Num)
+        | (Shape::Bool, Shape::Bool)
+        | (Shape::Obj, Shape::Obj) => true,
+        #[cfg(feature = "jiff")]
+        (Shape::Timestamp, Shape::Timestamp) => true,
+        (Shape::Array(a), Shape::Array(b))
+        | (Shape::Map(a), Shape::Map(b))
+        | (Shape::Optional(a), Shape::Optional(b)) => same_shape(a, b),
+        (Shape::Struct(a), Shape::Struct(b)) => same_str(a.name, b.name),
+        _ => false,
+    }
 }
 
 /// The table of a struct: how it is read and written (made by [`table_struct!`](crate::table_struct)).
@@ -254,10 +289,8 @@ const fn same_str(a: &str, b: &str) -> bool {
 }
 
 /// A generated struct and its table, stated once: a row per field gives its identifier, its JSON name
-/// where the identifier is not it (`r#type = "type"`), and `=> omit_none` for an optional field, left
-/// out when `None` (a nullable field is written as `null`), and its Rust type (`id: Option<String>`),
-/// whose [`FromSlot::SHAPE`] is the field's [`Shape`] in the table: a row whose type is not its
-/// field's does not compile, so a table cannot contradict its struct. From the rows the
+/// where the identifier is not it (`r#type = "type"`), its [`Shape`], and `=> omit_none` for an
+/// optional field, left out when `None` (a nullable field is written as `null`). From the rows the
 /// macro makes the struct's table, a [`StructTable`] static named as the struct (a struct with named
 /// fields has no name among values, so the two do not clash), and the struct's impls: its
 /// [`FromFields`] (the one piece of code per struct that reads), `Deserialize` through
@@ -274,7 +307,7 @@ const fn same_str(a: &str, b: &str) -> bool {
 ///
 /// #[derive(Debug)]
 /// pub struct Ledger { number: String, id: Option<String> }
-/// table_struct!(Ledger, [number: String, id: Option<String> => omit_none], by_name: [1, 2, 0]);
+/// table_struct!(Ledger, [number: Str, id: Optional(&Str) => omit_none], by_name: [1, 2, 0]);
 ///
 /// let ledger: Ledger = serde_json::from_str(r#"{"number": "L-1", "other": 1}"#).unwrap();
 /// assert_eq!((ledger.number.as_str(), ledger.id.as_deref()), ("L-1", None));
@@ -287,20 +320,25 @@ const fn same_str(a: &str, b: &str) -> bool {
 /// After the rows: `by_name`, the fields in the byte order of their names (see
 /// [`StructTable::by_name`]); `aliases: ["former" => field, …]` for fields read under former names too;
 /// `keep_unlisted_in additional_fields` for a struct that keeps the members it does not list. A struct
-/// that other structs hold as a field is written `nested Name`: it is then read from a slot, and its
-/// shape is `Struct` of its table.
+/// that other structs hold as a field is written `nested Name` (it is then read from a slot) and is
+/// named in a row as `Struct(&path::to::Name)`.
 ///
 /// A generic struct, `Name<T>` (the REST API's page), has its table as its [`FromFields::TABLE`] (a
-/// static cannot name a type parameter): `table_struct!(Page<T>, [count: i64, results: Vec<T>],
-/// by_name: [0, 1, 2])`. It reads where `T` is read from a slot (`T: FromSlot`, which every nested
-/// struct is).
+/// static cannot name a type parameter), and a row names the parameter's table as `Struct(T)`:
+/// `table_struct!(Page<T>, [count: Int, results: Array(&Struct(T))], by_name: [0, 1, 2])`. It reads
+/// where `T` has a table of its own (`T: FromFields + FromSlot`, which every generated struct has).
 ///
 /// A borrowed view shares its owned struct's table: `Name<'a>, view_of path::to::Owned, [rows]`, each
-/// row its field with the JSON name and `=> omit_none` but no type; the view's rows are checked
+/// row its field with the JSON name and `=> omit_none` but no shape; the view's rows are checked
 /// against the table, by name ([`view_matches`]), when the crate's own tests compile (`cfg(test)`): a
 /// view that names a field its table does not have, in another place, or misses an optional field's
 /// `=> omit_none`, does not compile there. Not in every build: the compiler evaluates such checks
 /// slowly, and a crate of a thousand views paid 5 % of its build for them.
+///
+/// So is each row's shape against its field's Rust type ([`FromSlot::SHAPE`], through [`shape_of`]): a
+/// row whose shape is not its field's does not compile in the crate's own tests. Taking the shapes
+/// from the types in every build (a row per field with no shape, or with its type) cost 5.6 % or 1.4 %
+/// of the generated crate's build (`BENCHMARKS.md`, section 27).
 #[macro_export]
 #[doc(hidden)]
 macro_rules! table_struct {
@@ -308,22 +346,9 @@ macro_rules! table_struct {
         $crate::table_struct!($name $($rest)*);
         $crate::table_struct!(@nested $name $($rest)*);
     };
-    // A struct that holds itself, however deep: its shape gives its table by a function (see
-    // `Shape::Recursive`).
-    (recursive $name:ident $($rest:tt)*) => {
-        $crate::table_struct!($name $($rest)*);
-        $crate::table_struct!(@from_slot ['a] 'a, $name, $crate::table::Shape::Recursive(|| &$name));
-    };
     ($name:ident <$lt:lifetime>, view_of $table:path, [$($field:ident $(= $json:literal)? $(=> $omit:ident)?),* $(,)?] $(, keep_unlisted_in $additional:ident)? $(,)?) => {
         #[cfg(test)]
-        const _: () = ::std::assert!(
-            $crate::table::view_matches(
-                &$table,
-                &[$($crate::table_struct!(@json $field $(= $json)?)),*],
-                &[$($crate::table_struct!(@omits $($omit)?)),*],
-            ),
-            ::std::concat!("the borrowed view ", ::std::stringify!($name), " does not name its table's fields"),
-        );
+        $crate::table_struct!(@view_check $name, $table, [$($field $(= $json)? $(=> $omit)?),*]);
         impl<$lt> $crate::table::FromFields<$lt> for $name<$lt> {
             const TABLE: &'static $crate::table::StructTable = &$table;
             const MODE: $crate::table::Mode = $crate::table::Mode::Borrowed;
@@ -347,11 +372,14 @@ macro_rules! table_struct {
             }
         }
     };
-    ($name:ident, [$($field:ident $(= $json:literal)? : $ty:ty $(=> $omit:ident)?),* $(,)?], by_name: [$($by_name:literal),* $(,)?] $(, aliases: [$($former:literal => $target:ident),* $(,)?])? $(, keep_unlisted_in $additional:ident)? $(,)?) => {
+    ($name:ident, [$($field:ident $(= $json:literal)? : $shape:expr $(=> $omit:ident)?),* $(,)?], by_name: [$($by_name:literal),* $(,)?] $(, aliases: [$($former:literal => $target:ident),* $(,)?])? $(, keep_unlisted_in $additional:ident)? $(,)?) => {
+        #[cfg(test)]
         $crate::table_struct!(@plain $name, [$($field $(= $json)?),*]);
+        #[cfg(test)]
+        $crate::table_struct!(@shape_check $name, [$($field),*]);
         #[allow(non_upper_case_globals, reason = "a struct's table is named as the struct")]
         pub(crate) static $name: $crate::table::StructTable =
-            $crate::table_struct!(@table $name, 'static, [$($field $(= $json)? : $ty $(=> $omit)?),*], [$($by_name),*], [$($($former => $target),*)?], [$($additional)?]);
+            $crate::table_struct!(@table $name, [$($field $(= $json)? : $shape $(=> $omit)?),*], [$($by_name),*], [$($($former => $target),*)?], [$($additional)?]);
         impl<'a> $crate::table::FromFields<'a> for $name {
             const TABLE: &'static $crate::table::StructTable = &$name;
             const MODE: $crate::table::Mode = $crate::table::Mode::Owned;
@@ -359,7 +387,7 @@ macro_rules! table_struct {
             // every crate that declares a struct (a REST resource's is made only by its users).
             #[inline]
             fn build(fields: &mut $crate::table::Fields<'a>, ok: &mut bool) -> Self {
-                $crate::table_struct!(@body $name, fields, ok, [$($field: $ty),*] $(, $additional)?)
+                $crate::table_struct!(@body $name, fields, ok, [$($field),*] $(, $additional)?)
             }
         }
         impl<'de> $crate::__private::serde::Deserialize<'de> for $name {
@@ -381,19 +409,25 @@ macro_rules! table_struct {
     // A generic struct (the REST API's page, `Page<T>`): its table is an associated constant of its
     // `FromFields`, as a static cannot name a type parameter, and a row names the parameter's table as
     // `Struct(T)`. It is read where its parameter has a table.
-    ($name:ident <$param:ident>, [$($field:ident $(= $json:literal)? : $ty:ty $(=> $omit:ident)?),* $(,)?], by_name: [$($by_name:literal),* $(,)?] $(, aliases: [$($former:literal => $target:ident),* $(,)?])? $(, keep_unlisted_in $additional:ident)? $(,)?) => {
+    ($name:ident <$param:ident>, [$($field:ident $(= $json:literal)? : $shape:expr $(=> $omit:ident)?),* $(,)?], by_name: [$($by_name:literal),* $(,)?] $(, aliases: [$($former:literal => $target:ident),* $(,)?])? $(, keep_unlisted_in $additional:ident)? $(,)?) => {
+        #[cfg(test)]
         $crate::table_struct!(@plain $name, [$($field $(= $json)?),*]);
-        impl<'a, $param: $crate::table::FromSlot<'a>> $crate::table::FromFields<'a> for $name<$param> {
-            const TABLE: &'static $crate::table::StructTable =
-                &$crate::table_struct!(@table $name, 'a, [$($field $(= $json)? : $ty $(=> $omit)?),*], [$($by_name),*], [$($($former => $target),*)?], [$($additional)?]);
+        impl<'a, $param: $crate::table::FromFields<'a> + $crate::table::FromSlot<'a>>
+            $crate::table::FromFields<'a> for $name<$param>
+        {
+            const TABLE: &'static $crate::table::StructTable = {
+                #[allow(non_snake_case, reason = "the parameter's table, named as the parameter")]
+                let $param = <$param as $crate::table::FromFields<'a>>::TABLE;
+                &$crate::table_struct!(@table $name, [$($field $(= $json)? : $shape $(=> $omit)?),*], [$($by_name),*], [$($($former => $target),*)?], [$($additional)?])
+            };
             const MODE: $crate::table::Mode = $crate::table::Mode::Owned;
             #[inline]
             fn build(fields: &mut $crate::table::Fields<'a>, ok: &mut bool) -> Self {
-                $crate::table_struct!(@body $name, fields, ok, [$($field: $ty),*] $(, $additional)?)
+                $crate::table_struct!(@body $name, fields, ok, [$($field),*] $(, $additional)?)
             }
         }
-        impl<'de, $param: $crate::table::FromSlot<'de>> $crate::__private::serde::Deserialize<'de>
-            for $name<$param>
+        impl<'de, $param: $crate::table::FromFields<'de> + $crate::table::FromSlot<'de>>
+            $crate::__private::serde::Deserialize<'de> for $name<$param>
         {
             fn deserialize<D: $crate::__private::serde::Deserializer<'de>>(
                 deserializer: D,
@@ -410,33 +444,36 @@ macro_rules! table_struct {
             }
         }
     };
-    // The table of a struct, from its rows; each field's shape from its type (`FromSlot::SHAPE`).
-    (@table $name:ident, $lt:lifetime, [$($field:ident $(= $json:literal)? : $ty:ty $(=> $omit:ident)?),*], [$($by_name:literal),*], [$($former:literal => $target:ident),*], [$($additional:ident)?]) => {{
+    // The table of a struct, from its rows.
+    (@table $name:ident, [$($field:ident $(= $json:literal)? : $shape:expr $(=> $omit:ident)?),*], [$($by_name:literal),*], [$($former:literal => $target:ident),*], [$($additional:ident)?]) => {{
+        #[allow(unused_imports, reason = "a struct of scalars names no composite shape")]
+        use $crate::table::Shape::*;
         $crate::table::StructTable {
             name: ::std::concat!("struct ", ::std::stringify!($name)),
             fields: &[$($crate::table_struct!(@json $field $(= $json)?)),*],
             aliases: $crate::table_struct!(@aliases [$(::std::stringify!($field)),*] $($former => $target),*),
             by_name: &[$($by_name),*],
-            shapes: &[$(<$ty as $crate::table::FromSlot<$lt>>::SHAPE),*],
+            shapes: &[$($shape),*],
             omit_none: &[$($crate::table_struct!(@omits $($omit)?)),*],
             keep_unlisted: $crate::table_struct!(@keeps $($additional)?),
         }
     }};
-    // A struct other structs hold: read from a slot, written as a field; its shape is its table.
+    // A struct other structs hold: read from a slot, written as a field.
     (@nested $name:ident <$lt:lifetime> $($rest:tt)*) => {
-        $crate::table_struct!(@from_slot [$lt] $lt, $name<$lt>, $crate::table::Shape::Struct(<Self as $crate::table::FromFields<$lt>>::TABLE));
+        $crate::table_struct!(@from_slot [$lt] $lt, $name<$lt>);
     };
     (@nested $name:ident <$param:ident> $($rest:tt)*) => {
         $crate::table_struct!(
-            @from_slot ['a, $param: $crate::table::FromSlot<'a>] 'a, $name<$param>, $crate::table::Shape::Struct(<Self as $crate::table::FromFields<'a>>::TABLE)
+            @from_slot ['a, $param: $crate::table::FromFields<'a> + $crate::table::FromSlot<'a>] 'a, $name<$param>
         );
     };
     (@nested $name:ident $($rest:tt)*) => {
-        $crate::table_struct!(@from_slot ['a] 'a, $name, $crate::table::Shape::Struct(<Self as $crate::table::FromFields<'a>>::TABLE));
+        $crate::table_struct!(@from_slot ['a] 'a, $name);
     };
-    (@from_slot [$($generics:tt)*] $lt:lifetime, $ty:ty, $shape:expr) => {
+    (@from_slot [$($generics:tt)*] $lt:lifetime, $ty:ty) => {
         impl<$($generics)*> $crate::table::FromSlot<$lt> for $ty {
-            const SHAPE: $crate::table::Shape = $shape;
+            const SHAPE: $crate::table::Shape =
+                $crate::table::Shape::Struct(<Self as $crate::table::FromFields<$lt>>::TABLE);
 
             #[inline]
             fn from_slot(
@@ -450,10 +487,31 @@ macro_rules! table_struct {
     // The names written as they are (`@member`) and compared in place by the fast reader are plain
     // JSON: checked when the crate's own tests compile, as a view's rows are.
     (@plain $name:ident, [$($field:ident $(= $json:literal)?),*]) => {
-        #[cfg(test)]
         const _: () = ::std::assert!(
             $crate::read::plain_names(&[$($crate::table_struct!(@json $field $(= $json)?)),*]),
             ::std::concat!("a JSON name of ", ::std::stringify!($name), " is not plain: it has a `\"`, a `\\` or a control character"),
+        );
+    };
+    // The checks made when the crate's own tests compile (each called under `#[cfg(test)]`, so that no
+    // other build even expands it): a view names its table's fields, and each row states the shape of
+    // its field's Rust type.
+    (@view_check $name:ident, $table:path, [$($field:ident $(= $json:literal)? $(=> $omit:ident)?),*]) => {
+        const _: () = ::std::assert!(
+            $crate::table::view_matches(
+                &$table,
+                &[$($crate::table_struct!(@json $field $(= $json)?)),*],
+                &[$($crate::table_struct!(@omits $($omit)?)),*],
+            ),
+            ::std::concat!("the borrowed view ", ::std::stringify!($name), " does not name its table's fields"),
+        );
+    };
+    (@shape_check $name:ident, [$($field:ident),*]) => {
+        const _: () = ::std::assert!(
+            $crate::table::shapes_match(
+                $name.shapes,
+                &[$($crate::table::shape_of(|owner: &$name| &owner.$field)),*],
+            ),
+            ::std::concat!("a row of ", ::std::stringify!($name), " does not state its field's shape (the shape of its Rust type)"),
         );
     };
     // Former names, each pointing to its field by the field's identifier.
@@ -495,11 +553,9 @@ macro_rules! table_struct {
     (@keeps $additional:ident) => { true };
     (@unlisted $self:ident) => { ::std::option::Option::None };
     (@unlisted $self:ident, $additional:ident) => { ::std::option::Option::Some(&$self.$additional) };
-    // A field's type, where the row states it, is the one its shape came from: a row that contradicts
-    // its field does not compile.
-    (@body $name:ident, $fields:ident, $ok:ident, [$($field:ident $(: $ty:ty)?),*] $(, $additional:ident)?) => {{
+    (@body $name:ident, $fields:ident, $ok:ident, [$($field:ident),*] $(, $additional:ident)?) => {{
         let value = $name {
-            $($field: $fields.take $(::<$ty>)? (),)*
+            $($field: $fields.take(),)*
             $($additional: $fields.take_unlisted(),)?
         };
         $fields.finish($ok);

@@ -192,8 +192,8 @@ impl<'a, T: FromFields<'a>> crate::read::ReadJson<'a> for T {
 // Hidden from docs: the engine's, not the user's (every generated struct implements it).
 #[doc(hidden)]
 pub trait FromSlot<'a>: Sized {
-    /// The shape of this type's slot: a struct's table takes each field's shape from the field's type
-    /// (see [`table_struct!`](crate::table_struct)), so a table cannot disagree with its struct.
+    /// The shape of this type's slot: what a row of its struct's table states for a field of this type
+    /// (checked by [`shape_of`] in the crate's own tests, see [`table_struct!`](crate::table_struct)).
     const SHAPE: Shape;
 
     /// The value; where the slot does not hold one of this type, `ok` is cleared and a stand-in

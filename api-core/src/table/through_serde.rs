@@ -249,9 +249,6 @@ impl<'de> DeserializeSeed<'de> for ValueSeed {
             (Shape::Struct(shape), _) => {
                 read_struct(deserializer, shape, mode, forms).map(Slot::Struct)
             }
-            (Shape::Recursive(table), _) => {
-                read_struct(deserializer, table(), mode, forms).map(Slot::Struct)
-            }
             (Shape::Optional(shape), _) => {
                 deserializer.deserialize_option(OptionVisitor(inner(shape)))
             }

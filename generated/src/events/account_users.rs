@@ -94,15 +94,13 @@ impl AccountUserCreatedV1 {
 ::energy_api_core::table_struct!(
     AccountUserCreatedV1,
     [
-        user_id: i64,
-        user_email: ::std::string::String,
-        user_number: ::std::string::String,
-        linked_accounts: ::std::vec::Vec<::serde_json::Map<::std::string::String,
-        ::serde_json::Value>>,
-        user_identifiers: ::std::option::Option<::serde_json::Map<::std::string::String,
-        ::serde_json::Value>> => omit_none,
-        initiator_type: ::std::option::Option<::std::string::String> => omit_none,
-        is_customer_initiated: ::std::option::Option<bool> => omit_none,
+        user_id: Int,
+        user_email: Str,
+        user_number: Str,
+        linked_accounts: Array(&Obj),
+        user_identifiers: Optional(&Obj) => omit_none,
+        initiator_type: Optional(&Str) => omit_none,
+        is_customer_initiated: Optional(&Bool) => omit_none,
     ],
     by_name: [5, 4, 0, 7, 1, 2, 6, 3],
 );
@@ -136,7 +134,7 @@ impl AccountUserPasswordChangedV1 {
 ::energy_api_core::table_struct!(
     AccountUserPasswordChangedV1,
     [
-        user_id: i64,
+        user_id: Int,
     ],
     by_name: [0, 1],
 );
@@ -178,8 +176,8 @@ impl AccountUserPasswordResetRequestedV1 {
 ::energy_api_core::table_struct!(
     AccountUserPasswordResetRequestedV1,
     [
-        account_user_id: i64,
-        account_user_number: ::std::string::String,
+        account_user_id: Int,
+        account_user_number: Str,
     ],
     by_name: [0, 1, 2],
 );
@@ -235,10 +233,10 @@ impl AccountUserPsrRecordsUpdatedV1 {
 ::energy_api_core::table_struct!(
     AccountUserPsrRecordsUpdatedV1,
     [
-        user_id: i64,
-        created_records: ::std::vec::Vec<crate::types::PsrRecord>,
-        updated_records: ::std::vec::Vec<crate::types::PsrRecord>,
-        deleted_records: ::std::vec::Vec<crate::types::PsrRecord>,
+        user_id: Int,
+        created_records: Array(&Struct(&crate::types::PsrRecord)),
+        updated_records: Array(&Struct(&crate::types::PsrRecord)),
+        deleted_records: Array(&Struct(&crate::types::PsrRecord)),
     ],
     by_name: [1, 4, 3, 0, 2],
 );
@@ -344,15 +342,13 @@ impl AccountUserRemovedV1 {
 ::energy_api_core::table_struct!(
     AccountUserRemovedV1,
     [
-        user_id: i64,
-        user_email: ::std::string::String,
-        user_number: ::std::string::String,
-        linked_accounts: ::std::vec::Vec<::serde_json::Map<::std::string::String,
-        ::serde_json::Value>>,
-        user_identifiers: ::std::option::Option<::serde_json::Map<::std::string::String,
-        ::serde_json::Value>> => omit_none,
-        initiator_type: ::std::option::Option<::std::string::String> => omit_none,
-        is_customer_initiated: ::std::option::Option<bool> => omit_none,
+        user_id: Int,
+        user_email: Str,
+        user_number: Str,
+        linked_accounts: Array(&Obj),
+        user_identifiers: Optional(&Obj) => omit_none,
+        initiator_type: Optional(&Str) => omit_none,
+        is_customer_initiated: Optional(&Bool) => omit_none,
     ],
     by_name: [5, 4, 0, 7, 1, 2, 6, 3],
 );
@@ -478,18 +474,15 @@ impl AccountUserUpdatedV1 {
 ::energy_api_core::table_struct!(
     AccountUserUpdatedV1,
     [
-        user_id: i64,
-        user_email: ::std::string::String,
-        user_number: ::std::string::String,
-        linked_accounts: ::std::vec::Vec<::serde_json::Map<::std::string::String,
-        ::serde_json::Value>>,
-        user_identifiers: ::std::option::Option<::serde_json::Map<::std::string::String,
-        ::serde_json::Value>> => omit_none,
-        initiator_type: ::std::option::Option<::std::string::String> => omit_none,
-        is_customer_initiated: ::std::option::Option<bool> => omit_none,
-        changes: ::serde_json::Map<::std::string::String,
-        ::serde_json::Value>,
-        is_override: ::std::option::Option<bool> => omit_none,
+        user_id: Int,
+        user_email: Str,
+        user_number: Str,
+        linked_accounts: Array(&Obj),
+        user_identifiers: Optional(&Obj) => omit_none,
+        initiator_type: Optional(&Str) => omit_none,
+        is_customer_initiated: Optional(&Bool) => omit_none,
+        changes: Obj,
+        is_override: Optional(&Bool) => omit_none,
     ],
     by_name: [7, 4, 0, 9, 1, 2, 6, 8, 5, 3],
 );
@@ -535,9 +528,9 @@ impl AccountUserVerificationCompletedV1 {
 ::energy_api_core::table_struct!(
     AccountUserVerificationCompletedV1,
     [
-        user_number: ::std::string::String,
-        verification_id: i64,
-        verification_type: ::std::string::String,
+        user_number: Str,
+        verification_id: Int,
+        verification_type: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -583,9 +576,9 @@ impl AccountUserVerificationStartedV1 {
 ::energy_api_core::table_struct!(
     AccountUserVerificationStartedV1,
     [
-        user_number: ::std::string::String,
-        verification_id: i64,
-        verification_type: ::std::string::String,
+        user_number: Str,
+        verification_id: Int,
+        verification_type: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -631,9 +624,9 @@ impl AccountUserMetadataCreatedV1 {
 ::energy_api_core::table_struct!(
     AccountUserMetadataCreatedV1,
     [
-        user_id: i64,
-        key: ::std::string::String,
-        value: ::std::string::String,
+        user_id: Int,
+        key: Str,
+        value: Str,
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -679,9 +672,9 @@ impl AccountUserMetadataRemovedV1 {
 ::energy_api_core::table_struct!(
     AccountUserMetadataRemovedV1,
     [
-        user_id: i64,
-        key: ::std::string::String,
-        value: ::std::string::String,
+        user_id: Int,
+        key: Str,
+        value: Str,
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -725,9 +718,8 @@ impl AccountUserMetadataUpdatedV1 {
 ::energy_api_core::table_struct!(
     AccountUserMetadataUpdatedV1,
     [
-        user_id: i64,
-        changes: ::serde_json::Map<::std::string::String,
-        ::serde_json::Value>,
+        user_id: Int,
+        changes: Obj,
     ],
     by_name: [1, 2, 0],
 );

@@ -22,7 +22,7 @@ impl BusinessCreatedV1 {
 ::energy_api_core::table_struct!(
     BusinessCreatedV1,
     [
-        id: i64,
+        id: Int,
     ],
     by_name: [0, 1],
 );
@@ -66,9 +66,8 @@ impl BusinessUpdatedV1 {
 ::energy_api_core::table_struct!(
     BusinessUpdatedV1,
     [
-        id: i64,
-        changes: ::serde_json::Map<::std::string::String,
-        ::serde_json::Value>,
+        id: Int,
+        changes: Obj,
     ],
     by_name: [1, 2, 0],
 );
@@ -110,8 +109,8 @@ impl BusinessOperationsTeamUpdatedV1 {
 ::energy_api_core::table_struct!(
     BusinessOperationsTeamUpdatedV1,
     [
-        id: i64,
-        operations_team_id: i64,
+        id: Int,
+        operations_team_id: Int,
     ],
     by_name: [0, 1, 2],
 );
@@ -182,16 +181,14 @@ impl InternalCompanyCreatedV1 {
 ::energy_api_core::table_struct!(
     InternalCompanyCreatedV1,
     [
-        id: ::std::string::String,
-        actor: ::serde_json::Map<::std::string::String,
-        ::serde_json::Value>,
-        displayable_number: ::std::string::String,
-        name: ::std::string::String,
-        primary_registration_number: ::std::string::String,
-        secondary_registration_number: ::std::string::String,
-        primary_tax_identifier_number: ::std::string::String,
-        legal_address: ::serde_json::Map<::std::string::String,
-        ::serde_json::Value>,
+        id: Str,
+        actor: Obj,
+        displayable_number: Str,
+        name: Str,
+        primary_registration_number: Str,
+        secondary_registration_number: Str,
+        primary_tax_identifier_number: Str,
+        legal_address: Obj,
     ],
     by_name: [1, 7, 2, 0, 4, 6, 8, 5, 3],
 );

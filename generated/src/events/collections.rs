@@ -34,9 +34,9 @@ impl CollateralAgreementFulfilledV1 {
 ::energy_api_core::table_struct!(
     CollateralAgreementFulfilledV1,
     [
-        collateral_agreement_id: i64,
-        contract_id: ::std::string::String,
-        fulfilled_at: ::std::string::String,
+        collateral_agreement_id: Int,
+        contract_id: Str,
+        fulfilled_at: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -111,12 +111,12 @@ impl CollectionProceedingCreatedV1 {
 ::energy_api_core::table_struct!(
     CollectionProceedingCreatedV1,
     [
-        id: i64,
-        account_number: ::std::string::String,
-        amount: ::std::option::Option<i64> => omit_none,
-        campaign: ::std::option::Option<::std::string::String> => omit_none,
-        is_white_label: bool,
-        agency_code: ::std::string::String,
+        id: Int,
+        account_number: Str,
+        amount: Optional(&Int) => omit_none,
+        campaign: Optional(&Str) => omit_none,
+        is_white_label: Bool,
+        agency_code: Str,
     ],
     by_name: [1, 4, 5, 3, 0, 6, 2],
 );
@@ -196,14 +196,14 @@ impl CollectionProcessCommStepResolvedV1 {
 ::energy_api_core::table_struct!(
     CollectionProcessCommStepResolvedV1,
     [
-        collection_process_number: ::std::string::String,
-        step_identifier: ::std::string::String,
-        trigger_id: ::std::option::Option<::std::string::String> => omit_none,
-        status: ::std::string::String,
-        reason: ::std::string::String,
-        dispatched_channels: ::std::vec::Vec<::std::string::String>,
-        failed_channels: ::std::vec::Vec<::std::string::String>,
-        timestamp: ::std::string::String,
+        collection_process_number: Str,
+        step_identifier: Str,
+        trigger_id: Optional(&Str) => omit_none,
+        status: Str,
+        reason: Str,
+        dispatched_channels: Array(&Str),
+        failed_channels: Array(&Str),
+        timestamp: Str,
     ],
     by_name: [0, 5, 7, 8, 1, 3, 6, 4, 2],
 );
@@ -249,9 +249,9 @@ impl CollectionProcessLeaveSupplierInstigatedV1 {
 ::energy_api_core::table_struct!(
     CollectionProcessLeaveSupplierInstigatedV1,
     [
-        number: ::std::string::String,
-        account_number: ::std::string::String,
-        leave_supplier_process_number: ::std::string::String,
+        number: Str,
+        account_number: Str,
+        leave_supplier_process_number: Str,
     ],
     by_name: [1, 3, 2, 0],
 );
@@ -303,10 +303,10 @@ impl CollectionProcessPausedV1 {
 ::energy_api_core::table_struct!(
     CollectionProcessPausedV1,
     [
-        number: ::std::string::String,
-        account_number: ::std::string::String,
-        source: ::std::string::String,
-        active_pause_reasons: ::std::vec::Vec<::std::string::String>,
+        number: Str,
+        account_number: Str,
+        source: Str,
+        active_pause_reasons: Array(&Str),
     ],
     by_name: [1, 2, 3, 4, 0],
 );
@@ -380,11 +380,11 @@ impl CollectionProcessRaisedV1 {
 ::energy_api_core::table_struct!(
     CollectionProcessRaisedV1,
     [
-        number: ::std::string::String,
-        account_number: ::std::string::String,
-        ledger: ::std::option::Option<::std::string::String> => omit_none,
-        billing_document: ::std::option::Option<::std::string::String> => omit_none,
-        config_code: ::std::string::String,
+        number: Str,
+        account_number: Str,
+        ledger: Optional(&Str) => omit_none,
+        billing_document: Optional(&Str) => omit_none,
+        config_code: Str,
     ],
     by_name: [1, 5, 3, 0, 4, 2],
 );
@@ -418,7 +418,7 @@ impl CollectionProcessReactivatedV1 {
 ::energy_api_core::table_struct!(
     CollectionProcessReactivatedV1,
     [
-        number: ::std::string::String,
+        number: Str,
     ],
     by_name: [0, 1],
 );
@@ -452,7 +452,7 @@ impl CollectionProcessRunTerminationRequestedV1 {
 ::energy_api_core::table_struct!(
     CollectionProcessRunTerminationRequestedV1,
     [
-        number: ::std::string::String,
+        number: Str,
     ],
     by_name: [0, 1],
 );
@@ -498,9 +498,9 @@ impl CollectionProcessUnpausedV1 {
 ::energy_api_core::table_struct!(
     CollectionProcessUnpausedV1,
     [
-        number: ::std::string::String,
-        account_number: ::std::string::String,
-        source: ::std::string::String,
+        number: Str,
+        account_number: Str,
+        source: Str,
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -546,9 +546,9 @@ impl CollectionProcessWithdrawnV1 {
 ::energy_api_core::table_struct!(
     CollectionProcessWithdrawnV1,
     [
-        number: ::std::string::String,
-        account_number: ::std::string::String,
-        external_reference: ::std::string::String,
+        number: Str,
+        account_number: Str,
+        external_reference: Str,
     ],
     by_name: [1, 3, 2, 0],
 );
@@ -582,8 +582,8 @@ impl CollectionProcessWithdrawnV2 {
 ::energy_api_core::table_struct!(
     CollectionProcessWithdrawnV2,
     [
-        number: ::std::string::String,
-        account_number: ::std::string::String,
+        number: Str,
+        account_number: Str,
     ],
     by_name: [1, 2, 0],
 );
@@ -632,9 +632,9 @@ impl CreditCheckCreatedV1 {
 ::energy_api_core::table_struct!(
     CreditCheckCreatedV1,
     [
-        check_id: ::std::string::String,
-        entity_type: ::std::string::String,
-        entity_id: ::std::string::String,
+        check_id: Str,
+        entity_type: Str,
+        entity_id: Str,
     ],
     by_name: [0, 2, 3, 1],
 );
@@ -680,9 +680,9 @@ impl DebtActioningAutomatedDebtWriteBackCompletedV1 {
 ::energy_api_core::table_struct!(
     DebtActioningAutomatedDebtWriteBackCompletedV1,
     [
-        ledger_number: ::std::string::String,
-        account_number: ::std::string::String,
-        amount: i64,
+        ledger_number: Str,
+        account_number: Str,
+        amount: Int,
     ],
     by_name: [1, 3, 2, 0],
 );
@@ -732,10 +732,10 @@ impl DebtActioningAutomatedDebtWriteBackFailedV1 {
 ::energy_api_core::table_struct!(
     DebtActioningAutomatedDebtWriteBackFailedV1,
     [
-        ledger_number: ::std::string::String,
-        account_number: ::std::string::String,
-        reason: ::std::string::String,
-        exception: ::std::string::String,
+        ledger_number: Str,
+        account_number: Str,
+        reason: Str,
+        exception: Str,
     ],
     by_name: [1, 2, 3, 4, 0],
 );
@@ -781,9 +781,9 @@ impl DebtActioningAutomatedDebtWriteBackSkippedV1 {
 ::energy_api_core::table_struct!(
     DebtActioningAutomatedDebtWriteBackSkippedV1,
     [
-        ledger_number: ::std::string::String,
-        account_number: ::std::string::String,
-        reason: ::std::string::String,
+        ledger_number: Str,
+        account_number: Str,
+        reason: Str,
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -858,17 +858,15 @@ impl DelinquentDebtAllocationCreatedV1 {
 ::energy_api_core::table_struct!(
     DelinquentDebtAllocationCreatedV1,
     [
-        ledger_number: ::std::string::String,
-        account_number: ::std::string::String,
-        allocation_identifier: ::std::string::String,
-        amount: i64,
-        reason: ::std::string::String,
-        created_at: ::std::string::String,
-        fulfilment: crate::types::AllocationComponent,
-        obligation: ::serde_json::Map<::std::string::String,
-        ::serde_json::Value>,
-        payout: ::serde_json::Map<::std::string::String,
-        ::serde_json::Value>,
+        ledger_number: Str,
+        account_number: Str,
+        allocation_identifier: Str,
+        amount: Int,
+        reason: Str,
+        created_at: Str,
+        fulfilment: Struct(&crate::types::AllocationComponent),
+        obligation: Obj,
+        payout: Obj,
     ],
     by_name: [1, 7, 2, 3, 5, 9, 6, 0, 8, 4],
 );
@@ -918,10 +916,10 @@ impl DelinquentDebtPositionChangedV1 {
 ::energy_api_core::table_struct!(
     DelinquentDebtPositionChangedV1,
     [
-        ledger_number: ::std::string::String,
-        changed_on: ::std::string::String,
-        previous_value: i64,
-        new_value: i64,
+        ledger_number: Str,
+        changed_on: Str,
+        previous_value: Int,
+        new_value: Int,
     ],
     by_name: [1, 3, 0, 4, 2],
 );
@@ -969,11 +967,11 @@ impl DelinquentDebtPositionChangedV2 {
 ::energy_api_core::table_struct!(
     DelinquentDebtPositionChangedV2,
     [
-        ledger_number: ::std::string::String,
-        changed_on: ::std::string::String,
-        previous_value: i64,
-        new_value: i64,
-        account_number: ::std::string::String,
+        ledger_number: Str,
+        changed_on: Str,
+        previous_value: Int,
+        new_value: Int,
+        account_number: Str,
     ],
     by_name: [4, 3, 0, 5, 2, 1],
 );
@@ -1050,12 +1048,12 @@ impl DepositAgreementAcceptedV1 {
 ::energy_api_core::table_struct!(
     DepositAgreementAcceptedV1,
     [
-        deposit_key: ::std::string::String,
-        reason: ::std::string::String,
-        amount: i64,
-        account_number: ::std::string::String,
-        ledger_identifier: ::std::string::String,
-        accepted_at: ::std::string::String,
+        deposit_key: Str,
+        reason: Str,
+        amount: Int,
+        account_number: Str,
+        ledger_identifier: Str,
+        accepted_at: Str,
     ],
     by_name: [5, 4, 6, 0, 2, 1, 3],
 );
@@ -1115,12 +1113,12 @@ impl DepositAgreementFulfilledV1 {
 ::energy_api_core::table_struct!(
     DepositAgreementFulfilledV1,
     [
-        deposit_key: ::std::string::String,
-        reason: ::std::string::String,
-        amount: i64,
-        account_number: ::std::string::String,
-        ledger_identifier: ::std::string::String,
-        fulfilled_at: ::std::string::String,
+        deposit_key: Str,
+        reason: Str,
+        amount: Int,
+        account_number: Str,
+        ledger_identifier: Str,
+        fulfilled_at: Str,
     ],
     by_name: [3, 5, 6, 0, 2, 1, 4],
 );
@@ -1184,13 +1182,13 @@ impl DepositAgreementInstalmentReturnedV1 {
 ::energy_api_core::table_struct!(
     DepositAgreementInstalmentReturnedV1,
     [
-        deposit_key: ::std::string::String,
-        reason: ::std::string::String,
-        amount: i64,
-        account_number: ::std::string::String,
-        ledger_identifier: ::std::string::String,
-        returned_amount: i64,
-        returned_at: ::std::string::String,
+        deposit_key: Str,
+        reason: Str,
+        amount: Int,
+        account_number: Str,
+        ledger_identifier: Str,
+        returned_amount: Int,
+        returned_at: Str,
     ],
     by_name: [3, 4, 5, 0, 2, 1, 6, 7],
 );
@@ -1250,12 +1248,12 @@ impl DepositAgreementReturnedV1 {
 ::energy_api_core::table_struct!(
     DepositAgreementReturnedV1,
     [
-        deposit_key: ::std::string::String,
-        reason: ::std::string::String,
-        amount: i64,
-        account_number: ::std::string::String,
-        ledger_identifier: ::std::string::String,
-        returned_at: ::std::string::String,
+        deposit_key: Str,
+        reason: Str,
+        amount: Int,
+        account_number: Str,
+        ledger_identifier: Str,
+        returned_at: Str,
     ],
     by_name: [3, 4, 5, 0, 2, 1, 6],
 );
@@ -1315,12 +1313,12 @@ impl DepositAgreementWithdrawnV1 {
 ::energy_api_core::table_struct!(
     DepositAgreementWithdrawnV1,
     [
-        deposit_key: ::std::string::String,
-        reason: ::std::string::String,
-        amount: i64,
-        account_number: ::std::string::String,
-        ledger_identifier: ::std::string::String,
-        withdrawn_at: ::std::string::String,
+        deposit_key: Str,
+        reason: Str,
+        amount: Int,
+        account_number: Str,
+        ledger_identifier: Str,
+        withdrawn_at: Str,
     ],
     by_name: [3, 4, 5, 0, 2, 1, 6],
 );
@@ -1378,12 +1376,12 @@ impl DunningPathPausedV1 {
 ::energy_api_core::table_struct!(
     DunningPathPausedV1,
     [
-        account_number: ::std::string::String,
-        dunning_path_name: ::std::string::String,
-        dunning_process_id: ::std::string::String,
-        pause_start_date: ::std::string::String,
-        pause_end_date: ::std::string::String,
-        created_note: ::std::string::String,
+        account_number: Str,
+        dunning_path_name: Str,
+        dunning_process_id: Str,
+        pause_start_date: Str,
+        pause_end_date: Str,
+        created_note: Str,
     ],
     by_name: [0, 5, 2, 4, 6, 3, 1],
 );
@@ -1437,11 +1435,11 @@ impl DunningPathStartedV1 {
 ::energy_api_core::table_struct!(
     DunningPathStartedV1,
     [
-        dunning_path_name: ::std::string::String,
-        dunning_process_id: ::std::string::String,
-        account_number: ::std::string::String,
-        created_note: ::std::string::String,
-        start_date: ::std::string::String,
+        dunning_path_name: Str,
+        dunning_process_id: Str,
+        account_number: Str,
+        created_note: Str,
+        start_date: Str,
     ],
     by_name: [2, 1, 4, 3, 0, 5],
 );
@@ -1487,9 +1485,9 @@ impl DunningPathUnpausedV1 {
 ::energy_api_core::table_struct!(
     DunningPathUnpausedV1,
     [
-        account_number: ::std::string::String,
-        dunning_path_name: ::std::string::String,
-        dunning_process_id: ::std::string::String,
+        account_number: Str,
+        dunning_path_name: Str,
+        dunning_process_id: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -1543,11 +1541,11 @@ impl DunningPathWithdrawnV1 {
 ::energy_api_core::table_struct!(
     DunningPathWithdrawnV1,
     [
-        account_number: ::std::string::String,
-        dunning_path_name: ::std::string::String,
-        dunning_process_id: ::std::string::String,
-        withdrawn_date: ::std::string::String,
-        withdrawn_note: ::std::string::String,
+        account_number: Str,
+        dunning_path_name: Str,
+        dunning_process_id: Str,
+        withdrawn_date: Str,
+        withdrawn_note: Str,
     ],
     by_name: [0, 1, 2, 3, 4, 5],
 );

@@ -52,14 +52,13 @@ impl CommsAccountCallUpdatedV1 {
 ::energy_api_core::table_struct!(
     CommsAccountCallUpdatedV1,
     [
-        account_number: ::std::string::String,
-        call_id: i64,
-        call_key: ::std::string::String,
-        transcript_key: ::std::string::String,
-        redacted_transcript_key: ::std::string::String,
-        bucket: ::std::string::String,
-        changes: ::serde_json::Map<::std::string::String,
-        ::serde_json::Value>,
+        account_number: Str,
+        call_id: Int,
+        call_key: Str,
+        transcript_key: Str,
+        redacted_transcript_key: Str,
+        bucket: Str,
+        changes: Obj,
     ],
     by_name: [0, 5, 2, 6, 7, 3, 1, 4],
 );
@@ -113,11 +112,11 @@ impl CommsCustomerEmailBouncedV1 {
 ::energy_api_core::table_struct!(
     CommsCustomerEmailBouncedV1,
     [
-        account_number: ::std::string::String,
-        user_id: i64,
-        message_id: i64,
-        template_code: ::std::string::String,
-        bounced_at: ::std::string::String,
+        account_number: Str,
+        user_id: Int,
+        message_id: Int,
+        template_code: Str,
+        bounced_at: Str,
     ],
     by_name: [0, 4, 5, 3, 1, 2],
 );
@@ -153,7 +152,7 @@ impl CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1 {
 ::energy_api_core::table_struct!(
     CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1,
     [
-        push_notification_binding_id: i64,
+        push_notification_binding_id: Int,
     ],
     by_name: [0, 1],
 );
@@ -211,12 +210,12 @@ impl CommsTranscriptionCreatedV1 {
 ::energy_api_core::table_struct!(
     CommsTranscriptionCreatedV1,
     [
-        account_number: ::std::string::String,
-        call_id: i64,
-        call_key: ::std::string::String,
-        transcript_key: ::std::string::String,
-        redacted_transcript_key: ::std::string::String,
-        bucket: ::std::string::String,
+        account_number: Str,
+        call_id: Int,
+        call_key: Str,
+        transcript_key: Str,
+        redacted_transcript_key: Str,
+        bucket: Str,
     ],
     by_name: [0, 5, 2, 4, 6, 3, 1],
 );
@@ -276,10 +275,10 @@ impl ComplaintsComplaintNewContactV1 {
 ::energy_api_core::table_struct!(
     ComplaintsComplaintNewContactV1,
     [
-        account_number: ::std::option::Option<::std::string::String> => omit_none,
-        complaint_id: i64,
-        contact_id: i64,
-        status: ::std::string::String,
+        account_number: Optional(&Str) => omit_none,
+        complaint_id: Int,
+        contact_id: Int,
+        status: Str,
     ],
     by_name: [0, 1, 2, 3, 4],
 );
@@ -329,8 +328,8 @@ impl ComplaintsComplaintOpenedV1 {
 ::energy_api_core::table_struct!(
     ComplaintsComplaintOpenedV1,
     [
-        account_number: ::std::option::Option<::std::string::String> => omit_none,
-        complaint_id: i64,
+        account_number: Optional(&Str) => omit_none,
+        complaint_id: Int,
     ],
     by_name: [0, 1, 2],
 );
@@ -394,9 +393,9 @@ impl ComplaintsDrpFinishedV1 {
 ::energy_api_core::table_struct!(
     ComplaintsDrpFinishedV1,
     [
-        account_number: ::std::option::Option<::std::string::String> => omit_none,
-        complaint_id: i64,
-        reason: ::std::option::Option<::std::string::String> => omit_none,
+        account_number: Optional(&Str) => omit_none,
+        complaint_id: Int,
+        reason: Optional(&Str) => omit_none,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -452,9 +451,9 @@ impl ComplaintsDrpStartedV1 {
 ::energy_api_core::table_struct!(
     ComplaintsDrpStartedV1,
     [
-        account_number: ::std::option::Option<::std::string::String> => omit_none,
-        complaint_id: i64,
-        position: ::std::string::String,
+        account_number: Optional(&Str) => omit_none,
+        complaint_id: Int,
+        position: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -500,9 +499,9 @@ impl ComplexQuotingCostCalculationFinishedV1 {
 ::energy_api_core::table_struct!(
     ComplexQuotingCostCalculationFinishedV1,
     [
-        quote_configuration_number: ::std::string::String,
-        succeeded: bool,
-        triggered_by_id: i64,
+        quote_configuration_number: Str,
+        succeeded: Bool,
+        triggered_by_id: Int,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -544,8 +543,8 @@ impl ConsentsConsentCreatedV1 {
 ::energy_api_core::table_struct!(
     ConsentsConsentCreatedV1,
     [
-        signing_identity: crate::types::SigningIdentity,
-        consent: crate::types::Consent,
+        signing_identity: Struct(&crate::types::SigningIdentity),
+        consent: Struct(&crate::types::Consent),
     ],
     by_name: [1, 2, 0],
 );
@@ -587,8 +586,8 @@ impl ConsentsConsentUpdatedV1 {
 ::energy_api_core::table_struct!(
     ConsentsConsentUpdatedV1,
     [
-        signing_identity: crate::types::SigningIdentity,
-        consent: crate::types::Consent,
+        signing_identity: Struct(&crate::types::SigningIdentity),
+        consent: Struct(&crate::types::Consent),
     ],
     by_name: [1, 2, 0],
 );
@@ -644,9 +643,9 @@ impl GoodsPurchaseCreatedV1 {
 ::energy_api_core::table_struct!(
     GoodsPurchaseCreatedV1,
     [
-        purchase_id: i64,
-        account_id: i64,
-        support_user_id: ::std::option::Option<i64> => omit_none,
+        purchase_id: Int,
+        account_id: Int,
+        support_user_id: Optional(&Int) => omit_none,
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -702,12 +701,11 @@ impl GoodsQuoteCreatedForAccountV1 {
 ::energy_api_core::table_struct!(
     GoodsQuoteCreatedForAccountV1,
     [
-        account_number: ::std::string::String,
-        market_name: ::std::string::String,
-        quote_id: i64,
-        client_params: ::serde_json::Map<::std::string::String,
-        ::serde_json::Value>,
-        lead_id: i64,
+        account_number: Str,
+        market_name: Str,
+        quote_id: Int,
+        client_params: Obj,
+        lead_id: Int,
     ],
     by_name: [0, 3, 2, 5, 4, 1],
 );
@@ -765,13 +763,11 @@ impl GoodsQuoteCreatedWithoutAccountV1 {
 ::energy_api_core::table_struct!(
     GoodsQuoteCreatedWithoutAccountV1,
     [
-        market_name: ::std::string::String,
-        quote_id: i64,
-        contact_info: ::serde_json::Map<::std::string::String,
-        ::serde_json::Value>,
-        client_params: ::serde_json::Map<::std::string::String,
-        ::serde_json::Value>,
-        lead_id: i64,
+        market_name: Str,
+        quote_id: Int,
+        contact_info: Obj,
+        client_params: Obj,
+        lead_id: Int,
     ],
     by_name: [3, 1, 5, 4, 2, 0],
 );
@@ -817,9 +813,9 @@ impl LeadsLeadStageUpdatedV1 {
 ::energy_api_core::table_struct!(
     LeadsLeadStageUpdatedV1,
     [
-        lead_number: ::std::string::String,
-        funnel_code: ::std::string::String,
-        stage: ::std::string::String,
+        lead_number: Str,
+        funnel_code: Str,
+        stage: Str,
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -865,9 +861,9 @@ impl LeadsOpportunityDocumentAttachedToOpportunityV1 {
 ::energy_api_core::table_struct!(
     LeadsOpportunityDocumentAttachedToOpportunityV1,
     [
-        opportunity_number: ::std::string::String,
-        attachment_id: i64,
-        category: ::std::string::String,
+        opportunity_number: Str,
+        attachment_id: Int,
+        category: Str,
     ],
     by_name: [1, 3, 2, 0],
 );
@@ -911,8 +907,8 @@ impl LeadsOpportunityOfferGroupCreatedV2 {
 ::energy_api_core::table_struct!(
     LeadsOpportunityOfferGroupCreatedV2,
     [
-        opportunity_number: ::std::string::String,
-        offer_group_identifier: ::std::string::String,
+        opportunity_number: Str,
+        offer_group_identifier: Str,
     ],
     by_name: [1, 2, 0],
 );
@@ -972,10 +968,10 @@ impl LeadsOpportunityStageUpdatedV1 {
 ::energy_api_core::table_struct!(
     LeadsOpportunityStageUpdatedV1,
     [
-        opportunity_number: ::std::string::String,
-        funnel_code: ::std::string::String,
-        stage: ::std::string::String,
-        updated_by_user_id: ::std::option::Option<i64> => omit_none,
+        opportunity_number: Str,
+        funnel_code: Str,
+        stage: Str,
+        updated_by_user_id: Optional(&Int) => omit_none,
     ],
     by_name: [1, 2, 0, 3, 4],
 );
@@ -1017,8 +1013,8 @@ impl MessagingPushNotificationTokenUnregisteredV1 {
 ::energy_api_core::table_struct!(
     MessagingPushNotificationTokenUnregisteredV1,
     [
-        token: ::std::string::String,
-        external_provider: ::std::string::String,
+        token: Str,
+        external_provider: Str,
     ],
     by_name: [1, 2, 0],
 );

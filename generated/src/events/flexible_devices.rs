@@ -62,13 +62,12 @@ impl FlexDeviceDeauthenticatedV1 {
 ::energy_api_core::table_struct!(
     FlexDeviceDeauthenticatedV1,
     [
-        account_number: ::std::string::String,
-        property_id: i64,
-        device_id: ::std::string::String,
-        site_id: ::std::string::String,
-        device_type: ::std::string::String,
-        payload: ::std::option::Option<::serde_json::Map<::std::string::String,
-        ::serde_json::Value>> => omit_none,
+        account_number: Str,
+        property_id: Int,
+        device_id: Str,
+        site_id: Str,
+        device_type: Str,
+        payload: Optional(&Obj) => omit_none,
     ],
     by_name: [0, 2, 3, 4, 6, 5, 1],
 );
@@ -128,12 +127,12 @@ impl FlexDeviceDisconnectedV1 {
 ::energy_api_core::table_struct!(
     FlexDeviceDisconnectedV1,
     [
-        account_number: ::std::string::String,
-        property_id: i64,
-        device_id: ::std::string::String,
-        site_id: ::std::string::String,
-        device_type: ::std::string::String,
-        payload: crate::types::FlexDeviceDisconnectedPayload,
+        account_number: Str,
+        property_id: Int,
+        device_id: Str,
+        site_id: Str,
+        device_type: Str,
+        payload: Struct(&crate::types::FlexDeviceDisconnectedPayload),
     ],
     by_name: [0, 2, 3, 4, 6, 5, 1],
 );
@@ -195,12 +194,12 @@ impl FlexDeviceOptimisationCreatedV1 {
 ::energy_api_core::table_struct!(
     FlexDeviceOptimisationCreatedV1,
     [
-        account_number: ::std::string::String,
-        property_id: i64,
-        device_id: ::std::string::String,
-        site_id: ::std::string::String,
-        device_type: ::std::string::String,
-        payload: crate::types::FlexDeviceOptimisationCreatedPayload,
+        account_number: Str,
+        property_id: Int,
+        device_id: Str,
+        site_id: Str,
+        device_type: Str,
+        payload: Struct(&crate::types::FlexDeviceOptimisationCreatedPayload),
     ],
     by_name: [0, 2, 3, 4, 6, 5, 1],
 );
@@ -274,13 +273,12 @@ impl FlexDeviceRegisteredV1 {
 ::energy_api_core::table_struct!(
     FlexDeviceRegisteredV1,
     [
-        account_number: ::std::string::String,
-        property_id: i64,
-        device_id: ::std::string::String,
-        site_id: ::std::string::String,
-        device_type: ::std::string::String,
-        payload: ::std::option::Option<::serde_json::Map<::std::string::String,
-        ::serde_json::Value>> => omit_none,
+        account_number: Str,
+        property_id: Int,
+        device_id: Str,
+        site_id: Str,
+        device_type: Str,
+        payload: Optional(&Obj) => omit_none,
     ],
     by_name: [0, 2, 3, 4, 6, 5, 1],
 );

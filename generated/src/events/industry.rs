@@ -34,9 +34,9 @@ impl IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1 {
 ::energy_api_core::table_struct!(
     IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1,
     [
-        mpan: ::std::string::String,
-        energisation_status: ::std::string::String,
-        effective_from: ::std::string::String,
+        mpan: Str,
+        energisation_status: Str,
+        effective_from: Str,
     ],
     by_name: [2, 3, 0, 1],
 );
@@ -82,9 +82,9 @@ impl IndustryElectricityChangeOfServiceMeterDeactivatedV1 {
 ::energy_api_core::table_struct!(
     IndustryElectricityChangeOfServiceMeterDeactivatedV1,
     [
-        mpan: ::std::string::String,
-        serial_number: ::std::string::String,
-        effective_from: ::std::string::String,
+        mpan: Str,
+        serial_number: Str,
+        effective_from: Str,
     ],
     by_name: [2, 1, 3, 0],
 );
@@ -122,7 +122,7 @@ impl IndustryElectricityChangeOfSupplyGainInitiatedV1 {
 ::energy_api_core::table_struct!(
     IndustryElectricityChangeOfSupplyGainInitiatedV1,
     [
-        meter_point_identifier: ::std::string::String,
+        meter_point_identifier: Str,
     ],
     by_name: [0, 1],
 );
@@ -172,10 +172,10 @@ impl IndustryElectricityChangeOfSupplyLossCompleteV1 {
 ::energy_api_core::table_struct!(
     IndustryElectricityChangeOfSupplyLossCompleteV1,
     [
-        account_number: ::std::string::String,
-        mpan: ::std::string::String,
-        supply_end_date: ::std::string::String,
-        new_supplier_id: ::std::string::String,
+        account_number: Str,
+        mpan: Str,
+        supply_end_date: Str,
+        new_supplier_id: Str,
     ],
     by_name: [0, 1, 3, 4, 2],
 );
@@ -243,14 +243,13 @@ impl IndustryElectricityExportInstallationValidatedV1 {
 ::energy_api_core::table_struct!(
     IndustryElectricityExportInstallationValidatedV1,
     [
-        import_mpan: ::std::string::String,
-        account_number: ::std::string::String,
-        product_code: ::std::string::String,
-        manual_declared_net_capacity: ::std::string::String,
-        manual_technology_type: ::std::string::String,
-        valid_mcs_installations: ::std::vec::Vec<::serde_json::Map<::std::string::String,
-        ::serde_json::Value>>,
-        journey_identifier: ::std::string::String,
+        import_mpan: Str,
+        account_number: Str,
+        product_code: Str,
+        manual_declared_net_capacity: Str,
+        manual_technology_type: Str,
+        valid_mcs_installations: Array(&Obj),
+        journey_identifier: Str,
     ],
     by_name: [1, 6, 0, 5, 4, 2, 7, 3],
 );
@@ -317,15 +316,14 @@ impl IndustryElectricityExportInstallationValidatedV2 {
 ::energy_api_core::table_struct!(
     IndustryElectricityExportInstallationValidatedV2,
     [
-        import_mpan: ::std::string::String,
-        account_number: ::std::string::String,
-        product_code: ::std::string::String,
-        manual_declared_net_capacity: ::std::string::String,
-        manual_technology_type: ::std::string::String,
-        valid_mcs_installations: ::std::vec::Vec<::serde_json::Map<::std::string::String,
-        ::serde_json::Value>>,
-        journey_identifier: ::std::string::String,
-        export_mpan: ::std::string::String,
+        import_mpan: Str,
+        account_number: Str,
+        product_code: Str,
+        manual_declared_net_capacity: Str,
+        manual_technology_type: Str,
+        valid_mcs_installations: Array(&Obj),
+        journey_identifier: Str,
+        export_mpan: Str,
     ],
     by_name: [1, 6, 7, 5, 4, 2, 8, 3, 0],
 );
@@ -383,7 +381,7 @@ impl IndustryGasChangeOfSupplyGainInitiatedV1 {
 ::energy_api_core::table_struct!(
     IndustryGasChangeOfSupplyGainInitiatedV1,
     [
-        meter_point_identifier: ::std::string::String,
+        meter_point_identifier: Str,
     ],
     by_name: [0, 1],
 );
@@ -433,10 +431,10 @@ impl IndustryGasChangeOfSupplyLossCompleteV1 {
 ::energy_api_core::table_struct!(
     IndustryGasChangeOfSupplyLossCompleteV1,
     [
-        account_number: ::std::string::String,
-        mprn: ::std::string::String,
-        supply_end_date: ::std::string::String,
-        new_supplier_id: ::std::string::String,
+        account_number: Str,
+        mprn: Str,
+        supply_end_date: Str,
+        new_supplier_id: Str,
     ],
     by_name: [0, 1, 3, 4, 2],
 );

@@ -24,7 +24,7 @@ impl ElectricityFlowFileCancellationInvoiceProcessedV1 {
 ::energy_api_core::table_struct!(
     ElectricityFlowFileCancellationInvoiceProcessedV1,
     [
-        flow_file_id: i64,
+        flow_file_id: Int,
     ],
     by_name: [0, 1],
 );
@@ -60,7 +60,7 @@ impl ElectricityFlowFileComplementaryInvoiceProcessedV1 {
 ::energy_api_core::table_struct!(
     ElectricityFlowFileComplementaryInvoiceProcessedV1,
     [
-        flow_file_id: i64,
+        flow_file_id: Int,
     ],
     by_name: [0, 1],
 );
@@ -96,7 +96,7 @@ impl ElectricityFlowFileRectificationInvoiceProcessedV1 {
 ::energy_api_core::table_struct!(
     ElectricityFlowFileRectificationInvoiceProcessedV1,
     [
-        flow_file_id: i64,
+        flow_file_id: Int,
     ],
     by_name: [0, 1],
 );
@@ -132,7 +132,7 @@ impl ElectricityFlowFileRegularizerInvoiceProcessedV1 {
 ::energy_api_core::table_struct!(
     ElectricityFlowFileRegularizerInvoiceProcessedV1,
     [
-        flow_file_id: i64,
+        flow_file_id: Int,
     ],
     by_name: [0, 1],
 );
@@ -168,7 +168,7 @@ impl ElectricityFlowFileBillableConceptsInvoiceProcessedV1 {
 ::energy_api_core::table_struct!(
     ElectricityFlowFileBillableConceptsInvoiceProcessedV1,
     [
-        flow_file_id: i64,
+        flow_file_id: Int,
     ],
     by_name: [0, 1],
 );
@@ -204,7 +204,7 @@ impl ElectricityFlowFileRegularInvoiceProcessedV1 {
 ::energy_api_core::table_struct!(
     ElectricityFlowFileRegularInvoiceProcessedV1,
     [
-        flow_file_id: i64,
+        flow_file_id: Int,
     ],
     by_name: [0, 1],
 );
@@ -254,10 +254,10 @@ impl EspSupplyPointsEnrichmentDataSentV1 {
 ::energy_api_core::table_struct!(
     EspSupplyPointsEnrichmentDataSentV1,
     [
-        supply_point_identifier: ::std::string::String,
-        province_code: ::std::string::String,
-        atr: ::std::string::String,
-        valid_from: ::std::string::String,
+        supply_point_identifier: Str,
+        province_code: Str,
+        atr: Str,
+        valid_from: Str,
     ],
     by_name: [2, 3, 0, 1, 4],
 );
@@ -311,11 +311,11 @@ impl EspSupplyPointsAtrSnapshotSentV1 {
 ::energy_api_core::table_struct!(
     EspSupplyPointsAtrSnapshotSentV1,
     [
-        supply_point_identifier: ::std::string::String,
-        market: ::std::string::String,
-        atr: ::std::string::String,
-        effective_datetime: ::std::string::String,
-        insert_datetime: ::std::string::String,
+        supply_point_identifier: Str,
+        market: Str,
+        atr: Str,
+        effective_datetime: Str,
+        insert_datetime: Str,
     ],
     by_name: [2, 5, 0, 3, 4, 1],
 );
@@ -357,8 +357,8 @@ impl GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1 {
 ::energy_api_core::table_struct!(
     GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1,
     [
-        flow_file_id: i64,
-        invoice_identifier: ::std::string::String,
+        flow_file_id: Int,
+        invoice_identifier: Str,
     ],
     by_name: [0, 1, 2],
 );
@@ -400,8 +400,8 @@ impl GasBillFlowDetailsCancellationInvoiceCreatedV1 {
 ::energy_api_core::table_struct!(
     GasBillFlowDetailsCancellationInvoiceCreatedV1,
     [
-        flow_file_id: i64,
-        invoice_identifier: ::std::string::String,
+        flow_file_id: Int,
+        invoice_identifier: Str,
     ],
     by_name: [0, 1, 2],
 );
@@ -443,8 +443,8 @@ impl GasBillFlowDetailsComplementaryInvoiceCreatedV1 {
 ::energy_api_core::table_struct!(
     GasBillFlowDetailsComplementaryInvoiceCreatedV1,
     [
-        flow_file_id: i64,
-        invoice_identifier: ::std::string::String,
+        flow_file_id: Int,
+        invoice_identifier: Str,
     ],
     by_name: [0, 1, 2],
 );
@@ -486,8 +486,8 @@ impl GasBillFlowDetailsRectificationInvoiceCreatedV1 {
 ::energy_api_core::table_struct!(
     GasBillFlowDetailsRectificationInvoiceCreatedV1,
     [
-        flow_file_id: i64,
-        invoice_identifier: ::std::string::String,
+        flow_file_id: Int,
+        invoice_identifier: Str,
     ],
     by_name: [0, 1, 2],
 );
@@ -529,8 +529,8 @@ impl GasBillFlowDetailsRegularInvoiceCreatedV1 {
 ::energy_api_core::table_struct!(
     GasBillFlowDetailsRegularInvoiceCreatedV1,
     [
-        flow_file_id: i64,
-        invoice_identifier: ::std::string::String,
+        flow_file_id: Int,
+        invoice_identifier: Str,
     ],
     by_name: [0, 1, 2],
 );
@@ -572,8 +572,8 @@ impl GasFlowFileB7033ComplementaryInvoiceProcessedV1 {
 ::energy_api_core::table_struct!(
     GasFlowFileB7033ComplementaryInvoiceProcessedV1,
     [
-        flow_file_id: i64,
-        invoice_identifier: ::std::string::String,
+        flow_file_id: Int,
+        invoice_identifier: Str,
     ],
     by_name: [0, 1, 2],
 );
@@ -615,8 +615,8 @@ impl GasFlowFileB7033RegularInvoiceProcessedV1 {
 ::energy_api_core::table_struct!(
     GasFlowFileB7033RegularInvoiceProcessedV1,
     [
-        flow_file_id: i64,
-        invoice_identifier: ::std::string::String,
+        flow_file_id: Int,
+        invoice_identifier: Str,
     ],
     by_name: [0, 1, 2],
 );
@@ -708,13 +708,12 @@ impl GasSupplyPointInspectionResultsReceivedV1 {
 ::energy_api_core::table_struct!(
     GasSupplyPointInspectionResultsReceivedV1,
     [
-        cups: ::std::string::String,
-        account_number: ::std::option::Option<::std::string::String> => omit_none,
-        property_id: ::std::option::Option<i64> => omit_none,
-        inspection_result: ::std::string::String,
-        inspection_datetime: ::std::string::String,
-        defects: ::std::option::Option<::serde_json::Map<::std::string::String,
-        ::serde_json::Value>> => omit_none,
+        cups: Str,
+        account_number: Optional(&Str) => omit_none,
+        property_id: Optional(&Int) => omit_none,
+        inspection_result: Str,
+        inspection_datetime: Str,
+        defects: Optional(&Obj) => omit_none,
     ],
     by_name: [1, 5, 0, 6, 2, 3, 4],
 );
@@ -772,12 +771,12 @@ impl MarketsEspBillFlowFileProcessedV1 {
 ::energy_api_core::table_struct!(
     MarketsEspBillFlowFileProcessedV1,
     [
-        bill_details_id: ::std::string::String,
-        market: ::std::string::String,
-        bill_type: ::std::string::String,
-        cups: ::std::string::String,
-        billing_period_from: ::std::string::String,
-        billing_period_to: ::std::string::String,
+        bill_details_id: Str,
+        market: Str,
+        bill_type: Str,
+        cups: Str,
+        billing_period_from: Str,
+        billing_period_to: Str,
     ],
     by_name: [0, 2, 6, 4, 1, 5, 3],
 );
@@ -827,10 +826,10 @@ impl MarketsEspFlowFileProcessedV1 {
 ::energy_api_core::table_struct!(
     MarketsEspFlowFileProcessedV1,
     [
-        market: ::std::string::String,
-        flow_type: ::std::string::String,
-        cups: ::std::string::String,
-        account_number: ::std::string::String,
+        market: Str,
+        flow_type: Str,
+        cups: Str,
+        account_number: Str,
     ],
     by_name: [3, 4, 0, 1, 2],
 );
@@ -878,9 +877,8 @@ impl MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1 {
 ::energy_api_core::table_struct!(
     MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1,
     [
-        id: i64,
-        billable_items: ::std::vec::Vec<::serde_json::Map<::std::string::String,
-        ::serde_json::Value>>,
+        id: Int,
+        billable_items: Array(&Obj),
     ],
     by_name: [1, 2, 0],
 );
@@ -922,8 +920,8 @@ impl MarketsGasSupplyPointCreatedV1 {
 ::energy_api_core::table_struct!(
     MarketsGasSupplyPointCreatedV1,
     [
-        cups: ::std::string::String,
-        supply_point_id: i64,
+        cups: Str,
+        supply_point_id: Int,
     ],
     by_name: [0, 1, 2],
 );
@@ -977,11 +975,11 @@ impl MarketsNetworkOperatorCreatedV1 {
 ::energy_api_core::table_struct!(
     MarketsNetworkOperatorCreatedV1,
     [
-        network_operator_id: i64,
-        name: ::std::string::String,
-        cif: ::std::string::String,
-        ree_code: ::std::string::String,
-        market: ::std::string::String,
+        network_operator_id: Int,
+        name: Str,
+        cif: Str,
+        ree_code: Str,
+        market: Str,
     ],
     by_name: [2, 3, 0, 4, 5, 1],
 );

@@ -225,7 +225,6 @@ pub fn shape_text(shape: &Shape) -> String {
         Shape::Array(item) => format!("[{}]", shape_text(item)),
         Shape::Map(value) => format!("map<{}>", shape_text(value)),
         Shape::Struct(table) => table.rust_name().to_owned(),
-        Shape::Recursive(table) => table().rust_name().to_owned(),
         Shape::Optional(inner) => shape_text(inner),
     }
 }

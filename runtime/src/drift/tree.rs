@@ -162,7 +162,6 @@ pub(crate) fn struct_table(expect: Expect) -> Option<&'static StructTable> {
         Expect::Root(table) => Some(table),
         Expect::Shape(shape) => match strip_optional(shape) {
             Shape::Struct(table) => Some(table),
-            Shape::Recursive(table) => Some(table()),
             _ => None,
         },
         Expect::Nothing => None,

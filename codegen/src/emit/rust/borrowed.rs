@@ -17,7 +17,7 @@
 //! [`RawObject`]: energy_api_core::RawObject
 
 use super::structs::{
-    Held, Home, doc_attrs, field_doc, ident, inner_doc_attrs, shared_type_cfgs, table_impl,
+    Home, doc_attrs, field_doc, ident, inner_doc_attrs, shared_type_cfgs, table_impl,
 };
 use crate::model::{EventType, EventVersion, Format, Model, Section, Struct, Type, TypeId};
 use proc_macro2::TokenStream;
@@ -137,8 +137,14 @@ impl Borrowing {
                 pub additional_fields: ::energy_api_core::Unlisted,
             }
         });
-        let held = if nested { Held::Nested } else { Held::Never };
-        let deserialize = table_impl(s, quote!(#name<'a>), Some(&owned), held, Home::Types);
+        let deserialize = table_impl(
+            s,
+            quote!(#name<'a>),
+            Some(&owned),
+            nested,
+            Home::Types,
+            &BTreeSet::new(),
+        );
         quote! {
             #doc
             #deprecated

@@ -1,6 +1,6 @@
 //! `src/events/`: payload structs and version enums per section, and the `Event` enum over all of them.
 
-use super::structs::{Held, Home, doc_attrs, ident, inner_doc_attrs, struct_tokens};
+use super::structs::{Home, doc_attrs, ident, inner_doc_attrs, struct_tokens};
 use crate::model::{EventType, EventVersion, Model, Section};
 use crate::views::{VersionView, version_views};
 use proc_macro2::TokenStream;
@@ -63,7 +63,8 @@ pub(super) fn section_rs(
                 quote! { #doc pub type #name = crate::types::#target; }
             }
             None => {
-                let tokens = struct_tokens(&v.payload, Home::Types, Held::Never, &quote!());
+                let tokens =
+                    struct_tokens(&v.payload, Home::Types, false, &BTreeSet::new(), &quote!());
                 match &v.deprecated {
                     Some(d) => {
                         let note = format!("sunset {}", d.sunset);

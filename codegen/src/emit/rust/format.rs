@@ -390,9 +390,7 @@ fn compact(tokens: &[proc_macro2::TokenTree]) -> String {
     // A `:` of its own (not half of `::`), as in `id: i64` or `id: ::std::string::String`, is
     // followed by a space: the first `:` of a `::` is joint to the second.
     let lone_colon = |i: usize| {
-        let colon = |j: Option<usize>, spacing: proc_macro2::Spacing| {
-            matches!(j.and_then(|j| tokens.get(j)), Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == spacing)
-        };
+        let colon = |j: Option<usize>, spacing: proc_macro2::Spacing| matches!(j.and_then(|j| tokens.get(j)), Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == spacing);
         colon(i.checked_sub(1), proc_macro2::Spacing::Alone)
             && !colon(i.checked_sub(2), proc_macro2::Spacing::Joint)
     };

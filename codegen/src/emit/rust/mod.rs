@@ -308,11 +308,10 @@ fn documents_rs(model: &Model) -> TokenStream {
 
 fn types_rs(model: &Model) -> TokenStream {
     let cfgs = shared_type_cfgs(model);
-    let held = structs::held(&model.shared_types);
     let structs = model
         .shared_types
         .iter()
-        .map(|s| struct_tokens(s, Home::Types, held[s.name.as_str()], &cfgs[&s.name]));
+        .map(|s| struct_tokens(s, Home::Types, true, &BTreeSet::new(), &cfgs[&s.name]));
     quote! {
         #![doc = " Payload types shared by several events (the catalogue's \"Shared payload types\"). Each is"]
         #![doc = " compiled with the sections whose events use it; one that no event uses, always."]

@@ -1,9 +1,10 @@
 //! `src/rest/mod.rs`: the REST resources, and a request type per endpoint implementing `Endpoint`.
 
-use super::structs::{Home, doc_attrs, held, ident, inner_doc_attrs, struct_tokens, value_type};
+use super::structs::{Home, doc_attrs, ident, inner_doc_attrs, struct_tokens, value_type};
 use crate::model::{Endpoint, Field, Format, Model, PathSegment, Type};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
+use std::collections::BTreeSet;
 
 pub(super) fn file(model: &Model) -> TokenStream {
     let Some(rest) = &model.rest else {
@@ -12,12 +13,18 @@ pub(super) fn file(model: &Model) -> TokenStream {
         };
     };
     let doc = inner_doc_attrs(&rest.doc);
-    // Any resource may be held by another.
-    let held = held(&rest.resources);
+    // Any resource may be held by another: each is written `nested`, and one that holds a free-form
+    // resource reads it as a free-form object.
+    let free_form: BTreeSet<String> = rest
+        .resources
+        .iter()
+        .filter(|r| r.free_form)
+        .map(|r| r.name.clone())
+        .collect();
     let resources = rest
         .resources
         .iter()
-        .map(|r| struct_tokens(r, Home::Rest, held[r.name.as_str()], &quote!()));
+        .map(|r| struct_tokens(r, Home::Rest, true, &free_form, &quote!()));
     let endpoints = rest.endpoints.iter().map(endpoint);
     let error = rest.error_response.as_ref().map(|t| {
         let ty = value_type(t, None, Home::Rest, false);

@@ -17,70 +17,6 @@ pub(crate) enum Home {
     Rest,
 }
 
-/// How other structs hold a struct, which its `table_struct!` says.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Held {
-    /// Never: a payload struct, only ever read and written whole.
-    Never,
-    /// As a field (`nested`): read from a slot, its shape its table.
-    Nested,
-    /// As a field, by a struct it holds itself, however deep (`recursive`): its shape gives its table
-    /// through a function (`Shape::Recursive`), as a constant cannot point into a cycle of statics.
-    Recursive,
-}
-
-/// How each of `structs` (the shared types, or the resources) is held: every one nested, and one that
-/// reaches itself through its fields (however wrapped in arrays, maps and optionals) recursive.
-pub(crate) fn held(structs: &[Struct]) -> BTreeMap<&str, Held> {
-    fn refs<'a>(ty: &'a Type, out: &mut Vec<&'a str>) {
-        match ty {
-            Type::Array(inner) | Type::Map(inner) => refs(inner, out),
-            Type::Named(r) => {
-                out.push(r.name.as_str());
-                if let Some(arg) = &r.arg {
-                    refs(arg, out);
-                }
-            }
-            Type::Str | Type::Int | Type::Num | Type::Bool | Type::Obj | Type::Param(_) => {}
-        }
-    }
-    let edges: BTreeMap<&str, Vec<&str>> = structs
-        .iter()
-        .map(|s| {
-            let mut out = Vec::new();
-            for f in &s.fields {
-                refs(&f.ty, &mut out);
-            }
-            (s.name.as_str(), out)
-        })
-        .collect();
-    // Whether `start` is reached from itself: a walk of the graph from each struct (a few hundred).
-    let reaches_itself = |start: &str| {
-        let mut seen = BTreeSet::new();
-        let mut stack: Vec<&str> = edges.get(start).cloned().unwrap_or_default();
-        while let Some(name) = stack.pop() {
-            if name == start {
-                return true;
-            }
-            if seen.insert(name) {
-                stack.extend(edges.get(name).into_iter().flatten().copied());
-            }
-        }
-        false
-    };
-    structs
-        .iter()
-        .map(|s| {
-            let held = if reaches_itself(&s.name) {
-                Held::Recursive
-            } else {
-                Held::Nested
-            };
-            (s.name.as_str(), held)
-        })
-        .collect()
-}
-
 /// The `#[cfg]` of each shared type, by name: compiled when a section whose events reach it is (so that
 /// a build of one section compiles only its own types); a type no event reaches has none.
 pub(crate) fn shared_type_cfgs(model: &Model) -> BTreeMap<String, TokenStream> {
@@ -224,7 +160,15 @@ pub(crate) fn field_doc(f: &Field) -> String {
 /// a free-form one, derived through the map it wraps.
 /// Optional fields are `Option` and skipped when absent; unknown fields are ignored, or kept in
 /// `additional_fields` when the struct is incomplete.
-pub(crate) fn struct_tokens(s: &Struct, home: Home, held: Held, cfg: &TokenStream) -> TokenStream {
+/// `free_form`: the names of the free-form structs of `home` (a field that holds one has the shape
+/// `Obj`; none has a table).
+pub(crate) fn struct_tokens(
+    s: &Struct,
+    home: Home,
+    nested: bool,
+    free_form: &BTreeSet<String>,
+    cfg: &TokenStream,
+) -> TokenStream {
     let name = format_ident!("{}", s.rust_name);
     let doc = if s.incomplete {
         doc_attrs(&format!(
@@ -297,7 +241,7 @@ pub(crate) fn struct_tokens(s: &Struct, home: Home, held: Held, cfg: &TokenStrea
     let derives = quote!(#[derive(Debug, Clone, #default PartialEq)]);
     let non_exhaustive = construct::attributes();
     let constructors = construct::impl_block(s, home, cfg);
-    let deserialize = deserialize_impl(s, home, held);
+    let deserialize = deserialize_impl(s, home, nested, free_form);
     quote! {
         #doc
         #cfg
@@ -331,7 +275,52 @@ fn by_name(s: &Struct) -> Vec<usize> {
     chain
 }
 
-/// A field's Rust type, as its struct declares it and its row in the table states it.
+/// A field's shape as a row of `table_struct!` writes it (the macro brings `Shape`'s variants into
+/// scope); a struct by the path of its table, which is named as the struct, in the module of `home`.
+fn shape_expr(
+    ty: &Type,
+    format: Option<Format>,
+    home: Home,
+    free_form: &BTreeSet<String>,
+) -> TokenStream {
+    match ty {
+        Type::Str if format == Some(Format::DateTime) => quote!(Timestamp),
+        Type::Str => quote!(Str),
+        Type::Int => quote!(Int),
+        Type::Num => quote!(Num),
+        Type::Bool => quote!(Bool),
+        Type::Obj => quote!(Obj),
+        Type::Array(inner) => {
+            let inner = shape_expr(inner, None, home, free_form);
+            quote!(Array(&#inner))
+        }
+        Type::Map(value) => {
+            let value = shape_expr(value, None, home, free_form);
+            quote!(Map(&#value))
+        }
+        // Events name shared types, REST resources other resources: the table of a struct is a static
+        // named as it is; a generic one's is its `FromFields::TABLE`.
+        Type::Named(r) if free_form.contains(&r.name) => quote!(Obj),
+        Type::Named(r) => {
+            let name = format_ident!("{}", r.name);
+            match (home, &r.arg) {
+                (Home::Types, _) => quote!(Struct(&crate::types::#name)),
+                (Home::Rest, None) => quote!(Struct(&crate::rest::#name)),
+                (Home::Rest, Some(_)) => {
+                    let ty = value_type(ty, None, home, false);
+                    quote!(Struct(<#ty as ::energy_api_core::table::FromFields<'static>>::TABLE))
+                }
+            }
+        }
+        // In a generic struct's table, the parameter names its own (`table_struct!`'s generic form).
+        Type::Param(p) => {
+            let p = format_ident!("{}", p);
+            quote!(Struct(#p))
+        }
+    }
+}
+
+/// A field's Rust type, as its struct declares it.
 fn field_type(f: &Field, home: Home) -> TokenStream {
     let value = value_type(&f.ty, f.format, home, f.boxed);
     if f.is_option() {
@@ -345,25 +334,32 @@ fn field_type(f: &Field, home: Home) -> TokenStream {
 /// and written by its table. `energy_api_core::table_struct!`, beside the struct, makes the table from a
 /// row per field, the conversion from the fields the one reader of `energy_api_core::table` read, and
 /// `Deserialize` and the fast reader's `ReadJson` as calls to that reader.
-fn deserialize_impl(s: &Struct, home: Home, held: Held) -> TokenStream {
+fn deserialize_impl(
+    s: &Struct,
+    home: Home,
+    nested: bool,
+    free_form: &BTreeSet<String>,
+) -> TokenStream {
     let name = format_ident!("{}", s.rust_name);
     let generics = s.generic.as_ref().map(|g| {
         let g = format_ident!("{}", g);
         quote!(<#g>)
     });
-    table_impl(s, quote!(#name #generics), None, held, home)
+    table_impl(s, quote!(#name #generics), None, nested, home, free_form)
 }
 
 /// The `table_struct!` of a struct read by its table: a row per field, stating the field and its entry
-/// in the table at once (for an owned struct its Rust type, from which the macro takes its shape and
-/// which must be the field's). For an owned struct (`view_of: None`) the macro makes the table; a borrowed view (`view_of`: the path of the owned
-/// struct, whose table is named as it is) shares that table. `held`: whether other structs hold it.
+/// in the table at once (for an owned struct its shape, which the crate's tests check against the
+/// field's Rust type). For an owned struct (`view_of: None`) the macro makes the table; a borrowed view (`view_of`: the path of the owned
+/// struct, whose table is named as it is) shares that table. `nested` for a shared type or resource,
+/// which other structs hold (a payload struct is only ever read and written whole).
 pub(crate) fn table_impl(
     s: &Struct,
     name: TokenStream,
     view_of: Option<&TokenStream>,
-    held: Held,
+    nested: bool,
     home: Home,
+    free_form: &BTreeSet<String>,
 ) -> TokenStream {
     // A field's JSON name, where the identifier is not it (a keyword, `r#type`), is written for the
     // table and for the `Serialize` the macro makes, which names every field with a literal.
@@ -373,24 +369,24 @@ pub(crate) fn table_impl(
             let json = &f.name;
             quote!(= #json)
         });
-        // The owned struct's type, whose shape the table takes (`FromSlot::SHAPE`); a view shares it.
-        let ty = view_of.is_none().then(|| {
-            let ty = field_type(f, home);
-            quote!(: #ty)
+        // The owned struct's shape of the field (checked against its Rust type in the crate's tests);
+        // a view shares the table.
+        let shape = view_of.is_none().then(|| {
+            let shape = shape_expr(&f.ty, f.format, home, free_form);
+            if f.is_option() {
+                quote!(: Optional(&#shape))
+            } else {
+                quote!(: #shape)
+            }
         });
         // Left out when `None`: the `Serialize` it makes counts and skips such fields as it writes.
         let omit = f.optional.then(|| quote!(=> omit_none));
-        quote!(#id #json #ty #omit)
+        quote!(#id #json #shape #omit)
     });
     let keep = s
         .incomplete
         .then(|| quote!(, keep_unlisted_in additional_fields));
-    let nested = match (held, view_of) {
-        (Held::Never, _) => None,
-        // A view has no table of its own, so no cycle of statics.
-        (Held::Nested, _) | (Held::Recursive, Some(_)) => Some(quote!(nested)),
-        (Held::Recursive, None) => Some(quote!(recursive)),
-    };
+    let nested = nested.then(|| quote!(nested));
     match view_of {
         Some(owned) => quote! {
             ::energy_api_core::table_struct!(#nested #name, view_of #owned, [#(#fields),*] #keep);
