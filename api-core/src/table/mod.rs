@@ -77,7 +77,7 @@ pub enum Shape {
 /// The shape of a struct's field, from the field's Rust type: `shape_of(|ledger: &Ledger| &ledger.id)`
 /// is `Optional(&Str)` where `id` is an `Option<String>`. The closure only names the field (it is
 /// never called). What a row's shape is checked against (see [`table_struct!`](crate::table_struct)).
-pub const fn shape_of<'a, S, T: FromSlot<'a>>(_field: fn(&S) -> &T) -> Shape {
+pub const fn shape_of<S, T: Shaped>(_field: fn(&S) -> &T) -> Shape {
     T::SHAPE
 }
 
@@ -298,8 +298,8 @@ const fn same_str(a: &str, b: &str) -> bool {
 /// through a [`Writer`]. A field and its entry in the table are one row, so they cannot disagree.
 ///
 /// A JSON name is plain JSON (no `"`, `\` or control character; the generator's field names are ASCII
-/// letters, digits and `_`): it is compared in place by the fast reader and written as it is, its
-/// member text (`"name":`) made when the crate is compiled. The crate's own tests check it
+/// letters, digits and `_`): it is compared in place by the fast reader and written as it is, between
+/// quotes, without escaping. The crate's own tests check it
 /// (`cfg(test)`), as they check a view's rows.
 ///
 /// ```
@@ -335,7 +335,7 @@ const fn same_str(a: &str, b: &str) -> bool {
 /// `=> omit_none`, does not compile there. Not in every build: the compiler evaluates such checks
 /// slowly, and a crate of a thousand views paid 5 % of its build for them.
 ///
-/// So is each row's shape against its field's Rust type ([`FromSlot::SHAPE`], through [`shape_of`]): a
+/// So is each row's shape against its field's Rust type ([`Shaped::SHAPE`], through [`shape_of`]): a
 /// row whose shape is not its field's does not compile in the crate's own tests. Taking the shapes
 /// from the types in every build (a row per field with no shape, or with its type) cost 5.6 % or 1.4 %
 /// of the generated crate's build (`BENCHMARKS.md`, section 27).
@@ -345,6 +345,8 @@ macro_rules! table_struct {
     (nested $name:ident $($rest:tt)*) => {
         $crate::table_struct!($name $($rest)*);
         $crate::table_struct!(@nested $name $($rest)*);
+        #[cfg(test)]
+        $crate::table_struct!(@shaped $name $($rest)*);
     };
     ($name:ident <$lt:lifetime>, view_of $table:path, [$($field:ident $(= $json:literal)? $(=> $omit:ident)?),* $(,)?] $(, keep_unlisted_in $additional:ident)? $(,)?) => {
         #[cfg(test)]
@@ -472,9 +474,6 @@ macro_rules! table_struct {
     };
     (@from_slot [$($generics:tt)*] $lt:lifetime, $ty:ty) => {
         impl<$($generics)*> $crate::table::FromSlot<$lt> for $ty {
-            const SHAPE: $crate::table::Shape =
-                $crate::table::Shape::Struct(<Self as $crate::table::FromFields<$lt>>::TABLE);
-
             #[inline]
             fn from_slot(
                 slot: ::std::option::Option<$crate::table::Slot<$lt>>,
@@ -484,7 +483,7 @@ macro_rules! table_struct {
             }
         }
     };
-    // The names written as they are (`@member`) and compared in place by the fast reader are plain
+    // The names written as they are (`Writer::field`) and compared in place by the fast reader are plain
     // JSON: checked when the crate's own tests compile, as a view's rows are.
     (@plain $name:ident, [$($field:ident $(= $json:literal)?),*]) => {
         const _: () = ::std::assert!(
@@ -492,6 +491,50 @@ macro_rules! table_struct {
             ::std::concat!("a JSON name of ", ::std::stringify!($name), " is not plain: it has a `\"`, a `\\` or a control character"),
         );
     };
+    // Former names, each pointing to its field by the field's identifier.
+    (@aliases $idents:tt) => { &[] };
+    (@aliases $idents:tt $($former:literal => $target:ident),+) => {
+        &[$(($former, $crate::table::field_index(&$idents, ::std::stringify!($target)))),+]
+    };
+    // A field at a time, each by its own `Serialize` impl and under its JSON name (see `Writer`).
+    (@serialize $self:ident, $serializer:ident, $name:ident, [$($field:ident $(= $json:literal)? $(=> $omit:ident)?),*] $(, $additional:ident)?) => {{
+        let mut writer = $crate::table::Writer::start(
+            $serializer,
+            ::std::stringify!($name),
+            $crate::table_struct!(@keeps $($additional)?),
+            0 $(+ $crate::table_struct!(@written $self, $field $(, $omit)?))*,
+        )?;
+        $($crate::table_struct!(
+            @write writer, $self, $field, $crate::table_struct!(@json $field $(= $json)?) $(, $omit)?
+        );)*
+        writer.end($crate::table_struct!(@unlisted $self $(, $additional)?))
+    }};
+    (@written $self:ident, $field:ident) => { 1 };
+    (@written $self:ident, $field:ident, omit_none) => {
+        usize::from(::std::option::Option::is_some(&$self.$field))
+    };
+    (@write $writer:ident, $self:ident, $field:ident, $name:expr) => {
+        $writer.field($name, &$self.$field)
+    };
+    (@write $writer:ident, $self:ident, $field:ident, $name:expr, omit_none) => {
+        $writer.optional($name, &$self.$field)
+    };
+    (@json $field:ident) => { ::std::stringify!($field) };
+    (@json $field:ident = $json:literal) => { $json };
+    (@omits) => { false };
+    (@omits omit_none) => { true };
+    (@keeps) => { false };
+    (@keeps $additional:ident) => { true };
+    (@unlisted $self:ident) => { ::std::option::Option::None };
+    (@unlisted $self:ident, $additional:ident) => { ::std::option::Option::Some(&$self.$additional) };
+    (@body $name:ident, $fields:ident, $ok:ident, [$($field:ident),*] $(, $additional:ident)?) => {{
+        let value = $name {
+            $($field: $fields.take(),)*
+            $($additional: $fields.take_unlisted(),)?
+        };
+        $fields.finish($ok);
+        value
+    }};
     // The checks made when the crate's own tests compile (each called under `#[cfg(test)]`, so that no
     // other build even expands it): a view names its table's fields, and each row states the shape of
     // its field's Rust type.
@@ -514,53 +557,26 @@ macro_rules! table_struct {
             ::std::concat!("a row of ", ::std::stringify!($name), " does not state its field's shape (the shape of its Rust type)"),
         );
     };
-    // Former names, each pointing to its field by the field's identifier.
-    (@aliases $idents:tt) => { &[] };
-    (@aliases $idents:tt $($former:literal => $target:ident),+) => {
-        &[$(($former, $crate::table::field_index(&$idents, ::std::stringify!($target)))),+]
+    // A struct's shape, as a field of another: its table (a view's is its owned struct's).
+    (@shaped $name:ident <$lt:lifetime> $($rest:tt)*) => {
+        impl<$lt> $crate::table::Shaped for $name<$lt> {
+            const SHAPE: $crate::table::Shape =
+                $crate::table::Shape::Struct(<Self as $crate::table::FromFields<$lt>>::TABLE);
+        }
     };
-    // A field at a time, each by its own `Serialize` impl and under its JSON name (see `Writer`).
-    (@serialize $self:ident, $serializer:ident, $name:ident, [$($field:ident $(= $json:literal)? $(=> $omit:ident)?),*] $(, $additional:ident)?) => {{
-        let mut writer = $crate::table::Writer::start(
-            $serializer,
-            ::std::stringify!($name),
-            $crate::table_struct!(@keeps $($additional)?),
-            0 $(+ $crate::table_struct!(@written $self, $field $(, $omit)?))*,
-        )?;
-        $($crate::table_struct!(
-            @write writer, $self, $field, $crate::table_struct!(@member $field $(= $json)?) $(, $omit)?
-        );)*
-        writer.end($crate::table_struct!(@unlisted $self $(, $additional)?))
-    }};
-    (@written $self:ident, $field:ident) => { 1 };
-    (@written $self:ident, $field:ident, omit_none) => {
-        usize::from(::std::option::Option::is_some(&$self.$field))
+    (@shaped $name:ident <$param:ident> $($rest:tt)*) => {
+        impl<$param: $crate::table::FromFields<'static> + $crate::table::FromSlot<'static>> $crate::table::Shaped
+            for $name<$param>
+        {
+            const SHAPE: $crate::table::Shape =
+                $crate::table::Shape::Struct(<Self as $crate::table::FromFields<'static>>::TABLE);
+        }
     };
-    (@write $writer:ident, $self:ident, $field:ident, $name:expr) => {
-        $writer.field($name, &$self.$field)
+    (@shaped $name:ident $($rest:tt)*) => {
+        impl $crate::table::Shaped for $name {
+            const SHAPE: $crate::table::Shape = $crate::table::Shape::Struct(&$name);
+        }
     };
-    (@write $writer:ident, $self:ident, $field:ident, $name:expr, omit_none) => {
-        $writer.optional($name, &$self.$field)
-    };
-    (@json $field:ident) => { ::std::stringify!($field) };
-    (@json $field:ident = $json:literal) => { $json };
-    // A member's JSON text, `"name":`, made when the crate is compiled (the name is plain JSON).
-    (@member $field:ident) => { ::std::concat!("\"", ::std::stringify!($field), "\":") };
-    (@member $field:ident = $json:literal) => { ::std::concat!("\"", $json, "\":") };
-    (@omits) => { false };
-    (@omits omit_none) => { true };
-    (@keeps) => { false };
-    (@keeps $additional:ident) => { true };
-    (@unlisted $self:ident) => { ::std::option::Option::None };
-    (@unlisted $self:ident, $additional:ident) => { ::std::option::Option::Some(&$self.$additional) };
-    (@body $name:ident, $fields:ident, $ok:ident, [$($field:ident),*] $(, $additional:ident)?) => {{
-        let value = $name {
-            $($field: $fields.take(),)*
-            $($additional: $fields.take_unlisted(),)?
-        };
-        $fields.finish($ok);
-        value
-    }};
 }
 
 #[cfg(test)]

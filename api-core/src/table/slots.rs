@@ -188,14 +188,20 @@ impl<'a, T: FromFields<'a>> crate::read::ReadJson<'a> for T {
     }
 }
 
+/// The shape a row of a struct's table states for a field of this Rust type: what the crate's own
+/// tests check each row against ([`shape_of`], see [`table_struct!`](crate::table_struct)). A trait of
+/// its own, implemented for a generated struct only under `cfg(test)`, so that no other build of a
+/// generated crate type-checks a constant per struct.
+#[doc(hidden)]
+pub trait Shaped {
+    /// The shape.
+    const SHAPE: Shape;
+}
+
 /// A field's value made from its slot (`None`: the field was absent).
 // Hidden from docs: the engine's, not the user's (every generated struct implements it).
 #[doc(hidden)]
 pub trait FromSlot<'a>: Sized {
-    /// The shape of this type's slot: what a row of its struct's table states for a field of this type
-    /// (checked by [`shape_of`] in the crate's own tests, see [`table_struct!`](crate::table_struct)).
-    const SHAPE: Shape;
-
     /// The value; where the slot does not hold one of this type, `ok` is cleared and a stand-in
     /// value returned (see [`Fields::take`]).
     fn from_slot(slot: Option<Slot<'a>>, ok: &mut bool) -> Self;
@@ -214,9 +220,11 @@ pub trait FromSlot<'a>: Sized {
 /// variant's value is replaced by `$left` (which owns nothing) and the slot cleared.
 macro_rules! scalar_from_slot {
     ($($ty:ty => $variant:ident($value:ident) $made:expr, $stand_in:expr, left $left:expr, shape $shape:ident;)*) => {
-        $(impl<'a> FromSlot<'a> for $ty {
+        $(impl<'a> Shaped for $ty {
             const SHAPE: Shape = Shape::$shape;
+        }
 
+        impl<'a> FromSlot<'a> for $ty {
             #[inline]
             fn from_slot(slot: Option<Slot<'a>>, ok: &mut bool) -> Self {
                 match slot {
@@ -264,10 +272,12 @@ scalar_from_slot! {
 }
 
 /// Absent and `null` are both `None`.
-impl<'a, T: FromSlot<'a>> FromSlot<'a> for Option<T> {
-    // An inline constant: a reference to a generic constant is not made `'static` otherwise.
+// An inline constant: a reference to a generic constant is not made `'static` otherwise.
+impl<T: Shaped> Shaped for Option<T> {
     const SHAPE: Shape = Shape::Optional(&const { T::SHAPE });
+}
 
+impl<'a, T: FromSlot<'a>> FromSlot<'a> for Option<T> {
     #[inline]
     fn from_slot(slot: Option<Slot<'a>>, ok: &mut bool) -> Self {
         match slot {
@@ -291,9 +301,11 @@ impl<'a, T: FromSlot<'a>> FromSlot<'a> for Option<T> {
 
 // Loops rather than iterator adapters: `collect` instantiates much of std's iterator machinery for
 // every element type.
-impl<'a, T: FromSlot<'a>> FromSlot<'a> for Vec<T> {
+impl<T: Shaped> Shaped for Vec<T> {
     const SHAPE: Shape = Shape::Array(&const { T::SHAPE });
+}
 
+impl<'a, T: FromSlot<'a>> FromSlot<'a> for Vec<T> {
     fn from_slot(slot: Option<Slot<'a>>, ok: &mut bool) -> Self {
         let Some(Slot::Array(items)) = slot else {
             *ok = false;
@@ -307,12 +319,14 @@ impl<'a, T: FromSlot<'a>> FromSlot<'a> for Vec<T> {
     }
 }
 
+impl<K, T: Shaped> Shaped for std::collections::BTreeMap<K, T> {
+    const SHAPE: Shape = Shape::Map(&const { T::SHAPE });
+}
+
 /// A later member of the same name replaces an earlier one, as serde's map impls do.
 impl<'a, K: From<Cow<'a, str>> + Ord, T: FromSlot<'a>> FromSlot<'a>
     for std::collections::BTreeMap<K, T>
 {
-    const SHAPE: Shape = Shape::Map(&const { T::SHAPE });
-
     fn from_slot(slot: Option<Slot<'a>>, ok: &mut bool) -> Self {
         let mut map = std::collections::BTreeMap::new();
         let Some(Slot::Entries(entries)) = slot else {
@@ -326,9 +340,11 @@ impl<'a, K: From<Cow<'a, str>> + Ord, T: FromSlot<'a>> FromSlot<'a>
     }
 }
 
-impl<'a, T: FromSlot<'a>> FromSlot<'a> for Box<T> {
+impl<T: Shaped> Shaped for Box<T> {
     const SHAPE: Shape = T::SHAPE;
+}
 
+impl<'a, T: FromSlot<'a>> FromSlot<'a> for Box<T> {
     fn from_slot(slot: Option<Slot<'a>>, ok: &mut bool) -> Self {
         Box::new(T::from_slot(slot, ok))
     }

@@ -142,9 +142,12 @@ impl AnnualCost {
 #[serde(transparent)]
 pub struct ApiError(pub ::serde_json::Map<::std::string::String, ::serde_json::Value>);
 
-impl<'a> ::energy_api_core::table::FromSlot<'a> for ApiError {
+#[cfg(test)]
+impl ::energy_api_core::table::Shaped for ApiError {
     const SHAPE: ::energy_api_core::table::Shape = ::energy_api_core::table::Shape::Obj;
+}
 
+impl<'a> ::energy_api_core::table::FromSlot<'a> for ApiError {
     #[inline]
     fn from_slot(
         slot: ::std::option::Option<::energy_api_core::table::Slot<'a>>,

@@ -206,9 +206,12 @@ pub(crate) fn struct_tokens(
             },
             // A resource may be held by another, whose table reads it from a slot as a free-form object.
             Home::Rest => quote! {
-                impl<'a> ::energy_api_core::table::FromSlot<'a> for #name {
+                #[cfg(test)]
+                impl ::energy_api_core::table::Shaped for #name {
                     const SHAPE: ::energy_api_core::table::Shape = ::energy_api_core::table::Shape::Obj;
+                }
 
+                impl<'a> ::energy_api_core::table::FromSlot<'a> for #name {
                     #[inline]
                     fn from_slot(
                         slot: ::std::option::Option<::energy_api_core::table::Slot<'a>>,
