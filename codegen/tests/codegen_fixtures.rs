@@ -199,13 +199,34 @@ fn the_free_form_field_is_read_whole_and_written_back() {
 /// Generates the fixture schema `fixture` as the crate `name` in a scratch workspace, adds `source` as
 /// its integration test `test`, and runs it (warnings denied).
 fn scratch_test(fixture: &str, name: &str, test: &str, source: &str) {
+    let output = scratch_cargo(fixture, name, test, source, |_| {}, &["test"]);
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Generates the fixture schema `fixture` as the crate `name` in a scratch workspace, lets `edit`
+/// change its files (as an author editing generated code by hand would), adds `source` as its
+/// integration test `test`, and runs `cargo <command> --test <test>` there (warnings denied).
+fn scratch_cargo(
+    fixture: &str,
+    name: &str,
+    test: &str,
+    source: &str,
+    edit: impl FnOnce(&mut std::collections::BTreeMap<String, String>),
+    command: &[&str],
+) -> std::process::Output {
     let root = energy_testkit::workspace();
     let scratch = root.join("target").join(format!("{name}-crate"));
-    let files = energy_codegen::generate(
+    let mut files = energy_codegen::generate(
         &energy_testkit::generator_fixture(&format!("schemas/{fixture}")),
         None,
     )
     .unwrap_or_else(|f| panic!("{}", f.render(false)));
+    edit(&mut files);
     support::write_scratch_crate(&scratch, name, files);
     std::fs::create_dir_all(scratch.join(format!("{name}/tests"))).unwrap();
     std::fs::write(scratch.join(format!("{name}/tests/{test}.rs")), source).unwrap();
@@ -216,20 +237,59 @@ fn scratch_test(fixture: &str, name: &str, test: &str, source: &str) {
     .unwrap();
     std::fs::copy(root.join("Cargo.lock"), scratch.join("Cargo.lock")).unwrap();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let output = std::process::Command::new(cargo)
+    std::process::Command::new(cargo)
         .current_dir(&scratch)
-        .args(["test", "--offline", "--quiet", "--test", test])
+        .args(command)
+        .args(["--offline", "--quiet", "--test", test])
         .env("RUSTFLAGS", "-D warnings")
         .env(
             "CARGO_TARGET_DIR",
             root.join("target").join("scratch-check"),
         )
         .output()
-        .expect("cargo runs");
+        .expect("cargo runs")
+}
+
+/// A row of a table whose shape is not its field's does not compile in the crate's own tests (where
+/// `table_struct!` checks each row against its field's Rust type), and a library build is not slowed
+/// by the check.
+#[test]
+fn a_row_that_contradicts_its_field_does_not_compile_in_the_crates_tests() {
+    let source = "//! Nothing to run: the crate's tests compile its checks.\n";
+    let edit = |files: &mut std::collections::BTreeMap<String, String>| {
+        let meters = files
+            .get_mut("src/events/meters.rs")
+            .expect("the fixture has a meters section");
+        *meters = meters.replacen("        mprn: Str,", "        mprn: Int,", 1);
+    };
+    let tests = scratch_cargo(
+        "docs-evolution",
+        "contradicted",
+        "nothing",
+        source,
+        edit,
+        &["test", "--lib", "--no-run"],
+    );
+    let stderr = String::from_utf8_lossy(&tests.stderr);
     assert!(
-        output.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
+        !tests.status.success(),
+        "the crate's tests compile a contradicted row: {stderr}"
+    );
+    assert!(
+        stderr.contains("does not state its field's shape"),
+        "the check names the row's struct: {stderr}"
+    );
+    let library = scratch_cargo(
+        "docs-evolution",
+        "contradicted",
+        "nothing",
+        source,
+        edit,
+        &["build", "--lib"],
+    );
+    assert!(
+        library.status.success(),
+        "a library build does not run the checks: {}",
+        String::from_utf8_lossy(&library.stderr)
     );
 }

@@ -178,9 +178,8 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads a string, borrowed from the text unless it has escapes.
-    ///
-    /// Always inlined: returned through memory, the string was stored in words and loaded again in
-    /// halves by its caller, a stall that cost as much as the reading (the profile of issue 24).
+    // Always inlined: returned through memory, the string was stored in words and loaded again in
+    // halves by its caller, a stall that cost as much as the reading (the profile of issue 24).
     #[inline(always)]
     pub fn string(&mut self) -> Result<Cow<'a, str>, Stop> {
         self.eat(b'"')?;
@@ -756,9 +755,8 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
 /// The index of `name` among `fields` (or of the field one of `aliases` names), trying first the one
 /// after the last found (`next`), in the schema's order and then in name order (`by_name`, see
 /// [`crate::table::StructTable::by_name`]; may be empty): keys usually come in one or the other.
-///
-/// The two guesses are inlined into the caller, the search after them is not: out of line, the whole
-/// of it was a call per key of every struct read through serde.
+// The two guesses are inlined into the caller, the search after them is not: out of line, the whole
+// of it was a call per key of every struct read through serde.
 #[inline(always)]
 pub fn find_field(
     fields: &[&str],

@@ -54,9 +54,10 @@ pub fn read_into<'a, T: FromFields<'a>>(reader: &mut Reader<'a>) -> Result<T, St
     T::from_fields(&mut fields).ok_or(Stop)
 }
 
-/// Reads a field's value into its slot. Always inlined into the loop over a struct's members, with the
-/// common shapes (strings, integers, booleans, each perhaps `null`) read in place and the rest out of
-/// line: a call per field, and a slot returned and moved, were a tenth of the reader's time each.
+/// Reads a field's value into its slot.
+// Always inlined into the loop over a struct's members, with the common shapes (strings, integers,
+// booleans, each perhaps `null`) read in place and the rest out of line: a call per field, and a slot
+// returned and moved, were a tenth of the reader's time each.
 #[inline(always)]
 fn read_field<'a>(
     reader: &mut Reader<'a>,

@@ -332,13 +332,14 @@ const fn same_str(a: &str, b: &str) -> bool {
 /// row its field with the JSON name and `=> omit_none` but no shape; the view's rows are checked
 /// against the table, by name ([`view_matches`]), when the crate's own tests compile (`cfg(test)`): a
 /// view that names a field its table does not have, in another place, or misses an optional field's
-/// `=> omit_none`, does not compile there. Not in every build: the compiler evaluates such checks
-/// slowly, and a crate of a thousand views paid 5 % of its build for them.
+/// `=> omit_none`, does not compile there.
 ///
 /// So is each row's shape against its field's Rust type ([`Shaped::SHAPE`], through [`shape_of`]): a
-/// row whose shape is not its field's does not compile in the crate's own tests. Taking the shapes
-/// from the types in every build (a row per field with no shape, or with its type) cost 5.6 % or 1.4 %
-/// of the generated crate's build (`BENCHMARKS.md`, section 27).
+/// row whose shape is not its field's does not compile in the crate's own tests.
+// Not in every build: the compiler evaluates such checks slowly (a crate of a thousand views paid 5 %
+// of its build for them), and taking the shapes from the types in every build (a row per field with no
+// shape, or with its type) cost 5.6 % or 1.4 % of the generated crate's build (`BENCHMARKS.md`,
+// section 27). Each check is a macro call under `#[cfg(test)]`, so that no other build expands it.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! table_struct {

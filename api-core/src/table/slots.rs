@@ -41,11 +41,10 @@ const IN_PLACE: usize = 8;
 /// The fields of one struct as read: a slot per declared field (`None` when absent), and the members
 /// it keeps without listing them. A struct's [`FromFields`] takes them out in declared order
 /// ([`Fields::take`]).
-///
-/// The first `IN_PLACE` slots are held in place, and a payload's fields are read into and built from
-/// a `Fields` its caller holds ([`Fields::of`], handed over by `&mut`): a payload is read, built and
-/// dropped without an allocation of its own and without copying its slots (`BENCHMARKS.md`, section
-/// 18). A nested struct's fields are boxed in their slot ([`Slot::Struct`]), which stays four words.
+// The first `IN_PLACE` slots are held in place, and a payload's fields are read into and built from
+// a `Fields` its caller holds ([`Fields::of`], handed over by `&mut`): a payload is read, built and
+// dropped without an allocation of its own and without copying its slots (`BENCHMARKS.md`, section
+// 18). A nested struct's fields are boxed in their slot ([`Slot::Struct`]), which stays four words.
 #[derive(Debug)]
 pub struct Fields<'a> {
     /// Slots `0..IN_PLACE`; those past `len` stay `None`. Dropped by [`Fields`]' own `Drop`: the
@@ -107,14 +106,13 @@ impl<'a> Fields<'a> {
 
     /// The next field's value. Where the slot does not hold a `T` (never, for generated code) a
     /// stand-in value is returned and [`Fields::finish`] then clears its flag.
-    ///
-    /// Infallible on purpose: a `?` per field (an early return, a branch and the drops of the fields
-    /// made so far, per field of every struct) was most of a generated crate's code.
-    ///
-    /// Not inlined: one function for each type of field, shared by every struct, so that a struct's
-    /// conversion is a call per field. Inlined, each payload's conversion was its own kilobytes of
-    /// code, run once per event of its type: decoding a stream of many types missed the instruction
-    /// cache on half its conversions (`BENCHMARKS.md`, section 17).
+    // Infallible on purpose: a `?` per field (an early return, a branch and the drops of the fields
+    // made so far, per field of every struct) was most of a generated crate's code.
+    //
+    // Not inlined: one function for each type of field, shared by every struct, so that a struct's
+    // conversion is a call per field. Inlined, each payload's conversion was its own kilobytes of
+    // code, run once per event of its type: decoding a stream of many types missed the instruction
+    // cache on half its conversions (`BENCHMARKS.md`, section 17).
     #[inline(never)]
     pub fn take<T: FromSlot<'a>>(&mut self) -> T {
         let i = self.next;
@@ -207,9 +205,10 @@ pub trait FromSlot<'a>: Sized {
     fn from_slot(slot: Option<Slot<'a>>, ok: &mut bool) -> Self;
 
     /// The value taken out of its slot where it lies, the slot left `None`, as [`FromSlot::from_slot`]
-    /// makes it. A scalar's is read in place: taken out whole first, the slot was copied to the stack
-    /// in two halves and read back in other pieces, which the processor could not forward from the
-    /// stores just made, a stall on every field (`BENCHMARKS.md`, section 22).
+    /// makes it. A scalar's is read in place.
+    // Taken out whole first, a scalar's slot was copied to the stack in two halves and read back in
+    // other pieces, which the processor could not forward from the stores just made, a stall on every
+    // field (`BENCHMARKS.md`, section 22).
     #[inline]
     fn take_slot(slot: &mut Option<Slot<'a>>, ok: &mut bool) -> Self {
         Self::from_slot(slot.take(), ok)

@@ -7,14 +7,13 @@ use super::*;
 /// what a generated struct's `Serialize` impl does, a field at a time ([`Writer::field`],
 /// [`Writer::optional`]), each value written by its own `Serialize` impl, so that nothing on the way is
 /// dispatched at run time.
-///
-/// A struct's `Serialize` is a call per field, as the derive's is; the writer's methods are not
-/// inlined into it: [`Writer::start`] and [`Writer::end`] are one function for each serializer,
-/// [`Writer::field`] one for each serializer and type of field, shared by every struct. Code inlined
-/// a field at a time (a field's name known when it is compiled, its escaping and copying made then)
-/// took fewer instructions, but made each struct's `Serialize` ten times the derive's, and writing
-/// missed the instruction cache until it was no faster than the derive's (`BENCHMARKS.md`, section
-/// 17). The first error is kept by the writer and returned by [`Writer::end`]: no `?` per field.
+// A struct's `Serialize` is a call per field, as the derive's is; the writer's methods are not
+// inlined into it: [`Writer::start`] and [`Writer::end`] are one function for each serializer,
+// [`Writer::field`] one for each serializer and type of field, shared by every struct. Code inlined
+// a field at a time (a field's name known when it is compiled, its escaping and copying made then)
+// took fewer instructions, but made each struct's `Serialize` ten times the derive's, and writing
+// missed the instruction cache until it was no faster than the derive's (`BENCHMARKS.md`, section
+// 17). The first error is kept by the writer and returned by [`Writer::end`]: no `?` per field.
 pub struct Writer<S: serde::Serializer> {
     state: WriterState<S>,
     /// Apart from the state, which the serializer is handed, so that it stays in a register.
@@ -64,11 +63,12 @@ impl<S: serde::Serializer> Writer<S> {
     }
 
     /// Writes the next field (fields are written in declared order) under its JSON name, which is
-    /// plain JSON (see [`crate::table_struct!`]): written between quotes as it is, a name costs a copy
-    /// (escaped as a string, it was 8 % of writing: `BENCHMARKS.md`, section 22; its member text
-    /// `"name":` made by `concat!` when the crate compiled cost 0.6 % of the generated crate's build,
-    /// section 27). Not inlined (see [`Writer`]): the first error is kept here, so that a call is all a
-    /// field costs its struct.
+    /// plain JSON (see [`crate::table_struct!`]) and is written between quotes as it is. The first
+    /// error is kept by the writer.
+    // A name costs a copy: escaped as a string, it was 8 % of writing (`BENCHMARKS.md`, section 22);
+    // its member text `"name":` made by `concat!` when the crate compiled cost 0.6 % of the generated
+    // crate's build (section 27). Not inlined (see `Writer`), and no error returned: a call is all a
+    // field costs its struct.
     #[inline(never)]
     pub fn field<T: serde::Serialize + ?Sized>(&mut self, name: &'static str, value: &T) {
         use serde::ser::{Error, SerializeMap, SerializeStruct};

@@ -293,8 +293,8 @@ impl JsonText {
         self.out.extend_from_slice(text.as_bytes());
     }
 
-    /// A member's name and its `:`, after a `,` unless it is the `first`. Not inlined: one function
-    /// for every struct's fields, the names not known when it is compiled.
+    /// A member's name and its `:`, after a `,` unless it is the `first`.
+    // Not inlined: one function for every struct's fields, the names not known when it is compiled.
     #[inline(never)]
     pub(crate) fn member(&mut self, name: &str, first: bool) {
         if !first {
@@ -305,9 +305,9 @@ impl JsonText {
     }
 
     /// A member whose name is plain JSON (no `"`, `\\` or control character: a table's names), written
-    /// between quotes as it is, after a `,` unless it is the `first`. Copied a word at a time as
-    /// strings are ([`JsonText::copy_plain`], whose verdict is not asked: the name is plain). Not
-    /// inlined, as [`JsonText::member`].
+    /// between quotes as it is, after a `,` unless it is the `first`.
+    // Copied a word at a time as strings are (`copy_plain`, whose verdict is not asked: the name is
+    // plain). Not inlined, as `member`.
     #[inline(never)]
     pub(crate) fn plain_member(&mut self, name: &str, first: bool) {
         // Room for `,"`, `":` and a word copied past the end.

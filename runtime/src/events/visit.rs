@@ -96,10 +96,10 @@ impl Keep for KeepEvent {
     }
 }
 
-/// The value `read` makes, boxed: the box is allocated first and the value written into it once.
-/// Boxed after it was read (`map(Box::new)`), the value, hundreds of bytes, was copied twice: into the
-/// box, and before that aside, to be dropped should the allocation unwind (`BENCHMARKS.md`, section 22).
-/// A read that stops frees the box unused: the rare path, on which the serde reader decides anyway.
+/// The value `read` makes, boxed: the box is allocated first and the value written into it once. A
+/// read that stops frees the box unused: the rare path, on which the serde reader decides anyway.
+// Boxed after it was read (`map(Box::new)`), the value, hundreds of bytes, was copied twice: into the
+// box, and before that aside, to be dropped should the allocation unwind (`BENCHMARKS.md`, section 22).
 #[inline(always)]
 fn boxed<T>(read: impl FnOnce() -> Result<T, Stop>) -> Result<Box<T>, Stop> {
     let place = Box::new_uninit();
