@@ -274,14 +274,14 @@ fn format_file(tokens: TokenStream) -> Result<String, String> {
     Ok(out)
 }
 
-/// A `table_struct!` or `deserialize_struct!` invocation laid out as rustfmt would, a field per line
+/// A `table_struct!` invocation laid out as rustfmt would, a field per line
 /// (prettyplease prints the arguments of macros it does not know as one run of tokens).
 fn reader_invocation(item: &syn::Item) -> Option<String> {
     let syn::Item::Macro(m) = item else {
         return None;
     };
     let name = &m.mac.path.segments.last()?.ident;
-    if name != "table_struct" && name != "deserialize_struct" {
+    if name != "table_struct" {
         return None;
     }
     // Its attributes (a `#[cfg]`) as prettyplease prints them, then the invocation.

@@ -4,7 +4,7 @@
 //! flattened), and functions that pair each generated type with its twin.
 //!
 //! It is not part of `generated/`: the `energy-twin` test crate writes it in its build script from the
-//! same model, so it can never be stale. What a `table_struct!` or `deserialize_struct!` does is then
+//! same model, so it can never be stale. What a `table_struct!` does is then
 //! compared with what serde's derive does, in every format (`tests/formats.rs`) and for speed
 //! (`tests/benches/event_decoding.rs`).
 
