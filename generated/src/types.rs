@@ -36,9 +36,9 @@ impl ActivatedSupplyPoint {
 ::energy_api_core::table_struct!(
     nested ActivatedSupplyPoint,
     [
-        external_identifier = "external_identifier": Str,
-        market_name = "market_name": Str,
-        confirmed_supply_start_date = "confirmed_supply_start_date": Str,
+        external_identifier: Str,
+        market_name: Str,
+        confirmed_supply_start_date: Str,
     ],
     by_name: [2, 1, 3, 0],
 );
@@ -73,8 +73,8 @@ impl ActivationInitiatedSupplyPoint {
 ::energy_api_core::table_struct!(
     nested ActivationInitiatedSupplyPoint,
     [
-        external_identifier = "external_identifier": Str,
-        market_name = "market_name": Str,
+        external_identifier: Str,
+        market_name: Str,
     ],
     by_name: [0, 1, 2],
 );
@@ -109,8 +109,8 @@ impl AllocationComponent {
 ::energy_api_core::table_struct!(
     nested AllocationComponent,
     [
-        source_type = "source_type": Str,
-        source_identifier = "source_identifier": Str,
+        source_type: Str,
+        source_identifier: Str,
     ],
     by_name: [1, 2, 0],
 );
@@ -154,9 +154,9 @@ impl AmendedSubject {
     nested AmendedSubject,
     [
         r#type = "type": Str,
-        identifier = "identifier": Str,
-        effective_from = "effective_from": Str,
-        effective_to = "effective_to": Str,
+        identifier: Str,
+        effective_from: Str,
+        effective_to: Str,
     ],
     by_name: [2, 4, 0, 3, 1],
 );
@@ -183,7 +183,7 @@ impl BillingAccount {
 ::energy_api_core::table_struct!(
     nested BillingAccount,
     [
-        number = "number": Str,
+        number: Str,
     ],
     by_name: [0, 1],
 );
@@ -218,8 +218,8 @@ impl ChargePeriod {
 ::energy_api_core::table_struct!(
     nested ChargePeriod,
     [
-        start_at = "start_at": Str,
-        end_at = "end_at": Str,
+        start_at: Str,
+        end_at: Str,
     ],
     by_name: [1, 2, 0],
 );
@@ -301,9 +301,9 @@ impl CommsPreferencesChanges {
 ::energy_api_core::table_struct!(
     nested CommsPreferencesChanges,
     [
-        requires_postal_comms = "requires_postal_comms": Optional(&Array(&Bool)) => omit_none,
-        preferred_language_for_comms = "preferred_language_for_comms": Optional(&Array(&Str)) => omit_none,
-        document_accessibility = "document_accessibility": Optional(&Array(&Str)) => omit_none,
+        requires_postal_comms: Optional(&Array(&Bool)) => omit_none,
+        preferred_language_for_comms: Optional(&Array(&Str)) => omit_none,
+        document_accessibility: Optional(&Array(&Str)) => omit_none,
     ],
     by_name: [2, 3, 0, 1],
 );
@@ -346,10 +346,10 @@ impl Consent {
 ::energy_api_core::table_struct!(
     nested Consent,
     [
-        id = "id": Int,
-        consent_type_code = "consent_type_code": Str,
-        value = "value": Str,
-        signed_at = "signed_at": Str,
+        id: Int,
+        consent_type_code: Str,
+        value: Str,
+        signed_at: Str,
     ],
     by_name: [1, 3, 0, 4, 2],
 );
@@ -388,9 +388,9 @@ impl ContractJourney {
 ::energy_api_core::table_struct!(
     nested ContractJourney,
     [
-        number = "number": Str,
+        number: Str,
         r#type = "type": Str,
-        requested_at = "requested_at": Str,
+        requested_at: Str,
     ],
     by_name: [0, 2, 3, 1],
 );
@@ -448,8 +448,8 @@ impl ContractReferences {
 ::energy_api_core::table_struct!(
     nested ContractReferences,
     [
-        account_contract_identifier = "account_contract_identifier": Optional(&Str) => omit_none,
-        business_contract_identifier = "business_contract_identifier": Optional(&Str) => omit_none,
+        account_contract_identifier: Optional(&Str) => omit_none,
+        business_contract_identifier: Optional(&Str) => omit_none,
     ],
     by_name: [0, 1, 2],
 );
@@ -488,9 +488,9 @@ impl DispatchPayload {
 ::energy_api_core::table_struct!(
     nested DispatchPayload,
     [
-        begin = "begin": Str,
-        end = "end": Str,
-        power = "power": Int,
+        begin: Str,
+        end: Str,
+        power: Int,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -603,28 +603,28 @@ impl DisputedClosingReading {
 ::energy_api_core::table_struct!(
     nested DisputedClosingReading,
     [
-        mprn = "mprn": Str,
-        supplier = "supplier": Str,
-        reference_number = "reference_number": Int,
-        transfer_date = "transfer_date": Str,
-        initiating_organisation = "initiating_organisation": Str,
-        io_contact_name = "io_contact_name": Str,
-        recipient_organisation = "recipient_organisation": Str,
-        ro_contact_name = "ro_contact_name": Str,
-        meter_serial = "meter_serial": Str,
-        meter_digits = "meter_digits": Int,
-        house_name_number = "house_name_number": Str,
-        postcode = "postcode": Str,
-        disputed_reading = "disputed_reading": Int,
-        disputed_reading_is_actual = "disputed_reading_is_actual": Bool,
-        proposed_reading = "proposed_reading": Int,
-        proposed_reading_is_actual = "proposed_reading_is_actual": Bool,
-        status_response = "status_response": Str,
-        root_cause = "root_cause": Str,
-        rejection_acceptance_code = "rejection_acceptance_code": Str,
-        criteria = "criteria": Str,
-        comments = "comments": Str,
-        is_gain = "is_gain": Bool,
+        mprn: Str,
+        supplier: Str,
+        reference_number: Int,
+        transfer_date: Str,
+        initiating_organisation: Str,
+        io_contact_name: Str,
+        recipient_organisation: Str,
+        ro_contact_name: Str,
+        meter_serial: Str,
+        meter_digits: Int,
+        house_name_number: Str,
+        postcode: Str,
+        disputed_reading: Int,
+        disputed_reading_is_actual: Bool,
+        proposed_reading: Int,
+        proposed_reading_is_actual: Bool,
+        status_response: Str,
+        root_cause: Str,
+        rejection_acceptance_code: Str,
+        criteria: Str,
+        comments: Str,
+        is_gain: Bool,
     ],
     by_name: [20, 11, 3, 18, 22, 5, 21, 2, 17, 0, 8, 4, 14, 13, 10, 15, 6, 1, 16, 7, 12, 19, 9],
 );
@@ -667,10 +667,10 @@ impl EnrollmentSupplyPoint {
 ::energy_api_core::table_struct!(
     nested EnrollmentSupplyPoint,
     [
-        market_name = "market_name": Str,
-        external_identifier = "external_identifier": Str,
-        confirmed_ssd = "confirmed_ssd": Str,
-        was_cancelled = "was_cancelled": Bool,
+        market_name: Str,
+        external_identifier: Str,
+        confirmed_ssd: Str,
+        was_cancelled: Bool,
     ],
     by_name: [2, 3, 0, 1, 4],
 );
@@ -705,8 +705,8 @@ impl FlexDeviceDisconnectedPayload {
 ::energy_api_core::table_struct!(
     nested FlexDeviceDisconnectedPayload,
     [
-        cause = "cause": Str,
-        disconnected_soc = "disconnected_soc": Int,
+        cause: Str,
+        disconnected_soc: Int,
     ],
     by_name: [0, 1, 2],
 );
@@ -800,22 +800,22 @@ impl FlexDeviceOptimisationCreatedPayload {
 ::energy_api_core::table_struct!(
     nested FlexDeviceOptimisationCreatedPayload,
     [
-        dispatches = "dispatches": Array(&Struct(&crate::types::DispatchPayload)),
-        achievable_target_soc = "achievable_target_soc": Int,
-        energy_capacity = "energy_capacity": Int,
-        start_soc = "start_soc": Int,
-        user_target_soc = "user_target_soc": Int,
-        optimization_begin = "optimization_begin": Str,
-        optimization_end = "optimization_end": Str,
-        is_reoptimization = "is_reoptimization": Bool,
-        force_v1g_charging = "force_v1g_charging": Bool,
-        fleet_id = "fleet_id": Str,
-        target_type = "target_type": Str,
-        capped_target_soc = "capped_target_soc": Int,
-        is_charge_duration_capped = "is_charge_duration_capped": Bool,
-        can_cap_charging_duration = "can_cap_charging_duration": Bool,
-        dispatch_times = "dispatch_times": Str,
-        will_reach_target_soc = "will_reach_target_soc": Bool,
+        dispatches: Array(&Struct(&crate::types::DispatchPayload)),
+        achievable_target_soc: Int,
+        energy_capacity: Int,
+        start_soc: Int,
+        user_target_soc: Int,
+        optimization_begin: Str,
+        optimization_end: Str,
+        is_reoptimization: Bool,
+        force_v1g_charging: Bool,
+        fleet_id: Str,
+        target_type: Str,
+        capped_target_soc: Int,
+        is_charge_duration_capped: Bool,
+        can_cap_charging_duration: Bool,
+        dispatch_times: Str,
+        will_reach_target_soc: Bool,
     ],
     by_name: [1, 2, 13, 9, 10, 15, 6, 3, 5, 12, 8, 4, 14, 7, 11, 0, 16],
 );
@@ -854,9 +854,9 @@ impl GroupMembership {
 ::energy_api_core::table_struct!(
     nested GroupMembership,
     [
-        contract_identifier = "contract_identifier": Str,
-        valid_from = "valid_from": Str,
-        valid_to = "valid_to": Str,
+        contract_identifier: Str,
+        valid_from: Str,
+        valid_to: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -905,9 +905,9 @@ impl GroupMembershipNew {
 ::energy_api_core::table_struct!(
     nested GroupMembershipNew,
     [
-        contract_identifier = "contract_identifier": Str,
-        valid_from = "valid_from": Str,
-        valid_to = "valid_to": Optional(&Str) => omit_none,
+        contract_identifier: Str,
+        valid_from: Str,
+        valid_to: Optional(&Str) => omit_none,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -942,8 +942,8 @@ impl GroupPeriod {
 ::energy_api_core::table_struct!(
     nested GroupPeriod,
     [
-        start = "start": Str,
-        end = "end": Str,
+        start: Str,
+        end: Str,
     ],
     by_name: [1, 2, 0],
 );
@@ -984,9 +984,9 @@ impl GroupTrait {
 ::energy_api_core::table_struct!(
     nested GroupTrait,
     [
-        identifier = "identifier": Str,
+        identifier: Str,
         r#type = "type": Str,
-        data = "data": Obj,
+        data: Obj,
     ],
     by_name: [2, 1, 3, 0],
 );
@@ -1029,10 +1029,10 @@ impl GroupVersion {
 ::energy_api_core::table_struct!(
     nested GroupVersion,
     [
-        identifier = "identifier": Str,
-        effective_period = "effective_period": Struct(&crate::types::GroupPeriod),
-        system_period = "system_period": Struct(&crate::types::GroupPeriod),
-        traits = "traits": Array(&Struct(&crate::types::GroupTrait)),
+        identifier: Str,
+        effective_period: Struct(&crate::types::GroupPeriod),
+        system_period: Struct(&crate::types::GroupPeriod),
+        traits: Array(&Struct(&crate::types::GroupTrait)),
     ],
     by_name: [1, 2, 0, 3, 4],
 );
@@ -1064,8 +1064,8 @@ impl HouseMoveAccount {
 ::energy_api_core::table_struct!(
     nested HouseMoveAccount,
     [
-        number = "number": Str,
-        external_reference = "external_reference": Str,
+        number: Str,
+        external_reference: Str,
     ],
     by_name: [1, 2, 0],
 );
@@ -1135,10 +1135,10 @@ impl HouseMoveSupplyPoint {
 ::energy_api_core::table_struct!(
     nested HouseMoveSupplyPoint,
     [
-        id = "id": Str,
-        industry = "industry": Optional(&Str) => omit_none,
-        tariff_code = "tariff_code": Optional(&Str) => omit_none,
-        tariff_payment_method = "tariff_payment_method": Optional(&Str) => omit_none,
+        id: Str,
+        industry: Optional(&Str) => omit_none,
+        tariff_code: Optional(&Str) => omit_none,
+        tariff_payment_method: Optional(&Str) => omit_none,
     ],
     by_name: [0, 1, 2, 3, 4],
 );
@@ -1177,9 +1177,9 @@ impl InkAction {
 ::energy_api_core::table_struct!(
     nested InkAction,
     [
-        code = "code": Str,
-        succeeded = "succeeded": Bool,
-        stop_further_evaluation = "stop_further_evaluation": Bool,
+        code: Str,
+        succeeded: Bool,
+        stop_further_evaluation: Bool,
     ],
     by_name: [0, 2, 3, 1],
 );
@@ -1252,10 +1252,10 @@ impl InkContent {
 ::energy_api_core::table_struct!(
     nested InkContent,
     [
-        from_address = "from_address": Optional(&Str) => omit_none,
-        subject = "subject": Optional(&Str) => omit_none,
-        to_addresses = "to_addresses": Optional(&Array(&Str)) => omit_none,
-        tags = "tags": Array(&Str),
+        from_address: Optional(&Str) => omit_none,
+        subject: Optional(&Str) => omit_none,
+        to_addresses: Optional(&Array(&Str)) => omit_none,
+        tags: Array(&Str),
     ],
     by_name: [0, 1, 3, 4, 2],
 );
@@ -1294,9 +1294,9 @@ impl InkConversation {
 ::energy_api_core::table_struct!(
     nested InkConversation,
     [
-        conversation_relay_id = "conversation_relay_id": Str,
-        account_number = "account_number": Str,
-        message = "message": Struct(&crate::types::InkMessage),
+        conversation_relay_id: Str,
+        account_number: Str,
+        message: Struct(&crate::types::InkMessage),
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -1336,8 +1336,8 @@ impl InkFailureData {
     nested InkFailureData,
     [
         r#type = "type": Str,
-        reason = "reason": Str,
-        occurred_at = "occurred_at": Str,
+        reason: Str,
+        occurred_at: Str,
     ],
     by_name: [2, 3, 0, 1],
 );
@@ -1380,10 +1380,10 @@ impl InkMessage {
 ::energy_api_core::table_struct!(
     nested InkMessage,
     [
-        relay_id = "relay_id": Str,
-        vendor_id = "vendor_id": Str,
-        channel = "channel": Str,
-        occurred_at = "occurred_at": Str,
+        relay_id: Str,
+        vendor_id: Str,
+        channel: Str,
+        occurred_at: Str,
     ],
     by_name: [2, 1, 4, 3, 0],
 );
@@ -1426,10 +1426,10 @@ impl InkMessageContent {
 ::energy_api_core::table_struct!(
     nested InkMessageContent,
     [
-        message_id = "message_id": Int,
-        occurred_at = "occurred_at": Str,
-        channel = "channel": Str,
-        content = "content": Struct(&crate::types::InkContent),
+        message_id: Int,
+        occurred_at: Str,
+        channel: Str,
+        content: Struct(&crate::types::InkContent),
     ],
     by_name: [2, 1, 4, 3, 0],
 );
@@ -1476,11 +1476,11 @@ impl InkMessageWithVendor {
 ::energy_api_core::table_struct!(
     nested InkMessageWithVendor,
     [
-        relay_id = "relay_id": Str,
-        vendor = "vendor": Str,
-        vendor_id = "vendor_id": Str,
-        channel = "channel": Str,
-        occurred_at = "occurred_at": Str,
+        relay_id: Str,
+        vendor: Str,
+        vendor_id: Str,
+        channel: Str,
+        occurred_at: Str,
     ],
     by_name: [3, 1, 2, 5, 4, 0],
 );
@@ -1523,10 +1523,10 @@ impl JoinAgreement {
 ::energy_api_core::table_struct!(
     nested JoinAgreement,
     [
-        id = "id": Int,
-        valid_from = "valid_from": Str,
-        valid_to = "valid_to": Str,
-        product_code = "product_code": Str,
+        id: Int,
+        valid_from: Str,
+        valid_to: Str,
+        product_code: Str,
     ],
     by_name: [0, 3, 2, 4, 1],
 );
@@ -1565,9 +1565,9 @@ impl JoinSupplyPoint {
 ::energy_api_core::table_struct!(
     nested JoinSupplyPoint,
     [
-        external_identifier = "external_identifier": Str,
-        market_name = "market_name": Str,
-        requested_supply_start_date = "requested_supply_start_date": Str,
+        external_identifier: Str,
+        market_name: Str,
+        requested_supply_start_date: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -1606,9 +1606,9 @@ impl LeaveSupplyPoint {
 ::energy_api_core::table_struct!(
     nested LeaveSupplyPoint,
     [
-        market_identifier = "market_identifier": Str,
-        external_identifier = "external_identifier": Str,
-        market_name = "market_name": Str,
+        market_identifier: Str,
+        external_identifier: Str,
+        market_name: Str,
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -1657,9 +1657,9 @@ impl Ledger {
 ::energy_api_core::table_struct!(
     nested Ledger,
     [
-        account = "account": Struct(&crate::types::BillingAccount),
-        number = "number": Str,
-        id = "id": Optional(&Str) => omit_none,
+        account: Struct(&crate::types::BillingAccount),
+        number: Str,
+        id: Optional(&Str) => omit_none,
     ],
     by_name: [0, 2, 3, 1],
 );
@@ -1739,15 +1739,15 @@ impl LedgerEntry {
 ::energy_api_core::table_struct!(
     nested LedgerEntry,
     [
-        id = "id": Int,
-        is_charge = "is_charge": Bool,
-        is_credit = "is_credit": Bool,
-        is_payment = "is_payment": Bool,
-        is_repayment = "is_repayment": Bool,
-        is_reversal = "is_reversal": Bool,
-        is_reversed = "is_reversed": Bool,
-        source_id = "source_id": Optional(&Int) => omit_none,
-        source_type = "source_type": Optional(&Str) => omit_none,
+        id: Int,
+        is_charge: Bool,
+        is_credit: Bool,
+        is_payment: Bool,
+        is_repayment: Bool,
+        is_reversal: Bool,
+        is_reversed: Bool,
+        source_id: Optional(&Int) => omit_none,
+        source_type: Optional(&Str) => omit_none,
     ],
     by_name: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
 );
@@ -1811,15 +1811,15 @@ impl LedgerEntryRemoval {
 ::energy_api_core::table_struct!(
     nested LedgerEntryRemoval,
     [
-        id = "id": Int,
-        amount = "amount": Int,
-        is_charge = "is_charge": Bool,
-        is_credit = "is_credit": Bool,
-        is_payment = "is_payment": Bool,
-        is_repayment = "is_repayment": Bool,
-        is_reversal = "is_reversal": Bool,
-        is_reversed = "is_reversed": Bool,
-        source_reason = "source_reason": Str,
+        id: Int,
+        amount: Int,
+        is_charge: Bool,
+        is_credit: Bool,
+        is_payment: Bool,
+        is_repayment: Bool,
+        is_reversal: Bool,
+        is_reversed: Bool,
+        source_reason: Str,
     ],
     by_name: [1, 2, 0, 3, 4, 5, 6, 7, 8, 9],
 );
@@ -1918,24 +1918,24 @@ impl Meter {
 ::energy_api_core::table_struct!(
     nested Meter,
     [
-        serial_number = "serial_number": Str,
-        current_rating = "current_rating": Int,
-        location = "location": Str,
-        make_and_type = "make_and_type": Str,
-        meter_asset_provider_mpid = "meter_asset_provider_mpid": Str,
-        meter_type = "meter_type": Str,
-        retrieval_method = "retrieval_method": Str,
-        retrieval_method_effective_from = "retrieval_method_effective_from": Str,
-        meter_cop = "meter_cop": Str,
-        meter_cop_dispensation = "meter_cop_dispensation": Str,
-        communications_address = "communications_address": Str,
-        communications_method = "communications_method": Str,
-        vt_ratio = "vt_ratio": Str,
-        installation_date = "installation_date": Str,
-        timing_device_id = "timing_device_id": Str,
-        is_tele_switch = "is_tele_switch": Bool,
-        ct_ratio = "ct_ratio": Str,
-        registers = "registers": Array(&Struct(&crate::types::Register)),
+        serial_number: Str,
+        current_rating: Int,
+        location: Str,
+        make_and_type: Str,
+        meter_asset_provider_mpid: Str,
+        meter_type: Str,
+        retrieval_method: Str,
+        retrieval_method_effective_from: Str,
+        meter_cop: Str,
+        meter_cop_dispensation: Str,
+        communications_address: Str,
+        communications_method: Str,
+        vt_ratio: Str,
+        installation_date: Str,
+        timing_device_id: Str,
+        is_tele_switch: Bool,
+        ct_ratio: Str,
+        registers: Array(&Struct(&crate::types::Register)),
     ],
     by_name: [10, 14, 13, 3, 4, 8, 17, 7, 0, 9, 5, 11, 16, 18, 15, 12, 2, 1, 6],
 );
@@ -1989,11 +1989,11 @@ impl Payment {
 ::energy_api_core::table_struct!(
     nested Payment,
     [
-        id = "id": Int,
-        amount = "amount": Int,
-        payment_date = "payment_date": Str,
-        description = "description": Str,
-        failure_reason = "failure_reason": Optional(&Str) => omit_none,
+        id: Int,
+        amount: Int,
+        payment_date: Str,
+        description: Str,
+        failure_reason: Optional(&Str) => omit_none,
     ],
     by_name: [1, 2, 3, 5, 4, 0],
 );
@@ -2017,7 +2017,7 @@ impl PaymentsAccount {
 ::energy_api_core::table_struct!(
     nested PaymentsAccount,
     [
-        number = "number": Str,
+        number: Str,
     ],
     by_name: [0, 1],
 );
@@ -2059,8 +2059,8 @@ impl PaymentsLedger {
 ::energy_api_core::table_struct!(
     nested PaymentsLedger,
     [
-        account = "account": Struct(&crate::types::PaymentsAccount),
-        id = "id": Optional(&Str) => omit_none,
+        account: Struct(&crate::types::PaymentsAccount),
+        id: Optional(&Str) => omit_none,
     ],
     by_name: [0, 1, 2],
 );
@@ -2099,9 +2099,9 @@ impl Product {
 ::energy_api_core::table_struct!(
     nested Product,
     [
-        code = "code": Str,
-        market_name = "market_name": Str,
-        brand_code = "brand_code": Str,
+        code: Str,
+        market_name: Str,
+        brand_code: Str,
     ],
     by_name: [2, 1, 3, 0],
 );
@@ -2140,9 +2140,9 @@ impl PsrRecord {
 ::energy_api_core::table_struct!(
     nested PsrRecord,
     [
-        description = "description": Str,
-        electricity_industry_code = "electricity_industry_code": Str,
-        gas_industry_code = "gas_industry_code": Str,
+        description: Str,
+        electricity_industry_code: Str,
+        gas_industry_code: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -2199,14 +2199,14 @@ impl Register {
 ::energy_api_core::table_struct!(
     nested Register,
     [
-        register_id = "register_id": Str,
-        register_type = "register_type": Str,
-        measurement_quantity = "measurement_quantity": Str,
-        multiplier = "multiplier": Str,
-        digits = "digits": Int,
-        is_main = "is_main": Bool,
-        associated_meter_serial = "associated_meter_serial": Str,
-        associated_register_id = "associated_register_id": Str,
+        register_id: Str,
+        register_type: Str,
+        measurement_quantity: Str,
+        multiplier: Str,
+        digits: Int,
+        is_main: Bool,
+        associated_meter_serial: Str,
+        associated_register_id: Str,
     ],
     by_name: [6, 1, 8, 3, 0, 5, 2, 7, 4],
 );
@@ -2242,9 +2242,9 @@ impl RemovedMeter {
 ::energy_api_core::table_struct!(
     nested RemovedMeter,
     [
-        serial_number = "serial_number": Str,
-        date_of_removal = "date_of_removal": Str,
-        meter_asset_provider_mpid = "meter_asset_provider_mpid": Str,
+        serial_number: Str,
+        date_of_removal: Str,
+        meter_asset_provider_mpid: Str,
     ],
     by_name: [1, 3, 2, 0],
 );
@@ -2279,8 +2279,8 @@ impl SigningIdentity {
 ::energy_api_core::table_struct!(
     nested SigningIdentity,
     [
-        identity_type = "identity_type": Str,
-        identity = "identity": Str,
+        identity_type: Str,
+        identity: Str,
     ],
     by_name: [1, 2, 0],
 );
@@ -2315,8 +2315,8 @@ impl SubjectContractJourney {
 ::energy_api_core::table_struct!(
     nested SubjectContractJourney,
     [
-        number = "number": Str,
-        subject_number = "subject_number": Str,
+        number: Str,
+        subject_number: Str,
     ],
     by_name: [0, 1, 2],
 );
@@ -2355,9 +2355,9 @@ impl SupplyPeriodData {
 ::energy_api_core::table_struct!(
     nested SupplyPeriodData,
     [
-        id = "id": Int,
-        supply_start_at = "supply_start_at": Str,
-        supply_end_at = "supply_end_at": Str,
+        id: Int,
+        supply_start_at: Str,
+        supply_end_at: Str,
     ],
     by_name: [0, 2, 3, 1],
 );
@@ -2396,9 +2396,9 @@ impl TerminatedSupplyPoint {
 ::energy_api_core::table_struct!(
     nested TerminatedSupplyPoint,
     [
-        external_identifier = "external_identifier": Str,
-        market_name = "market_name": Str,
-        confirmed_supply_end_date = "confirmed_supply_end_date": Str,
+        external_identifier: Str,
+        market_name: Str,
+        confirmed_supply_end_date: Str,
     ],
     by_name: [2, 1, 3, 0],
 );
@@ -2437,9 +2437,9 @@ impl TerminationInitiatedSupplyPoint {
 ::energy_api_core::table_struct!(
     nested TerminationInitiatedSupplyPoint,
     [
-        external_identifier = "external_identifier": Str,
-        market_name = "market_name": Str,
-        requested_supply_end_date = "requested_supply_end_date": Str,
+        external_identifier: Str,
+        market_name: Str,
+        requested_supply_end_date: Str,
     ],
     by_name: [0, 1, 2, 3],
 );

@@ -298,8 +298,8 @@ const fn same_str(a: &str, b: &str) -> bool {
 /// through a [`Writer`]. A field and its entry in the table are one row, so they cannot disagree.
 ///
 /// A JSON name is plain JSON (no `"`, `\` or control character; the generator's field names are ASCII
-/// letters, digits and `_`): it is compared in place by the fast reader and written as it is, its
-/// member text (`"name":`) made when the crate is compiled. The crate's own tests check it
+/// letters, digits and `_`): it is compared in place by the fast reader and written as it is, between
+/// quotes, without escaping. The crate's own tests check it
 /// (`cfg(test)`), as they check a view's rows.
 ///
 /// ```
@@ -484,7 +484,7 @@ macro_rules! table_struct {
             }
         }
     };
-    // The names written as they are (`@member`) and compared in place by the fast reader are plain
+    // The names written as they are (`Writer::field`) and compared in place by the fast reader are plain
     // JSON: checked when the crate's own tests compile, as a view's rows are.
     (@plain $name:ident, [$($field:ident $(= $json:literal)?),*]) => {
         const _: () = ::std::assert!(
@@ -506,7 +506,7 @@ macro_rules! table_struct {
             0 $(+ $crate::table_struct!(@written $self, $field $(, $omit)?))*,
         )?;
         $($crate::table_struct!(
-            @write writer, $self, $field, $crate::table_struct!(@member $field $(= $json)?) $(, $omit)?
+            @write writer, $self, $field, $crate::table_struct!(@json $field $(= $json)?) $(, $omit)?
         );)*
         writer.end($crate::table_struct!(@unlisted $self $(, $additional)?))
     }};
@@ -522,11 +522,6 @@ macro_rules! table_struct {
     };
     (@json $field:ident) => { ::std::stringify!($field) };
     (@json $field:ident = $json:literal) => { $json };
-    // A member's JSON text, `"name":`, made when the crate is compiled (the name is plain JSON): one
-    // expansion where the row gives the JSON name, as the generator's rows all do (`stringify!` in a
-    // `concat!` is two, 0.6 % of the generated crate's build).
-    (@member $field:ident) => { ::std::concat!("\"", ::std::stringify!($field), "\":") };
-    (@member $field:ident = $json:literal) => { ::std::concat!("\"", $json, "\":") };
     (@omits) => { false };
     (@omits omit_none) => { true };
     (@keeps) => { false };

@@ -20,9 +20,9 @@ pub struct ActivatedSupplyPoint<'a> {
     nested ActivatedSupplyPoint<'a>,
     view_of crate::types::ActivatedSupplyPoint,
     [
-        external_identifier = "external_identifier",
-        market_name = "market_name",
-        confirmed_supply_start_date = "confirmed_supply_start_date",
+        external_identifier,
+        market_name,
+        confirmed_supply_start_date,
     ],
 );
 
@@ -42,8 +42,8 @@ pub struct ActivationInitiatedSupplyPoint<'a> {
     nested ActivationInitiatedSupplyPoint<'a>,
     view_of crate::types::ActivationInitiatedSupplyPoint,
     [
-        external_identifier = "external_identifier",
-        market_name = "market_name",
+        external_identifier,
+        market_name,
     ],
 );
 
@@ -63,8 +63,8 @@ pub struct AllocationComponent<'a> {
     nested AllocationComponent<'a>,
     view_of crate::types::AllocationComponent,
     [
-        source_type = "source_type",
-        source_identifier = "source_identifier",
+        source_type,
+        source_identifier,
     ],
 );
 
@@ -89,9 +89,9 @@ pub struct AmendedSubject<'a> {
     view_of crate::types::AmendedSubject,
     [
         r#type = "type",
-        identifier = "identifier",
-        effective_from = "effective_from",
-        effective_to = "effective_to",
+        identifier,
+        effective_from,
+        effective_to,
     ],
 );
 
@@ -109,7 +109,7 @@ pub struct BillingAccount<'a> {
     nested BillingAccount<'a>,
     view_of crate::types::BillingAccount,
     [
-        number = "number",
+        number,
     ],
 );
 
@@ -129,8 +129,8 @@ pub struct ChargePeriod<'a> {
     nested ChargePeriod<'a>,
     view_of crate::types::ChargePeriod,
     [
-        start_at = "start_at",
-        end_at = "end_at",
+        start_at,
+        end_at,
     ],
 );
 
@@ -156,9 +156,9 @@ pub struct CommsPreferencesChanges<'a> {
     nested CommsPreferencesChanges<'a>,
     view_of crate::types::CommsPreferencesChanges,
     [
-        requires_postal_comms = "requires_postal_comms" => omit_none,
-        preferred_language_for_comms = "preferred_language_for_comms" => omit_none,
-        document_accessibility = "document_accessibility" => omit_none,
+        requires_postal_comms => omit_none,
+        preferred_language_for_comms => omit_none,
+        document_accessibility => omit_none,
     ],
 );
 
@@ -182,10 +182,10 @@ pub struct Consent<'a> {
     nested Consent<'a>,
     view_of crate::types::Consent,
     [
-        id = "id",
-        consent_type_code = "consent_type_code",
-        value = "value",
-        signed_at = "signed_at",
+        id,
+        consent_type_code,
+        value,
+        signed_at,
     ],
 );
 
@@ -207,9 +207,9 @@ pub struct ContractJourney<'a> {
     nested ContractJourney<'a>,
     view_of crate::types::ContractJourney,
     [
-        number = "number",
+        number,
         r#type = "type",
-        requested_at = "requested_at",
+        requested_at,
     ],
 );
 
@@ -233,8 +233,8 @@ pub struct ContractReferences<'a> {
     nested ContractReferences<'a>,
     view_of crate::types::ContractReferences,
     [
-        account_contract_identifier = "account_contract_identifier" => omit_none,
-        business_contract_identifier = "business_contract_identifier" => omit_none,
+        account_contract_identifier => omit_none,
+        business_contract_identifier => omit_none,
     ],
 );
 
@@ -256,9 +256,9 @@ pub struct DispatchPayload<'a> {
     nested DispatchPayload<'a>,
     view_of crate::types::DispatchPayload,
     [
-        begin = "begin",
-        end = "end",
-        power = "power",
+        begin,
+        end,
+        power,
     ],
 );
 
@@ -316,28 +316,28 @@ pub struct DisputedClosingReading<'a> {
     nested DisputedClosingReading<'a>,
     view_of crate::types::DisputedClosingReading,
     [
-        mprn = "mprn",
-        supplier = "supplier",
-        reference_number = "reference_number",
-        transfer_date = "transfer_date",
-        initiating_organisation = "initiating_organisation",
-        io_contact_name = "io_contact_name",
-        recipient_organisation = "recipient_organisation",
-        ro_contact_name = "ro_contact_name",
-        meter_serial = "meter_serial",
-        meter_digits = "meter_digits",
-        house_name_number = "house_name_number",
-        postcode = "postcode",
-        disputed_reading = "disputed_reading",
-        disputed_reading_is_actual = "disputed_reading_is_actual",
-        proposed_reading = "proposed_reading",
-        proposed_reading_is_actual = "proposed_reading_is_actual",
-        status_response = "status_response",
-        root_cause = "root_cause",
-        rejection_acceptance_code = "rejection_acceptance_code",
-        criteria = "criteria",
-        comments = "comments",
-        is_gain = "is_gain",
+        mprn,
+        supplier,
+        reference_number,
+        transfer_date,
+        initiating_organisation,
+        io_contact_name,
+        recipient_organisation,
+        ro_contact_name,
+        meter_serial,
+        meter_digits,
+        house_name_number,
+        postcode,
+        disputed_reading,
+        disputed_reading_is_actual,
+        proposed_reading,
+        proposed_reading_is_actual,
+        status_response,
+        root_cause,
+        rejection_acceptance_code,
+        criteria,
+        comments,
+        is_gain,
     ],
 );
 
@@ -361,10 +361,10 @@ pub struct EnrollmentSupplyPoint<'a> {
     nested EnrollmentSupplyPoint<'a>,
     view_of crate::types::EnrollmentSupplyPoint,
     [
-        market_name = "market_name",
-        external_identifier = "external_identifier",
-        confirmed_ssd = "confirmed_ssd",
-        was_cancelled = "was_cancelled",
+        market_name,
+        external_identifier,
+        confirmed_ssd,
+        was_cancelled,
     ],
 );
 
@@ -384,8 +384,8 @@ pub struct FlexDeviceDisconnectedPayload<'a> {
     nested FlexDeviceDisconnectedPayload<'a>,
     view_of crate::types::FlexDeviceDisconnectedPayload,
     [
-        cause = "cause",
-        disconnected_soc = "disconnected_soc",
+        cause,
+        disconnected_soc,
     ],
 );
 
@@ -433,22 +433,22 @@ pub struct FlexDeviceOptimisationCreatedPayload<'a> {
     nested FlexDeviceOptimisationCreatedPayload<'a>,
     view_of crate::types::FlexDeviceOptimisationCreatedPayload,
     [
-        dispatches = "dispatches",
-        achievable_target_soc = "achievable_target_soc",
-        energy_capacity = "energy_capacity",
-        start_soc = "start_soc",
-        user_target_soc = "user_target_soc",
-        optimization_begin = "optimization_begin",
-        optimization_end = "optimization_end",
-        is_reoptimization = "is_reoptimization",
-        force_v1g_charging = "force_v1g_charging",
-        fleet_id = "fleet_id",
-        target_type = "target_type",
-        capped_target_soc = "capped_target_soc",
-        is_charge_duration_capped = "is_charge_duration_capped",
-        can_cap_charging_duration = "can_cap_charging_duration",
-        dispatch_times = "dispatch_times",
-        will_reach_target_soc = "will_reach_target_soc",
+        dispatches,
+        achievable_target_soc,
+        energy_capacity,
+        start_soc,
+        user_target_soc,
+        optimization_begin,
+        optimization_end,
+        is_reoptimization,
+        force_v1g_charging,
+        fleet_id,
+        target_type,
+        capped_target_soc,
+        is_charge_duration_capped,
+        can_cap_charging_duration,
+        dispatch_times,
+        will_reach_target_soc,
     ],
 );
 
@@ -470,9 +470,9 @@ pub struct GroupMembership<'a> {
     nested GroupMembership<'a>,
     view_of crate::types::GroupMembership,
     [
-        contract_identifier = "contract_identifier",
-        valid_from = "valid_from",
-        valid_to = "valid_to",
+        contract_identifier,
+        valid_from,
+        valid_to,
     ],
 );
 
@@ -494,9 +494,9 @@ pub struct GroupMembershipNew<'a> {
     nested GroupMembershipNew<'a>,
     view_of crate::types::GroupMembershipNew,
     [
-        contract_identifier = "contract_identifier",
-        valid_from = "valid_from",
-        valid_to = "valid_to" => omit_none,
+        contract_identifier,
+        valid_from,
+        valid_to => omit_none,
     ],
 );
 
@@ -516,8 +516,8 @@ pub struct GroupPeriod<'a> {
     nested GroupPeriod<'a>,
     view_of crate::types::GroupPeriod,
     [
-        start = "start",
-        end = "end",
+        start,
+        end,
     ],
 );
 
@@ -539,9 +539,9 @@ pub struct GroupTrait<'a> {
     nested GroupTrait<'a>,
     view_of crate::types::GroupTrait,
     [
-        identifier = "identifier",
+        identifier,
         r#type = "type",
-        data = "data",
+        data,
     ],
 );
 
@@ -565,10 +565,10 @@ pub struct GroupVersion<'a> {
     nested GroupVersion<'a>,
     view_of crate::types::GroupVersion,
     [
-        identifier = "identifier",
-        effective_period = "effective_period",
-        system_period = "system_period",
-        traits = "traits",
+        identifier,
+        effective_period,
+        system_period,
+        traits,
     ],
 );
 
@@ -586,8 +586,8 @@ pub struct HouseMoveAccount<'a> {
     nested HouseMoveAccount<'a>,
     view_of crate::types::HouseMoveAccount,
     [
-        number = "number",
-        external_reference = "external_reference",
+        number,
+        external_reference,
     ],
 );
 
@@ -609,10 +609,10 @@ pub struct HouseMoveSupplyPoint<'a> {
     nested HouseMoveSupplyPoint<'a>,
     view_of crate::types::HouseMoveSupplyPoint,
     [
-        id = "id",
-        industry = "industry" => omit_none,
-        tariff_code = "tariff_code" => omit_none,
-        tariff_payment_method = "tariff_payment_method" => omit_none,
+        id,
+        industry => omit_none,
+        tariff_code => omit_none,
+        tariff_payment_method => omit_none,
     ],
 );
 
@@ -634,9 +634,9 @@ pub struct InkAction<'a> {
     nested InkAction<'a>,
     view_of crate::types::InkAction,
     [
-        code = "code",
-        succeeded = "succeeded",
-        stop_further_evaluation = "stop_further_evaluation",
+        code,
+        succeeded,
+        stop_further_evaluation,
     ],
 );
 
@@ -662,10 +662,10 @@ pub struct InkContent<'a> {
     nested InkContent<'a>,
     view_of crate::types::InkContent,
     [
-        from_address = "from_address" => omit_none,
-        subject = "subject" => omit_none,
-        to_addresses = "to_addresses" => omit_none,
-        tags = "tags",
+        from_address => omit_none,
+        subject => omit_none,
+        to_addresses => omit_none,
+        tags,
     ],
 );
 
@@ -687,9 +687,9 @@ pub struct InkConversation<'a> {
     nested InkConversation<'a>,
     view_of crate::types::InkConversation,
     [
-        conversation_relay_id = "conversation_relay_id",
-        account_number = "account_number",
-        message = "message",
+        conversation_relay_id,
+        account_number,
+        message,
     ],
 );
 
@@ -712,8 +712,8 @@ pub struct InkFailureData<'a> {
     view_of crate::types::InkFailureData,
     [
         r#type = "type",
-        reason = "reason",
-        occurred_at = "occurred_at",
+        reason,
+        occurred_at,
     ],
 );
 
@@ -737,10 +737,10 @@ pub struct InkMessage<'a> {
     nested InkMessage<'a>,
     view_of crate::types::InkMessage,
     [
-        relay_id = "relay_id",
-        vendor_id = "vendor_id",
-        channel = "channel",
-        occurred_at = "occurred_at",
+        relay_id,
+        vendor_id,
+        channel,
+        occurred_at,
     ],
 );
 
@@ -764,10 +764,10 @@ pub struct InkMessageContent<'a> {
     nested InkMessageContent<'a>,
     view_of crate::types::InkMessageContent,
     [
-        message_id = "message_id",
-        occurred_at = "occurred_at",
-        channel = "channel",
-        content = "content",
+        message_id,
+        occurred_at,
+        channel,
+        content,
     ],
 );
 
@@ -793,11 +793,11 @@ pub struct InkMessageWithVendor<'a> {
     nested InkMessageWithVendor<'a>,
     view_of crate::types::InkMessageWithVendor,
     [
-        relay_id = "relay_id",
-        vendor = "vendor",
-        vendor_id = "vendor_id",
-        channel = "channel",
-        occurred_at = "occurred_at",
+        relay_id,
+        vendor,
+        vendor_id,
+        channel,
+        occurred_at,
     ],
 );
 
@@ -821,10 +821,10 @@ pub struct JoinAgreement<'a> {
     nested JoinAgreement<'a>,
     view_of crate::types::JoinAgreement,
     [
-        id = "id",
-        valid_from = "valid_from",
-        valid_to = "valid_to",
-        product_code = "product_code",
+        id,
+        valid_from,
+        valid_to,
+        product_code,
     ],
 );
 
@@ -846,9 +846,9 @@ pub struct JoinSupplyPoint<'a> {
     nested JoinSupplyPoint<'a>,
     view_of crate::types::JoinSupplyPoint,
     [
-        external_identifier = "external_identifier",
-        market_name = "market_name",
-        requested_supply_start_date = "requested_supply_start_date",
+        external_identifier,
+        market_name,
+        requested_supply_start_date,
     ],
 );
 
@@ -870,9 +870,9 @@ pub struct LeaveSupplyPoint<'a> {
     nested LeaveSupplyPoint<'a>,
     view_of crate::types::LeaveSupplyPoint,
     [
-        market_identifier = "market_identifier",
-        external_identifier = "external_identifier",
-        market_name = "market_name",
+        market_identifier,
+        external_identifier,
+        market_name,
     ],
 );
 
@@ -894,9 +894,9 @@ pub struct Ledger<'a> {
     nested Ledger<'a>,
     view_of crate::types::Ledger,
     [
-        account = "account",
-        number = "number",
-        id = "id" => omit_none,
+        account,
+        number,
+        id => omit_none,
     ],
 );
 
@@ -930,15 +930,15 @@ pub struct LedgerEntry<'a> {
     nested LedgerEntry<'a>,
     view_of crate::types::LedgerEntry,
     [
-        id = "id",
-        is_charge = "is_charge",
-        is_credit = "is_credit",
-        is_payment = "is_payment",
-        is_repayment = "is_repayment",
-        is_reversal = "is_reversal",
-        is_reversed = "is_reversed",
-        source_id = "source_id" => omit_none,
-        source_type = "source_type" => omit_none,
+        id,
+        is_charge,
+        is_credit,
+        is_payment,
+        is_repayment,
+        is_reversal,
+        is_reversed,
+        source_id => omit_none,
+        source_type => omit_none,
     ],
 );
 
@@ -972,15 +972,15 @@ pub struct LedgerEntryRemoval<'a> {
     nested LedgerEntryRemoval<'a>,
     view_of crate::types::LedgerEntryRemoval,
     [
-        id = "id",
-        amount = "amount",
-        is_charge = "is_charge",
-        is_credit = "is_credit",
-        is_payment = "is_payment",
-        is_repayment = "is_repayment",
-        is_reversal = "is_reversal",
-        is_reversed = "is_reversed",
-        source_reason = "source_reason",
+        id,
+        amount,
+        is_charge,
+        is_credit,
+        is_payment,
+        is_repayment,
+        is_reversal,
+        is_reversed,
+        source_reason,
     ],
 );
 
@@ -1030,24 +1030,24 @@ pub struct Meter<'a> {
     nested Meter<'a>,
     view_of crate::types::Meter,
     [
-        serial_number = "serial_number",
-        current_rating = "current_rating",
-        location = "location",
-        make_and_type = "make_and_type",
-        meter_asset_provider_mpid = "meter_asset_provider_mpid",
-        meter_type = "meter_type",
-        retrieval_method = "retrieval_method",
-        retrieval_method_effective_from = "retrieval_method_effective_from",
-        meter_cop = "meter_cop",
-        meter_cop_dispensation = "meter_cop_dispensation",
-        communications_address = "communications_address",
-        communications_method = "communications_method",
-        vt_ratio = "vt_ratio",
-        installation_date = "installation_date",
-        timing_device_id = "timing_device_id",
-        is_tele_switch = "is_tele_switch",
-        ct_ratio = "ct_ratio",
-        registers = "registers",
+        serial_number,
+        current_rating,
+        location,
+        make_and_type,
+        meter_asset_provider_mpid,
+        meter_type,
+        retrieval_method,
+        retrieval_method_effective_from,
+        meter_cop,
+        meter_cop_dispensation,
+        communications_address,
+        communications_method,
+        vt_ratio,
+        installation_date,
+        timing_device_id,
+        is_tele_switch,
+        ct_ratio,
+        registers,
     ],
 );
 
@@ -1071,11 +1071,11 @@ pub struct Payment<'a> {
     nested Payment<'a>,
     view_of crate::types::Payment,
     [
-        id = "id",
-        amount = "amount",
-        payment_date = "payment_date",
-        description = "description",
-        failure_reason = "failure_reason" => omit_none,
+        id,
+        amount,
+        payment_date,
+        description,
+        failure_reason => omit_none,
     ],
 );
 
@@ -1091,7 +1091,7 @@ pub struct PaymentsAccount<'a> {
     nested PaymentsAccount<'a>,
     view_of crate::types::PaymentsAccount,
     [
-        number = "number",
+        number,
     ],
 );
 
@@ -1109,8 +1109,8 @@ pub struct PaymentsLedger<'a> {
     nested PaymentsLedger<'a>,
     view_of crate::types::PaymentsLedger,
     [
-        account = "account",
-        id = "id" => omit_none,
+        account,
+        id => omit_none,
     ],
 );
 
@@ -1132,9 +1132,9 @@ pub struct Product<'a> {
     nested Product<'a>,
     view_of crate::types::Product,
     [
-        code = "code",
-        market_name = "market_name",
-        brand_code = "brand_code",
+        code,
+        market_name,
+        brand_code,
     ],
 );
 
@@ -1156,9 +1156,9 @@ pub struct PsrRecord<'a> {
     nested PsrRecord<'a>,
     view_of crate::types::PsrRecord,
     [
-        description = "description",
-        electricity_industry_code = "electricity_industry_code",
-        gas_industry_code = "gas_industry_code",
+        description,
+        electricity_industry_code,
+        gas_industry_code,
     ],
 );
 
@@ -1188,14 +1188,14 @@ pub struct Register<'a> {
     nested Register<'a>,
     view_of crate::types::Register,
     [
-        register_id = "register_id",
-        register_type = "register_type",
-        measurement_quantity = "measurement_quantity",
-        multiplier = "multiplier",
-        digits = "digits",
-        is_main = "is_main",
-        associated_meter_serial = "associated_meter_serial",
-        associated_register_id = "associated_register_id",
+        register_id,
+        register_type,
+        measurement_quantity,
+        multiplier,
+        digits,
+        is_main,
+        associated_meter_serial,
+        associated_register_id,
     ],
 );
 
@@ -1215,9 +1215,9 @@ pub struct RemovedMeter<'a> {
     nested RemovedMeter<'a>,
     view_of crate::types::RemovedMeter,
     [
-        serial_number = "serial_number",
-        date_of_removal = "date_of_removal",
-        meter_asset_provider_mpid = "meter_asset_provider_mpid",
+        serial_number,
+        date_of_removal,
+        meter_asset_provider_mpid,
     ],
 );
 
@@ -1237,8 +1237,8 @@ pub struct SigningIdentity<'a> {
     nested SigningIdentity<'a>,
     view_of crate::types::SigningIdentity,
     [
-        identity_type = "identity_type",
-        identity = "identity",
+        identity_type,
+        identity,
     ],
 );
 
@@ -1258,8 +1258,8 @@ pub struct SubjectContractJourney<'a> {
     nested SubjectContractJourney<'a>,
     view_of crate::types::SubjectContractJourney,
     [
-        number = "number",
-        subject_number = "subject_number",
+        number,
+        subject_number,
     ],
 );
 
@@ -1281,9 +1281,9 @@ pub struct SupplyPeriodData<'a> {
     nested SupplyPeriodData<'a>,
     view_of crate::types::SupplyPeriodData,
     [
-        id = "id",
-        supply_start_at = "supply_start_at",
-        supply_end_at = "supply_end_at",
+        id,
+        supply_start_at,
+        supply_end_at,
     ],
 );
 
@@ -1305,9 +1305,9 @@ pub struct TerminatedSupplyPoint<'a> {
     nested TerminatedSupplyPoint<'a>,
     view_of crate::types::TerminatedSupplyPoint,
     [
-        external_identifier = "external_identifier",
-        market_name = "market_name",
-        confirmed_supply_end_date = "confirmed_supply_end_date",
+        external_identifier,
+        market_name,
+        confirmed_supply_end_date,
     ],
 );
 
@@ -1329,8 +1329,8 @@ pub struct TerminationInitiatedSupplyPoint<'a> {
     nested TerminationInitiatedSupplyPoint<'a>,
     view_of crate::types::TerminationInitiatedSupplyPoint,
     [
-        external_identifier = "external_identifier",
-        market_name = "market_name",
-        requested_supply_end_date = "requested_supply_end_date",
+        external_identifier,
+        market_name,
+        requested_supply_end_date,
     ],
 );

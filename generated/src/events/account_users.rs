@@ -94,13 +94,13 @@ impl AccountUserCreatedV1 {
 ::energy_api_core::table_struct!(
     AccountUserCreatedV1,
     [
-        user_id = "user_id": Int,
-        user_email = "user_email": Str,
-        user_number = "user_number": Str,
-        linked_accounts = "linked_accounts": Array(&Obj),
-        user_identifiers = "user_identifiers": Optional(&Obj) => omit_none,
-        initiator_type = "initiator_type": Optional(&Str) => omit_none,
-        is_customer_initiated = "is_customer_initiated": Optional(&Bool) => omit_none,
+        user_id: Int,
+        user_email: Str,
+        user_number: Str,
+        linked_accounts: Array(&Obj),
+        user_identifiers: Optional(&Obj) => omit_none,
+        initiator_type: Optional(&Str) => omit_none,
+        is_customer_initiated: Optional(&Bool) => omit_none,
     ],
     by_name: [5, 4, 0, 7, 1, 2, 6, 3],
 );
@@ -134,7 +134,7 @@ impl AccountUserPasswordChangedV1 {
 ::energy_api_core::table_struct!(
     AccountUserPasswordChangedV1,
     [
-        user_id = "user_id": Int,
+        user_id: Int,
     ],
     by_name: [0, 1],
 );
@@ -176,8 +176,8 @@ impl AccountUserPasswordResetRequestedV1 {
 ::energy_api_core::table_struct!(
     AccountUserPasswordResetRequestedV1,
     [
-        account_user_id = "account_user_id": Int,
-        account_user_number = "account_user_number": Str,
+        account_user_id: Int,
+        account_user_number: Str,
     ],
     by_name: [0, 1, 2],
 );
@@ -233,10 +233,10 @@ impl AccountUserPsrRecordsUpdatedV1 {
 ::energy_api_core::table_struct!(
     AccountUserPsrRecordsUpdatedV1,
     [
-        user_id = "user_id": Int,
-        created_records = "created_records": Array(&Struct(&crate::types::PsrRecord)),
-        updated_records = "updated_records": Array(&Struct(&crate::types::PsrRecord)),
-        deleted_records = "deleted_records": Array(&Struct(&crate::types::PsrRecord)),
+        user_id: Int,
+        created_records: Array(&Struct(&crate::types::PsrRecord)),
+        updated_records: Array(&Struct(&crate::types::PsrRecord)),
+        deleted_records: Array(&Struct(&crate::types::PsrRecord)),
     ],
     by_name: [1, 4, 3, 0, 2],
 );
@@ -342,13 +342,13 @@ impl AccountUserRemovedV1 {
 ::energy_api_core::table_struct!(
     AccountUserRemovedV1,
     [
-        user_id = "user_id": Int,
-        user_email = "user_email": Str,
-        user_number = "user_number": Str,
-        linked_accounts = "linked_accounts": Array(&Obj),
-        user_identifiers = "user_identifiers": Optional(&Obj) => omit_none,
-        initiator_type = "initiator_type": Optional(&Str) => omit_none,
-        is_customer_initiated = "is_customer_initiated": Optional(&Bool) => omit_none,
+        user_id: Int,
+        user_email: Str,
+        user_number: Str,
+        linked_accounts: Array(&Obj),
+        user_identifiers: Optional(&Obj) => omit_none,
+        initiator_type: Optional(&Str) => omit_none,
+        is_customer_initiated: Optional(&Bool) => omit_none,
     ],
     by_name: [5, 4, 0, 7, 1, 2, 6, 3],
 );
@@ -474,15 +474,15 @@ impl AccountUserUpdatedV1 {
 ::energy_api_core::table_struct!(
     AccountUserUpdatedV1,
     [
-        user_id = "user_id": Int,
-        user_email = "user_email": Str,
-        user_number = "user_number": Str,
-        linked_accounts = "linked_accounts": Array(&Obj),
-        user_identifiers = "user_identifiers": Optional(&Obj) => omit_none,
-        initiator_type = "initiator_type": Optional(&Str) => omit_none,
-        is_customer_initiated = "is_customer_initiated": Optional(&Bool) => omit_none,
-        changes = "changes": Obj,
-        is_override = "is_override": Optional(&Bool) => omit_none,
+        user_id: Int,
+        user_email: Str,
+        user_number: Str,
+        linked_accounts: Array(&Obj),
+        user_identifiers: Optional(&Obj) => omit_none,
+        initiator_type: Optional(&Str) => omit_none,
+        is_customer_initiated: Optional(&Bool) => omit_none,
+        changes: Obj,
+        is_override: Optional(&Bool) => omit_none,
     ],
     by_name: [7, 4, 0, 9, 1, 2, 6, 8, 5, 3],
 );
@@ -528,9 +528,9 @@ impl AccountUserVerificationCompletedV1 {
 ::energy_api_core::table_struct!(
     AccountUserVerificationCompletedV1,
     [
-        user_number = "user_number": Str,
-        verification_id = "verification_id": Int,
-        verification_type = "verification_type": Str,
+        user_number: Str,
+        verification_id: Int,
+        verification_type: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -576,9 +576,9 @@ impl AccountUserVerificationStartedV1 {
 ::energy_api_core::table_struct!(
     AccountUserVerificationStartedV1,
     [
-        user_number = "user_number": Str,
-        verification_id = "verification_id": Int,
-        verification_type = "verification_type": Str,
+        user_number: Str,
+        verification_id: Int,
+        verification_type: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -624,9 +624,9 @@ impl AccountUserMetadataCreatedV1 {
 ::energy_api_core::table_struct!(
     AccountUserMetadataCreatedV1,
     [
-        user_id = "user_id": Int,
-        key = "key": Str,
-        value = "value": Str,
+        user_id: Int,
+        key: Str,
+        value: Str,
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -672,9 +672,9 @@ impl AccountUserMetadataRemovedV1 {
 ::energy_api_core::table_struct!(
     AccountUserMetadataRemovedV1,
     [
-        user_id = "user_id": Int,
-        key = "key": Str,
-        value = "value": Str,
+        user_id: Int,
+        key: Str,
+        value: Str,
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -718,8 +718,8 @@ impl AccountUserMetadataUpdatedV1 {
 ::energy_api_core::table_struct!(
     AccountUserMetadataUpdatedV1,
     [
-        user_id = "user_id": Int,
-        changes = "changes": Obj,
+        user_id: Int,
+        changes: Obj,
     ],
     by_name: [1, 2, 0],
 );

@@ -30,8 +30,8 @@ impl AccountCommunicationsPreferencesUpdatedV1 {
 ::energy_api_core::table_struct!(
     AccountCommunicationsPreferencesUpdatedV1,
     [
-        account_number = "account_number": Str,
-        changes = "changes": Struct(&crate::types::CommsPreferencesChanges),
+        account_number: Str,
+        changes: Struct(&crate::types::CommsPreferencesChanges),
     ],
     by_name: [0, 1, 2],
 );
@@ -89,9 +89,9 @@ impl AccountCreatedV1 {
 ::energy_api_core::table_struct!(
     AccountCreatedV1,
     [
-        account_number = "account_number": Str,
-        account_user_emails = "account_user_emails": Array(&Str),
-        is_imported = "is_imported": Optional(&Bool) => omit_none,
+        account_number: Str,
+        account_user_emails: Array(&Str),
+        is_imported: Optional(&Bool) => omit_none,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -129,7 +129,7 @@ impl AccountOccupiedV1 {
 ::energy_api_core::table_struct!(
     AccountOccupiedV1,
     [
-        account_number = "account_number": Str,
+        account_number: Str,
     ],
     by_name: [0, 1],
 );
@@ -175,9 +175,9 @@ impl AccountReactivatedV1 {
 ::energy_api_core::table_struct!(
     AccountReactivatedV1,
     [
-        account_number = "account_number": Str,
-        previous_status = "previous_status": Str,
-        reactivation_source = "reactivation_source": Str,
+        account_number: Str,
+        previous_status: Str,
+        reactivation_source: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -235,12 +235,12 @@ impl AccountSmartMeterReadPermissionChangedV1 {
 ::energy_api_core::table_struct!(
     AccountSmartMeterReadPermissionChangedV1,
     [
-        account_number = "account_number": Str,
-        old_permission = "old_permission": Str,
-        new_permission = "new_permission": Str,
-        effective_from = "effective_from": Str,
-        changed_by_id = "changed_by_id": Str,
-        changed_by_type = "changed_by_type": Str,
+        account_number: Str,
+        old_permission: Str,
+        new_permission: Str,
+        effective_from: Str,
+        changed_by_id: Str,
+        changed_by_type: Str,
     ],
     by_name: [0, 4, 6, 1, 2, 5, 3],
 );
@@ -304,10 +304,10 @@ impl AccountUpdatedV1 {
 ::energy_api_core::table_struct!(
     AccountUpdatedV1,
     [
-        account_number = "account_number": Str,
-        account_user_emails = "account_user_emails": Array(&Str),
-        changes = "changes": Obj,
-        is_override = "is_override": Optional(&Bool) => omit_none,
+        account_number: Str,
+        account_user_emails: Array(&Str),
+        changes: Obj,
+        is_override: Optional(&Bool) => omit_none,
     ],
     by_name: [0, 1, 2, 3, 4],
 );
@@ -353,9 +353,9 @@ impl AccountMetadataCreatedV1 {
 ::energy_api_core::table_struct!(
     AccountMetadataCreatedV1,
     [
-        account_number = "account_number": Str,
-        key = "key": Str,
-        value = "value": Str,
+        account_number: Str,
+        key: Str,
+        value: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -401,9 +401,9 @@ impl AccountMetadataRemovedV1 {
 ::energy_api_core::table_struct!(
     AccountMetadataRemovedV1,
     [
-        account_number = "account_number": Str,
-        key = "key": Str,
-        value = "value": Str,
+        account_number: Str,
+        key: Str,
+        value: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -447,8 +447,8 @@ impl AccountMetadataUpdatedV1 {
 ::energy_api_core::table_struct!(
     AccountMetadataUpdatedV1,
     [
-        account_number = "account_number": Str,
-        changes = "changes": Obj,
+        account_number: Str,
+        changes: Obj,
     ],
     by_name: [0, 1, 2],
 );
@@ -495,9 +495,9 @@ impl AccountPropertyEffectivePeriodMetadataCreatedV1 {
 ::energy_api_core::table_struct!(
     AccountPropertyEffectivePeriodMetadataCreatedV1,
     [
-        account_property_effective_period_id = "account_property_effective_period_id": Int,
-        key = "key": Str,
-        value = "value": Str,
+        account_property_effective_period_id: Int,
+        key: Str,
+        value: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -544,9 +544,9 @@ impl AccountPropertyEffectivePeriodMetadataRemovedV1 {
 ::energy_api_core::table_struct!(
     AccountPropertyEffectivePeriodMetadataRemovedV1,
     [
-        account_property_effective_period_id = "account_property_effective_period_id": Int,
-        key = "key": Str,
-        value = "value": Str,
+        account_property_effective_period_id: Int,
+        key: Str,
+        value: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -591,8 +591,8 @@ impl AccountPropertyEffectivePeriodMetadataUpdatedV1 {
 ::energy_api_core::table_struct!(
     AccountPropertyEffectivePeriodMetadataUpdatedV1,
     [
-        account_property_effective_period_id = "account_property_effective_period_id": Int,
-        changes = "changes": Obj,
+        account_property_effective_period_id: Int,
+        changes: Obj,
     ],
     by_name: [0, 1, 2],
 );
@@ -680,11 +680,11 @@ impl CampaignAccountAddedV1 {
 ::energy_api_core::table_struct!(
     CampaignAccountAddedV1,
     [
-        account_number = "account_number": Str,
-        campaign_name = "campaign_name": Str,
-        campaign_slug = "campaign_slug": Optional(&Str) => omit_none,
-        campaign_expiry_date = "campaign_expiry_date": Optional(&Str) => omit_none,
-        campaign_account_expiry_date = "campaign_account_expiry_date": Optional(&Str) => omit_none,
+        account_number: Str,
+        campaign_name: Str,
+        campaign_slug: Optional(&Str) => omit_none,
+        campaign_expiry_date: Optional(&Str) => omit_none,
+        campaign_account_expiry_date: Optional(&Str) => omit_none,
     ],
     by_name: [0, 4, 2, 5, 1, 3],
 );
@@ -740,9 +740,9 @@ impl CampaignAccountRemovedV1 {
 ::energy_api_core::table_struct!(
     CampaignAccountRemovedV1,
     [
-        account_number = "account_number": Str,
-        campaign_name = "campaign_name": Str,
-        campaign_slug = "campaign_slug": Optional(&Str) => omit_none,
+        account_number: Str,
+        campaign_name: Str,
+        campaign_slug: Optional(&Str) => omit_none,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -804,10 +804,10 @@ impl CampaignAccountUpdatedV1 {
 ::energy_api_core::table_struct!(
     CampaignAccountUpdatedV1,
     [
-        account_number = "account_number": Str,
-        campaign_name = "campaign_name": Str,
-        campaign_slug = "campaign_slug": Optional(&Str) => omit_none,
-        changes = "changes": Obj,
+        account_number: Str,
+        campaign_name: Str,
+        campaign_slug: Optional(&Str) => omit_none,
+        changes: Obj,
     ],
     by_name: [0, 1, 2, 3, 4],
 );

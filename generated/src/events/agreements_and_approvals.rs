@@ -30,8 +30,8 @@ impl ActualIntervalsReceivedV1 {
 ::energy_api_core::table_struct!(
     ActualIntervalsReceivedV1,
     [
-        mpan = "mpan": Str,
-        rebill_from = "rebill_from": Str,
+        mpan: Str,
+        rebill_from: Str,
     ],
     by_name: [0, 1, 2],
 );
@@ -81,10 +81,10 @@ impl AffiliatesAffiliateAccountContractCreatedV1 {
 ::energy_api_core::table_struct!(
     AffiliatesAffiliateAccountContractCreatedV1,
     [
-        affiliate_account_contract_id = "affiliate_account_contract_id": Int,
-        affiliate_contract_id = "affiliate_contract_id": Int,
-        account_number = "account_number": Str,
-        fuel = "fuel": Str,
+        affiliate_account_contract_id: Int,
+        affiliate_contract_id: Int,
+        account_number: Str,
+        fuel: Str,
     ],
     by_name: [2, 1, 3, 0, 4],
 );
@@ -166,12 +166,12 @@ impl AgreementCreatedV1 {
 ::energy_api_core::table_struct!(
     AgreementCreatedV1,
     [
-        agreement_id = "agreement_id": Int,
-        account_number = "account_number": Str,
-        valid_from = "valid_from": Str,
-        product_code = "product_code": Str,
-        account_contract_identifier = "account_contract_identifier": Optional(&Str) => omit_none,
-        business_contract_identifier = "business_contract_identifier": Optional(&Str) => omit_none,
+        agreement_id: Int,
+        account_number: Str,
+        valid_from: Str,
+        product_code: Str,
+        account_contract_identifier: Optional(&Str) => omit_none,
+        business_contract_identifier: Optional(&Str) => omit_none,
     ],
     by_name: [4, 5, 0, 6, 2, 1, 3],
 );
@@ -207,7 +207,7 @@ impl AgreementRevokedV1 {
 ::energy_api_core::table_struct!(
     AgreementRevokedV1,
     [
-        agreement_id = "agreement_id": Int,
+        agreement_id: Int,
     ],
     by_name: [0, 1],
 );
@@ -243,8 +243,8 @@ impl AgreementRevokedV2 {
 ::energy_api_core::table_struct!(
     AgreementRevokedV2,
     [
-        agreement_id = "agreement_id": Int,
-        account_number = "account_number": Str,
+        agreement_id: Int,
+        account_number: Str,
     ],
     by_name: [1, 2, 0],
 );
@@ -321,13 +321,13 @@ impl AgreementRolloverCompletedV1 {
 ::energy_api_core::table_struct!(
     AgreementRolloverCompletedV1,
     [
-        account_number = "account_number": Str,
-        supply_point_id = "supply_point_id": Str,
-        expiring_agreement_id = "expiring_agreement_id": Int,
-        rolled_on_to_agreement_id = "rolled_on_to_agreement_id": Int,
-        new_product = "new_product": Struct(&crate::types::Product),
-        rolled_on_to_agreement_valid_from = "rolled_on_to_agreement_valid_from": Str,
-        rolled_on_to_agreement_valid_to = "rolled_on_to_agreement_valid_to": Str,
+        account_number: Str,
+        supply_point_id: Str,
+        expiring_agreement_id: Int,
+        rolled_on_to_agreement_id: Int,
+        new_product: Struct(&crate::types::Product),
+        rolled_on_to_agreement_valid_from: Str,
+        rolled_on_to_agreement_valid_to: Str,
     ],
     by_name: [0, 2, 7, 4, 5, 3, 6, 1],
 );
@@ -363,7 +363,7 @@ impl AgreementTerminatedV1 {
 ::energy_api_core::table_struct!(
     AgreementTerminatedV1,
     [
-        agreement_id = "agreement_id": Int,
+        agreement_id: Int,
     ],
     by_name: [0, 1],
 );
@@ -399,8 +399,8 @@ impl AgreementTerminatedV2 {
 ::energy_api_core::table_struct!(
     AgreementTerminatedV2,
     [
-        agreement_id = "agreement_id": Int,
-        account_number = "account_number": Str,
+        agreement_id: Int,
+        account_number: Str,
     ],
     by_name: [1, 2, 0],
 );
@@ -471,9 +471,9 @@ impl AgreementUpdatedV1 {
 ::energy_api_core::table_struct!(
     AgreementUpdatedV1,
     [
-        agreement_id = "agreement_id": Int,
-        changes = "changes": Obj,
-        is_override = "is_override": Optional(&Bool) => omit_none,
+        agreement_id: Int,
+        changes: Obj,
+        is_override: Optional(&Bool) => omit_none,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -529,10 +529,10 @@ impl AgreementUpdatedV2 {
 ::energy_api_core::table_struct!(
     AgreementUpdatedV2,
     [
-        agreement_id = "agreement_id": Int,
-        changes = "changes": Obj,
-        is_override = "is_override": Optional(&Bool) => omit_none,
-        account_number = "account_number": Str,
+        agreement_id: Int,
+        changes: Obj,
+        is_override: Optional(&Bool) => omit_none,
+        account_number: Str,
     ],
     by_name: [3, 1, 2, 4, 0],
 );
@@ -599,10 +599,10 @@ impl ApprovalsApprovalApprovedV1 {
 ::energy_api_core::table_struct!(
     ApprovalsApprovalApprovedV1,
     [
-        approval_id = "approval_id": Str,
-        process_type = "process_type": Str,
-        process_data = "process_data": Obj,
-        approved_at = "approved_at": Str,
+        approval_id: Str,
+        process_type: Str,
+        process_data: Obj,
+        approved_at: Str,
     ],
     by_name: [0, 3, 4, 1, 2],
 );
@@ -656,11 +656,11 @@ impl ApprovalsApprovalCreatedV1 {
 ::energy_api_core::table_struct!(
     ApprovalsApprovalCreatedV1,
     [
-        approval_id = "approval_id": Str,
-        process_type = "process_type": Str,
-        requested_at = "requested_at": Str,
-        assigned_to_id = "assigned_to_id": Int,
-        requested_by_id = "requested_by_id": Int,
+        approval_id: Str,
+        process_type: Str,
+        requested_at: Str,
+        assigned_to_id: Int,
+        requested_by_id: Int,
     ],
     by_name: [0, 3, 2, 4, 1, 5],
 );
@@ -712,10 +712,10 @@ impl ApprovalsApprovalRejectedV1 {
 ::energy_api_core::table_struct!(
     ApprovalsApprovalRejectedV1,
     [
-        approval_id = "approval_id": Str,
-        process_type = "process_type": Str,
-        process_data = "process_data": Obj,
-        rejected_at = "rejected_at": Str,
+        approval_id: Str,
+        process_type: Str,
+        process_data: Obj,
+        rejected_at: Str,
     ],
     by_name: [0, 2, 3, 1, 4],
 );
@@ -773,12 +773,12 @@ impl ApprovalsApprovalRequestApprovedV1 {
 ::energy_api_core::table_struct!(
     ApprovalsApprovalRequestApprovedV1,
     [
-        approval_id = "approval_id": Str,
-        process_type = "process_type": Str,
-        request_id = "request_id": Str,
-        approved_by_id = "approved_by_id": Int,
-        approved_at = "approved_at": Str,
-        approval_reason = "approval_reason": Str,
+        approval_id: Str,
+        process_type: Str,
+        request_id: Str,
+        approved_by_id: Int,
+        approved_at: Str,
+        approval_reason: Str,
     ],
     by_name: [0, 5, 2, 6, 1, 3, 4],
 );
@@ -832,11 +832,11 @@ impl ApprovalsApprovalRequestAssignedV1 {
 ::energy_api_core::table_struct!(
     ApprovalsApprovalRequestAssignedV1,
     [
-        approval_id = "approval_id": Str,
-        process_type = "process_type": Str,
-        request_id = "request_id": Str,
-        assigned_to_id = "assigned_to_id": Int,
-        assigned_at = "assigned_at": Str,
+        approval_id: Str,
+        process_type: Str,
+        request_id: Str,
+        assigned_to_id: Int,
+        assigned_at: Str,
     ],
     by_name: [0, 4, 2, 5, 1, 3],
 );
@@ -894,12 +894,12 @@ impl ApprovalsApprovalRequestRejectedV1 {
 ::energy_api_core::table_struct!(
     ApprovalsApprovalRequestRejectedV1,
     [
-        approval_id = "approval_id": Str,
-        process_type = "process_type": Str,
-        request_id = "request_id": Str,
-        rejected_by_id = "rejected_by_id": Int,
-        rejection_reason = "rejection_reason": Str,
-        rejected_at = "rejected_at": Str,
+        approval_id: Str,
+        process_type: Str,
+        request_id: Str,
+        rejected_by_id: Int,
+        rejection_reason: Str,
+        rejected_at: Str,
     ],
     by_name: [0, 1, 5, 6, 4, 2, 3],
 );

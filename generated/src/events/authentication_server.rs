@@ -34,9 +34,9 @@ impl AuthServerAccessTokenIssuedV1 {
 ::energy_api_core::table_struct!(
     AuthServerAccessTokenIssuedV1,
     [
-        delegate = "delegate": Str,
-        viewer = "viewer": Str,
-        viewer_id = "viewer_id": Int,
+        delegate: Str,
+        viewer: Str,
+        viewer_id: Int,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -82,9 +82,9 @@ impl AuthServerAccountUserGenerateMfaChallengeErrorV1 {
 ::energy_api_core::table_struct!(
     AuthServerAccountUserGenerateMfaChallengeErrorV1,
     [
-        account_user_id = "account_user_id": Int,
-        account_user_number = "account_user_number": Str,
-        device = "device": Str,
+        account_user_id: Int,
+        account_user_number: Str,
+        device: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -134,10 +134,10 @@ impl AuthServerAccountUserLoggedInV1 {
 ::energy_api_core::table_struct!(
     AuthServerAccountUserLoggedInV1,
     [
-        account_user_id = "account_user_id": Int,
-        account_user_number = "account_user_number": Str,
-        login_method = "login_method": Str,
-        mfa_device_type = "mfa_device_type": Str,
+        account_user_id: Int,
+        account_user_number: Str,
+        login_method: Str,
+        mfa_device_type: Str,
     ],
     by_name: [0, 1, 2, 3, 4],
 );
@@ -183,9 +183,9 @@ impl AuthServerAccountUserLoginDeniedV1 {
 ::energy_api_core::table_struct!(
     AuthServerAccountUserLoginDeniedV1,
     [
-        account_user_id = "account_user_id": Int,
-        account_user_number = "account_user_number": Str,
-        enforced_security_rule_ids = "enforced_security_rule_ids": Array(&Int),
+        account_user_id: Int,
+        account_user_number: Str,
+        enforced_security_rule_ids: Array(&Int),
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -243,12 +243,12 @@ impl AuthServerAccountUserLoginFailedV1 {
 ::energy_api_core::table_struct!(
     AuthServerAccountUserLoginFailedV1,
     [
-        account_user_id = "account_user_id": Int,
-        account_user_number = "account_user_number": Str,
-        step = "step": Str,
-        failure_reason = "failure_reason": Str,
-        brand = "brand": Str,
-        user_brands = "user_brands": Array(&Str),
+        account_user_id: Int,
+        account_user_number: Str,
+        step: Str,
+        failure_reason: Str,
+        brand: Str,
+        user_brands: Array(&Str),
     ],
     by_name: [0, 1, 4, 5, 2, 3, 6],
 );
@@ -298,10 +298,10 @@ impl AuthServerAccountUserLoginStepCompletedV1 {
 ::energy_api_core::table_struct!(
     AuthServerAccountUserLoginStepCompletedV1,
     [
-        account_user_id = "account_user_id": Int,
-        account_user_number = "account_user_number": Str,
-        step = "step": Str,
-        mfa_device_type = "mfa_device_type": Str,
+        account_user_id: Int,
+        account_user_number: Str,
+        step: Str,
+        mfa_device_type: Str,
     ],
     by_name: [0, 1, 3, 4, 2],
 );

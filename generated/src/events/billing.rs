@@ -59,15 +59,15 @@ impl BillingBillingDocumentHeldV1 {
 ::energy_api_core::table_struct!(
     BillingBillingDocumentHeldV1,
     [
-        account_number = "account_number": Str,
-        document_type = "document_type": Str,
-        document_id = "document_id": Int,
-        document_identifier = "document_identifier": Str,
-        document_uuid = "document_uuid": Str,
-        hold_code = "hold_code": Str,
-        is_strict = "is_strict": Bool,
-        held_at = "held_at": Str,
-        held_by_id = "held_by_id": Int,
+        account_number: Str,
+        document_type: Str,
+        document_id: Int,
+        document_identifier: Str,
+        document_uuid: Str,
+        hold_code: Str,
+        is_strict: Bool,
+        held_at: Str,
+        held_by_id: Int,
     ],
     by_name: [0, 2, 4, 3, 1, 7, 6, 9, 8, 5],
 );
@@ -113,9 +113,9 @@ impl BillingBillingDocumentIssuedV1 {
 ::energy_api_core::table_struct!(
     BillingBillingDocumentIssuedV1,
     [
-        account_number = "account_number": Str,
-        billing_document_id = "billing_document_id": Int,
-        billing_document_identifier = "billing_document_identifier": Str,
+        account_number: Str,
+        billing_document_id: Int,
+        billing_document_identifier: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -159,10 +159,10 @@ impl BillingBillingDocumentIssuedV2 {
 ::energy_api_core::table_struct!(
     BillingBillingDocumentIssuedV2,
     [
-        account_number = "account_number": Str,
-        billing_document_id = "billing_document_id": Int,
-        billing_document_identifier = "billing_document_identifier": Str,
-        billing_document_uuid = "billing_document_uuid": Str,
+        account_number: Str,
+        billing_document_id: Int,
+        billing_document_identifier: Str,
+        billing_document_uuid: Str,
     ],
     by_name: [0, 1, 2, 3, 4],
 );
@@ -224,9 +224,9 @@ impl BillingBillingDocumentRepresentationDispatchedV1 {
 ::energy_api_core::table_struct!(
     BillingBillingDocumentRepresentationDispatchedV1,
     [
-        account_number = "account_number": Str,
-        billing_document_id = "billing_document_id": Int,
-        billing_document_identifier = "billing_document_identifier": Str,
+        account_number: Str,
+        billing_document_id: Int,
+        billing_document_identifier: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -278,11 +278,11 @@ impl BillingBillingDocumentRepresentationDispatchedV2 {
 ::energy_api_core::table_struct!(
     BillingBillingDocumentRepresentationDispatchedV2,
     [
-        account_number = "account_number": Str,
-        billing_document_id = "billing_document_id": Int,
-        billing_document_identifier = "billing_document_identifier": Str,
-        billing_document_representation_dispatch_id = "billing_document_representation_dispatch_id": Int,
-        billing_document_representations_id = "billing_document_representations_id": Array(&Int),
+        account_number: Str,
+        billing_document_id: Int,
+        billing_document_identifier: Str,
+        billing_document_representation_dispatch_id: Int,
+        billing_document_representations_id: Array(&Int),
     ],
     by_name: [0, 1, 2, 3, 4, 5],
 );
@@ -338,12 +338,12 @@ impl BillingBillingDocumentRepresentationDispatchedV3 {
 ::energy_api_core::table_struct!(
     BillingBillingDocumentRepresentationDispatchedV3,
     [
-        account_number = "account_number": Str,
-        billing_document_id = "billing_document_id": Int,
-        billing_document_identifier = "billing_document_identifier": Str,
-        billing_document_representation_dispatch_id = "billing_document_representation_dispatch_id": Int,
-        billing_document_representations_id = "billing_document_representations_id": Array(&Int),
-        support_user_id = "support_user_id": Int,
+        account_number: Str,
+        billing_document_id: Int,
+        billing_document_identifier: Str,
+        billing_document_representation_dispatch_id: Int,
+        billing_document_representations_id: Array(&Int),
+        support_user_id: Int,
     ],
     by_name: [0, 1, 2, 3, 4, 5, 6],
 );
@@ -441,10 +441,10 @@ impl BillingBillingOptionsUpdatedV1 {
 ::energy_api_core::table_struct!(
     BillingBillingOptionsUpdatedV1,
     [
-        account_number = "account_number": Str,
-        previous_billing_options_id = "previous_billing_options_id": Int,
-        new_billing_options_id = "new_billing_options_id": Int,
-        support_user_id = "support_user_id": Int,
+        account_number: Str,
+        previous_billing_options_id: Int,
+        new_billing_options_id: Int,
+        support_user_id: Int,
     ],
     by_name: [0, 2, 3, 1, 4],
 );
@@ -490,9 +490,9 @@ impl BillingChargingLedgerAssignedToAgreementV1 {
 ::energy_api_core::table_struct!(
     BillingChargingLedgerAssignedToAgreementV1,
     [
-        ledger_number = "ledger_number": Str,
-        agreement_id = "agreement_id": Int,
-        assigned_at = "assigned_at": Str,
+        ledger_number: Str,
+        agreement_id: Int,
+        assigned_at: Str,
     ],
     by_name: [1, 3, 2, 0],
 );
@@ -534,8 +534,8 @@ impl BillingChargingSupplyPointTriggeredV1 {
 ::energy_api_core::table_struct!(
     BillingChargingSupplyPointTriggeredV1,
     [
-        supply_point_id = "supply_point_id": Int,
-        charge_period = "charge_period": Struct(&crate::types::ChargePeriod),
+        supply_point_id: Int,
+        charge_period: Struct(&crate::types::ChargePeriod),
     ],
     by_name: [1, 2, 0],
 );
@@ -571,7 +571,7 @@ impl BillingDuosInvoiceCancelV1 {
 ::energy_api_core::table_struct!(
     BillingDuosInvoiceCancelV1,
     [
-        invoice_event_id = "invoice_event_id": Int,
+        invoice_event_id: Int,
     ],
     by_name: [0, 1],
 );
@@ -607,7 +607,7 @@ impl BillingDuosInvoiceNewV1 {
 ::energy_api_core::table_struct!(
     BillingDuosInvoiceNewV1,
     [
-        invoice_event_id = "invoice_event_id": Int,
+        invoice_event_id: Int,
     ],
     by_name: [0, 1],
 );
@@ -643,7 +643,7 @@ impl BillingDuosInvoiceReplaceV1 {
 ::energy_api_core::table_struct!(
     BillingDuosInvoiceReplaceV1,
     [
-        invoice_event_id = "invoice_event_id": Int,
+        invoice_event_id: Int,
     ],
     by_name: [0, 1],
 );
@@ -691,9 +691,9 @@ impl BillingFinalBillV1 {
 ::energy_api_core::table_struct!(
     BillingFinalBillV1,
     [
-        account_number = "account_number": Str,
-        account_user_emails = "account_user_emails": Array(&Str),
-        statement_id = "statement_id": Int,
+        account_number: Str,
+        account_user_emails: Array(&Str),
+        statement_id: Int,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -743,10 +743,10 @@ impl BillingIssuanceExternalStatusCreatedV1 {
 ::energy_api_core::table_struct!(
     BillingIssuanceExternalStatusCreatedV1,
     [
-        billing_document_identifier = "billing_document_identifier": Str,
-        status = "status": Str,
-        status_code = "status_code": Str,
-        external_status_id = "external_status_id": Int,
+        billing_document_identifier: Str,
+        status: Str,
+        status_code: Str,
+        external_status_id: Int,
     ],
     by_name: [0, 3, 2, 4, 1],
 );
@@ -788,8 +788,8 @@ impl BillingIssuedBillV1 {
 ::energy_api_core::table_struct!(
     BillingIssuedBillV1,
     [
-        account_number = "account_number": Str,
-        statement_id = "statement_id": Int,
+        account_number: Str,
+        statement_id: Int,
     ],
     by_name: [0, 1, 2],
 );
@@ -823,7 +823,7 @@ impl BillingLedgerEntryPostedV1 {
 ::energy_api_core::table_struct!(
     BillingLedgerEntryPostedV1,
     [
-        ledger = "ledger": Struct(&crate::types::Ledger),
+        ledger: Struct(&crate::types::Ledger),
     ],
     by_name: [0, 1],
 );
@@ -859,8 +859,8 @@ impl BillingLedgerEntryPostedV2 {
 ::energy_api_core::table_struct!(
     BillingLedgerEntryPostedV2,
     [
-        ledger = "ledger": Struct(&crate::types::Ledger),
-        entry = "entry": Struct(&crate::types::LedgerEntry),
+        ledger: Struct(&crate::types::Ledger),
+        entry: Struct(&crate::types::LedgerEntry),
     ],
     by_name: [1, 2, 0],
 );
@@ -905,7 +905,7 @@ impl BillingLedgerEntryRemovedV1 {
 ::energy_api_core::table_struct!(
     BillingLedgerEntryRemovedV1,
     [
-        ledger = "ledger": Struct(&crate::types::Ledger),
+        ledger: Struct(&crate::types::Ledger),
     ],
     by_name: [0, 1],
 );
@@ -941,8 +941,8 @@ impl BillingLedgerEntryRemovedV2 {
 ::energy_api_core::table_struct!(
     BillingLedgerEntryRemovedV2,
     [
-        ledger = "ledger": Struct(&crate::types::Ledger),
-        entry = "entry": Struct(&crate::types::LedgerEntryRemoval),
+        ledger: Struct(&crate::types::Ledger),
+        entry: Struct(&crate::types::LedgerEntryRemoval),
     ],
     by_name: [1, 2, 0],
 );
@@ -1020,13 +1020,13 @@ impl BillingPathwayTraversalFailedV1 {
 ::energy_api_core::table_struct!(
     BillingPathwayTraversalFailedV1,
     [
-        pathway_id = "pathway_id": Str,
-        traversal_attempt_id = "traversal_attempt_id": Int,
-        traversal_attempt_context = "traversal_attempt_context": Obj,
-        trigger_id = "trigger_id": Int,
-        failed_action_name = "failed_action_name": Str,
-        failed_action_error = "failed_action_error": Str,
-        failed_at = "failed_at": Str,
+        pathway_id: Str,
+        traversal_attempt_id: Int,
+        traversal_attempt_context: Obj,
+        trigger_id: Int,
+        failed_action_name: Str,
+        failed_action_error: Str,
+        failed_at: Str,
     ],
     by_name: [5, 2, 3, 1, 7, 6, 4, 0],
 );
@@ -1076,10 +1076,10 @@ impl BillingPathwayTraversalSucceededV1 {
 ::energy_api_core::table_struct!(
     BillingPathwayTraversalSucceededV1,
     [
-        pathway_id = "pathway_id": Str,
-        traversal_attempt_id = "traversal_attempt_id": Int,
-        trigger_id = "trigger_id": Int,
-        succeeded_at = "succeeded_at": Str,
+        pathway_id: Str,
+        traversal_attempt_id: Int,
+        trigger_id: Int,
+        succeeded_at: Str,
     ],
     by_name: [0, 3, 2, 4, 1],
 );
@@ -1129,10 +1129,10 @@ impl BillingPortfolioInvoiceSummaryCompletedV1 {
 ::energy_api_core::table_struct!(
     BillingPortfolioInvoiceSummaryCompletedV1,
     [
-        run_identifier = "run_identifier": Str,
-        storage_bucket = "storage_bucket": Str,
-        storage_key_prefix = "storage_key_prefix": Str,
-        summary_count = "summary_count": Int,
+        run_identifier: Str,
+        storage_bucket: Str,
+        storage_key_prefix: Str,
+        summary_count: Int,
     ],
     by_name: [0, 1, 2, 3, 4],
 );
@@ -1186,11 +1186,11 @@ impl BillingRebateAcceptedV1 {
 ::energy_api_core::table_struct!(
     BillingRebateAcceptedV1,
     [
-        account_number = "account_number": Str,
-        rebate_period_id = "rebate_period_id": Int,
-        rebate_type = "rebate_type": Str,
-        effective_from = "effective_from": Str,
-        effective_to = "effective_to": Str,
+        account_number: Str,
+        rebate_period_id: Int,
+        rebate_type: Str,
+        effective_from: Str,
+        effective_to: Str,
     ],
     by_name: [0, 3, 2, 5, 4, 1],
 );
@@ -1252,12 +1252,12 @@ impl BillingRebateCreatedV1 {
 ::energy_api_core::table_struct!(
     BillingRebateCreatedV1,
     [
-        account_number = "account_number": Str,
-        rebate_period_id = "rebate_period_id": Int,
-        rebate_type = "rebate_type": Str,
-        effective_from = "effective_from": Str,
-        effective_to = "effective_to": Str,
-        is_application_accepted = "is_application_accepted": Bool,
+        account_number: Str,
+        rebate_period_id: Int,
+        rebate_type: Str,
+        effective_from: Str,
+        effective_to: Str,
+        is_application_accepted: Bool,
     ],
     by_name: [0, 3, 2, 6, 4, 5, 1],
 );
@@ -1319,12 +1319,12 @@ impl BillingRebateDeclinedV1 {
 ::energy_api_core::table_struct!(
     BillingRebateDeclinedV1,
     [
-        account_number = "account_number": Str,
-        rebate_period_id = "rebate_period_id": Int,
-        rebate_type = "rebate_type": Str,
-        effective_from = "effective_from": Str,
-        effective_to = "effective_to": Str,
-        decline_reason = "decline_reason": Str,
+        account_number: Str,
+        rebate_period_id: Int,
+        rebate_type: Str,
+        effective_from: Str,
+        effective_to: Str,
+        decline_reason: Str,
     ],
     by_name: [0, 5, 2, 6, 4, 1, 3],
 );
@@ -1386,12 +1386,12 @@ impl BillingRebateUpdatedV1 {
 ::energy_api_core::table_struct!(
     BillingRebateUpdatedV1,
     [
-        account_number = "account_number": Str,
-        rebate_period_id = "rebate_period_id": Int,
-        rebate_type = "rebate_type": Str,
-        effective_from = "effective_from": Str,
-        effective_to = "effective_to": Str,
-        is_application_accepted = "is_application_accepted": Bool,
+        account_number: Str,
+        rebate_period_id: Int,
+        rebate_type: Str,
+        effective_from: Str,
+        effective_to: Str,
+        is_application_accepted: Bool,
     ],
     by_name: [0, 3, 2, 6, 4, 5, 1],
 );
@@ -1441,10 +1441,10 @@ impl ChargingPrimingErroredV1 {
 ::energy_api_core::table_struct!(
     ChargingPrimingErroredV1,
     [
-        errors = "errors": Array(&Str),
-        supply_point_id = "supply_point_id": Str,
-        period_start = "period_start": Str,
-        period_end = "period_end": Str,
+        errors: Array(&Str),
+        supply_point_id: Str,
+        period_start: Str,
+        period_end: Str,
     ],
     by_name: [0, 3, 4, 1, 2],
 );
@@ -1494,10 +1494,10 @@ impl LatePaymentFeeApplicationServiceCompletedV1 {
 ::energy_api_core::table_struct!(
     LatePaymentFeeApplicationServiceCompletedV1,
     [
-        run_id = "run_id": Str,
-        account_number = "account_number": Str,
-        fees_applied_count = "fees_applied_count": Int,
-        fees_unapplied_count = "fees_unapplied_count": Int,
+        run_id: Str,
+        account_number: Str,
+        fees_applied_count: Int,
+        fees_unapplied_count: Int,
     ],
     by_name: [1, 4, 2, 3, 0],
 );
@@ -1565,12 +1565,12 @@ impl LatePaymentFeeApplicationServiceFeeAppliedV1 {
 ::energy_api_core::table_struct!(
     LatePaymentFeeApplicationServiceFeeAppliedV1,
     [
-        run_id = "run_id": Str,
-        account_number = "account_number": Str,
-        fee_amount = "fee_amount": Int,
-        fee_date = "fee_date": Str,
-        fee_type = "fee_type": Optional(&Str) => omit_none,
-        charge_id = "charge_id": Str,
+        run_id: Str,
+        account_number: Str,
+        fee_amount: Int,
+        fee_date: Str,
+        fee_type: Optional(&Str) => omit_none,
+        charge_id: Str,
     ],
     by_name: [1, 6, 5, 3, 4, 0, 2],
 );
@@ -1612,8 +1612,8 @@ impl LatePaymentFeeApplicationServiceStartedV1 {
 ::energy_api_core::table_struct!(
     LatePaymentFeeApplicationServiceStartedV1,
     [
-        run_id = "run_id": Str,
-        account_number = "account_number": Str,
+        run_id: Str,
+        account_number: Str,
     ],
     by_name: [1, 2, 0],
 );
@@ -1659,9 +1659,9 @@ impl LatePaymentFeeCalculationServiceCompletedV1 {
 ::energy_api_core::table_struct!(
     LatePaymentFeeCalculationServiceCompletedV1,
     [
-        run_id = "run_id": Str,
-        account_number = "account_number": Str,
-        fees_calculated_count = "fees_calculated_count": Int,
+        run_id: Str,
+        account_number: Str,
+        fees_calculated_count: Int,
     ],
     by_name: [1, 3, 2, 0],
 );
@@ -1703,8 +1703,8 @@ impl LatePaymentFeeCalculationServiceStartedV1 {
 ::energy_api_core::table_struct!(
     LatePaymentFeeCalculationServiceStartedV1,
     [
-        run_id = "run_id": Str,
-        account_number = "account_number": Str,
+        run_id: Str,
+        account_number: Str,
     ],
     by_name: [1, 2, 0],
 );
@@ -1754,10 +1754,10 @@ impl LatePaymentFeeCalculatorCompletedV1 {
 ::energy_api_core::table_struct!(
     LatePaymentFeeCalculatorCompletedV1,
     [
-        run_id = "run_id": Str,
-        account_number = "account_number": Str,
-        fees_applied_count = "fees_applied_count": Int,
-        fees_unapplied_count = "fees_unapplied_count": Int,
+        run_id: Str,
+        account_number: Str,
+        fees_applied_count: Int,
+        fees_unapplied_count: Int,
     ],
     by_name: [1, 4, 2, 3, 0],
 );
@@ -1803,9 +1803,9 @@ impl LatePaymentFeeCalculatorFeeAppliedV1 {
 ::energy_api_core::table_struct!(
     LatePaymentFeeCalculatorFeeAppliedV1,
     [
-        run_id = "run_id": Str,
-        account_number = "account_number": Str,
-        charge_id = "charge_id": Str,
+        run_id: Str,
+        account_number: Str,
+        charge_id: Str,
     ],
     by_name: [1, 3, 2, 0],
 );
@@ -1847,8 +1847,8 @@ impl LatePaymentFeeCalculatorStartedV1 {
 ::energy_api_core::table_struct!(
     LatePaymentFeeCalculatorStartedV1,
     [
-        run_id = "run_id": Str,
-        account_number = "account_number": Str,
+        run_id: Str,
+        account_number: Str,
     ],
     by_name: [1, 2, 0],
 );
@@ -1894,9 +1894,9 @@ impl LatePaymentFeeWaivedV1 {
 ::energy_api_core::table_struct!(
     LatePaymentFeeWaivedV1,
     [
-        fee_id = "fee_id": Int,
-        waived_at = "waived_at": Str,
-        support_user_id = "support_user_id": Int,
+        fee_id: Int,
+        waived_at: Str,
+        support_user_id: Int,
     ],
     by_name: [0, 2, 3, 1],
 );

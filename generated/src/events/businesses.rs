@@ -22,7 +22,7 @@ impl BusinessCreatedV1 {
 ::energy_api_core::table_struct!(
     BusinessCreatedV1,
     [
-        id = "id": Int,
+        id: Int,
     ],
     by_name: [0, 1],
 );
@@ -66,8 +66,8 @@ impl BusinessUpdatedV1 {
 ::energy_api_core::table_struct!(
     BusinessUpdatedV1,
     [
-        id = "id": Int,
-        changes = "changes": Obj,
+        id: Int,
+        changes: Obj,
     ],
     by_name: [1, 2, 0],
 );
@@ -109,8 +109,8 @@ impl BusinessOperationsTeamUpdatedV1 {
 ::energy_api_core::table_struct!(
     BusinessOperationsTeamUpdatedV1,
     [
-        id = "id": Int,
-        operations_team_id = "operations_team_id": Int,
+        id: Int,
+        operations_team_id: Int,
     ],
     by_name: [0, 1, 2],
 );
@@ -181,14 +181,14 @@ impl InternalCompanyCreatedV1 {
 ::energy_api_core::table_struct!(
     InternalCompanyCreatedV1,
     [
-        id = "id": Str,
-        actor = "actor": Obj,
-        displayable_number = "displayable_number": Str,
-        name = "name": Str,
-        primary_registration_number = "primary_registration_number": Str,
-        secondary_registration_number = "secondary_registration_number": Str,
-        primary_tax_identifier_number = "primary_tax_identifier_number": Str,
-        legal_address = "legal_address": Obj,
+        id: Str,
+        actor: Obj,
+        displayable_number: Str,
+        name: Str,
+        primary_registration_number: Str,
+        secondary_registration_number: Str,
+        primary_tax_identifier_number: Str,
+        legal_address: Obj,
     ],
     by_name: [1, 7, 2, 0, 4, 6, 8, 5, 3],
 );

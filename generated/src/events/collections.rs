@@ -34,9 +34,9 @@ impl CollateralAgreementFulfilledV1 {
 ::energy_api_core::table_struct!(
     CollateralAgreementFulfilledV1,
     [
-        collateral_agreement_id = "collateral_agreement_id": Int,
-        contract_id = "contract_id": Str,
-        fulfilled_at = "fulfilled_at": Str,
+        collateral_agreement_id: Int,
+        contract_id: Str,
+        fulfilled_at: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -111,12 +111,12 @@ impl CollectionProceedingCreatedV1 {
 ::energy_api_core::table_struct!(
     CollectionProceedingCreatedV1,
     [
-        id = "id": Int,
-        account_number = "account_number": Str,
-        amount = "amount": Optional(&Int) => omit_none,
-        campaign = "campaign": Optional(&Str) => omit_none,
-        is_white_label = "is_white_label": Bool,
-        agency_code = "agency_code": Str,
+        id: Int,
+        account_number: Str,
+        amount: Optional(&Int) => omit_none,
+        campaign: Optional(&Str) => omit_none,
+        is_white_label: Bool,
+        agency_code: Str,
     ],
     by_name: [1, 4, 5, 3, 0, 6, 2],
 );
@@ -196,14 +196,14 @@ impl CollectionProcessCommStepResolvedV1 {
 ::energy_api_core::table_struct!(
     CollectionProcessCommStepResolvedV1,
     [
-        collection_process_number = "collection_process_number": Str,
-        step_identifier = "step_identifier": Str,
-        trigger_id = "trigger_id": Optional(&Str) => omit_none,
-        status = "status": Str,
-        reason = "reason": Str,
-        dispatched_channels = "dispatched_channels": Array(&Str),
-        failed_channels = "failed_channels": Array(&Str),
-        timestamp = "timestamp": Str,
+        collection_process_number: Str,
+        step_identifier: Str,
+        trigger_id: Optional(&Str) => omit_none,
+        status: Str,
+        reason: Str,
+        dispatched_channels: Array(&Str),
+        failed_channels: Array(&Str),
+        timestamp: Str,
     ],
     by_name: [0, 5, 7, 8, 1, 3, 6, 4, 2],
 );
@@ -249,9 +249,9 @@ impl CollectionProcessLeaveSupplierInstigatedV1 {
 ::energy_api_core::table_struct!(
     CollectionProcessLeaveSupplierInstigatedV1,
     [
-        number = "number": Str,
-        account_number = "account_number": Str,
-        leave_supplier_process_number = "leave_supplier_process_number": Str,
+        number: Str,
+        account_number: Str,
+        leave_supplier_process_number: Str,
     ],
     by_name: [1, 3, 2, 0],
 );
@@ -303,10 +303,10 @@ impl CollectionProcessPausedV1 {
 ::energy_api_core::table_struct!(
     CollectionProcessPausedV1,
     [
-        number = "number": Str,
-        account_number = "account_number": Str,
-        source = "source": Str,
-        active_pause_reasons = "active_pause_reasons": Array(&Str),
+        number: Str,
+        account_number: Str,
+        source: Str,
+        active_pause_reasons: Array(&Str),
     ],
     by_name: [1, 2, 3, 4, 0],
 );
@@ -380,11 +380,11 @@ impl CollectionProcessRaisedV1 {
 ::energy_api_core::table_struct!(
     CollectionProcessRaisedV1,
     [
-        number = "number": Str,
-        account_number = "account_number": Str,
-        ledger = "ledger": Optional(&Str) => omit_none,
-        billing_document = "billing_document": Optional(&Str) => omit_none,
-        config_code = "config_code": Str,
+        number: Str,
+        account_number: Str,
+        ledger: Optional(&Str) => omit_none,
+        billing_document: Optional(&Str) => omit_none,
+        config_code: Str,
     ],
     by_name: [1, 5, 3, 0, 4, 2],
 );
@@ -418,7 +418,7 @@ impl CollectionProcessReactivatedV1 {
 ::energy_api_core::table_struct!(
     CollectionProcessReactivatedV1,
     [
-        number = "number": Str,
+        number: Str,
     ],
     by_name: [0, 1],
 );
@@ -452,7 +452,7 @@ impl CollectionProcessRunTerminationRequestedV1 {
 ::energy_api_core::table_struct!(
     CollectionProcessRunTerminationRequestedV1,
     [
-        number = "number": Str,
+        number: Str,
     ],
     by_name: [0, 1],
 );
@@ -498,9 +498,9 @@ impl CollectionProcessUnpausedV1 {
 ::energy_api_core::table_struct!(
     CollectionProcessUnpausedV1,
     [
-        number = "number": Str,
-        account_number = "account_number": Str,
-        source = "source": Str,
+        number: Str,
+        account_number: Str,
+        source: Str,
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -546,9 +546,9 @@ impl CollectionProcessWithdrawnV1 {
 ::energy_api_core::table_struct!(
     CollectionProcessWithdrawnV1,
     [
-        number = "number": Str,
-        account_number = "account_number": Str,
-        external_reference = "external_reference": Str,
+        number: Str,
+        account_number: Str,
+        external_reference: Str,
     ],
     by_name: [1, 3, 2, 0],
 );
@@ -582,8 +582,8 @@ impl CollectionProcessWithdrawnV2 {
 ::energy_api_core::table_struct!(
     CollectionProcessWithdrawnV2,
     [
-        number = "number": Str,
-        account_number = "account_number": Str,
+        number: Str,
+        account_number: Str,
     ],
     by_name: [1, 2, 0],
 );
@@ -632,9 +632,9 @@ impl CreditCheckCreatedV1 {
 ::energy_api_core::table_struct!(
     CreditCheckCreatedV1,
     [
-        check_id = "check_id": Str,
-        entity_type = "entity_type": Str,
-        entity_id = "entity_id": Str,
+        check_id: Str,
+        entity_type: Str,
+        entity_id: Str,
     ],
     by_name: [0, 2, 3, 1],
 );
@@ -680,9 +680,9 @@ impl DebtActioningAutomatedDebtWriteBackCompletedV1 {
 ::energy_api_core::table_struct!(
     DebtActioningAutomatedDebtWriteBackCompletedV1,
     [
-        ledger_number = "ledger_number": Str,
-        account_number = "account_number": Str,
-        amount = "amount": Int,
+        ledger_number: Str,
+        account_number: Str,
+        amount: Int,
     ],
     by_name: [1, 3, 2, 0],
 );
@@ -732,10 +732,10 @@ impl DebtActioningAutomatedDebtWriteBackFailedV1 {
 ::energy_api_core::table_struct!(
     DebtActioningAutomatedDebtWriteBackFailedV1,
     [
-        ledger_number = "ledger_number": Str,
-        account_number = "account_number": Str,
-        reason = "reason": Str,
-        exception = "exception": Str,
+        ledger_number: Str,
+        account_number: Str,
+        reason: Str,
+        exception: Str,
     ],
     by_name: [1, 2, 3, 4, 0],
 );
@@ -781,9 +781,9 @@ impl DebtActioningAutomatedDebtWriteBackSkippedV1 {
 ::energy_api_core::table_struct!(
     DebtActioningAutomatedDebtWriteBackSkippedV1,
     [
-        ledger_number = "ledger_number": Str,
-        account_number = "account_number": Str,
-        reason = "reason": Str,
+        ledger_number: Str,
+        account_number: Str,
+        reason: Str,
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -858,15 +858,15 @@ impl DelinquentDebtAllocationCreatedV1 {
 ::energy_api_core::table_struct!(
     DelinquentDebtAllocationCreatedV1,
     [
-        ledger_number = "ledger_number": Str,
-        account_number = "account_number": Str,
-        allocation_identifier = "allocation_identifier": Str,
-        amount = "amount": Int,
-        reason = "reason": Str,
-        created_at = "created_at": Str,
-        fulfilment = "fulfilment": Struct(&crate::types::AllocationComponent),
-        obligation = "obligation": Obj,
-        payout = "payout": Obj,
+        ledger_number: Str,
+        account_number: Str,
+        allocation_identifier: Str,
+        amount: Int,
+        reason: Str,
+        created_at: Str,
+        fulfilment: Struct(&crate::types::AllocationComponent),
+        obligation: Obj,
+        payout: Obj,
     ],
     by_name: [1, 7, 2, 3, 5, 9, 6, 0, 8, 4],
 );
@@ -916,10 +916,10 @@ impl DelinquentDebtPositionChangedV1 {
 ::energy_api_core::table_struct!(
     DelinquentDebtPositionChangedV1,
     [
-        ledger_number = "ledger_number": Str,
-        changed_on = "changed_on": Str,
-        previous_value = "previous_value": Int,
-        new_value = "new_value": Int,
+        ledger_number: Str,
+        changed_on: Str,
+        previous_value: Int,
+        new_value: Int,
     ],
     by_name: [1, 3, 0, 4, 2],
 );
@@ -967,11 +967,11 @@ impl DelinquentDebtPositionChangedV2 {
 ::energy_api_core::table_struct!(
     DelinquentDebtPositionChangedV2,
     [
-        ledger_number = "ledger_number": Str,
-        changed_on = "changed_on": Str,
-        previous_value = "previous_value": Int,
-        new_value = "new_value": Int,
-        account_number = "account_number": Str,
+        ledger_number: Str,
+        changed_on: Str,
+        previous_value: Int,
+        new_value: Int,
+        account_number: Str,
     ],
     by_name: [4, 3, 0, 5, 2, 1],
 );
@@ -1048,12 +1048,12 @@ impl DepositAgreementAcceptedV1 {
 ::energy_api_core::table_struct!(
     DepositAgreementAcceptedV1,
     [
-        deposit_key = "deposit_key": Str,
-        reason = "reason": Str,
-        amount = "amount": Int,
-        account_number = "account_number": Str,
-        ledger_identifier = "ledger_identifier": Str,
-        accepted_at = "accepted_at": Str,
+        deposit_key: Str,
+        reason: Str,
+        amount: Int,
+        account_number: Str,
+        ledger_identifier: Str,
+        accepted_at: Str,
     ],
     by_name: [5, 4, 6, 0, 2, 1, 3],
 );
@@ -1113,12 +1113,12 @@ impl DepositAgreementFulfilledV1 {
 ::energy_api_core::table_struct!(
     DepositAgreementFulfilledV1,
     [
-        deposit_key = "deposit_key": Str,
-        reason = "reason": Str,
-        amount = "amount": Int,
-        account_number = "account_number": Str,
-        ledger_identifier = "ledger_identifier": Str,
-        fulfilled_at = "fulfilled_at": Str,
+        deposit_key: Str,
+        reason: Str,
+        amount: Int,
+        account_number: Str,
+        ledger_identifier: Str,
+        fulfilled_at: Str,
     ],
     by_name: [3, 5, 6, 0, 2, 1, 4],
 );
@@ -1182,13 +1182,13 @@ impl DepositAgreementInstalmentReturnedV1 {
 ::energy_api_core::table_struct!(
     DepositAgreementInstalmentReturnedV1,
     [
-        deposit_key = "deposit_key": Str,
-        reason = "reason": Str,
-        amount = "amount": Int,
-        account_number = "account_number": Str,
-        ledger_identifier = "ledger_identifier": Str,
-        returned_amount = "returned_amount": Int,
-        returned_at = "returned_at": Str,
+        deposit_key: Str,
+        reason: Str,
+        amount: Int,
+        account_number: Str,
+        ledger_identifier: Str,
+        returned_amount: Int,
+        returned_at: Str,
     ],
     by_name: [3, 4, 5, 0, 2, 1, 6, 7],
 );
@@ -1248,12 +1248,12 @@ impl DepositAgreementReturnedV1 {
 ::energy_api_core::table_struct!(
     DepositAgreementReturnedV1,
     [
-        deposit_key = "deposit_key": Str,
-        reason = "reason": Str,
-        amount = "amount": Int,
-        account_number = "account_number": Str,
-        ledger_identifier = "ledger_identifier": Str,
-        returned_at = "returned_at": Str,
+        deposit_key: Str,
+        reason: Str,
+        amount: Int,
+        account_number: Str,
+        ledger_identifier: Str,
+        returned_at: Str,
     ],
     by_name: [3, 4, 5, 0, 2, 1, 6],
 );
@@ -1313,12 +1313,12 @@ impl DepositAgreementWithdrawnV1 {
 ::energy_api_core::table_struct!(
     DepositAgreementWithdrawnV1,
     [
-        deposit_key = "deposit_key": Str,
-        reason = "reason": Str,
-        amount = "amount": Int,
-        account_number = "account_number": Str,
-        ledger_identifier = "ledger_identifier": Str,
-        withdrawn_at = "withdrawn_at": Str,
+        deposit_key: Str,
+        reason: Str,
+        amount: Int,
+        account_number: Str,
+        ledger_identifier: Str,
+        withdrawn_at: Str,
     ],
     by_name: [3, 4, 5, 0, 2, 1, 6],
 );
@@ -1376,12 +1376,12 @@ impl DunningPathPausedV1 {
 ::energy_api_core::table_struct!(
     DunningPathPausedV1,
     [
-        account_number = "account_number": Str,
-        dunning_path_name = "dunning_path_name": Str,
-        dunning_process_id = "dunning_process_id": Str,
-        pause_start_date = "pause_start_date": Str,
-        pause_end_date = "pause_end_date": Str,
-        created_note = "created_note": Str,
+        account_number: Str,
+        dunning_path_name: Str,
+        dunning_process_id: Str,
+        pause_start_date: Str,
+        pause_end_date: Str,
+        created_note: Str,
     ],
     by_name: [0, 5, 2, 4, 6, 3, 1],
 );
@@ -1435,11 +1435,11 @@ impl DunningPathStartedV1 {
 ::energy_api_core::table_struct!(
     DunningPathStartedV1,
     [
-        dunning_path_name = "dunning_path_name": Str,
-        dunning_process_id = "dunning_process_id": Str,
-        account_number = "account_number": Str,
-        created_note = "created_note": Str,
-        start_date = "start_date": Str,
+        dunning_path_name: Str,
+        dunning_process_id: Str,
+        account_number: Str,
+        created_note: Str,
+        start_date: Str,
     ],
     by_name: [2, 1, 4, 3, 0, 5],
 );
@@ -1485,9 +1485,9 @@ impl DunningPathUnpausedV1 {
 ::energy_api_core::table_struct!(
     DunningPathUnpausedV1,
     [
-        account_number = "account_number": Str,
-        dunning_path_name = "dunning_path_name": Str,
-        dunning_process_id = "dunning_process_id": Str,
+        account_number: Str,
+        dunning_path_name: Str,
+        dunning_process_id: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -1541,11 +1541,11 @@ impl DunningPathWithdrawnV1 {
 ::energy_api_core::table_struct!(
     DunningPathWithdrawnV1,
     [
-        account_number = "account_number": Str,
-        dunning_path_name = "dunning_path_name": Str,
-        dunning_process_id = "dunning_process_id": Str,
-        withdrawn_date = "withdrawn_date": Str,
-        withdrawn_note = "withdrawn_note": Str,
+        account_number: Str,
+        dunning_path_name: Str,
+        dunning_process_id: Str,
+        withdrawn_date: Str,
+        withdrawn_note: Str,
     ],
     by_name: [0, 1, 2, 3, 4, 5],
 );

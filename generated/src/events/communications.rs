@@ -52,13 +52,13 @@ impl CommsAccountCallUpdatedV1 {
 ::energy_api_core::table_struct!(
     CommsAccountCallUpdatedV1,
     [
-        account_number = "account_number": Str,
-        call_id = "call_id": Int,
-        call_key = "call_key": Str,
-        transcript_key = "transcript_key": Str,
-        redacted_transcript_key = "redacted_transcript_key": Str,
-        bucket = "bucket": Str,
-        changes = "changes": Obj,
+        account_number: Str,
+        call_id: Int,
+        call_key: Str,
+        transcript_key: Str,
+        redacted_transcript_key: Str,
+        bucket: Str,
+        changes: Obj,
     ],
     by_name: [0, 5, 2, 6, 7, 3, 1, 4],
 );
@@ -112,11 +112,11 @@ impl CommsCustomerEmailBouncedV1 {
 ::energy_api_core::table_struct!(
     CommsCustomerEmailBouncedV1,
     [
-        account_number = "account_number": Str,
-        user_id = "user_id": Int,
-        message_id = "message_id": Int,
-        template_code = "template_code": Str,
-        bounced_at = "bounced_at": Str,
+        account_number: Str,
+        user_id: Int,
+        message_id: Int,
+        template_code: Str,
+        bounced_at: Str,
     ],
     by_name: [0, 4, 5, 3, 1, 2],
 );
@@ -152,7 +152,7 @@ impl CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1 {
 ::energy_api_core::table_struct!(
     CommsPushNotificationReceivedUnregisteredOrExpiredTokenV1,
     [
-        push_notification_binding_id = "push_notification_binding_id": Int,
+        push_notification_binding_id: Int,
     ],
     by_name: [0, 1],
 );
@@ -210,12 +210,12 @@ impl CommsTranscriptionCreatedV1 {
 ::energy_api_core::table_struct!(
     CommsTranscriptionCreatedV1,
     [
-        account_number = "account_number": Str,
-        call_id = "call_id": Int,
-        call_key = "call_key": Str,
-        transcript_key = "transcript_key": Str,
-        redacted_transcript_key = "redacted_transcript_key": Str,
-        bucket = "bucket": Str,
+        account_number: Str,
+        call_id: Int,
+        call_key: Str,
+        transcript_key: Str,
+        redacted_transcript_key: Str,
+        bucket: Str,
     ],
     by_name: [0, 5, 2, 4, 6, 3, 1],
 );
@@ -275,10 +275,10 @@ impl ComplaintsComplaintNewContactV1 {
 ::energy_api_core::table_struct!(
     ComplaintsComplaintNewContactV1,
     [
-        account_number = "account_number": Optional(&Str) => omit_none,
-        complaint_id = "complaint_id": Int,
-        contact_id = "contact_id": Int,
-        status = "status": Str,
+        account_number: Optional(&Str) => omit_none,
+        complaint_id: Int,
+        contact_id: Int,
+        status: Str,
     ],
     by_name: [0, 1, 2, 3, 4],
 );
@@ -328,8 +328,8 @@ impl ComplaintsComplaintOpenedV1 {
 ::energy_api_core::table_struct!(
     ComplaintsComplaintOpenedV1,
     [
-        account_number = "account_number": Optional(&Str) => omit_none,
-        complaint_id = "complaint_id": Int,
+        account_number: Optional(&Str) => omit_none,
+        complaint_id: Int,
     ],
     by_name: [0, 1, 2],
 );
@@ -393,9 +393,9 @@ impl ComplaintsDrpFinishedV1 {
 ::energy_api_core::table_struct!(
     ComplaintsDrpFinishedV1,
     [
-        account_number = "account_number": Optional(&Str) => omit_none,
-        complaint_id = "complaint_id": Int,
-        reason = "reason": Optional(&Str) => omit_none,
+        account_number: Optional(&Str) => omit_none,
+        complaint_id: Int,
+        reason: Optional(&Str) => omit_none,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -451,9 +451,9 @@ impl ComplaintsDrpStartedV1 {
 ::energy_api_core::table_struct!(
     ComplaintsDrpStartedV1,
     [
-        account_number = "account_number": Optional(&Str) => omit_none,
-        complaint_id = "complaint_id": Int,
-        position = "position": Str,
+        account_number: Optional(&Str) => omit_none,
+        complaint_id: Int,
+        position: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -499,9 +499,9 @@ impl ComplexQuotingCostCalculationFinishedV1 {
 ::energy_api_core::table_struct!(
     ComplexQuotingCostCalculationFinishedV1,
     [
-        quote_configuration_number = "quote_configuration_number": Str,
-        succeeded = "succeeded": Bool,
-        triggered_by_id = "triggered_by_id": Int,
+        quote_configuration_number: Str,
+        succeeded: Bool,
+        triggered_by_id: Int,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -543,8 +543,8 @@ impl ConsentsConsentCreatedV1 {
 ::energy_api_core::table_struct!(
     ConsentsConsentCreatedV1,
     [
-        signing_identity = "signing_identity": Struct(&crate::types::SigningIdentity),
-        consent = "consent": Struct(&crate::types::Consent),
+        signing_identity: Struct(&crate::types::SigningIdentity),
+        consent: Struct(&crate::types::Consent),
     ],
     by_name: [1, 2, 0],
 );
@@ -586,8 +586,8 @@ impl ConsentsConsentUpdatedV1 {
 ::energy_api_core::table_struct!(
     ConsentsConsentUpdatedV1,
     [
-        signing_identity = "signing_identity": Struct(&crate::types::SigningIdentity),
-        consent = "consent": Struct(&crate::types::Consent),
+        signing_identity: Struct(&crate::types::SigningIdentity),
+        consent: Struct(&crate::types::Consent),
     ],
     by_name: [1, 2, 0],
 );
@@ -643,9 +643,9 @@ impl GoodsPurchaseCreatedV1 {
 ::energy_api_core::table_struct!(
     GoodsPurchaseCreatedV1,
     [
-        purchase_id = "purchase_id": Int,
-        account_id = "account_id": Int,
-        support_user_id = "support_user_id": Optional(&Int) => omit_none,
+        purchase_id: Int,
+        account_id: Int,
+        support_user_id: Optional(&Int) => omit_none,
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -701,11 +701,11 @@ impl GoodsQuoteCreatedForAccountV1 {
 ::energy_api_core::table_struct!(
     GoodsQuoteCreatedForAccountV1,
     [
-        account_number = "account_number": Str,
-        market_name = "market_name": Str,
-        quote_id = "quote_id": Int,
-        client_params = "client_params": Obj,
-        lead_id = "lead_id": Int,
+        account_number: Str,
+        market_name: Str,
+        quote_id: Int,
+        client_params: Obj,
+        lead_id: Int,
     ],
     by_name: [0, 3, 2, 5, 4, 1],
 );
@@ -763,11 +763,11 @@ impl GoodsQuoteCreatedWithoutAccountV1 {
 ::energy_api_core::table_struct!(
     GoodsQuoteCreatedWithoutAccountV1,
     [
-        market_name = "market_name": Str,
-        quote_id = "quote_id": Int,
-        contact_info = "contact_info": Obj,
-        client_params = "client_params": Obj,
-        lead_id = "lead_id": Int,
+        market_name: Str,
+        quote_id: Int,
+        contact_info: Obj,
+        client_params: Obj,
+        lead_id: Int,
     ],
     by_name: [3, 1, 5, 4, 2, 0],
 );
@@ -813,9 +813,9 @@ impl LeadsLeadStageUpdatedV1 {
 ::energy_api_core::table_struct!(
     LeadsLeadStageUpdatedV1,
     [
-        lead_number = "lead_number": Str,
-        funnel_code = "funnel_code": Str,
-        stage = "stage": Str,
+        lead_number: Str,
+        funnel_code: Str,
+        stage: Str,
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -861,9 +861,9 @@ impl LeadsOpportunityDocumentAttachedToOpportunityV1 {
 ::energy_api_core::table_struct!(
     LeadsOpportunityDocumentAttachedToOpportunityV1,
     [
-        opportunity_number = "opportunity_number": Str,
-        attachment_id = "attachment_id": Int,
-        category = "category": Str,
+        opportunity_number: Str,
+        attachment_id: Int,
+        category: Str,
     ],
     by_name: [1, 3, 2, 0],
 );
@@ -907,8 +907,8 @@ impl LeadsOpportunityOfferGroupCreatedV2 {
 ::energy_api_core::table_struct!(
     LeadsOpportunityOfferGroupCreatedV2,
     [
-        opportunity_number = "opportunity_number": Str,
-        offer_group_identifier = "offer_group_identifier": Str,
+        opportunity_number: Str,
+        offer_group_identifier: Str,
     ],
     by_name: [1, 2, 0],
 );
@@ -968,10 +968,10 @@ impl LeadsOpportunityStageUpdatedV1 {
 ::energy_api_core::table_struct!(
     LeadsOpportunityStageUpdatedV1,
     [
-        opportunity_number = "opportunity_number": Str,
-        funnel_code = "funnel_code": Str,
-        stage = "stage": Str,
-        updated_by_user_id = "updated_by_user_id": Optional(&Int) => omit_none,
+        opportunity_number: Str,
+        funnel_code: Str,
+        stage: Str,
+        updated_by_user_id: Optional(&Int) => omit_none,
     ],
     by_name: [1, 2, 0, 3, 4],
 );
@@ -1013,8 +1013,8 @@ impl MessagingPushNotificationTokenUnregisteredV1 {
 ::energy_api_core::table_struct!(
     MessagingPushNotificationTokenUnregisteredV1,
     [
-        token = "token": Str,
-        external_provider = "external_provider": Str,
+        token: Str,
+        external_provider: Str,
     ],
     by_name: [1, 2, 0],
 );

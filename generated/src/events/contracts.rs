@@ -104,15 +104,15 @@ impl ContractGroupsCreatedV1 {
 ::energy_api_core::table_struct!(
     ContractGroupsCreatedV1,
     [
-        contract_group_identifier = "contract_group_identifier": Str,
-        group_type = "group_type": Str,
-        valid_from = "valid_from": Str,
-        valid_to = "valid_to": Optional(&Str) => omit_none,
-        managing_party_identifier = "managing_party_identifier": Optional(&Str) => omit_none,
-        external_identifier = "external_identifier": Optional(&Str) => omit_none,
-        name = "name": Optional(&Str) => omit_none,
-        memberships = "memberships": Array(&Struct(&crate::types::GroupMembershipNew)),
-        traits = "traits": Array(&Struct(&crate::types::GroupTrait)),
+        contract_group_identifier: Str,
+        group_type: Str,
+        valid_from: Str,
+        valid_to: Optional(&Str) => omit_none,
+        managing_party_identifier: Optional(&Str) => omit_none,
+        external_identifier: Optional(&Str) => omit_none,
+        name: Optional(&Str) => omit_none,
+        memberships: Array(&Struct(&crate::types::GroupMembershipNew)),
+        traits: Array(&Struct(&crate::types::GroupTrait)),
     ],
     by_name: [0, 5, 4, 3, 9, 7, 1, 8, 6, 2],
 );
@@ -162,9 +162,9 @@ impl ContractGroupsMembershipsChangedV1 {
 ::energy_api_core::table_struct!(
     ContractGroupsMembershipsChangedV1,
     [
-        contract_group_identifier = "contract_group_identifier": Str,
-        memberships_started = "memberships_started": Array(&Struct(&crate::types::GroupMembership)),
-        memberships_ended = "memberships_ended": Array(&Struct(&crate::types::GroupMembership)),
+        contract_group_identifier: Str,
+        memberships_started: Array(&Struct(&crate::types::GroupMembership)),
+        memberships_ended: Array(&Struct(&crate::types::GroupMembership)),
     ],
     by_name: [0, 2, 3, 1],
 );
@@ -218,10 +218,10 @@ impl ContractGroupsVersionCreatedV1 {
 ::energy_api_core::table_struct!(
     ContractGroupsVersionCreatedV1,
     [
-        contract_group_identifier = "contract_group_identifier": Str,
-        effective_period = "effective_period": Struct(&crate::types::GroupPeriod),
-        superseded_versions = "superseded_versions": Array(&Struct(&crate::types::GroupVersion)),
-        created_versions = "created_versions": Array(&Struct(&crate::types::GroupVersion)),
+        contract_group_identifier: Str,
+        effective_period: Struct(&crate::types::GroupPeriod),
+        superseded_versions: Array(&Struct(&crate::types::GroupVersion)),
+        created_versions: Array(&Struct(&crate::types::GroupVersion)),
     ],
     by_name: [0, 3, 2, 4, 1],
 );
@@ -271,10 +271,10 @@ impl ContractsActualizedV1 {
 ::energy_api_core::table_struct!(
     ContractsActualizedV1,
     [
-        contract_identifier = "contract_identifier": Str,
-        version_reference = "version_reference": Int,
-        occurred_at = "occurred_at": Str,
-        for_subjects = "for_subjects": Array(&Str),
+        contract_identifier: Str,
+        version_reference: Int,
+        occurred_at: Str,
+        for_subjects: Array(&Str),
     ],
     by_name: [0, 3, 4, 1, 2],
 );
@@ -332,9 +332,9 @@ impl ContractsCreatedV1 {
 ::energy_api_core::table_struct!(
     ContractsCreatedV1,
     [
-        contract_identifier = "contract_identifier": Str,
-        occurred_at = "occurred_at": Str,
-        sales_record_identifier = "sales_record_identifier": Optional(&Str) => omit_none,
+        contract_identifier: Str,
+        occurred_at: Str,
+        sales_record_identifier: Optional(&Str) => omit_none,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -380,9 +380,9 @@ impl ContractsExpiredV1 {
 ::energy_api_core::table_struct!(
     ContractsExpiredV1,
     [
-        contract_identifier = "contract_identifier": Str,
-        occurred_at = "occurred_at": Str,
-        valid_to = "valid_to": Str,
+        contract_identifier: Str,
+        occurred_at: Str,
+        valid_to: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -428,9 +428,9 @@ impl ContractsExpiryApproachingV1 {
 ::energy_api_core::table_struct!(
     ContractsExpiryApproachingV1,
     [
-        contract_identifier = "contract_identifier": Str,
-        occurred_at = "occurred_at": Str,
-        days_before_expiry = "days_before_expiry": Int,
+        contract_identifier: Str,
+        occurred_at: Str,
+        days_before_expiry: Int,
     ],
     by_name: [0, 2, 3, 1],
 );
@@ -482,10 +482,10 @@ impl ContractsJourneysCreationStartedV1 {
 ::energy_api_core::table_struct!(
     ContractsJourneysCreationStartedV1,
     [
-        contract_journey = "contract_journey": Struct(&crate::types::ContractJourney),
-        contract_identifier = "contract_identifier": Str,
-        occurred_at = "occurred_at": Str,
-        subject_contract_journeys = "subject_contract_journeys": Array(&Struct(&crate::types::SubjectContractJourney)),
+        contract_journey: Struct(&crate::types::ContractJourney),
+        contract_identifier: Str,
+        occurred_at: Str,
+        subject_contract_journeys: Array(&Struct(&crate::types::SubjectContractJourney)),
     ],
     by_name: [1, 2, 0, 3, 4],
 );
@@ -537,10 +537,10 @@ impl ContractsJourneysTerminationStartedV1 {
 ::energy_api_core::table_struct!(
     ContractsJourneysTerminationStartedV1,
     [
-        contract_journey = "contract_journey": Struct(&crate::types::ContractJourney),
-        contract_identifier = "contract_identifier": Str,
-        occurred_at = "occurred_at": Str,
-        subject_contract_journeys = "subject_contract_journeys": Array(&Struct(&crate::types::SubjectContractJourney)),
+        contract_journey: Struct(&crate::types::ContractJourney),
+        contract_identifier: Str,
+        occurred_at: Str,
+        subject_contract_journeys: Array(&Struct(&crate::types::SubjectContractJourney)),
     ],
     by_name: [1, 2, 0, 3, 4],
 );
@@ -586,9 +586,9 @@ impl ContractsJourneysVariationStartedV1 {
 ::energy_api_core::table_struct!(
     ContractsJourneysVariationStartedV1,
     [
-        contract_journey = "contract_journey": Struct(&crate::types::ContractJourney),
-        contract_identifier = "contract_identifier": Str,
-        occurred_at = "occurred_at": Str,
+        contract_journey: Struct(&crate::types::ContractJourney),
+        contract_identifier: Str,
+        occurred_at: Str,
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -634,9 +634,9 @@ impl ContractsNovatedV1 {
 ::energy_api_core::table_struct!(
     ContractsNovatedV1,
     [
-        contract_identifier = "contract_identifier": Str,
-        new_contract_identifier = "new_contract_identifier": Str,
-        occurred_at = "occurred_at": Str,
+        contract_identifier: Str,
+        new_contract_identifier: Str,
+        occurred_at: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -678,8 +678,8 @@ impl ContractsRescindedV1 {
 ::energy_api_core::table_struct!(
     ContractsRescindedV1,
     [
-        contract_identifier = "contract_identifier": Str,
-        occurred_at = "occurred_at": Str,
+        contract_identifier: Str,
+        occurred_at: Str,
     ],
     by_name: [0, 1, 2],
 );
@@ -721,8 +721,8 @@ impl ContractsRevokedV1 {
 ::energy_api_core::table_struct!(
     ContractsRevokedV1,
     [
-        contract_identifier = "contract_identifier": Str,
-        occurred_at = "occurred_at": Str,
+        contract_identifier: Str,
+        occurred_at: Str,
     ],
     by_name: [0, 1, 2],
 );
@@ -778,11 +778,11 @@ impl ContractsSubjectAmendedV1 {
 ::energy_api_core::table_struct!(
     ContractsSubjectAmendedV1,
     [
-        contract_identifier = "contract_identifier": Str,
-        occurred_at = "occurred_at": Str,
-        added = "added": Array(&Struct(&crate::types::AmendedSubject)),
-        updated = "updated": Array(&Struct(&crate::types::AmendedSubject)),
-        removed = "removed": Array(&Struct(&crate::types::AmendedSubject)),
+        contract_identifier: Str,
+        occurred_at: Str,
+        added: Array(&Struct(&crate::types::AmendedSubject)),
+        updated: Array(&Struct(&crate::types::AmendedSubject)),
+        removed: Array(&Struct(&crate::types::AmendedSubject)),
     ],
     by_name: [2, 1, 4, 0, 5, 3],
 );
@@ -824,8 +824,8 @@ impl ContractsTerminatedV1 {
 ::energy_api_core::table_struct!(
     ContractsTerminatedV1,
     [
-        contract_identifier = "contract_identifier": Str,
-        occurred_at = "occurred_at": Str,
+        contract_identifier: Str,
+        occurred_at: Str,
     ],
     by_name: [0, 1, 2],
 );
@@ -867,8 +867,8 @@ impl ContractsTermsVariedV1 {
 ::energy_api_core::table_struct!(
     ContractsTermsVariedV1,
     [
-        contract_identifier = "contract_identifier": Str,
-        occurred_at = "occurred_at": Str,
+        contract_identifier: Str,
+        occurred_at: Str,
     ],
     by_name: [0, 1, 2],
 );

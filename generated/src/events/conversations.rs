@@ -36,9 +36,9 @@ impl InkActionsRunV1 {
 ::energy_api_core::table_struct!(
     InkActionsRunV1,
     [
-        conversation_relay_id = "conversation_relay_id": Str,
-        message_relay_id = "message_relay_id": Str,
-        actions_results = "actions_results": Array(&Struct(&crate::types::InkAction)),
+        conversation_relay_id: Str,
+        message_relay_id: Str,
+        actions_results: Array(&Struct(&crate::types::InkAction)),
     ],
     by_name: [2, 1, 3, 0],
 );
@@ -88,10 +88,10 @@ impl InkContentInboundMessageTaggedV1 {
 ::energy_api_core::table_struct!(
     InkContentInboundMessageTaggedV1,
     [
-        conversation_id = "conversation_id": Int,
-        conversation_relay_id = "conversation_relay_id": Str,
-        account_number = "account_number": Str,
-        message = "message": Struct(&crate::types::InkMessageContent),
+        conversation_id: Int,
+        conversation_relay_id: Str,
+        account_number: Str,
+        message: Struct(&crate::types::InkMessageContent),
     ],
     by_name: [2, 1, 3, 0, 4],
 );
@@ -149,12 +149,12 @@ impl InkConversationAssignedToBucketV1 {
 ::energy_api_core::table_struct!(
     InkConversationAssignedToBucketV1,
     [
-        conversation_relay_id = "conversation_relay_id": Str,
-        bucket_relay_id = "bucket_relay_id": Str,
-        support_user_id = "support_user_id": Int,
-        organisation_id = "organisation_id": Int,
-        actor_type = "actor_type": Str,
-        actor_id = "actor_id": Int,
+        conversation_relay_id: Str,
+        bucket_relay_id: Str,
+        support_user_id: Int,
+        organisation_id: Int,
+        actor_type: Str,
+        actor_id: Int,
     ],
     by_name: [5, 3, 0, 6, 2, 1, 4],
 );
@@ -200,9 +200,9 @@ impl InkConversationAssignedToTimelineV1 {
 ::energy_api_core::table_struct!(
     InkConversationAssignedToTimelineV1,
     [
-        conversation_relay_id = "conversation_relay_id": Str,
-        timeline_relay_id = "timeline_relay_id": Str,
-        support_user_id = "support_user_id": Int,
+        conversation_relay_id: Str,
+        timeline_relay_id: Str,
+        support_user_id: Int,
     ],
     by_name: [0, 2, 3, 1],
 );
@@ -274,14 +274,14 @@ impl InkConversationAwaitCustomerReplyV1 {
 ::energy_api_core::table_struct!(
     InkConversationAwaitCustomerReplyV1,
     [
-        conversation_id = "conversation_id": Int,
-        conversation_relay_id = "conversation_relay_id": Str,
-        account_number = "account_number": Str,
-        latest_contacted_account_user_number = "latest_contacted_account_user_number": Str,
-        support_user_id = "support_user_id": Int,
-        actor_type = "actor_type": Str,
-        actor_id = "actor_id": Int,
-        organisation_id = "organisation_id": Int,
+        conversation_id: Int,
+        conversation_relay_id: Str,
+        account_number: Str,
+        latest_contacted_account_user_number: Str,
+        support_user_id: Int,
+        actor_type: Str,
+        actor_id: Int,
+        organisation_id: Int,
     ],
     by_name: [2, 1, 3, 6, 7, 8, 0, 5, 4],
 );
@@ -361,16 +361,16 @@ impl InkConversationClosedV1 {
 ::energy_api_core::table_struct!(
     InkConversationClosedV1,
     [
-        conversation_id = "conversation_id": Int,
-        conversation_relay_id = "conversation_relay_id": Str,
-        account_number = "account_number": Str,
-        latest_contacted_account_user_number = "latest_contacted_account_user_number": Str,
-        support_user_id = "support_user_id": Int,
-        actor_type = "actor_type": Str,
-        actor_id = "actor_id": Int,
-        organisation_id = "organisation_id": Int,
-        closed_at = "closed_at": Str,
-        reason = "reason": Str,
+        conversation_id: Int,
+        conversation_relay_id: Str,
+        account_number: Str,
+        latest_contacted_account_user_number: Str,
+        support_user_id: Int,
+        actor_type: Str,
+        actor_id: Int,
+        organisation_id: Int,
+        closed_at: Str,
+        reason: Str,
     ],
     by_name: [2, 1, 3, 6, 7, 10, 8, 5, 9, 0, 4],
 );
@@ -450,16 +450,16 @@ impl InkConversationOpenStatusChangedV1 {
 ::energy_api_core::table_struct!(
     InkConversationOpenStatusChangedV1,
     [
-        conversation_id = "conversation_id": Int,
-        conversation_relay_id = "conversation_relay_id": Str,
-        account_number = "account_number": Str,
-        latest_contacted_account_user_number = "latest_contacted_account_user_number": Str,
-        support_user_id = "support_user_id": Int,
-        actor_type = "actor_type": Str,
-        actor_id = "actor_id": Int,
-        organisation_id = "organisation_id": Int,
-        new_status = "new_status": Str,
-        previous_status = "previous_status": Str,
+        conversation_id: Int,
+        conversation_relay_id: Str,
+        account_number: Str,
+        latest_contacted_account_user_number: Str,
+        support_user_id: Int,
+        actor_type: Str,
+        actor_id: Int,
+        organisation_id: Int,
+        new_status: Str,
+        previous_status: Str,
     ],
     by_name: [2, 1, 3, 6, 8, 10, 0, 5, 9, 7, 4],
 );
@@ -531,14 +531,14 @@ impl InkConversationOpenedV1 {
 ::energy_api_core::table_struct!(
     InkConversationOpenedV1,
     [
-        conversation_id = "conversation_id": Int,
-        conversation_relay_id = "conversation_relay_id": Str,
-        account_number = "account_number": Str,
-        latest_contacted_account_user_number = "latest_contacted_account_user_number": Str,
-        support_user_id = "support_user_id": Int,
-        actor_type = "actor_type": Str,
-        actor_id = "actor_id": Int,
-        organisation_id = "organisation_id": Int,
+        conversation_id: Int,
+        conversation_relay_id: Str,
+        account_number: Str,
+        latest_contacted_account_user_number: Str,
+        support_user_id: Int,
+        actor_type: Str,
+        actor_id: Int,
+        organisation_id: Int,
     ],
     by_name: [2, 1, 3, 6, 7, 8, 0, 5, 4],
 );
@@ -620,17 +620,17 @@ impl InkConversationPriorityChangedV1 {
 ::energy_api_core::table_struct!(
     InkConversationPriorityChangedV1,
     [
-        conversation_id = "conversation_id": Int,
-        conversation_relay_id = "conversation_relay_id": Str,
-        old_priority = "old_priority": Num,
-        new_priority = "new_priority": Num,
-        prioritized_at = "prioritized_at": Str,
-        message_id = "message_id": Int,
-        message_relay_id = "message_relay_id": Str,
-        account_number = "account_number": Str,
-        latest_contacted_account_user_number = "latest_contacted_account_user_number": Str,
-        support_user_id = "support_user_id": Int,
-        organisation_id = "organisation_id": Int,
+        conversation_id: Int,
+        conversation_relay_id: Str,
+        old_priority: Num,
+        new_priority: Num,
+        prioritized_at: Str,
+        message_id: Int,
+        message_relay_id: Str,
+        account_number: Str,
+        latest_contacted_account_user_number: Str,
+        support_user_id: Int,
+        organisation_id: Int,
     ],
     by_name: [7, 1, 8, 10, 2, 9, 6, 3, 0, 5, 11, 4],
 );
@@ -710,16 +710,16 @@ impl InkConversationSnoozedV1 {
 ::energy_api_core::table_struct!(
     InkConversationSnoozedV1,
     [
-        conversation_id = "conversation_id": Int,
-        conversation_relay_id = "conversation_relay_id": Str,
-        account_number = "account_number": Str,
-        latest_contacted_account_user_number = "latest_contacted_account_user_number": Str,
-        support_user_id = "support_user_id": Int,
-        actor_type = "actor_type": Str,
-        actor_id = "actor_id": Int,
-        organisation_id = "organisation_id": Int,
-        snoozed_to = "snoozed_to": Str,
-        ink_note_relay_id = "ink_note_relay_id": Str,
+        conversation_id: Int,
+        conversation_relay_id: Str,
+        account_number: Str,
+        latest_contacted_account_user_number: Str,
+        support_user_id: Int,
+        actor_type: Str,
+        actor_id: Int,
+        organisation_id: Int,
+        snoozed_to: Str,
+        ink_note_relay_id: Str,
     ],
     by_name: [2, 1, 9, 6, 7, 10, 0, 5, 8, 4, 3],
 );
@@ -777,12 +777,12 @@ impl InkConversationUnassignedFromBucketV1 {
 ::energy_api_core::table_struct!(
     InkConversationUnassignedFromBucketV1,
     [
-        conversation_relay_id = "conversation_relay_id": Str,
-        bucket_relay_id = "bucket_relay_id": Str,
-        support_user_id = "support_user_id": Int,
-        organisation_id = "organisation_id": Int,
-        actor_type = "actor_type": Str,
-        actor_id = "actor_id": Int,
+        conversation_relay_id: Str,
+        bucket_relay_id: Str,
+        support_user_id: Int,
+        organisation_id: Int,
+        actor_type: Str,
+        actor_id: Int,
     ],
     by_name: [5, 3, 0, 6, 2, 1, 4],
 );
@@ -828,9 +828,9 @@ impl InkConversationUnassignedFromTimelineV1 {
 ::energy_api_core::table_struct!(
     InkConversationUnassignedFromTimelineV1,
     [
-        conversation_relay_id = "conversation_relay_id": Str,
-        timeline_relay_id = "timeline_relay_id": Str,
-        support_user_id = "support_user_id": Int,
+        conversation_relay_id: Str,
+        timeline_relay_id: Str,
+        support_user_id: Int,
     ],
     by_name: [0, 2, 3, 1],
 );
@@ -888,9 +888,9 @@ impl InkLiveChatClosedV1 {
 ::energy_api_core::table_struct!(
     InkLiveChatClosedV1,
     [
-        live_chat_conversation_relay_id = "live_chat_conversation_relay_id": Str,
-        close_reason = "close_reason": Str,
-        account_number = "account_number": Optional(&Str) => omit_none,
+        live_chat_conversation_relay_id: Str,
+        close_reason: Str,
+        account_number: Optional(&Str) => omit_none,
     ],
     by_name: [2, 3, 0, 1],
 );
@@ -928,7 +928,7 @@ impl InkLiveChatInitiatedV1 {
 ::energy_api_core::table_struct!(
     InkLiveChatInitiatedV1,
     [
-        live_chat_conversation = "live_chat_conversation": Struct(&crate::types::InkConversation),
+        live_chat_conversation: Struct(&crate::types::InkConversation),
     ],
     by_name: [0, 1],
 );
@@ -966,7 +966,7 @@ impl InkLiveChatMessagesOutboundMessageCreatedV1 {
 ::energy_api_core::table_struct!(
     InkLiveChatMessagesOutboundMessageCreatedV1,
     [
-        live_chat_conversation = "live_chat_conversation": Struct(&crate::types::InkConversation),
+        live_chat_conversation: Struct(&crate::types::InkConversation),
     ],
     by_name: [0, 1],
 );
@@ -1016,10 +1016,10 @@ impl InkMessageAttachmentSafeV1 {
 ::energy_api_core::table_struct!(
     InkMessageAttachmentSafeV1,
     [
-        filename = "filename": Str,
-        storage_key = "storage_key": Str,
-        storage_bucket = "storage_bucket": Str,
-        size_in_bytes = "size_in_bytes": Int,
+        filename: Str,
+        storage_key: Str,
+        storage_bucket: Str,
+        size_in_bytes: Int,
     ],
     by_name: [0, 3, 4, 1, 2],
 );
@@ -1069,10 +1069,10 @@ impl InkMessageAttachmentUnsafeV1 {
 ::energy_api_core::table_struct!(
     InkMessageAttachmentUnsafeV1,
     [
-        filename = "filename": Str,
-        storage_key = "storage_key": Str,
-        storage_bucket = "storage_bucket": Str,
-        size_in_bytes = "size_in_bytes": Int,
+        filename: Str,
+        storage_key: Str,
+        storage_bucket: Str,
+        size_in_bytes: Int,
     ],
     by_name: [0, 3, 4, 1, 2],
 );
@@ -1118,9 +1118,9 @@ impl InkMessagesInboundEmailMigrationV1 {
 ::energy_api_core::table_struct!(
     InkMessagesInboundEmailMigrationV1,
     [
-        message_id = "message_id": Str,
-        storage_key = "storage_key": Str,
-        storage_bucket = "storage_bucket": Str,
+        message_id: Str,
+        storage_key: Str,
+        storage_bucket: Str,
     ],
     by_name: [0, 2, 3, 1],
 );
@@ -1166,9 +1166,9 @@ impl InkMessagesInboundMessageCreatedV1 {
 ::energy_api_core::table_struct!(
     InkMessagesInboundMessageCreatedV1,
     [
-        conversation_relay_id = "conversation_relay_id": Str,
-        account_number = "account_number": Str,
-        message = "message": Struct(&crate::types::InkMessage),
+        conversation_relay_id: Str,
+        account_number: Str,
+        message: Struct(&crate::types::InkMessage),
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -1218,10 +1218,10 @@ impl InkMessagesInboundMessageIngestedV1 {
 ::energy_api_core::table_struct!(
     InkMessagesInboundMessageIngestedV1,
     [
-        channel = "channel": Str,
-        vendor = "vendor": Str,
-        vendor_id = "vendor_id": Str,
-        message_relay_id = "message_relay_id": Str,
+        channel: Str,
+        vendor: Str,
+        vendor_id: Str,
+        message_relay_id: Str,
     ],
     by_name: [0, 3, 2, 4, 1],
 );
@@ -1267,9 +1267,9 @@ impl InkMessagesOutboundMessageCreatedV1 {
 ::energy_api_core::table_struct!(
     InkMessagesOutboundMessageCreatedV1,
     [
-        conversation_relay_id = "conversation_relay_id": Str,
-        account_number = "account_number": Str,
-        message = "message": Struct(&crate::types::InkMessage),
+        conversation_relay_id: Str,
+        account_number: Str,
+        message: Struct(&crate::types::InkMessage),
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -1315,9 +1315,9 @@ impl InkMessagesOutboundMessageFailedV1 {
 ::energy_api_core::table_struct!(
     InkMessagesOutboundMessageFailedV1,
     [
-        conversation_relay_id = "conversation_relay_id": Str,
-        message = "message": Struct(&crate::types::InkMessageWithVendor),
-        failure = "failure": Struct(&crate::types::InkFailureData),
+        conversation_relay_id: Str,
+        message: Struct(&crate::types::InkMessageWithVendor),
+        failure: Struct(&crate::types::InkFailureData),
     ],
     by_name: [0, 2, 3, 1],
 );
@@ -1363,9 +1363,9 @@ impl InkMessagesPhishingReportDismissedV1 {
 ::energy_api_core::table_struct!(
     InkMessagesPhishingReportDismissedV1,
     [
-        conversation_relay_id = "conversation_relay_id": Str,
-        account_number = "account_number": Str,
-        message = "message": Struct(&crate::types::InkMessage),
+        conversation_relay_id: Str,
+        account_number: Str,
+        message: Struct(&crate::types::InkMessage),
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -1411,9 +1411,9 @@ impl InkMessagesReportedPhishingV1 {
 ::energy_api_core::table_struct!(
     InkMessagesReportedPhishingV1,
     [
-        conversation_relay_id = "conversation_relay_id": Str,
-        account_number = "account_number": Str,
-        message = "message": Struct(&crate::types::InkMessage),
+        conversation_relay_id: Str,
+        account_number: Str,
+        message: Struct(&crate::types::InkMessage),
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -1459,9 +1459,9 @@ impl InkMessagesReportedSpamV1 {
 ::energy_api_core::table_struct!(
     InkMessagesReportedSpamV1,
     [
-        conversation_relay_id = "conversation_relay_id": Str,
-        account_number = "account_number": Str,
-        message = "message": Struct(&crate::types::InkMessage),
+        conversation_relay_id: Str,
+        account_number: Str,
+        message: Struct(&crate::types::InkMessage),
     ],
     by_name: [1, 2, 0, 3],
 );
@@ -1507,9 +1507,9 @@ impl InkMessagesSpamReportDismissedV1 {
 ::energy_api_core::table_struct!(
     InkMessagesSpamReportDismissedV1,
     [
-        conversation_relay_id = "conversation_relay_id": Str,
-        account_number = "account_number": Str,
-        message = "message": Struct(&crate::types::InkMessage),
+        conversation_relay_id: Str,
+        account_number: Str,
+        message: Struct(&crate::types::InkMessage),
     ],
     by_name: [1, 2, 0, 3],
 );

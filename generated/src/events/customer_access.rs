@@ -30,8 +30,8 @@ impl CustomerAccessPartnerRolesCreatedV1 {
 ::energy_api_core::table_struct!(
     CustomerAccessPartnerRolesCreatedV1,
     [
-        code = "code": Str,
-        permissions = "permissions": Array(&Str),
+        code: Str,
+        permissions: Array(&Str),
     ],
     by_name: [0, 1, 2],
 );
@@ -109,10 +109,10 @@ impl CustomerAccessPartnerRolesUpdatedV1 {
 ::energy_api_core::table_struct!(
     CustomerAccessPartnerRolesUpdatedV1,
     [
-        code = "code": Str,
-        display_name = "display_name": Optional(&Str) => omit_none,
-        description = "description": Optional(&Str) => omit_none,
-        permissions = "permissions": Optional(&Array(&Str)) => omit_none,
+        code: Str,
+        display_name: Optional(&Str) => omit_none,
+        description: Optional(&Str) => omit_none,
+        permissions: Optional(&Array(&Str)) => omit_none,
     ],
     by_name: [0, 2, 3, 1, 4],
 );
@@ -154,8 +154,8 @@ impl CustomerAccessPartnerUserRolesCreatedV1 {
 ::energy_api_core::table_struct!(
     CustomerAccessPartnerUserRolesCreatedV1,
     [
-        code = "code": Str,
-        permissions = "permissions": Array(&Str),
+        code: Str,
+        permissions: Array(&Str),
     ],
     by_name: [0, 1, 2],
 );
@@ -233,10 +233,10 @@ impl CustomerAccessPartnerUserRolesUpdatedV1 {
 ::energy_api_core::table_struct!(
     CustomerAccessPartnerUserRolesUpdatedV1,
     [
-        code = "code": Str,
-        display_name = "display_name": Optional(&Str) => omit_none,
-        description = "description": Optional(&Str) => omit_none,
-        permissions = "permissions": Optional(&Array(&Str)) => omit_none,
+        code: Str,
+        display_name: Optional(&Str) => omit_none,
+        description: Optional(&Str) => omit_none,
+        permissions: Optional(&Array(&Str)) => omit_none,
     ],
     by_name: [0, 2, 3, 1, 4],
 );
@@ -282,9 +282,9 @@ impl CustomerAccessUserRolesCreatedV1 {
 ::energy_api_core::table_struct!(
     CustomerAccessUserRolesCreatedV1,
     [
-        code = "code": Str,
-        permissions = "permissions": Array(&Str),
-        name = "name": Str,
+        code: Str,
+        permissions: Array(&Str),
+        name: Str,
     ],
     by_name: [0, 2, 3, 1],
 );
@@ -362,10 +362,10 @@ impl CustomerAccessUserRolesUpdatedV1 {
 ::energy_api_core::table_struct!(
     CustomerAccessUserRolesUpdatedV1,
     [
-        code = "code": Str,
-        display_name = "display_name": Optional(&Str) => omit_none,
-        description = "description": Optional(&Str) => omit_none,
-        permissions = "permissions": Optional(&Array(&Str)) => omit_none,
+        code: Str,
+        display_name: Optional(&Str) => omit_none,
+        description: Optional(&Str) => omit_none,
+        permissions: Optional(&Array(&Str)) => omit_none,
     ],
     by_name: [0, 2, 3, 1, 4],
 );
@@ -407,8 +407,8 @@ impl LoyaltyPointsUserRoleRemovalV1 {
 ::energy_api_core::table_struct!(
     LoyaltyPointsUserRoleRemovalV1,
     [
-        user_id = "user_id": Int,
-        account_id = "account_id": Int,
+        user_id: Int,
+        account_id: Int,
     ],
     by_name: [1, 2, 0],
 );

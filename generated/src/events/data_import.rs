@@ -34,9 +34,9 @@ impl DataImportImportProcessCancelledV1 {
 ::energy_api_core::table_struct!(
     DataImportImportProcessCancelledV1,
     [
-        resource_type = "resource_type": Str,
-        external_identifier = "external_identifier": Str,
-        expiry_window_end = "expiry_window_end": Str,
+        resource_type: Str,
+        external_identifier: Str,
+        expiry_window_end: Str,
     ],
     by_name: [2, 3, 0, 1],
 );
@@ -82,9 +82,9 @@ impl DataImportImportProcessCompleteV1 {
 ::energy_api_core::table_struct!(
     DataImportImportProcessCompleteV1,
     [
-        resource_type = "resource_type": Str,
-        external_identifier = "external_identifier": Str,
-        identifier = "identifier": Str,
+        resource_type: Str,
+        external_identifier: Str,
+        identifier: Str,
     ],
     by_name: [1, 3, 2, 0],
 );
@@ -126,8 +126,8 @@ impl DataImportImportProcessDryRunCompleteV1 {
 ::energy_api_core::table_struct!(
     DataImportImportProcessDryRunCompleteV1,
     [
-        resource_type = "resource_type": Str,
-        external_identifier = "external_identifier": Str,
+        resource_type: Str,
+        external_identifier: Str,
     ],
     by_name: [1, 2, 0],
 );
@@ -177,10 +177,10 @@ impl DataImportImportProcessDryRunErrorV1 {
 ::energy_api_core::table_struct!(
     DataImportImportProcessDryRunErrorV1,
     [
-        resource_type = "resource_type": Str,
-        external_identifier = "external_identifier": Str,
-        error_code = "error_code": Str,
-        error_detail = "error_detail": Str,
+        resource_type: Str,
+        external_identifier: Str,
+        error_code: Str,
+        error_detail: Str,
     ],
     by_name: [2, 4, 0, 3, 1],
 );
@@ -230,10 +230,10 @@ impl DataImportImportProcessErrorV1 {
 ::energy_api_core::table_struct!(
     DataImportImportProcessErrorV1,
     [
-        resource_type = "resource_type": Str,
-        external_identifier = "external_identifier": Str,
-        error_code = "error_code": Str,
-        error_detail = "error_detail": Str,
+        resource_type: Str,
+        external_identifier: Str,
+        error_code: Str,
+        error_detail: Str,
     ],
     by_name: [2, 4, 0, 3, 1],
 );
@@ -286,10 +286,10 @@ impl DataImportImportProcessPostImportCompletedV1 {
 ::energy_api_core::table_struct!(
     DataImportImportProcessPostImportCompletedV1,
     [
-        resource_type = "resource_type": Str,
-        import_process_resource_type = "import_process_resource_type": Str,
-        import_process_external_identifier = "import_process_external_identifier": Str,
-        identifier = "identifier": Str,
+        resource_type: Str,
+        import_process_resource_type: Str,
+        import_process_external_identifier: Str,
+        identifier: Str,
     ],
     by_name: [3, 4, 0, 1, 2],
 );
@@ -346,11 +346,11 @@ impl DataImportImportProcessPostImportErrorV1 {
 ::energy_api_core::table_struct!(
     DataImportImportProcessPostImportErrorV1,
     [
-        resource_type = "resource_type": Str,
-        import_process_resource_type = "import_process_resource_type": Str,
-        import_process_external_identifier = "import_process_external_identifier": Str,
-        error_code = "error_code": Str,
-        error_detail = "error_detail": Str,
+        resource_type: Str,
+        import_process_resource_type: Str,
+        import_process_external_identifier: Str,
+        error_code: Str,
+        error_detail: Str,
     ],
     by_name: [3, 5, 0, 1, 4, 2],
 );
@@ -392,8 +392,8 @@ impl DataImportOrderProcessCancelledV1 {
 ::energy_api_core::table_struct!(
     DataImportOrderProcessCancelledV1,
     [
-        external_order_id = "external_order_id": Str,
-        expiry_window_end = "expiry_window_end": Str,
+        external_order_id: Str,
+        expiry_window_end: Str,
     ],
     by_name: [1, 2, 0],
 );
@@ -435,8 +435,8 @@ impl DataImportOrderProcessCompleteV1 {
 ::energy_api_core::table_struct!(
     DataImportOrderProcessCompleteV1,
     [
-        external_order_id = "external_order_id": Str,
-        process_id = "process_id": Str,
+        external_order_id: Str,
+        process_id: Str,
     ],
     by_name: [0, 1, 2],
 );
@@ -482,9 +482,9 @@ impl DataImportOrderProcessErrorV1 {
 ::energy_api_core::table_struct!(
     DataImportOrderProcessErrorV1,
     [
-        external_order_id = "external_order_id": Str,
-        error_code = "error_code": Str,
-        error_detail = "error_detail": Str,
+        external_order_id: Str,
+        error_code: Str,
+        error_detail: Str,
     ],
     by_name: [1, 3, 2, 0],
 );
@@ -522,7 +522,7 @@ impl ExternalMessagingUploadedFileProcessedV1 {
 ::energy_api_core::table_struct!(
     ExternalMessagingUploadedFileProcessedV1,
     [
-        file_reference = "file_reference": Str,
+        file_reference: Str,
     ],
     by_name: [0, 1],
 );
@@ -560,7 +560,7 @@ impl ExternalMessagingUploadedFileProcessingFailedV1 {
 ::energy_api_core::table_struct!(
     ExternalMessagingUploadedFileProcessingFailedV1,
     [
-        file_reference = "file_reference": Str,
+        file_reference: Str,
     ],
     by_name: [0, 1],
 );
@@ -598,7 +598,7 @@ impl ExternalMessagingUploadedFileSafeV1 {
 ::energy_api_core::table_struct!(
     ExternalMessagingUploadedFileSafeV1,
     [
-        file_reference = "file_reference": Str,
+        file_reference: Str,
     ],
     by_name: [0, 1],
 );
@@ -636,7 +636,7 @@ impl ExternalMessagingUploadedFileUnsafeV1 {
 ::energy_api_core::table_struct!(
     ExternalMessagingUploadedFileUnsafeV1,
     [
-        file_reference = "file_reference": Str,
+        file_reference: Str,
     ],
     by_name: [0, 1],
 );

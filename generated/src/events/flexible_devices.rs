@@ -62,12 +62,12 @@ impl FlexDeviceDeauthenticatedV1 {
 ::energy_api_core::table_struct!(
     FlexDeviceDeauthenticatedV1,
     [
-        account_number = "account_number": Str,
-        property_id = "property_id": Int,
-        device_id = "device_id": Str,
-        site_id = "site_id": Str,
-        device_type = "device_type": Str,
-        payload = "payload": Optional(&Obj) => omit_none,
+        account_number: Str,
+        property_id: Int,
+        device_id: Str,
+        site_id: Str,
+        device_type: Str,
+        payload: Optional(&Obj) => omit_none,
     ],
     by_name: [0, 2, 3, 4, 6, 5, 1],
 );
@@ -127,12 +127,12 @@ impl FlexDeviceDisconnectedV1 {
 ::energy_api_core::table_struct!(
     FlexDeviceDisconnectedV1,
     [
-        account_number = "account_number": Str,
-        property_id = "property_id": Int,
-        device_id = "device_id": Str,
-        site_id = "site_id": Str,
-        device_type = "device_type": Str,
-        payload = "payload": Struct(&crate::types::FlexDeviceDisconnectedPayload),
+        account_number: Str,
+        property_id: Int,
+        device_id: Str,
+        site_id: Str,
+        device_type: Str,
+        payload: Struct(&crate::types::FlexDeviceDisconnectedPayload),
     ],
     by_name: [0, 2, 3, 4, 6, 5, 1],
 );
@@ -194,12 +194,12 @@ impl FlexDeviceOptimisationCreatedV1 {
 ::energy_api_core::table_struct!(
     FlexDeviceOptimisationCreatedV1,
     [
-        account_number = "account_number": Str,
-        property_id = "property_id": Int,
-        device_id = "device_id": Str,
-        site_id = "site_id": Str,
-        device_type = "device_type": Str,
-        payload = "payload": Struct(&crate::types::FlexDeviceOptimisationCreatedPayload),
+        account_number: Str,
+        property_id: Int,
+        device_id: Str,
+        site_id: Str,
+        device_type: Str,
+        payload: Struct(&crate::types::FlexDeviceOptimisationCreatedPayload),
     ],
     by_name: [0, 2, 3, 4, 6, 5, 1],
 );
@@ -273,12 +273,12 @@ impl FlexDeviceRegisteredV1 {
 ::energy_api_core::table_struct!(
     FlexDeviceRegisteredV1,
     [
-        account_number = "account_number": Str,
-        property_id = "property_id": Int,
-        device_id = "device_id": Str,
-        site_id = "site_id": Str,
-        device_type = "device_type": Str,
-        payload = "payload": Optional(&Obj) => omit_none,
+        account_number: Str,
+        property_id: Int,
+        device_id: Str,
+        site_id: Str,
+        device_type: Str,
+        payload: Optional(&Obj) => omit_none,
     ],
     by_name: [0, 2, 3, 4, 6, 5, 1],
 );

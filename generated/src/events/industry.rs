@@ -34,9 +34,9 @@ impl IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1 {
 ::energy_api_core::table_struct!(
     IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1,
     [
-        mpan = "mpan": Str,
-        energisation_status = "energisation_status": Str,
-        effective_from = "effective_from": Str,
+        mpan: Str,
+        energisation_status: Str,
+        effective_from: Str,
     ],
     by_name: [2, 3, 0, 1],
 );
@@ -82,9 +82,9 @@ impl IndustryElectricityChangeOfServiceMeterDeactivatedV1 {
 ::energy_api_core::table_struct!(
     IndustryElectricityChangeOfServiceMeterDeactivatedV1,
     [
-        mpan = "mpan": Str,
-        serial_number = "serial_number": Str,
-        effective_from = "effective_from": Str,
+        mpan: Str,
+        serial_number: Str,
+        effective_from: Str,
     ],
     by_name: [2, 1, 3, 0],
 );
@@ -122,7 +122,7 @@ impl IndustryElectricityChangeOfSupplyGainInitiatedV1 {
 ::energy_api_core::table_struct!(
     IndustryElectricityChangeOfSupplyGainInitiatedV1,
     [
-        meter_point_identifier = "meter_point_identifier": Str,
+        meter_point_identifier: Str,
     ],
     by_name: [0, 1],
 );
@@ -172,10 +172,10 @@ impl IndustryElectricityChangeOfSupplyLossCompleteV1 {
 ::energy_api_core::table_struct!(
     IndustryElectricityChangeOfSupplyLossCompleteV1,
     [
-        account_number = "account_number": Str,
-        mpan = "mpan": Str,
-        supply_end_date = "supply_end_date": Str,
-        new_supplier_id = "new_supplier_id": Str,
+        account_number: Str,
+        mpan: Str,
+        supply_end_date: Str,
+        new_supplier_id: Str,
     ],
     by_name: [0, 1, 3, 4, 2],
 );
@@ -243,13 +243,13 @@ impl IndustryElectricityExportInstallationValidatedV1 {
 ::energy_api_core::table_struct!(
     IndustryElectricityExportInstallationValidatedV1,
     [
-        import_mpan = "import_mpan": Str,
-        account_number = "account_number": Str,
-        product_code = "product_code": Str,
-        manual_declared_net_capacity = "manual_declared_net_capacity": Str,
-        manual_technology_type = "manual_technology_type": Str,
-        valid_mcs_installations = "valid_mcs_installations": Array(&Obj),
-        journey_identifier = "journey_identifier": Str,
+        import_mpan: Str,
+        account_number: Str,
+        product_code: Str,
+        manual_declared_net_capacity: Str,
+        manual_technology_type: Str,
+        valid_mcs_installations: Array(&Obj),
+        journey_identifier: Str,
     ],
     by_name: [1, 6, 0, 5, 4, 2, 7, 3],
 );
@@ -316,14 +316,14 @@ impl IndustryElectricityExportInstallationValidatedV2 {
 ::energy_api_core::table_struct!(
     IndustryElectricityExportInstallationValidatedV2,
     [
-        import_mpan = "import_mpan": Str,
-        account_number = "account_number": Str,
-        product_code = "product_code": Str,
-        manual_declared_net_capacity = "manual_declared_net_capacity": Str,
-        manual_technology_type = "manual_technology_type": Str,
-        valid_mcs_installations = "valid_mcs_installations": Array(&Obj),
-        journey_identifier = "journey_identifier": Str,
-        export_mpan = "export_mpan": Str,
+        import_mpan: Str,
+        account_number: Str,
+        product_code: Str,
+        manual_declared_net_capacity: Str,
+        manual_technology_type: Str,
+        valid_mcs_installations: Array(&Obj),
+        journey_identifier: Str,
+        export_mpan: Str,
     ],
     by_name: [1, 6, 7, 5, 4, 2, 8, 3, 0],
 );
@@ -381,7 +381,7 @@ impl IndustryGasChangeOfSupplyGainInitiatedV1 {
 ::energy_api_core::table_struct!(
     IndustryGasChangeOfSupplyGainInitiatedV1,
     [
-        meter_point_identifier = "meter_point_identifier": Str,
+        meter_point_identifier: Str,
     ],
     by_name: [0, 1],
 );
@@ -431,10 +431,10 @@ impl IndustryGasChangeOfSupplyLossCompleteV1 {
 ::energy_api_core::table_struct!(
     IndustryGasChangeOfSupplyLossCompleteV1,
     [
-        account_number = "account_number": Str,
-        mprn = "mprn": Str,
-        supply_end_date = "supply_end_date": Str,
-        new_supplier_id = "new_supplier_id": Str,
+        account_number: Str,
+        mprn: Str,
+        supply_end_date: Str,
+        new_supplier_id: Str,
     ],
     by_name: [0, 1, 3, 4, 2],
 );

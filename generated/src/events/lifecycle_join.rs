@@ -44,11 +44,11 @@ impl LifecycleJoinSupplierActivationCompletedV1 {
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierActivationCompletedV1,
     [
-        account_number = "account_number": Str,
-        join_supplier_process_number = "join_supplier_process_number": Str,
-        subtype = "subtype": Str,
-        activation_journey_type = "activation_journey_type": Str,
-        supply_point = "supply_point": Struct(&crate::types::ActivatedSupplyPoint),
+        account_number: Str,
+        join_supplier_process_number: Str,
+        subtype: Str,
+        activation_journey_type: Str,
+        supply_point: Struct(&crate::types::ActivatedSupplyPoint),
     ],
     by_name: [0, 3, 2, 4, 1, 5],
 );
@@ -106,11 +106,11 @@ impl LifecycleJoinSupplierActivationInitiatedV1 {
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierActivationInitiatedV1,
     [
-        account_number = "account_number": Str,
-        join_supplier_process_number = "join_supplier_process_number": Str,
-        subtype = "subtype": Str,
-        activation_journey_type = "activation_journey_type": Str,
-        supply_point = "supply_point": Struct(&crate::types::ActivationInitiatedSupplyPoint),
+        account_number: Str,
+        join_supplier_process_number: Str,
+        subtype: Str,
+        activation_journey_type: Str,
+        supply_point: Struct(&crate::types::ActivationInitiatedSupplyPoint),
     ],
     by_name: [0, 3, 2, 4, 1, 5],
 );
@@ -168,11 +168,11 @@ impl LifecycleJoinSupplierAgreementCreatedV1 {
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierAgreementCreatedV1,
     [
-        account_number = "account_number": Str,
-        join_supplier_process_number = "join_supplier_process_number": Str,
-        supply_point = "supply_point": Struct(&crate::types::ActivatedSupplyPoint),
-        agreements = "agreements": Array(&Struct(&crate::types::JoinAgreement)),
-        contract_references = "contract_references": Struct(&crate::types::ContractReferences),
+        account_number: Str,
+        join_supplier_process_number: Str,
+        supply_point: Struct(&crate::types::ActivatedSupplyPoint),
+        agreements: Array(&Struct(&crate::types::JoinAgreement)),
+        contract_references: Struct(&crate::types::ContractReferences),
     ],
     by_name: [0, 3, 2, 5, 4, 1],
 );
@@ -220,9 +220,9 @@ impl LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1 {
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1,
     [
-        account_number = "account_number": Str,
-        join_supplier_process_number = "join_supplier_process_number": Str,
-        subtype = "subtype": Str,
+        account_number: Str,
+        join_supplier_process_number: Str,
+        subtype: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -270,9 +270,9 @@ impl LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1 {
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1,
     [
-        account_number = "account_number": Str,
-        join_supplier_process_number = "join_supplier_process_number": Str,
-        subtype = "subtype": Str,
+        account_number: Str,
+        join_supplier_process_number: Str,
+        subtype: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -320,9 +320,9 @@ impl LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1 {
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1,
     [
-        account_number = "account_number": Str,
-        join_supplier_process_number = "join_supplier_process_number": Str,
-        subtype = "subtype": Str,
+        account_number: Str,
+        join_supplier_process_number: Str,
+        subtype: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -376,10 +376,10 @@ impl LifecycleJoinSupplierCancellationRequestedV1 {
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierCancellationRequestedV1,
     [
-        account_number = "account_number": Str,
-        join_supplier_process_number = "join_supplier_process_number": Str,
-        subtype = "subtype": Str,
-        supply_points = "supply_points": Array(&Struct(&crate::types::JoinSupplyPoint)),
+        account_number: Str,
+        join_supplier_process_number: Str,
+        subtype: Str,
+        supply_points: Array(&Struct(&crate::types::JoinSupplyPoint)),
     ],
     by_name: [0, 1, 2, 3, 4],
 );
@@ -433,10 +433,10 @@ impl LifecycleJoinSupplierCancelledV1 {
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierCancelledV1,
     [
-        account_number = "account_number": Str,
-        join_supplier_process_number = "join_supplier_process_number": Str,
-        subtype = "subtype": Str,
-        supply_points = "supply_points": Array(&Struct(&crate::types::JoinSupplyPoint)),
+        account_number: Str,
+        join_supplier_process_number: Str,
+        subtype: Str,
+        supply_points: Array(&Struct(&crate::types::JoinSupplyPoint)),
     ],
     by_name: [0, 1, 2, 3, 4],
 );
@@ -490,10 +490,10 @@ impl LifecycleJoinSupplierCompletedV1 {
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierCompletedV1,
     [
-        account_number = "account_number": Str,
-        join_supplier_process_number = "join_supplier_process_number": Str,
-        subtype = "subtype": Str,
-        supply_points = "supply_points": Array(&Struct(&crate::types::ActivatedSupplyPoint)),
+        account_number: Str,
+        join_supplier_process_number: Str,
+        subtype: Str,
+        supply_points: Array(&Struct(&crate::types::ActivatedSupplyPoint)),
     ],
     by_name: [0, 1, 2, 3, 4],
 );
@@ -551,11 +551,11 @@ impl LifecycleJoinSupplierRequestedV1 {
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierRequestedV1,
     [
-        account_number = "account_number": Str,
-        join_supplier_process_number = "join_supplier_process_number": Str,
-        subtype = "subtype": Str,
-        supply_points = "supply_points": Array(&Struct(&crate::types::JoinSupplyPoint)),
-        requested_at = "requested_at": Str,
+        account_number: Str,
+        join_supplier_process_number: Str,
+        subtype: Str,
+        supply_points: Array(&Struct(&crate::types::JoinSupplyPoint)),
+        requested_at: Str,
     ],
     by_name: [0, 1, 4, 3, 5, 2],
 );
@@ -609,10 +609,10 @@ impl LifecycleJoinSupplierReversalRequestedV1 {
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierReversalRequestedV1,
     [
-        account_number = "account_number": Str,
-        join_supplier_process_number = "join_supplier_process_number": Str,
-        subtype = "subtype": Str,
-        supply_points = "supply_points": Array(&Struct(&crate::types::JoinSupplyPoint)),
+        account_number: Str,
+        join_supplier_process_number: Str,
+        subtype: Str,
+        supply_points: Array(&Struct(&crate::types::JoinSupplyPoint)),
     ],
     by_name: [0, 1, 2, 3, 4],
 );
@@ -666,10 +666,10 @@ impl LifecycleJoinSupplierReversedV1 {
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierReversedV1,
     [
-        account_number = "account_number": Str,
-        join_supplier_process_number = "join_supplier_process_number": Str,
-        subtype = "subtype": Str,
-        supply_points = "supply_points": Array(&Struct(&crate::types::JoinSupplyPoint)),
+        account_number: Str,
+        join_supplier_process_number: Str,
+        subtype: Str,
+        supply_points: Array(&Struct(&crate::types::JoinSupplyPoint)),
     ],
     by_name: [0, 1, 2, 3, 4],
 );
@@ -725,11 +725,11 @@ impl LifecycleJoinSupplierSupplyPeriodCreatedV1 {
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierSupplyPeriodCreatedV1,
     [
-        account_number = "account_number": Str,
-        join_supplier_process_number = "join_supplier_process_number": Str,
-        supply_point = "supply_point": Struct(&crate::types::ActivatedSupplyPoint),
-        supply_period = "supply_period": Struct(&crate::types::SupplyPeriodData),
-        contract_references = "contract_references": Struct(&crate::types::ContractReferences),
+        account_number: Str,
+        join_supplier_process_number: Str,
+        supply_point: Struct(&crate::types::ActivatedSupplyPoint),
+        supply_period: Struct(&crate::types::SupplyPeriodData),
+        contract_references: Struct(&crate::types::ContractReferences),
     ],
     by_name: [0, 4, 3, 5, 2, 1],
 );
@@ -781,10 +781,10 @@ impl LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiated
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1,
     [
-        account_number = "account_number": Str,
-        join_supplier_process_number = "join_supplier_process_number": Str,
-        supply_point = "supply_point": Struct(&crate::types::ActivatedSupplyPoint),
-        subtype = "subtype": Str,
+        account_number: Str,
+        join_supplier_process_number: Str,
+        supply_point: Struct(&crate::types::ActivatedSupplyPoint),
+        subtype: Str,
     ],
     by_name: [0, 1, 3, 4, 2],
 );
@@ -836,10 +836,10 @@ impl LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1,
     [
-        account_number = "account_number": Str,
-        join_supplier_process_number = "join_supplier_process_number": Str,
-        supply_point = "supply_point": Struct(&crate::types::JoinSupplyPoint),
-        subtype = "subtype": Str,
+        account_number: Str,
+        join_supplier_process_number: Str,
+        supply_point: Struct(&crate::types::JoinSupplyPoint),
+        subtype: Str,
     ],
     by_name: [0, 1, 3, 4, 2],
 );
@@ -887,9 +887,9 @@ impl LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2 {
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2,
     [
-        join_supplier_process_id = "join_supplier_process_id": Int,
-        join_supplier_process_number = "join_supplier_process_number": Str,
-        account_number = "account_number": Str,
+        join_supplier_process_id: Int,
+        join_supplier_process_number: Str,
+        account_number: Str,
     ],
     by_name: [2, 1, 3, 0],
 );
@@ -937,9 +937,9 @@ impl LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2 {
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2,
     [
-        join_supplier_process_id = "join_supplier_process_id": Int,
-        join_supplier_process_number = "join_supplier_process_number": Str,
-        account_number = "account_number": Str,
+        join_supplier_process_id: Int,
+        join_supplier_process_number: Str,
+        account_number: Str,
     ],
     by_name: [2, 1, 3, 0],
 );
@@ -977,7 +977,7 @@ impl LifecycleJoinSupplierSecurityDepositsCreatedV1 {
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierSecurityDepositsCreatedV1,
     [
-        join_supplier_process_number = "join_supplier_process_number": Str,
+        join_supplier_process_number: Str,
     ],
     by_name: [0, 1],
 );
@@ -1021,8 +1021,8 @@ impl LifecycleJoinSupplierTermsAndConditionsAcceptedV2 {
 ::energy_api_core::table_struct!(
     LifecycleJoinSupplierTermsAndConditionsAcceptedV2,
     [
-        join_supplier_process_id = "join_supplier_process_id": Int,
-        join_supplier_process_number = "join_supplier_process_number": Str,
+        join_supplier_process_id: Int,
+        join_supplier_process_number: Str,
     ],
     by_name: [0, 1, 2],
 );

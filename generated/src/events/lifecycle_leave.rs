@@ -34,9 +34,9 @@ impl LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1 {
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1,
     [
-        account_number = "account_number": Str,
-        leave_supplier_process_number = "leave_supplier_process_number": Str,
-        subtype = "subtype": Str,
+        account_number: Str,
+        leave_supplier_process_number: Str,
+        subtype: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -82,9 +82,9 @@ impl LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1 {
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1,
     [
-        account_number = "account_number": Str,
-        leave_supplier_process_number = "leave_supplier_process_number": Str,
-        subtype = "subtype": Str,
+        account_number: Str,
+        leave_supplier_process_number: Str,
+        subtype: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -130,9 +130,9 @@ impl LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1 {
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1,
     [
-        account_number = "account_number": Str,
-        leave_supplier_process_number = "leave_supplier_process_number": Str,
-        subtype = "subtype": Str,
+        account_number: Str,
+        leave_supplier_process_number: Str,
+        subtype: Str,
     ],
     by_name: [0, 1, 2, 3],
 );
@@ -186,10 +186,10 @@ impl LifecycleLeaveSupplierCancellationRequestedV2 {
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierCancellationRequestedV2,
     [
-        account_number = "account_number": Str,
-        leave_supplier_process_id = "leave_supplier_process_id": Int,
-        leave_supplier_process_number = "leave_supplier_process_number": Str,
-        supply_points = "supply_points": Array(&Struct(&crate::types::LeaveSupplyPoint)),
+        account_number: Str,
+        leave_supplier_process_id: Int,
+        leave_supplier_process_number: Str,
+        supply_points: Array(&Struct(&crate::types::LeaveSupplyPoint)),
     ],
     by_name: [0, 1, 2, 3, 4],
 );
@@ -243,10 +243,10 @@ impl LifecycleLeaveSupplierCancelledV2 {
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierCancelledV2,
     [
-        account_number = "account_number": Str,
-        leave_supplier_process_id = "leave_supplier_process_id": Int,
-        leave_supplier_process_number = "leave_supplier_process_number": Str,
-        supply_points = "supply_points": Array(&Struct(&crate::types::LeaveSupplyPoint)),
+        account_number: Str,
+        leave_supplier_process_id: Int,
+        leave_supplier_process_number: Str,
+        supply_points: Array(&Struct(&crate::types::LeaveSupplyPoint)),
     ],
     by_name: [0, 1, 2, 3, 4],
 );
@@ -304,11 +304,11 @@ impl LifecycleLeaveSupplierCompletedV3 {
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierCompletedV3,
     [
-        account_number = "account_number": Str,
-        leave_supplier_process_id = "leave_supplier_process_id": Int,
-        leave_supplier_process_number = "leave_supplier_process_number": Str,
-        leave_supplier_process_subtype = "leave_supplier_process_subtype": Str,
-        supply_points = "supply_points": Array(&Struct(&crate::types::TerminatedSupplyPoint)),
+        account_number: Str,
+        leave_supplier_process_id: Int,
+        leave_supplier_process_number: Str,
+        leave_supplier_process_subtype: Str,
+        supply_points: Array(&Struct(&crate::types::TerminatedSupplyPoint)),
     ],
     by_name: [0, 1, 2, 3, 4, 5],
 );
@@ -395,15 +395,15 @@ impl LifecycleLeaveSupplierRequestedV2 {
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierRequestedV2,
     [
-        account_number = "account_number": Str,
-        leave_supplier_process_id = "leave_supplier_process_id": Int,
-        leave_supplier_process_subtype = "leave_supplier_process_subtype": Str,
-        supply_points = "supply_points": Array(&Struct(&crate::types::LeaveSupplyPoint)),
-        requested_supply_end_at = "requested_supply_end_at": Str,
-        requested_supply_end_date = "requested_supply_end_date": Str,
-        requested_at = "requested_at": Str,
-        is_passive = "is_passive": Bool,
-        passive_loss_instigated_supply_point_id = "passive_loss_instigated_supply_point_id": Optional(&Int) => omit_none,
+        account_number: Str,
+        leave_supplier_process_id: Int,
+        leave_supplier_process_subtype: Str,
+        supply_points: Array(&Struct(&crate::types::LeaveSupplyPoint)),
+        requested_supply_end_at: Str,
+        requested_supply_end_date: Str,
+        requested_at: Str,
+        is_passive: Bool,
+        passive_loss_instigated_supply_point_id: Optional(&Int) => omit_none,
     ],
     by_name: [0, 7, 2, 8, 9, 5, 3, 4, 1, 6],
 );
@@ -486,16 +486,16 @@ impl LifecycleLeaveSupplierRequestedV3 {
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierRequestedV3,
     [
-        account_number = "account_number": Str,
-        leave_supplier_process_id = "leave_supplier_process_id": Int,
-        leave_supplier_process_subtype = "leave_supplier_process_subtype": Str,
-        supply_points = "supply_points": Array(&Struct(&crate::types::LeaveSupplyPoint)),
-        requested_supply_end_at = "requested_supply_end_at": Str,
-        requested_supply_end_date = "requested_supply_end_date": Str,
-        requested_at = "requested_at": Str,
-        is_passive = "is_passive": Bool,
-        passive_loss_instigated_supply_point_id = "passive_loss_instigated_supply_point_id": Optional(&Int) => omit_none,
-        leave_supplier_process_number = "leave_supplier_process_number": Str,
+        account_number: Str,
+        leave_supplier_process_id: Int,
+        leave_supplier_process_subtype: Str,
+        supply_points: Array(&Struct(&crate::types::LeaveSupplyPoint)),
+        requested_supply_end_at: Str,
+        requested_supply_end_date: Str,
+        requested_at: Str,
+        is_passive: Bool,
+        passive_loss_instigated_supply_point_id: Optional(&Int) => omit_none,
+        leave_supplier_process_number: Str,
     ],
     by_name: [0, 7, 9, 8, 10, 5, 3, 4, 1, 6, 2],
 );
@@ -572,10 +572,10 @@ impl LifecycleLeaveSupplierReversalRequestedV2 {
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierReversalRequestedV2,
     [
-        account_number = "account_number": Str,
-        leave_supplier_process_id = "leave_supplier_process_id": Int,
-        leave_supplier_process_number = "leave_supplier_process_number": Str,
-        supply_points = "supply_points": Array(&Struct(&crate::types::LeaveSupplyPoint)),
+        account_number: Str,
+        leave_supplier_process_id: Int,
+        leave_supplier_process_number: Str,
+        supply_points: Array(&Struct(&crate::types::LeaveSupplyPoint)),
     ],
     by_name: [0, 1, 2, 3, 4],
 );
@@ -625,10 +625,10 @@ impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiat
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1,
     [
-        account_number = "account_number": Str,
-        leave_supplier_process_number = "leave_supplier_process_number": Str,
-        supply_point = "supply_point": Struct(&crate::types::TerminatedSupplyPoint),
-        subtype = "subtype": Str,
+        account_number: Str,
+        leave_supplier_process_number: Str,
+        supply_point: Struct(&crate::types::TerminatedSupplyPoint),
+        subtype: Str,
     ],
     by_name: [0, 1, 3, 4, 2],
 );
@@ -678,10 +678,10 @@ impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowSte
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1,
     [
-        account_number = "account_number": Str,
-        leave_supplier_process_number = "leave_supplier_process_number": Str,
-        supply_point = "supply_point": Struct(&crate::types::LeaveSupplyPoint),
-        subtype = "subtype": Str,
+        account_number: Str,
+        leave_supplier_process_number: Str,
+        supply_point: Struct(&crate::types::LeaveSupplyPoint),
+        subtype: Str,
     ],
     by_name: [0, 1, 3, 4, 2],
 );
@@ -733,10 +733,10 @@ impl LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiate
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1,
     [
-        account_number = "account_number": Str,
-        leave_supplier_process_number = "leave_supplier_process_number": Str,
-        supply_point = "supply_point": Struct(&crate::types::LeaveSupplyPoint),
-        subtype = "subtype": Str,
+        account_number: Str,
+        leave_supplier_process_number: Str,
+        supply_point: Struct(&crate::types::LeaveSupplyPoint),
+        subtype: Str,
     ],
     by_name: [0, 1, 3, 4, 2],
 );
@@ -792,11 +792,11 @@ impl LifecycleLeaveSupplierTerminationConfirmedV2 {
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierTerminationConfirmedV2,
     [
-        account_number = "account_number": Str,
-        leave_supplier_process_id = "leave_supplier_process_id": Int,
-        leave_supplier_process_number = "leave_supplier_process_number": Str,
-        leave_supplier_process_subtype = "leave_supplier_process_subtype": Str,
-        supply_point = "supply_point": Struct(&crate::types::TerminatedSupplyPoint),
+        account_number: Str,
+        leave_supplier_process_id: Int,
+        leave_supplier_process_number: Str,
+        leave_supplier_process_subtype: Str,
+        supply_point: Struct(&crate::types::TerminatedSupplyPoint),
     ],
     by_name: [0, 1, 2, 3, 4, 5],
 );
@@ -848,10 +848,10 @@ impl LifecycleLeaveSupplierTerminationInitiatedV1 {
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierTerminationInitiatedV1,
     [
-        account_number = "account_number": Str,
-        leave_supplier_process_number = "leave_supplier_process_number": Str,
-        leave_supplier_process_subtype = "leave_supplier_process_subtype": Str,
-        supply_point = "supply_point": Struct(&crate::types::TerminationInitiatedSupplyPoint),
+        account_number: Str,
+        leave_supplier_process_number: Str,
+        leave_supplier_process_subtype: Str,
+        supply_point: Struct(&crate::types::TerminationInitiatedSupplyPoint),
     ],
     by_name: [0, 1, 2, 3, 4],
 );
@@ -938,15 +938,15 @@ impl LifecycleLeaveSupplierUpdatedV2 {
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierUpdatedV2,
     [
-        account_number = "account_number": Str,
-        leave_supplier_process_id = "leave_supplier_process_id": Int,
-        leave_supplier_process_subtype = "leave_supplier_process_subtype": Str,
-        supply_points = "supply_points": Array(&Struct(&crate::types::LeaveSupplyPoint)),
-        requested_supply_end_at = "requested_supply_end_at": Str,
-        requested_supply_end_date = "requested_supply_end_date": Str,
-        updated_at = "updated_at": Str,
-        is_passive = "is_passive": Bool,
-        passive_loss_instigated_supply_point_id = "passive_loss_instigated_supply_point_id": Optional(&Int) => omit_none,
+        account_number: Str,
+        leave_supplier_process_id: Int,
+        leave_supplier_process_subtype: Str,
+        supply_points: Array(&Struct(&crate::types::LeaveSupplyPoint)),
+        requested_supply_end_at: Str,
+        requested_supply_end_date: Str,
+        updated_at: Str,
+        is_passive: Bool,
+        passive_loss_instigated_supply_point_id: Optional(&Int) => omit_none,
     ],
     by_name: [0, 7, 2, 8, 6, 5, 3, 9, 1, 4],
 );
@@ -1029,16 +1029,16 @@ impl LifecycleLeaveSupplierUpdatedV3 {
 ::energy_api_core::table_struct!(
     LifecycleLeaveSupplierUpdatedV3,
     [
-        account_number = "account_number": Str,
-        leave_supplier_process_id = "leave_supplier_process_id": Int,
-        leave_supplier_process_subtype = "leave_supplier_process_subtype": Str,
-        supply_points = "supply_points": Array(&Struct(&crate::types::LeaveSupplyPoint)),
-        requested_supply_end_at = "requested_supply_end_at": Str,
-        requested_supply_end_date = "requested_supply_end_date": Str,
-        updated_at = "updated_at": Str,
-        is_passive = "is_passive": Bool,
-        passive_loss_instigated_supply_point_id = "passive_loss_instigated_supply_point_id": Optional(&Int) => omit_none,
-        leave_supplier_process_number = "leave_supplier_process_number": Str,
+        account_number: Str,
+        leave_supplier_process_id: Int,
+        leave_supplier_process_subtype: Str,
+        supply_points: Array(&Struct(&crate::types::LeaveSupplyPoint)),
+        requested_supply_end_at: Str,
+        requested_supply_end_date: Str,
+        updated_at: Str,
+        is_passive: Bool,
+        passive_loss_instigated_supply_point_id: Optional(&Int) => omit_none,
+        leave_supplier_process_number: Str,
     ],
     by_name: [0, 7, 9, 8, 6, 5, 3, 10, 1, 4, 2],
 );

@@ -45,10 +45,10 @@ impl LifecycleEnrollmentLoyaltyPointsQualificationReversedV1 {
 ::energy_api_core::table_struct!(
     LifecycleEnrollmentLoyaltyPointsQualificationReversedV1,
     [
-        join_supplier_process_number = "join_supplier_process_number": Str,
-        account_number = "account_number": Str,
-        supply_points_no_longer_coming_on_supply = "supply_points_no_longer_coming_on_supply": Array(&Struct(&crate::types::EnrollmentSupplyPoint)),
-        all_supply_points = "all_supply_points": Array(&Struct(&crate::types::EnrollmentSupplyPoint)),
+        join_supplier_process_number: Str,
+        account_number: Str,
+        supply_points_no_longer_coming_on_supply: Array(&Struct(&crate::types::EnrollmentSupplyPoint)),
+        all_supply_points: Array(&Struct(&crate::types::EnrollmentSupplyPoint)),
     ],
     by_name: [1, 2, 3, 4, 0],
 );
@@ -108,11 +108,11 @@ impl LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2 {
 ::energy_api_core::table_struct!(
     LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2,
     [
-        join_supplier_process_id = "join_supplier_process_id": Int,
-        join_supplier_process_number = "join_supplier_process_number": Str,
-        account_number = "account_number": Str,
-        supply_points_past_ssd = "supply_points_past_ssd": Array(&Struct(&crate::types::EnrollmentSupplyPoint)),
-        all_supply_points = "all_supply_points": Array(&Struct(&crate::types::EnrollmentSupplyPoint)),
+        join_supplier_process_id: Int,
+        join_supplier_process_number: Str,
+        account_number: Str,
+        supply_points_past_ssd: Array(&Struct(&crate::types::EnrollmentSupplyPoint)),
+        all_supply_points: Array(&Struct(&crate::types::EnrollmentSupplyPoint)),
     ],
     by_name: [2, 1, 3, 4, 5, 0],
 );
@@ -162,10 +162,10 @@ impl LifecycleStatusChangedV1 {
 ::energy_api_core::table_struct!(
     LifecycleStatusChangedV1,
     [
-        process_number = "process_number": Str,
-        account_number = "account_number": Str,
-        new_status = "new_status": Str,
-        previous_status = "previous_status": Str,
+        process_number: Str,
+        account_number: Str,
+        new_status: Str,
+        previous_status: Str,
     ],
     by_name: [1, 4, 2, 3, 0],
 );
@@ -213,9 +213,9 @@ impl LifecycleSupportSiteSaleV1_0_0 {
 ::energy_api_core::table_struct!(
     LifecycleSupportSiteSaleV1_0_0,
     [
-        support_user_id = "support_user_id": Str,
-        supply_start_date = "supply_start_date": Str,
-        trigger_action = "trigger_action": Str,
+        support_user_id: Str,
+        supply_start_date: Str,
+        trigger_action: Str,
     ],
     by_name: [1, 2, 0, 3],
 );

@@ -24,7 +24,7 @@ impl ElectricityFlowFileCancellationInvoiceProcessedV1 {
 ::energy_api_core::table_struct!(
     ElectricityFlowFileCancellationInvoiceProcessedV1,
     [
-        flow_file_id = "flow_file_id": Int,
+        flow_file_id: Int,
     ],
     by_name: [0, 1],
 );
@@ -60,7 +60,7 @@ impl ElectricityFlowFileComplementaryInvoiceProcessedV1 {
 ::energy_api_core::table_struct!(
     ElectricityFlowFileComplementaryInvoiceProcessedV1,
     [
-        flow_file_id = "flow_file_id": Int,
+        flow_file_id: Int,
     ],
     by_name: [0, 1],
 );
@@ -96,7 +96,7 @@ impl ElectricityFlowFileRectificationInvoiceProcessedV1 {
 ::energy_api_core::table_struct!(
     ElectricityFlowFileRectificationInvoiceProcessedV1,
     [
-        flow_file_id = "flow_file_id": Int,
+        flow_file_id: Int,
     ],
     by_name: [0, 1],
 );
@@ -132,7 +132,7 @@ impl ElectricityFlowFileRegularizerInvoiceProcessedV1 {
 ::energy_api_core::table_struct!(
     ElectricityFlowFileRegularizerInvoiceProcessedV1,
     [
-        flow_file_id = "flow_file_id": Int,
+        flow_file_id: Int,
     ],
     by_name: [0, 1],
 );
@@ -168,7 +168,7 @@ impl ElectricityFlowFileBillableConceptsInvoiceProcessedV1 {
 ::energy_api_core::table_struct!(
     ElectricityFlowFileBillableConceptsInvoiceProcessedV1,
     [
-        flow_file_id = "flow_file_id": Int,
+        flow_file_id: Int,
     ],
     by_name: [0, 1],
 );
@@ -204,7 +204,7 @@ impl ElectricityFlowFileRegularInvoiceProcessedV1 {
 ::energy_api_core::table_struct!(
     ElectricityFlowFileRegularInvoiceProcessedV1,
     [
-        flow_file_id = "flow_file_id": Int,
+        flow_file_id: Int,
     ],
     by_name: [0, 1],
 );
@@ -254,10 +254,10 @@ impl EspSupplyPointsEnrichmentDataSentV1 {
 ::energy_api_core::table_struct!(
     EspSupplyPointsEnrichmentDataSentV1,
     [
-        supply_point_identifier = "supply_point_identifier": Str,
-        province_code = "province_code": Str,
-        atr = "atr": Str,
-        valid_from = "valid_from": Str,
+        supply_point_identifier: Str,
+        province_code: Str,
+        atr: Str,
+        valid_from: Str,
     ],
     by_name: [2, 3, 0, 1, 4],
 );
@@ -311,11 +311,11 @@ impl EspSupplyPointsAtrSnapshotSentV1 {
 ::energy_api_core::table_struct!(
     EspSupplyPointsAtrSnapshotSentV1,
     [
-        supply_point_identifier = "supply_point_identifier": Str,
-        market = "market": Str,
-        atr = "atr": Str,
-        effective_datetime = "effective_datetime": Str,
-        insert_datetime = "insert_datetime": Str,
+        supply_point_identifier: Str,
+        market: Str,
+        atr: Str,
+        effective_datetime: Str,
+        insert_datetime: Str,
     ],
     by_name: [2, 5, 0, 3, 4, 1],
 );
@@ -357,8 +357,8 @@ impl GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1 {
 ::energy_api_core::table_struct!(
     GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1,
     [
-        flow_file_id = "flow_file_id": Int,
-        invoice_identifier = "invoice_identifier": Str,
+        flow_file_id: Int,
+        invoice_identifier: Str,
     ],
     by_name: [0, 1, 2],
 );
@@ -400,8 +400,8 @@ impl GasBillFlowDetailsCancellationInvoiceCreatedV1 {
 ::energy_api_core::table_struct!(
     GasBillFlowDetailsCancellationInvoiceCreatedV1,
     [
-        flow_file_id = "flow_file_id": Int,
-        invoice_identifier = "invoice_identifier": Str,
+        flow_file_id: Int,
+        invoice_identifier: Str,
     ],
     by_name: [0, 1, 2],
 );
@@ -443,8 +443,8 @@ impl GasBillFlowDetailsComplementaryInvoiceCreatedV1 {
 ::energy_api_core::table_struct!(
     GasBillFlowDetailsComplementaryInvoiceCreatedV1,
     [
-        flow_file_id = "flow_file_id": Int,
-        invoice_identifier = "invoice_identifier": Str,
+        flow_file_id: Int,
+        invoice_identifier: Str,
     ],
     by_name: [0, 1, 2],
 );
@@ -486,8 +486,8 @@ impl GasBillFlowDetailsRectificationInvoiceCreatedV1 {
 ::energy_api_core::table_struct!(
     GasBillFlowDetailsRectificationInvoiceCreatedV1,
     [
-        flow_file_id = "flow_file_id": Int,
-        invoice_identifier = "invoice_identifier": Str,
+        flow_file_id: Int,
+        invoice_identifier: Str,
     ],
     by_name: [0, 1, 2],
 );
@@ -529,8 +529,8 @@ impl GasBillFlowDetailsRegularInvoiceCreatedV1 {
 ::energy_api_core::table_struct!(
     GasBillFlowDetailsRegularInvoiceCreatedV1,
     [
-        flow_file_id = "flow_file_id": Int,
-        invoice_identifier = "invoice_identifier": Str,
+        flow_file_id: Int,
+        invoice_identifier: Str,
     ],
     by_name: [0, 1, 2],
 );
@@ -572,8 +572,8 @@ impl GasFlowFileB7033ComplementaryInvoiceProcessedV1 {
 ::energy_api_core::table_struct!(
     GasFlowFileB7033ComplementaryInvoiceProcessedV1,
     [
-        flow_file_id = "flow_file_id": Int,
-        invoice_identifier = "invoice_identifier": Str,
+        flow_file_id: Int,
+        invoice_identifier: Str,
     ],
     by_name: [0, 1, 2],
 );
@@ -615,8 +615,8 @@ impl GasFlowFileB7033RegularInvoiceProcessedV1 {
 ::energy_api_core::table_struct!(
     GasFlowFileB7033RegularInvoiceProcessedV1,
     [
-        flow_file_id = "flow_file_id": Int,
-        invoice_identifier = "invoice_identifier": Str,
+        flow_file_id: Int,
+        invoice_identifier: Str,
     ],
     by_name: [0, 1, 2],
 );
@@ -708,12 +708,12 @@ impl GasSupplyPointInspectionResultsReceivedV1 {
 ::energy_api_core::table_struct!(
     GasSupplyPointInspectionResultsReceivedV1,
     [
-        cups = "cups": Str,
-        account_number = "account_number": Optional(&Str) => omit_none,
-        property_id = "property_id": Optional(&Int) => omit_none,
-        inspection_result = "inspection_result": Str,
-        inspection_datetime = "inspection_datetime": Str,
-        defects = "defects": Optional(&Obj) => omit_none,
+        cups: Str,
+        account_number: Optional(&Str) => omit_none,
+        property_id: Optional(&Int) => omit_none,
+        inspection_result: Str,
+        inspection_datetime: Str,
+        defects: Optional(&Obj) => omit_none,
     ],
     by_name: [1, 5, 0, 6, 2, 3, 4],
 );
@@ -771,12 +771,12 @@ impl MarketsEspBillFlowFileProcessedV1 {
 ::energy_api_core::table_struct!(
     MarketsEspBillFlowFileProcessedV1,
     [
-        bill_details_id = "bill_details_id": Str,
-        market = "market": Str,
-        bill_type = "bill_type": Str,
-        cups = "cups": Str,
-        billing_period_from = "billing_period_from": Str,
-        billing_period_to = "billing_period_to": Str,
+        bill_details_id: Str,
+        market: Str,
+        bill_type: Str,
+        cups: Str,
+        billing_period_from: Str,
+        billing_period_to: Str,
     ],
     by_name: [0, 2, 6, 4, 1, 5, 3],
 );
@@ -826,10 +826,10 @@ impl MarketsEspFlowFileProcessedV1 {
 ::energy_api_core::table_struct!(
     MarketsEspFlowFileProcessedV1,
     [
-        market = "market": Str,
-        flow_type = "flow_type": Str,
-        cups = "cups": Str,
-        account_number = "account_number": Str,
+        market: Str,
+        flow_type: Str,
+        cups: Str,
+        account_number: Str,
     ],
     by_name: [3, 4, 0, 1, 2],
 );
@@ -877,8 +877,8 @@ impl MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1 {
 ::energy_api_core::table_struct!(
     MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1,
     [
-        id = "id": Int,
-        billable_items = "billable_items": Array(&Obj),
+        id: Int,
+        billable_items: Array(&Obj),
     ],
     by_name: [1, 2, 0],
 );
@@ -920,8 +920,8 @@ impl MarketsGasSupplyPointCreatedV1 {
 ::energy_api_core::table_struct!(
     MarketsGasSupplyPointCreatedV1,
     [
-        cups = "cups": Str,
-        supply_point_id = "supply_point_id": Int,
+        cups: Str,
+        supply_point_id: Int,
     ],
     by_name: [0, 1, 2],
 );
@@ -975,11 +975,11 @@ impl MarketsNetworkOperatorCreatedV1 {
 ::energy_api_core::table_struct!(
     MarketsNetworkOperatorCreatedV1,
     [
-        network_operator_id = "network_operator_id": Int,
-        name = "name": Str,
-        cif = "cif": Str,
-        ree_code = "ree_code": Str,
-        market = "market": Str,
+        network_operator_id: Int,
+        name: Str,
+        cif: Str,
+        ree_code: Str,
+        market: Str,
     ],
     by_name: [2, 3, 0, 4, 5, 1],
 );

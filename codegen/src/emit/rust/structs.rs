@@ -364,13 +364,15 @@ pub(crate) fn table_impl(
     home: Home,
     free_form: &BTreeSet<String>,
 ) -> TokenStream {
-    // A field's JSON name, written in every row (not only where the identifier is not it, `r#type`):
-    // the macro then makes the table's name and the member text `"name":` the `Serialize` writes with
-    // one `concat!`, where an identifier took a `stringify!` more, 0.6 % of the crate's build.
+    // A field's JSON name, where the identifier is not it (a keyword, `r#type`), is written for the
+    // table and for the `Serialize` the macro makes, which names every field with a literal. (In
+    // every row, it cost 0.4 % of the crate's build: `BENCHMARKS.md`, section 27.)
     let fields = s.fields.iter().map(|f| {
         let id = ident(&f.rust_name);
-        let json = &f.name;
-        let json = quote!(= #json);
+        let json = (f.rust_name != f.name).then(|| {
+            let json = &f.name;
+            quote!(= #json)
+        });
         // The owned struct's shape of the field (checked against its Rust type in the crate's tests);
         // a view shares the table.
         let shape = view_of.is_none().then(|| {

@@ -25,13 +25,13 @@ pub struct AccountUserCreatedV1<'a> {
     AccountUserCreatedV1<'a>,
     view_of crate::events::account_users::AccountUserCreatedV1,
     [
-        user_id = "user_id",
-        user_email = "user_email",
-        user_number = "user_number",
-        linked_accounts = "linked_accounts",
-        user_identifiers = "user_identifiers" => omit_none,
-        initiator_type = "initiator_type" => omit_none,
-        is_customer_initiated = "is_customer_initiated" => omit_none,
+        user_id,
+        user_email,
+        user_number,
+        linked_accounts,
+        user_identifiers => omit_none,
+        initiator_type => omit_none,
+        is_customer_initiated => omit_none,
     ],
 );
 
@@ -61,8 +61,8 @@ pub struct AccountUserPasswordResetRequestedV1<'a> {
     AccountUserPasswordResetRequestedV1<'a>,
     view_of crate::events::account_users::AccountUserPasswordResetRequestedV1,
     [
-        account_user_id = "account_user_id",
-        account_user_number = "account_user_number",
+        account_user_id,
+        account_user_number,
     ],
 );
 
@@ -93,10 +93,10 @@ pub struct AccountUserPsrRecordsUpdatedV1<'a> {
     AccountUserPsrRecordsUpdatedV1<'a>,
     view_of crate::events::account_users::AccountUserPsrRecordsUpdatedV1,
     [
-        user_id = "user_id",
-        created_records = "created_records",
-        updated_records = "updated_records",
-        deleted_records = "deleted_records",
+        user_id,
+        created_records,
+        updated_records,
+        deleted_records,
     ],
 );
 
@@ -133,13 +133,13 @@ pub struct AccountUserRemovedV1<'a> {
     AccountUserRemovedV1<'a>,
     view_of crate::events::account_users::AccountUserRemovedV1,
     [
-        user_id = "user_id",
-        user_email = "user_email",
-        user_number = "user_number",
-        linked_accounts = "linked_accounts",
-        user_identifiers = "user_identifiers" => omit_none,
-        initiator_type = "initiator_type" => omit_none,
-        is_customer_initiated = "is_customer_initiated" => omit_none,
+        user_id,
+        user_email,
+        user_number,
+        linked_accounts,
+        user_identifiers => omit_none,
+        initiator_type => omit_none,
+        is_customer_initiated => omit_none,
     ],
 );
 
@@ -180,15 +180,15 @@ pub struct AccountUserUpdatedV1<'a> {
     AccountUserUpdatedV1<'a>,
     view_of crate::events::account_users::AccountUserUpdatedV1,
     [
-        user_id = "user_id",
-        user_email = "user_email",
-        user_number = "user_number",
-        linked_accounts = "linked_accounts",
-        user_identifiers = "user_identifiers" => omit_none,
-        initiator_type = "initiator_type" => omit_none,
-        is_customer_initiated = "is_customer_initiated" => omit_none,
-        changes = "changes",
-        is_override = "is_override" => omit_none,
+        user_id,
+        user_email,
+        user_number,
+        linked_accounts,
+        user_identifiers => omit_none,
+        initiator_type => omit_none,
+        is_customer_initiated => omit_none,
+        changes,
+        is_override => omit_none,
     ],
 );
 
@@ -217,9 +217,9 @@ pub struct AccountUserVerificationCompletedV1<'a> {
     AccountUserVerificationCompletedV1<'a>,
     view_of crate::events::account_users::AccountUserVerificationCompletedV1,
     [
-        user_number = "user_number",
-        verification_id = "verification_id",
-        verification_type = "verification_type",
+        user_number,
+        verification_id,
+        verification_type,
     ],
 );
 
@@ -248,9 +248,9 @@ pub struct AccountUserVerificationStartedV1<'a> {
     AccountUserVerificationStartedV1<'a>,
     view_of crate::events::account_users::AccountUserVerificationStartedV1,
     [
-        user_number = "user_number",
-        verification_id = "verification_id",
-        verification_type = "verification_type",
+        user_number,
+        verification_id,
+        verification_type,
     ],
 );
 
@@ -279,9 +279,9 @@ pub struct AccountUserMetadataCreatedV1<'a> {
     AccountUserMetadataCreatedV1<'a>,
     view_of crate::events::account_users::AccountUserMetadataCreatedV1,
     [
-        user_id = "user_id",
-        key = "key",
-        value = "value",
+        user_id,
+        key,
+        value,
     ],
 );
 
@@ -310,9 +310,9 @@ pub struct AccountUserMetadataRemovedV1<'a> {
     AccountUserMetadataRemovedV1<'a>,
     view_of crate::events::account_users::AccountUserMetadataRemovedV1,
     [
-        user_id = "user_id",
-        key = "key",
-        value = "value",
+        user_id,
+        key,
+        value,
     ],
 );
 
@@ -339,8 +339,8 @@ pub struct AccountUserMetadataUpdatedV1<'a> {
     AccountUserMetadataUpdatedV1<'a>,
     view_of crate::events::account_users::AccountUserMetadataUpdatedV1,
     [
-        user_id = "user_id",
-        changes = "changes",
+        user_id,
+        changes,
     ],
 );
 

@@ -15,8 +15,8 @@ pub struct AccountCommunicationsPreferencesUpdatedV1<'a> {
     AccountCommunicationsPreferencesUpdatedV1<'a>,
     view_of crate::events::accounts::AccountCommunicationsPreferencesUpdatedV1,
     [
-        account_number = "account_number",
-        changes = "changes",
+        account_number,
+        changes,
     ],
 );
 
@@ -45,9 +45,9 @@ pub struct AccountCreatedV1<'a> {
     AccountCreatedV1<'a>,
     view_of crate::events::accounts::AccountCreatedV1,
     [
-        account_number = "account_number",
-        account_user_emails = "account_user_emails",
-        is_imported = "is_imported" => omit_none,
+        account_number,
+        account_user_emails,
+        is_imported => omit_none,
     ],
 );
 
@@ -72,7 +72,7 @@ pub struct AccountOccupiedV1<'a> {
     AccountOccupiedV1<'a>,
     view_of crate::events::accounts::AccountOccupiedV1,
     [
-        account_number = "account_number",
+        account_number,
     ],
 );
 
@@ -101,9 +101,9 @@ pub struct AccountReactivatedV1<'a> {
     AccountReactivatedV1<'a>,
     view_of crate::events::accounts::AccountReactivatedV1,
     [
-        account_number = "account_number",
-        previous_status = "previous_status",
-        reactivation_source = "reactivation_source",
+        account_number,
+        previous_status,
+        reactivation_source,
     ],
 );
 
@@ -138,12 +138,12 @@ pub struct AccountSmartMeterReadPermissionChangedV1<'a> {
     AccountSmartMeterReadPermissionChangedV1<'a>,
     view_of crate::events::accounts::AccountSmartMeterReadPermissionChangedV1,
     [
-        account_number = "account_number",
-        old_permission = "old_permission",
-        new_permission = "new_permission",
-        effective_from = "effective_from",
-        changed_by_id = "changed_by_id",
-        changed_by_type = "changed_by_type",
+        account_number,
+        old_permission,
+        new_permission,
+        effective_from,
+        changed_by_id,
+        changed_by_type,
     ],
 );
 
@@ -174,10 +174,10 @@ pub struct AccountUpdatedV1<'a> {
     AccountUpdatedV1<'a>,
     view_of crate::events::accounts::AccountUpdatedV1,
     [
-        account_number = "account_number",
-        account_user_emails = "account_user_emails",
-        changes = "changes",
-        is_override = "is_override" => omit_none,
+        account_number,
+        account_user_emails,
+        changes,
+        is_override => omit_none,
     ],
 );
 
@@ -206,9 +206,9 @@ pub struct AccountMetadataCreatedV1<'a> {
     AccountMetadataCreatedV1<'a>,
     view_of crate::events::accounts::AccountMetadataCreatedV1,
     [
-        account_number = "account_number",
-        key = "key",
-        value = "value",
+        account_number,
+        key,
+        value,
     ],
 );
 
@@ -237,9 +237,9 @@ pub struct AccountMetadataRemovedV1<'a> {
     AccountMetadataRemovedV1<'a>,
     view_of crate::events::accounts::AccountMetadataRemovedV1,
     [
-        account_number = "account_number",
-        key = "key",
-        value = "value",
+        account_number,
+        key,
+        value,
     ],
 );
 
@@ -266,8 +266,8 @@ pub struct AccountMetadataUpdatedV1<'a> {
     AccountMetadataUpdatedV1<'a>,
     view_of crate::events::accounts::AccountMetadataUpdatedV1,
     [
-        account_number = "account_number",
-        changes = "changes",
+        account_number,
+        changes,
     ],
 );
 
@@ -296,9 +296,9 @@ pub struct AccountPropertyEffectivePeriodMetadataCreatedV1<'a> {
     AccountPropertyEffectivePeriodMetadataCreatedV1<'a>,
     view_of crate::events::accounts::AccountPropertyEffectivePeriodMetadataCreatedV1,
     [
-        account_property_effective_period_id = "account_property_effective_period_id",
-        key = "key",
-        value = "value",
+        account_property_effective_period_id,
+        key,
+        value,
     ],
 );
 
@@ -327,9 +327,9 @@ pub struct AccountPropertyEffectivePeriodMetadataRemovedV1<'a> {
     AccountPropertyEffectivePeriodMetadataRemovedV1<'a>,
     view_of crate::events::accounts::AccountPropertyEffectivePeriodMetadataRemovedV1,
     [
-        account_property_effective_period_id = "account_property_effective_period_id",
-        key = "key",
-        value = "value",
+        account_property_effective_period_id,
+        key,
+        value,
     ],
 );
 
@@ -356,8 +356,8 @@ pub struct AccountPropertyEffectivePeriodMetadataUpdatedV1<'a> {
     AccountPropertyEffectivePeriodMetadataUpdatedV1<'a>,
     view_of crate::events::accounts::AccountPropertyEffectivePeriodMetadataUpdatedV1,
     [
-        account_property_effective_period_id = "account_property_effective_period_id",
-        changes = "changes",
+        account_property_effective_period_id,
+        changes,
     ],
 );
 
@@ -392,11 +392,11 @@ pub struct CampaignAccountAddedV1<'a> {
     CampaignAccountAddedV1<'a>,
     view_of crate::events::accounts::CampaignAccountAddedV1,
     [
-        account_number = "account_number",
-        campaign_name = "campaign_name",
-        campaign_slug = "campaign_slug" => omit_none,
-        campaign_expiry_date = "campaign_expiry_date" => omit_none,
-        campaign_account_expiry_date = "campaign_account_expiry_date" => omit_none,
+        account_number,
+        campaign_name,
+        campaign_slug => omit_none,
+        campaign_expiry_date => omit_none,
+        campaign_account_expiry_date => omit_none,
     ],
 );
 
@@ -425,9 +425,9 @@ pub struct CampaignAccountRemovedV1<'a> {
     CampaignAccountRemovedV1<'a>,
     view_of crate::events::accounts::CampaignAccountRemovedV1,
     [
-        account_number = "account_number",
-        campaign_name = "campaign_name",
-        campaign_slug = "campaign_slug" => omit_none,
+        account_number,
+        campaign_name,
+        campaign_slug => omit_none,
     ],
 );
 
@@ -458,10 +458,10 @@ pub struct CampaignAccountUpdatedV1<'a> {
     CampaignAccountUpdatedV1<'a>,
     view_of crate::events::accounts::CampaignAccountUpdatedV1,
     [
-        account_number = "account_number",
-        campaign_name = "campaign_name",
-        campaign_slug = "campaign_slug" => omit_none,
-        changes = "changes",
+        account_number,
+        campaign_name,
+        campaign_slug => omit_none,
+        changes,
     ],
 );
 

@@ -15,8 +15,8 @@ pub struct ActualIntervalsReceivedV1<'a> {
     ActualIntervalsReceivedV1<'a>,
     view_of crate::events::agreements_and_approvals::ActualIntervalsReceivedV1,
     [
-        mpan = "mpan",
-        rebill_from = "rebill_from",
+        mpan,
+        rebill_from,
     ],
 );
 
@@ -47,10 +47,10 @@ pub struct AffiliatesAffiliateAccountContractCreatedV1<'a> {
     AffiliatesAffiliateAccountContractCreatedV1<'a>,
     view_of crate::events::agreements_and_approvals::AffiliatesAffiliateAccountContractCreatedV1,
     [
-        affiliate_account_contract_id = "affiliate_account_contract_id",
-        affiliate_contract_id = "affiliate_contract_id",
-        account_number = "account_number",
-        fuel = "fuel",
+        affiliate_account_contract_id,
+        affiliate_contract_id,
+        account_number,
+        fuel,
     ],
 );
 
@@ -89,12 +89,12 @@ pub struct AgreementCreatedV1<'a> {
     AgreementCreatedV1<'a>,
     view_of crate::events::agreements_and_approvals::AgreementCreatedV1,
     [
-        agreement_id = "agreement_id",
-        account_number = "account_number",
-        valid_from = "valid_from",
-        product_code = "product_code",
-        account_contract_identifier = "account_contract_identifier" => omit_none,
-        business_contract_identifier = "business_contract_identifier" => omit_none,
+        agreement_id,
+        account_number,
+        valid_from,
+        product_code,
+        account_contract_identifier => omit_none,
+        business_contract_identifier => omit_none,
     ],
 );
 
@@ -123,8 +123,8 @@ pub struct AgreementRevokedV2<'a> {
     AgreementRevokedV2<'a>,
     view_of crate::events::agreements_and_approvals::AgreementRevokedV2,
     [
-        agreement_id = "agreement_id",
-        account_number = "account_number",
+        agreement_id,
+        account_number,
     ],
 );
 
@@ -164,13 +164,13 @@ pub struct AgreementRolloverCompletedV1<'a> {
     AgreementRolloverCompletedV1<'a>,
     view_of crate::events::agreements_and_approvals::AgreementRolloverCompletedV1,
     [
-        account_number = "account_number",
-        supply_point_id = "supply_point_id",
-        expiring_agreement_id = "expiring_agreement_id",
-        rolled_on_to_agreement_id = "rolled_on_to_agreement_id",
-        new_product = "new_product",
-        rolled_on_to_agreement_valid_from = "rolled_on_to_agreement_valid_from",
-        rolled_on_to_agreement_valid_to = "rolled_on_to_agreement_valid_to",
+        account_number,
+        supply_point_id,
+        expiring_agreement_id,
+        rolled_on_to_agreement_id,
+        new_product,
+        rolled_on_to_agreement_valid_from,
+        rolled_on_to_agreement_valid_to,
     ],
 );
 
@@ -199,8 +199,8 @@ pub struct AgreementTerminatedV2<'a> {
     AgreementTerminatedV2<'a>,
     view_of crate::events::agreements_and_approvals::AgreementTerminatedV2,
     [
-        agreement_id = "agreement_id",
-        account_number = "account_number",
+        agreement_id,
+        account_number,
     ],
 );
 
@@ -232,9 +232,9 @@ pub struct AgreementUpdatedV1<'a> {
     AgreementUpdatedV1<'a>,
     view_of crate::events::agreements_and_approvals::AgreementUpdatedV1,
     [
-        agreement_id = "agreement_id",
-        changes = "changes",
-        is_override = "is_override" => omit_none,
+        agreement_id,
+        changes,
+        is_override => omit_none,
     ],
 );
 
@@ -256,10 +256,10 @@ pub struct AgreementUpdatedV2<'a> {
     AgreementUpdatedV2<'a>,
     view_of crate::events::agreements_and_approvals::AgreementUpdatedV2,
     [
-        agreement_id = "agreement_id",
-        changes = "changes",
-        is_override = "is_override" => omit_none,
-        account_number = "account_number",
+        agreement_id,
+        changes,
+        is_override => omit_none,
+        account_number,
     ],
 );
 
@@ -293,10 +293,10 @@ pub struct ApprovalsApprovalApprovedV1<'a> {
     ApprovalsApprovalApprovedV1<'a>,
     view_of crate::events::agreements_and_approvals::ApprovalsApprovalApprovedV1,
     [
-        approval_id = "approval_id",
-        process_type = "process_type",
-        process_data = "process_data",
-        approved_at = "approved_at",
+        approval_id,
+        process_type,
+        process_data,
+        approved_at,
     ],
 );
 
@@ -329,11 +329,11 @@ pub struct ApprovalsApprovalCreatedV1<'a> {
     ApprovalsApprovalCreatedV1<'a>,
     view_of crate::events::agreements_and_approvals::ApprovalsApprovalCreatedV1,
     [
-        approval_id = "approval_id",
-        process_type = "process_type",
-        requested_at = "requested_at",
-        assigned_to_id = "assigned_to_id",
-        requested_by_id = "requested_by_id",
+        approval_id,
+        process_type,
+        requested_at,
+        assigned_to_id,
+        requested_by_id,
     ],
 );
 
@@ -364,10 +364,10 @@ pub struct ApprovalsApprovalRejectedV1<'a> {
     ApprovalsApprovalRejectedV1<'a>,
     view_of crate::events::agreements_and_approvals::ApprovalsApprovalRejectedV1,
     [
-        approval_id = "approval_id",
-        process_type = "process_type",
-        process_data = "process_data",
-        rejected_at = "rejected_at",
+        approval_id,
+        process_type,
+        process_data,
+        rejected_at,
     ],
 );
 
@@ -402,12 +402,12 @@ pub struct ApprovalsApprovalRequestApprovedV1<'a> {
     ApprovalsApprovalRequestApprovedV1<'a>,
     view_of crate::events::agreements_and_approvals::ApprovalsApprovalRequestApprovedV1,
     [
-        approval_id = "approval_id",
-        process_type = "process_type",
-        request_id = "request_id",
-        approved_by_id = "approved_by_id",
-        approved_at = "approved_at",
-        approval_reason = "approval_reason",
+        approval_id,
+        process_type,
+        request_id,
+        approved_by_id,
+        approved_at,
+        approval_reason,
     ],
 );
 
@@ -440,11 +440,11 @@ pub struct ApprovalsApprovalRequestAssignedV1<'a> {
     ApprovalsApprovalRequestAssignedV1<'a>,
     view_of crate::events::agreements_and_approvals::ApprovalsApprovalRequestAssignedV1,
     [
-        approval_id = "approval_id",
-        process_type = "process_type",
-        request_id = "request_id",
-        assigned_to_id = "assigned_to_id",
-        assigned_at = "assigned_at",
+        approval_id,
+        process_type,
+        request_id,
+        assigned_to_id,
+        assigned_at,
     ],
 );
 
@@ -479,12 +479,12 @@ pub struct ApprovalsApprovalRequestRejectedV1<'a> {
     ApprovalsApprovalRequestRejectedV1<'a>,
     view_of crate::events::agreements_and_approvals::ApprovalsApprovalRequestRejectedV1,
     [
-        approval_id = "approval_id",
-        process_type = "process_type",
-        request_id = "request_id",
-        rejected_by_id = "rejected_by_id",
-        rejection_reason = "rejection_reason",
-        rejected_at = "rejected_at",
+        approval_id,
+        process_type,
+        request_id,
+        rejected_by_id,
+        rejection_reason,
+        rejected_at,
     ],
 );
 

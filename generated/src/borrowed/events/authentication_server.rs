@@ -17,9 +17,9 @@ pub struct AuthServerAccessTokenIssuedV1<'a> {
     AuthServerAccessTokenIssuedV1<'a>,
     view_of crate::events::authentication_server::AuthServerAccessTokenIssuedV1,
     [
-        delegate = "delegate",
-        viewer = "viewer",
-        viewer_id = "viewer_id",
+        delegate,
+        viewer,
+        viewer_id,
     ],
 );
 
@@ -48,9 +48,9 @@ pub struct AuthServerAccountUserGenerateMfaChallengeErrorV1<'a> {
     AuthServerAccountUserGenerateMfaChallengeErrorV1<'a>,
     view_of crate::events::authentication_server::AuthServerAccountUserGenerateMfaChallengeErrorV1,
     [
-        account_user_id = "account_user_id",
-        account_user_number = "account_user_number",
-        device = "device",
+        account_user_id,
+        account_user_number,
+        device,
     ],
 );
 
@@ -81,10 +81,10 @@ pub struct AuthServerAccountUserLoggedInV1<'a> {
     AuthServerAccountUserLoggedInV1<'a>,
     view_of crate::events::authentication_server::AuthServerAccountUserLoggedInV1,
     [
-        account_user_id = "account_user_id",
-        account_user_number = "account_user_number",
-        login_method = "login_method",
-        mfa_device_type = "mfa_device_type",
+        account_user_id,
+        account_user_number,
+        login_method,
+        mfa_device_type,
     ],
 );
 
@@ -113,9 +113,9 @@ pub struct AuthServerAccountUserLoginDeniedV1<'a> {
     AuthServerAccountUserLoginDeniedV1<'a>,
     view_of crate::events::authentication_server::AuthServerAccountUserLoginDeniedV1,
     [
-        account_user_id = "account_user_id",
-        account_user_number = "account_user_number",
-        enforced_security_rule_ids = "enforced_security_rule_ids",
+        account_user_id,
+        account_user_number,
+        enforced_security_rule_ids,
     ],
 );
 
@@ -150,12 +150,12 @@ pub struct AuthServerAccountUserLoginFailedV1<'a> {
     AuthServerAccountUserLoginFailedV1<'a>,
     view_of crate::events::authentication_server::AuthServerAccountUserLoginFailedV1,
     [
-        account_user_id = "account_user_id",
-        account_user_number = "account_user_number",
-        step = "step",
-        failure_reason = "failure_reason",
-        brand = "brand",
-        user_brands = "user_brands",
+        account_user_id,
+        account_user_number,
+        step,
+        failure_reason,
+        brand,
+        user_brands,
     ],
 );
 
@@ -186,10 +186,10 @@ pub struct AuthServerAccountUserLoginStepCompletedV1<'a> {
     AuthServerAccountUserLoginStepCompletedV1<'a>,
     view_of crate::events::authentication_server::AuthServerAccountUserLoginStepCompletedV1,
     [
-        account_user_id = "account_user_id",
-        account_user_number = "account_user_number",
-        step = "step",
-        mfa_device_type = "mfa_device_type",
+        account_user_id,
+        account_user_number,
+        step,
+        mfa_device_type,
     ],
 );
 

@@ -29,15 +29,15 @@ pub struct BillingBillingDocumentHeldV1<'a> {
     BillingBillingDocumentHeldV1<'a>,
     view_of crate::events::billing::BillingBillingDocumentHeldV1,
     [
-        account_number = "account_number",
-        document_type = "document_type",
-        document_id = "document_id",
-        document_identifier = "document_identifier",
-        document_uuid = "document_uuid",
-        hold_code = "hold_code",
-        is_strict = "is_strict",
-        held_at = "held_at",
-        held_by_id = "held_by_id",
+        account_number,
+        document_type,
+        document_id,
+        document_identifier,
+        document_uuid,
+        hold_code,
+        is_strict,
+        held_at,
+        held_by_id,
     ],
 );
 
@@ -66,9 +66,9 @@ pub struct BillingBillingDocumentIssuedV1<'a> {
     BillingBillingDocumentIssuedV1<'a>,
     view_of crate::events::billing::BillingBillingDocumentIssuedV1,
     [
-        account_number = "account_number",
-        billing_document_id = "billing_document_id",
-        billing_document_identifier = "billing_document_identifier",
+        account_number,
+        billing_document_id,
+        billing_document_identifier,
     ],
 );
 
@@ -90,10 +90,10 @@ pub struct BillingBillingDocumentIssuedV2<'a> {
     BillingBillingDocumentIssuedV2<'a>,
     view_of crate::events::billing::BillingBillingDocumentIssuedV2,
     [
-        account_number = "account_number",
-        billing_document_id = "billing_document_id",
-        billing_document_identifier = "billing_document_identifier",
-        billing_document_uuid = "billing_document_uuid",
+        account_number,
+        billing_document_id,
+        billing_document_identifier,
+        billing_document_uuid,
     ],
 );
 
@@ -125,9 +125,9 @@ pub struct BillingBillingDocumentRepresentationDispatchedV1<'a> {
     BillingBillingDocumentRepresentationDispatchedV1<'a>,
     view_of crate::events::billing::BillingBillingDocumentRepresentationDispatchedV1,
     [
-        account_number = "account_number",
-        billing_document_id = "billing_document_id",
-        billing_document_identifier = "billing_document_identifier",
+        account_number,
+        billing_document_id,
+        billing_document_identifier,
     ],
 );
 
@@ -151,11 +151,11 @@ pub struct BillingBillingDocumentRepresentationDispatchedV2<'a> {
     BillingBillingDocumentRepresentationDispatchedV2<'a>,
     view_of crate::events::billing::BillingBillingDocumentRepresentationDispatchedV2,
     [
-        account_number = "account_number",
-        billing_document_id = "billing_document_id",
-        billing_document_identifier = "billing_document_identifier",
-        billing_document_representation_dispatch_id = "billing_document_representation_dispatch_id",
-        billing_document_representations_id = "billing_document_representations_id",
+        account_number,
+        billing_document_id,
+        billing_document_identifier,
+        billing_document_representation_dispatch_id,
+        billing_document_representations_id,
     ],
 );
 
@@ -181,12 +181,12 @@ pub struct BillingBillingDocumentRepresentationDispatchedV3<'a> {
     BillingBillingDocumentRepresentationDispatchedV3<'a>,
     view_of crate::events::billing::BillingBillingDocumentRepresentationDispatchedV3,
     [
-        account_number = "account_number",
-        billing_document_id = "billing_document_id",
-        billing_document_identifier = "billing_document_identifier",
-        billing_document_representation_dispatch_id = "billing_document_representation_dispatch_id",
-        billing_document_representations_id = "billing_document_representations_id",
-        support_user_id = "support_user_id",
+        account_number,
+        billing_document_id,
+        billing_document_identifier,
+        billing_document_representation_dispatch_id,
+        billing_document_representations_id,
+        support_user_id,
     ],
 );
 
@@ -223,10 +223,10 @@ pub struct BillingBillingOptionsUpdatedV1<'a> {
     BillingBillingOptionsUpdatedV1<'a>,
     view_of crate::events::billing::BillingBillingOptionsUpdatedV1,
     [
-        account_number = "account_number",
-        previous_billing_options_id = "previous_billing_options_id",
-        new_billing_options_id = "new_billing_options_id",
-        support_user_id = "support_user_id",
+        account_number,
+        previous_billing_options_id,
+        new_billing_options_id,
+        support_user_id,
     ],
 );
 
@@ -255,9 +255,9 @@ pub struct BillingChargingLedgerAssignedToAgreementV1<'a> {
     BillingChargingLedgerAssignedToAgreementV1<'a>,
     view_of crate::events::billing::BillingChargingLedgerAssignedToAgreementV1,
     [
-        ledger_number = "ledger_number",
-        agreement_id = "agreement_id",
-        assigned_at = "assigned_at",
+        ledger_number,
+        agreement_id,
+        assigned_at,
     ],
 );
 
@@ -284,8 +284,8 @@ pub struct BillingChargingSupplyPointTriggeredV1<'a> {
     BillingChargingSupplyPointTriggeredV1<'a>,
     view_of crate::events::billing::BillingChargingSupplyPointTriggeredV1,
     [
-        supply_point_id = "supply_point_id",
-        charge_period = "charge_period",
+        supply_point_id,
+        charge_period,
     ],
 );
 
@@ -321,9 +321,9 @@ pub struct BillingFinalBillV1<'a> {
     BillingFinalBillV1<'a>,
     view_of crate::events::billing::BillingFinalBillV1,
     [
-        account_number = "account_number",
-        account_user_emails = "account_user_emails",
-        statement_id = "statement_id",
+        account_number,
+        account_user_emails,
+        statement_id,
     ],
 );
 
@@ -354,10 +354,10 @@ pub struct BillingIssuanceExternalStatusCreatedV1<'a> {
     BillingIssuanceExternalStatusCreatedV1<'a>,
     view_of crate::events::billing::BillingIssuanceExternalStatusCreatedV1,
     [
-        billing_document_identifier = "billing_document_identifier",
-        status = "status",
-        status_code = "status_code",
-        external_status_id = "external_status_id",
+        billing_document_identifier,
+        status,
+        status_code,
+        external_status_id,
     ],
 );
 
@@ -384,8 +384,8 @@ pub struct BillingIssuedBillV1<'a> {
     BillingIssuedBillV1<'a>,
     view_of crate::events::billing::BillingIssuedBillV1,
     [
-        account_number = "account_number",
-        statement_id = "statement_id",
+        account_number,
+        statement_id,
     ],
 );
 
@@ -410,7 +410,7 @@ pub struct BillingLedgerEntryPostedV1<'a> {
     BillingLedgerEntryPostedV1<'a>,
     view_of crate::events::billing::BillingLedgerEntryPostedV1,
     [
-        ledger = "ledger",
+        ledger,
     ],
 );
 
@@ -428,8 +428,8 @@ pub struct BillingLedgerEntryPostedV2<'a> {
     BillingLedgerEntryPostedV2<'a>,
     view_of crate::events::billing::BillingLedgerEntryPostedV2,
     [
-        ledger = "ledger",
-        entry = "entry",
+        ledger,
+        entry,
     ],
 );
 
@@ -457,7 +457,7 @@ pub struct BillingLedgerEntryRemovedV1<'a> {
     BillingLedgerEntryRemovedV1<'a>,
     view_of crate::events::billing::BillingLedgerEntryRemovedV1,
     [
-        ledger = "ledger",
+        ledger,
     ],
 );
 
@@ -475,8 +475,8 @@ pub struct BillingLedgerEntryRemovedV2<'a> {
     BillingLedgerEntryRemovedV2<'a>,
     view_of crate::events::billing::BillingLedgerEntryRemovedV2,
     [
-        ledger = "ledger",
-        entry = "entry",
+        ledger,
+        entry,
     ],
 );
 
@@ -516,13 +516,13 @@ pub struct BillingPathwayTraversalFailedV1<'a> {
     BillingPathwayTraversalFailedV1<'a>,
     view_of crate::events::billing::BillingPathwayTraversalFailedV1,
     [
-        pathway_id = "pathway_id",
-        traversal_attempt_id = "traversal_attempt_id",
-        traversal_attempt_context = "traversal_attempt_context",
-        trigger_id = "trigger_id",
-        failed_action_name = "failed_action_name",
-        failed_action_error = "failed_action_error",
-        failed_at = "failed_at",
+        pathway_id,
+        traversal_attempt_id,
+        traversal_attempt_context,
+        trigger_id,
+        failed_action_name,
+        failed_action_error,
+        failed_at,
     ],
 );
 
@@ -553,10 +553,10 @@ pub struct BillingPathwayTraversalSucceededV1<'a> {
     BillingPathwayTraversalSucceededV1<'a>,
     view_of crate::events::billing::BillingPathwayTraversalSucceededV1,
     [
-        pathway_id = "pathway_id",
-        traversal_attempt_id = "traversal_attempt_id",
-        trigger_id = "trigger_id",
-        succeeded_at = "succeeded_at",
+        pathway_id,
+        traversal_attempt_id,
+        trigger_id,
+        succeeded_at,
     ],
 );
 
@@ -587,10 +587,10 @@ pub struct BillingPortfolioInvoiceSummaryCompletedV1<'a> {
     BillingPortfolioInvoiceSummaryCompletedV1<'a>,
     view_of crate::events::billing::BillingPortfolioInvoiceSummaryCompletedV1,
     [
-        run_identifier = "run_identifier",
-        storage_bucket = "storage_bucket",
-        storage_key_prefix = "storage_key_prefix",
-        summary_count = "summary_count",
+        run_identifier,
+        storage_bucket,
+        storage_key_prefix,
+        summary_count,
     ],
 );
 
@@ -623,11 +623,11 @@ pub struct BillingRebateAcceptedV1<'a> {
     BillingRebateAcceptedV1<'a>,
     view_of crate::events::billing::BillingRebateAcceptedV1,
     [
-        account_number = "account_number",
-        rebate_period_id = "rebate_period_id",
-        rebate_type = "rebate_type",
-        effective_from = "effective_from",
-        effective_to = "effective_to",
+        account_number,
+        rebate_period_id,
+        rebate_type,
+        effective_from,
+        effective_to,
     ],
 );
 
@@ -662,12 +662,12 @@ pub struct BillingRebateCreatedV1<'a> {
     BillingRebateCreatedV1<'a>,
     view_of crate::events::billing::BillingRebateCreatedV1,
     [
-        account_number = "account_number",
-        rebate_period_id = "rebate_period_id",
-        rebate_type = "rebate_type",
-        effective_from = "effective_from",
-        effective_to = "effective_to",
-        is_application_accepted = "is_application_accepted",
+        account_number,
+        rebate_period_id,
+        rebate_type,
+        effective_from,
+        effective_to,
+        is_application_accepted,
     ],
 );
 
@@ -702,12 +702,12 @@ pub struct BillingRebateDeclinedV1<'a> {
     BillingRebateDeclinedV1<'a>,
     view_of crate::events::billing::BillingRebateDeclinedV1,
     [
-        account_number = "account_number",
-        rebate_period_id = "rebate_period_id",
-        rebate_type = "rebate_type",
-        effective_from = "effective_from",
-        effective_to = "effective_to",
-        decline_reason = "decline_reason",
+        account_number,
+        rebate_period_id,
+        rebate_type,
+        effective_from,
+        effective_to,
+        decline_reason,
     ],
 );
 
@@ -742,12 +742,12 @@ pub struct BillingRebateUpdatedV1<'a> {
     BillingRebateUpdatedV1<'a>,
     view_of crate::events::billing::BillingRebateUpdatedV1,
     [
-        account_number = "account_number",
-        rebate_period_id = "rebate_period_id",
-        rebate_type = "rebate_type",
-        effective_from = "effective_from",
-        effective_to = "effective_to",
-        is_application_accepted = "is_application_accepted",
+        account_number,
+        rebate_period_id,
+        rebate_type,
+        effective_from,
+        effective_to,
+        is_application_accepted,
     ],
 );
 
@@ -778,10 +778,10 @@ pub struct ChargingPrimingErroredV1<'a> {
     ChargingPrimingErroredV1<'a>,
     view_of crate::events::billing::ChargingPrimingErroredV1,
     [
-        errors = "errors",
-        supply_point_id = "supply_point_id",
-        period_start = "period_start",
-        period_end = "period_end",
+        errors,
+        supply_point_id,
+        period_start,
+        period_end,
     ],
 );
 
@@ -812,10 +812,10 @@ pub struct LatePaymentFeeApplicationServiceCompletedV1<'a> {
     LatePaymentFeeApplicationServiceCompletedV1<'a>,
     view_of crate::events::billing::LatePaymentFeeApplicationServiceCompletedV1,
     [
-        run_id = "run_id",
-        account_number = "account_number",
-        fees_applied_count = "fees_applied_count",
-        fees_unapplied_count = "fees_unapplied_count",
+        run_id,
+        account_number,
+        fees_applied_count,
+        fees_unapplied_count,
     ],
 );
 
@@ -850,12 +850,12 @@ pub struct LatePaymentFeeApplicationServiceFeeAppliedV1<'a> {
     LatePaymentFeeApplicationServiceFeeAppliedV1<'a>,
     view_of crate::events::billing::LatePaymentFeeApplicationServiceFeeAppliedV1,
     [
-        run_id = "run_id",
-        account_number = "account_number",
-        fee_amount = "fee_amount",
-        fee_date = "fee_date",
-        fee_type = "fee_type" => omit_none,
-        charge_id = "charge_id",
+        run_id,
+        account_number,
+        fee_amount,
+        fee_date,
+        fee_type => omit_none,
+        charge_id,
     ],
 );
 
@@ -882,8 +882,8 @@ pub struct LatePaymentFeeApplicationServiceStartedV1<'a> {
     LatePaymentFeeApplicationServiceStartedV1<'a>,
     view_of crate::events::billing::LatePaymentFeeApplicationServiceStartedV1,
     [
-        run_id = "run_id",
-        account_number = "account_number",
+        run_id,
+        account_number,
     ],
 );
 
@@ -912,9 +912,9 @@ pub struct LatePaymentFeeCalculationServiceCompletedV1<'a> {
     LatePaymentFeeCalculationServiceCompletedV1<'a>,
     view_of crate::events::billing::LatePaymentFeeCalculationServiceCompletedV1,
     [
-        run_id = "run_id",
-        account_number = "account_number",
-        fees_calculated_count = "fees_calculated_count",
+        run_id,
+        account_number,
+        fees_calculated_count,
     ],
 );
 
@@ -941,8 +941,8 @@ pub struct LatePaymentFeeCalculationServiceStartedV1<'a> {
     LatePaymentFeeCalculationServiceStartedV1<'a>,
     view_of crate::events::billing::LatePaymentFeeCalculationServiceStartedV1,
     [
-        run_id = "run_id",
-        account_number = "account_number",
+        run_id,
+        account_number,
     ],
 );
 
@@ -973,10 +973,10 @@ pub struct LatePaymentFeeCalculatorCompletedV1<'a> {
     LatePaymentFeeCalculatorCompletedV1<'a>,
     view_of crate::events::billing::LatePaymentFeeCalculatorCompletedV1,
     [
-        run_id = "run_id",
-        account_number = "account_number",
-        fees_applied_count = "fees_applied_count",
-        fees_unapplied_count = "fees_unapplied_count",
+        run_id,
+        account_number,
+        fees_applied_count,
+        fees_unapplied_count,
     ],
 );
 
@@ -1005,9 +1005,9 @@ pub struct LatePaymentFeeCalculatorFeeAppliedV1<'a> {
     LatePaymentFeeCalculatorFeeAppliedV1<'a>,
     view_of crate::events::billing::LatePaymentFeeCalculatorFeeAppliedV1,
     [
-        run_id = "run_id",
-        account_number = "account_number",
-        charge_id = "charge_id",
+        run_id,
+        account_number,
+        charge_id,
     ],
 );
 
@@ -1034,8 +1034,8 @@ pub struct LatePaymentFeeCalculatorStartedV1<'a> {
     LatePaymentFeeCalculatorStartedV1<'a>,
     view_of crate::events::billing::LatePaymentFeeCalculatorStartedV1,
     [
-        run_id = "run_id",
-        account_number = "account_number",
+        run_id,
+        account_number,
     ],
 );
 
@@ -1064,9 +1064,9 @@ pub struct LatePaymentFeeWaivedV1<'a> {
     LatePaymentFeeWaivedV1<'a>,
     view_of crate::events::billing::LatePaymentFeeWaivedV1,
     [
-        fee_id = "fee_id",
-        waived_at = "waived_at",
-        support_user_id = "support_user_id",
+        fee_id,
+        waived_at,
+        support_user_id,
     ],
 );
 

@@ -18,8 +18,8 @@ pub struct BusinessUpdatedV1<'a> {
     BusinessUpdatedV1<'a>,
     view_of crate::events::businesses::BusinessUpdatedV1,
     [
-        id = "id",
-        changes = "changes",
+        id,
+        changes,
     ],
 );
 
@@ -61,14 +61,14 @@ pub struct InternalCompanyCreatedV1<'a> {
     InternalCompanyCreatedV1<'a>,
     view_of crate::events::businesses::InternalCompanyCreatedV1,
     [
-        id = "id",
-        actor = "actor",
-        displayable_number = "displayable_number",
-        name = "name",
-        primary_registration_number = "primary_registration_number",
-        secondary_registration_number = "secondary_registration_number",
-        primary_tax_identifier_number = "primary_tax_identifier_number",
-        legal_address = "legal_address",
+        id,
+        actor,
+        displayable_number,
+        name,
+        primary_registration_number,
+        secondary_registration_number,
+        primary_tax_identifier_number,
+        legal_address,
     ],
 );
 

@@ -17,9 +17,9 @@ pub struct CollateralAgreementFulfilledV1<'a> {
     CollateralAgreementFulfilledV1<'a>,
     view_of crate::events::collections::CollateralAgreementFulfilledV1,
     [
-        collateral_agreement_id = "collateral_agreement_id",
-        contract_id = "contract_id",
-        fulfilled_at = "fulfilled_at",
+        collateral_agreement_id,
+        contract_id,
+        fulfilled_at,
     ],
 );
 
@@ -54,12 +54,12 @@ pub struct CollectionProceedingCreatedV1<'a> {
     CollectionProceedingCreatedV1<'a>,
     view_of crate::events::collections::CollectionProceedingCreatedV1,
     [
-        id = "id",
-        account_number = "account_number",
-        amount = "amount" => omit_none,
-        campaign = "campaign" => omit_none,
-        is_white_label = "is_white_label",
-        agency_code = "agency_code",
+        id,
+        account_number,
+        amount => omit_none,
+        campaign => omit_none,
+        is_white_label,
+        agency_code,
     ],
 );
 
@@ -98,14 +98,14 @@ pub struct CollectionProcessCommStepResolvedV1<'a> {
     CollectionProcessCommStepResolvedV1<'a>,
     view_of crate::events::collections::CollectionProcessCommStepResolvedV1,
     [
-        collection_process_number = "collection_process_number",
-        step_identifier = "step_identifier",
-        trigger_id = "trigger_id" => omit_none,
-        status = "status",
-        reason = "reason",
-        dispatched_channels = "dispatched_channels",
-        failed_channels = "failed_channels",
-        timestamp = "timestamp",
+        collection_process_number,
+        step_identifier,
+        trigger_id => omit_none,
+        status,
+        reason,
+        dispatched_channels,
+        failed_channels,
+        timestamp,
     ],
 );
 
@@ -134,9 +134,9 @@ pub struct CollectionProcessLeaveSupplierInstigatedV1<'a> {
     CollectionProcessLeaveSupplierInstigatedV1<'a>,
     view_of crate::events::collections::CollectionProcessLeaveSupplierInstigatedV1,
     [
-        number = "number",
-        account_number = "account_number",
-        leave_supplier_process_number = "leave_supplier_process_number",
+        number,
+        account_number,
+        leave_supplier_process_number,
     ],
 );
 
@@ -167,10 +167,10 @@ pub struct CollectionProcessPausedV1<'a> {
     CollectionProcessPausedV1<'a>,
     view_of crate::events::collections::CollectionProcessPausedV1,
     [
-        number = "number",
-        account_number = "account_number",
-        source = "source",
-        active_pause_reasons = "active_pause_reasons",
+        number,
+        account_number,
+        source,
+        active_pause_reasons,
     ],
 );
 
@@ -203,11 +203,11 @@ pub struct CollectionProcessRaisedV1<'a> {
     CollectionProcessRaisedV1<'a>,
     view_of crate::events::collections::CollectionProcessRaisedV1,
     [
-        number = "number",
-        account_number = "account_number",
-        ledger = "ledger" => omit_none,
-        billing_document = "billing_document" => omit_none,
-        config_code = "config_code",
+        number,
+        account_number,
+        ledger => omit_none,
+        billing_document => omit_none,
+        config_code,
     ],
 );
 
@@ -232,7 +232,7 @@ pub struct CollectionProcessReactivatedV1<'a> {
     CollectionProcessReactivatedV1<'a>,
     view_of crate::events::collections::CollectionProcessReactivatedV1,
     [
-        number = "number",
+        number,
     ],
 );
 
@@ -257,7 +257,7 @@ pub struct CollectionProcessRunTerminationRequestedV1<'a> {
     CollectionProcessRunTerminationRequestedV1<'a>,
     view_of crate::events::collections::CollectionProcessRunTerminationRequestedV1,
     [
-        number = "number",
+        number,
     ],
 );
 
@@ -286,9 +286,9 @@ pub struct CollectionProcessUnpausedV1<'a> {
     CollectionProcessUnpausedV1<'a>,
     view_of crate::events::collections::CollectionProcessUnpausedV1,
     [
-        number = "number",
-        account_number = "account_number",
-        source = "source",
+        number,
+        account_number,
+        source,
     ],
 );
 
@@ -317,9 +317,9 @@ pub struct CollectionProcessWithdrawnV1<'a> {
     CollectionProcessWithdrawnV1<'a>,
     view_of crate::events::collections::CollectionProcessWithdrawnV1,
     [
-        number = "number",
-        account_number = "account_number",
-        external_reference = "external_reference",
+        number,
+        account_number,
+        external_reference,
     ],
 );
 
@@ -337,8 +337,8 @@ pub struct CollectionProcessWithdrawnV2<'a> {
     CollectionProcessWithdrawnV2<'a>,
     view_of crate::events::collections::CollectionProcessWithdrawnV2,
     [
-        number = "number",
-        account_number = "account_number",
+        number,
+        account_number,
     ],
 );
 
@@ -370,9 +370,9 @@ pub struct CreditCheckCreatedV1<'a> {
     CreditCheckCreatedV1<'a>,
     view_of crate::events::collections::CreditCheckCreatedV1,
     [
-        check_id = "check_id",
-        entity_type = "entity_type",
-        entity_id = "entity_id",
+        check_id,
+        entity_type,
+        entity_id,
     ],
 );
 
@@ -401,9 +401,9 @@ pub struct DebtActioningAutomatedDebtWriteBackCompletedV1<'a> {
     DebtActioningAutomatedDebtWriteBackCompletedV1<'a>,
     view_of crate::events::collections::DebtActioningAutomatedDebtWriteBackCompletedV1,
     [
-        ledger_number = "ledger_number",
-        account_number = "account_number",
-        amount = "amount",
+        ledger_number,
+        account_number,
+        amount,
     ],
 );
 
@@ -434,10 +434,10 @@ pub struct DebtActioningAutomatedDebtWriteBackFailedV1<'a> {
     DebtActioningAutomatedDebtWriteBackFailedV1<'a>,
     view_of crate::events::collections::DebtActioningAutomatedDebtWriteBackFailedV1,
     [
-        ledger_number = "ledger_number",
-        account_number = "account_number",
-        reason = "reason",
-        exception = "exception",
+        ledger_number,
+        account_number,
+        reason,
+        exception,
     ],
 );
 
@@ -466,9 +466,9 @@ pub struct DebtActioningAutomatedDebtWriteBackSkippedV1<'a> {
     DebtActioningAutomatedDebtWriteBackSkippedV1<'a>,
     view_of crate::events::collections::DebtActioningAutomatedDebtWriteBackSkippedV1,
     [
-        ledger_number = "ledger_number",
-        account_number = "account_number",
-        reason = "reason",
+        ledger_number,
+        account_number,
+        reason,
     ],
 );
 
@@ -509,15 +509,15 @@ pub struct DelinquentDebtAllocationCreatedV1<'a> {
     DelinquentDebtAllocationCreatedV1<'a>,
     view_of crate::events::collections::DelinquentDebtAllocationCreatedV1,
     [
-        ledger_number = "ledger_number",
-        account_number = "account_number",
-        allocation_identifier = "allocation_identifier",
-        amount = "amount",
-        reason = "reason",
-        created_at = "created_at",
-        fulfilment = "fulfilment",
-        obligation = "obligation",
-        payout = "payout",
+        ledger_number,
+        account_number,
+        allocation_identifier,
+        amount,
+        reason,
+        created_at,
+        fulfilment,
+        obligation,
+        payout,
     ],
 );
 
@@ -548,10 +548,10 @@ pub struct DelinquentDebtPositionChangedV1<'a> {
     DelinquentDebtPositionChangedV1<'a>,
     view_of crate::events::collections::DelinquentDebtPositionChangedV1,
     [
-        ledger_number = "ledger_number",
-        changed_on = "changed_on",
-        previous_value = "previous_value",
-        new_value = "new_value",
+        ledger_number,
+        changed_on,
+        previous_value,
+        new_value,
     ],
 );
 
@@ -575,11 +575,11 @@ pub struct DelinquentDebtPositionChangedV2<'a> {
     DelinquentDebtPositionChangedV2<'a>,
     view_of crate::events::collections::DelinquentDebtPositionChangedV2,
     [
-        ledger_number = "ledger_number",
-        changed_on = "changed_on",
-        previous_value = "previous_value",
-        new_value = "new_value",
-        account_number = "account_number",
+        ledger_number,
+        changed_on,
+        previous_value,
+        new_value,
+        account_number,
     ],
 );
 
@@ -617,12 +617,12 @@ pub struct DepositAgreementAcceptedV1<'a> {
     DepositAgreementAcceptedV1<'a>,
     view_of crate::events::collections::DepositAgreementAcceptedV1,
     [
-        deposit_key = "deposit_key",
-        reason = "reason",
-        amount = "amount",
-        account_number = "account_number",
-        ledger_identifier = "ledger_identifier",
-        accepted_at = "accepted_at",
+        deposit_key,
+        reason,
+        amount,
+        account_number,
+        ledger_identifier,
+        accepted_at,
     ],
 );
 
@@ -657,12 +657,12 @@ pub struct DepositAgreementFulfilledV1<'a> {
     DepositAgreementFulfilledV1<'a>,
     view_of crate::events::collections::DepositAgreementFulfilledV1,
     [
-        deposit_key = "deposit_key",
-        reason = "reason",
-        amount = "amount",
-        account_number = "account_number",
-        ledger_identifier = "ledger_identifier",
-        fulfilled_at = "fulfilled_at",
+        deposit_key,
+        reason,
+        amount,
+        account_number,
+        ledger_identifier,
+        fulfilled_at,
     ],
 );
 
@@ -699,13 +699,13 @@ pub struct DepositAgreementInstalmentReturnedV1<'a> {
     DepositAgreementInstalmentReturnedV1<'a>,
     view_of crate::events::collections::DepositAgreementInstalmentReturnedV1,
     [
-        deposit_key = "deposit_key",
-        reason = "reason",
-        amount = "amount",
-        account_number = "account_number",
-        ledger_identifier = "ledger_identifier",
-        returned_amount = "returned_amount",
-        returned_at = "returned_at",
+        deposit_key,
+        reason,
+        amount,
+        account_number,
+        ledger_identifier,
+        returned_amount,
+        returned_at,
     ],
 );
 
@@ -740,12 +740,12 @@ pub struct DepositAgreementReturnedV1<'a> {
     DepositAgreementReturnedV1<'a>,
     view_of crate::events::collections::DepositAgreementReturnedV1,
     [
-        deposit_key = "deposit_key",
-        reason = "reason",
-        amount = "amount",
-        account_number = "account_number",
-        ledger_identifier = "ledger_identifier",
-        returned_at = "returned_at",
+        deposit_key,
+        reason,
+        amount,
+        account_number,
+        ledger_identifier,
+        returned_at,
     ],
 );
 
@@ -780,12 +780,12 @@ pub struct DepositAgreementWithdrawnV1<'a> {
     DepositAgreementWithdrawnV1<'a>,
     view_of crate::events::collections::DepositAgreementWithdrawnV1,
     [
-        deposit_key = "deposit_key",
-        reason = "reason",
-        amount = "amount",
-        account_number = "account_number",
-        ledger_identifier = "ledger_identifier",
-        withdrawn_at = "withdrawn_at",
+        deposit_key,
+        reason,
+        amount,
+        account_number,
+        ledger_identifier,
+        withdrawn_at,
     ],
 );
 
@@ -820,12 +820,12 @@ pub struct DunningPathPausedV1<'a> {
     DunningPathPausedV1<'a>,
     view_of crate::events::collections::DunningPathPausedV1,
     [
-        account_number = "account_number",
-        dunning_path_name = "dunning_path_name",
-        dunning_process_id = "dunning_process_id",
-        pause_start_date = "pause_start_date",
-        pause_end_date = "pause_end_date",
-        created_note = "created_note",
+        account_number,
+        dunning_path_name,
+        dunning_process_id,
+        pause_start_date,
+        pause_end_date,
+        created_note,
     ],
 );
 
@@ -858,11 +858,11 @@ pub struct DunningPathStartedV1<'a> {
     DunningPathStartedV1<'a>,
     view_of crate::events::collections::DunningPathStartedV1,
     [
-        dunning_path_name = "dunning_path_name",
-        dunning_process_id = "dunning_process_id",
-        account_number = "account_number",
-        created_note = "created_note",
-        start_date = "start_date",
+        dunning_path_name,
+        dunning_process_id,
+        account_number,
+        created_note,
+        start_date,
     ],
 );
 
@@ -891,9 +891,9 @@ pub struct DunningPathUnpausedV1<'a> {
     DunningPathUnpausedV1<'a>,
     view_of crate::events::collections::DunningPathUnpausedV1,
     [
-        account_number = "account_number",
-        dunning_path_name = "dunning_path_name",
-        dunning_process_id = "dunning_process_id",
+        account_number,
+        dunning_path_name,
+        dunning_process_id,
     ],
 );
 
@@ -926,11 +926,11 @@ pub struct DunningPathWithdrawnV1<'a> {
     DunningPathWithdrawnV1<'a>,
     view_of crate::events::collections::DunningPathWithdrawnV1,
     [
-        account_number = "account_number",
-        dunning_path_name = "dunning_path_name",
-        dunning_process_id = "dunning_process_id",
-        withdrawn_date = "withdrawn_date",
-        withdrawn_note = "withdrawn_note",
+        account_number,
+        dunning_path_name,
+        dunning_process_id,
+        withdrawn_date,
+        withdrawn_note,
     ],
 );
 

@@ -25,13 +25,13 @@ pub struct CommsAccountCallUpdatedV1<'a> {
     CommsAccountCallUpdatedV1<'a>,
     view_of crate::events::communications::CommsAccountCallUpdatedV1,
     [
-        account_number = "account_number",
-        call_id = "call_id",
-        call_key = "call_key",
-        transcript_key = "transcript_key",
-        redacted_transcript_key = "redacted_transcript_key",
-        bucket = "bucket",
-        changes = "changes",
+        account_number,
+        call_id,
+        call_key,
+        transcript_key,
+        redacted_transcript_key,
+        bucket,
+        changes,
     ],
 );
 
@@ -64,11 +64,11 @@ pub struct CommsCustomerEmailBouncedV1<'a> {
     CommsCustomerEmailBouncedV1<'a>,
     view_of crate::events::communications::CommsCustomerEmailBouncedV1,
     [
-        account_number = "account_number",
-        user_id = "user_id",
-        message_id = "message_id",
-        template_code = "template_code",
-        bounced_at = "bounced_at",
+        account_number,
+        user_id,
+        message_id,
+        template_code,
+        bounced_at,
     ],
 );
 
@@ -106,12 +106,12 @@ pub struct CommsTranscriptionCreatedV1<'a> {
     CommsTranscriptionCreatedV1<'a>,
     view_of crate::events::communications::CommsTranscriptionCreatedV1,
     [
-        account_number = "account_number",
-        call_id = "call_id",
-        call_key = "call_key",
-        transcript_key = "transcript_key",
-        redacted_transcript_key = "redacted_transcript_key",
-        bucket = "bucket",
+        account_number,
+        call_id,
+        call_key,
+        transcript_key,
+        redacted_transcript_key,
+        bucket,
     ],
 );
 
@@ -142,10 +142,10 @@ pub struct ComplaintsComplaintNewContactV1<'a> {
     ComplaintsComplaintNewContactV1<'a>,
     view_of crate::events::communications::ComplaintsComplaintNewContactV1,
     [
-        account_number = "account_number" => omit_none,
-        complaint_id = "complaint_id",
-        contact_id = "contact_id",
-        status = "status",
+        account_number => omit_none,
+        complaint_id,
+        contact_id,
+        status,
     ],
 );
 
@@ -172,8 +172,8 @@ pub struct ComplaintsComplaintOpenedV1<'a> {
     ComplaintsComplaintOpenedV1<'a>,
     view_of crate::events::communications::ComplaintsComplaintOpenedV1,
     [
-        account_number = "account_number" => omit_none,
-        complaint_id = "complaint_id",
+        account_number => omit_none,
+        complaint_id,
     ],
 );
 
@@ -202,9 +202,9 @@ pub struct ComplaintsDrpFinishedV1<'a> {
     ComplaintsDrpFinishedV1<'a>,
     view_of crate::events::communications::ComplaintsDrpFinishedV1,
     [
-        account_number = "account_number" => omit_none,
-        complaint_id = "complaint_id",
-        reason = "reason" => omit_none,
+        account_number => omit_none,
+        complaint_id,
+        reason => omit_none,
     ],
 );
 
@@ -233,9 +233,9 @@ pub struct ComplaintsDrpStartedV1<'a> {
     ComplaintsDrpStartedV1<'a>,
     view_of crate::events::communications::ComplaintsDrpStartedV1,
     [
-        account_number = "account_number" => omit_none,
-        complaint_id = "complaint_id",
-        position = "position",
+        account_number => omit_none,
+        complaint_id,
+        position,
     ],
 );
 
@@ -264,9 +264,9 @@ pub struct ComplexQuotingCostCalculationFinishedV1<'a> {
     ComplexQuotingCostCalculationFinishedV1<'a>,
     view_of crate::events::communications::ComplexQuotingCostCalculationFinishedV1,
     [
-        quote_configuration_number = "quote_configuration_number",
-        succeeded = "succeeded",
-        triggered_by_id = "triggered_by_id",
+        quote_configuration_number,
+        succeeded,
+        triggered_by_id,
     ],
 );
 
@@ -293,8 +293,8 @@ pub struct ConsentsConsentCreatedV1<'a> {
     ConsentsConsentCreatedV1<'a>,
     view_of crate::events::communications::ConsentsConsentCreatedV1,
     [
-        signing_identity = "signing_identity",
-        consent = "consent",
+        signing_identity,
+        consent,
     ],
 );
 
@@ -321,8 +321,8 @@ pub struct ConsentsConsentUpdatedV1<'a> {
     ConsentsConsentUpdatedV1<'a>,
     view_of crate::events::communications::ConsentsConsentUpdatedV1,
     [
-        signing_identity = "signing_identity",
-        consent = "consent",
+        signing_identity,
+        consent,
     ],
 );
 
@@ -358,11 +358,11 @@ pub struct GoodsQuoteCreatedForAccountV1<'a> {
     GoodsQuoteCreatedForAccountV1<'a>,
     view_of crate::events::communications::GoodsQuoteCreatedForAccountV1,
     [
-        account_number = "account_number",
-        market_name = "market_name",
-        quote_id = "quote_id",
-        client_params = "client_params",
-        lead_id = "lead_id",
+        account_number,
+        market_name,
+        quote_id,
+        client_params,
+        lead_id,
     ],
 );
 
@@ -395,11 +395,11 @@ pub struct GoodsQuoteCreatedWithoutAccountV1<'a> {
     GoodsQuoteCreatedWithoutAccountV1<'a>,
     view_of crate::events::communications::GoodsQuoteCreatedWithoutAccountV1,
     [
-        market_name = "market_name",
-        quote_id = "quote_id",
-        contact_info = "contact_info",
-        client_params = "client_params",
-        lead_id = "lead_id",
+        market_name,
+        quote_id,
+        contact_info,
+        client_params,
+        lead_id,
     ],
 );
 
@@ -428,9 +428,9 @@ pub struct LeadsLeadStageUpdatedV1<'a> {
     LeadsLeadStageUpdatedV1<'a>,
     view_of crate::events::communications::LeadsLeadStageUpdatedV1,
     [
-        lead_number = "lead_number",
-        funnel_code = "funnel_code",
-        stage = "stage",
+        lead_number,
+        funnel_code,
+        stage,
     ],
 );
 
@@ -459,9 +459,9 @@ pub struct LeadsOpportunityDocumentAttachedToOpportunityV1<'a> {
     LeadsOpportunityDocumentAttachedToOpportunityV1<'a>,
     view_of crate::events::communications::LeadsOpportunityDocumentAttachedToOpportunityV1,
     [
-        opportunity_number = "opportunity_number",
-        attachment_id = "attachment_id",
-        category = "category",
+        opportunity_number,
+        attachment_id,
+        category,
     ],
 );
 
@@ -488,8 +488,8 @@ pub struct LeadsOpportunityOfferGroupCreatedV2<'a> {
     LeadsOpportunityOfferGroupCreatedV2<'a>,
     view_of crate::events::communications::LeadsOpportunityOfferGroupCreatedV2,
     [
-        opportunity_number = "opportunity_number",
-        offer_group_identifier = "offer_group_identifier",
+        opportunity_number,
+        offer_group_identifier,
     ],
 );
 
@@ -520,10 +520,10 @@ pub struct LeadsOpportunityStageUpdatedV1<'a> {
     LeadsOpportunityStageUpdatedV1<'a>,
     view_of crate::events::communications::LeadsOpportunityStageUpdatedV1,
     [
-        opportunity_number = "opportunity_number",
-        funnel_code = "funnel_code",
-        stage = "stage",
-        updated_by_user_id = "updated_by_user_id" => omit_none,
+        opportunity_number,
+        funnel_code,
+        stage,
+        updated_by_user_id => omit_none,
     ],
 );
 
@@ -550,8 +550,8 @@ pub struct MessagingPushNotificationTokenUnregisteredV1<'a> {
     MessagingPushNotificationTokenUnregisteredV1<'a>,
     view_of crate::events::communications::MessagingPushNotificationTokenUnregisteredV1,
     [
-        token = "token",
-        external_provider = "external_provider",
+        token,
+        external_provider,
     ],
 );
 

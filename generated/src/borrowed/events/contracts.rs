@@ -29,15 +29,15 @@ pub struct ContractGroupsCreatedV1<'a> {
     ContractGroupsCreatedV1<'a>,
     view_of crate::events::contracts::ContractGroupsCreatedV1,
     [
-        contract_group_identifier = "contract_group_identifier",
-        group_type = "group_type",
-        valid_from = "valid_from",
-        valid_to = "valid_to" => omit_none,
-        managing_party_identifier = "managing_party_identifier" => omit_none,
-        external_identifier = "external_identifier" => omit_none,
-        name = "name" => omit_none,
-        memberships = "memberships",
-        traits = "traits",
+        contract_group_identifier,
+        group_type,
+        valid_from,
+        valid_to => omit_none,
+        managing_party_identifier => omit_none,
+        external_identifier => omit_none,
+        name => omit_none,
+        memberships,
+        traits,
     ],
 );
 
@@ -68,9 +68,9 @@ pub struct ContractGroupsMembershipsChangedV1<'a> {
     ContractGroupsMembershipsChangedV1<'a>,
     view_of crate::events::contracts::ContractGroupsMembershipsChangedV1,
     [
-        contract_group_identifier = "contract_group_identifier",
-        memberships_started = "memberships_started",
-        memberships_ended = "memberships_ended",
+        contract_group_identifier,
+        memberships_started,
+        memberships_ended,
     ],
 );
 
@@ -101,10 +101,10 @@ pub struct ContractGroupsVersionCreatedV1<'a> {
     ContractGroupsVersionCreatedV1<'a>,
     view_of crate::events::contracts::ContractGroupsVersionCreatedV1,
     [
-        contract_group_identifier = "contract_group_identifier",
-        effective_period = "effective_period",
-        superseded_versions = "superseded_versions",
-        created_versions = "created_versions",
+        contract_group_identifier,
+        effective_period,
+        superseded_versions,
+        created_versions,
     ],
 );
 
@@ -135,10 +135,10 @@ pub struct ContractsActualizedV1<'a> {
     ContractsActualizedV1<'a>,
     view_of crate::events::contracts::ContractsActualizedV1,
     [
-        contract_identifier = "contract_identifier",
-        version_reference = "version_reference",
-        occurred_at = "occurred_at",
-        for_subjects = "for_subjects",
+        contract_identifier,
+        version_reference,
+        occurred_at,
+        for_subjects,
     ],
 );
 
@@ -167,9 +167,9 @@ pub struct ContractsCreatedV1<'a> {
     ContractsCreatedV1<'a>,
     view_of crate::events::contracts::ContractsCreatedV1,
     [
-        contract_identifier = "contract_identifier",
-        occurred_at = "occurred_at",
-        sales_record_identifier = "sales_record_identifier" => omit_none,
+        contract_identifier,
+        occurred_at,
+        sales_record_identifier => omit_none,
     ],
 );
 
@@ -198,9 +198,9 @@ pub struct ContractsExpiredV1<'a> {
     ContractsExpiredV1<'a>,
     view_of crate::events::contracts::ContractsExpiredV1,
     [
-        contract_identifier = "contract_identifier",
-        occurred_at = "occurred_at",
-        valid_to = "valid_to",
+        contract_identifier,
+        occurred_at,
+        valid_to,
     ],
 );
 
@@ -229,9 +229,9 @@ pub struct ContractsExpiryApproachingV1<'a> {
     ContractsExpiryApproachingV1<'a>,
     view_of crate::events::contracts::ContractsExpiryApproachingV1,
     [
-        contract_identifier = "contract_identifier",
-        occurred_at = "occurred_at",
-        days_before_expiry = "days_before_expiry",
+        contract_identifier,
+        occurred_at,
+        days_before_expiry,
     ],
 );
 
@@ -264,10 +264,10 @@ pub struct ContractsJourneysCreationStartedV1<'a> {
     ContractsJourneysCreationStartedV1<'a>,
     view_of crate::events::contracts::ContractsJourneysCreationStartedV1,
     [
-        contract_journey = "contract_journey",
-        contract_identifier = "contract_identifier",
-        occurred_at = "occurred_at",
-        subject_contract_journeys = "subject_contract_journeys",
+        contract_journey,
+        contract_identifier,
+        occurred_at,
+        subject_contract_journeys,
     ],
 );
 
@@ -300,10 +300,10 @@ pub struct ContractsJourneysTerminationStartedV1<'a> {
     ContractsJourneysTerminationStartedV1<'a>,
     view_of crate::events::contracts::ContractsJourneysTerminationStartedV1,
     [
-        contract_journey = "contract_journey",
-        contract_identifier = "contract_identifier",
-        occurred_at = "occurred_at",
-        subject_contract_journeys = "subject_contract_journeys",
+        contract_journey,
+        contract_identifier,
+        occurred_at,
+        subject_contract_journeys,
     ],
 );
 
@@ -332,9 +332,9 @@ pub struct ContractsJourneysVariationStartedV1<'a> {
     ContractsJourneysVariationStartedV1<'a>,
     view_of crate::events::contracts::ContractsJourneysVariationStartedV1,
     [
-        contract_journey = "contract_journey",
-        contract_identifier = "contract_identifier",
-        occurred_at = "occurred_at",
+        contract_journey,
+        contract_identifier,
+        occurred_at,
     ],
 );
 
@@ -363,9 +363,9 @@ pub struct ContractsNovatedV1<'a> {
     ContractsNovatedV1<'a>,
     view_of crate::events::contracts::ContractsNovatedV1,
     [
-        contract_identifier = "contract_identifier",
-        new_contract_identifier = "new_contract_identifier",
-        occurred_at = "occurred_at",
+        contract_identifier,
+        new_contract_identifier,
+        occurred_at,
     ],
 );
 
@@ -392,8 +392,8 @@ pub struct ContractsRescindedV1<'a> {
     ContractsRescindedV1<'a>,
     view_of crate::events::contracts::ContractsRescindedV1,
     [
-        contract_identifier = "contract_identifier",
-        occurred_at = "occurred_at",
+        contract_identifier,
+        occurred_at,
     ],
 );
 
@@ -420,8 +420,8 @@ pub struct ContractsRevokedV1<'a> {
     ContractsRevokedV1<'a>,
     view_of crate::events::contracts::ContractsRevokedV1,
     [
-        contract_identifier = "contract_identifier",
-        occurred_at = "occurred_at",
+        contract_identifier,
+        occurred_at,
     ],
 );
 
@@ -454,11 +454,11 @@ pub struct ContractsSubjectAmendedV1<'a> {
     ContractsSubjectAmendedV1<'a>,
     view_of crate::events::contracts::ContractsSubjectAmendedV1,
     [
-        contract_identifier = "contract_identifier",
-        occurred_at = "occurred_at",
-        added = "added",
-        updated = "updated",
-        removed = "removed",
+        contract_identifier,
+        occurred_at,
+        added,
+        updated,
+        removed,
     ],
 );
 
@@ -485,8 +485,8 @@ pub struct ContractsTerminatedV1<'a> {
     ContractsTerminatedV1<'a>,
     view_of crate::events::contracts::ContractsTerminatedV1,
     [
-        contract_identifier = "contract_identifier",
-        occurred_at = "occurred_at",
+        contract_identifier,
+        occurred_at,
     ],
 );
 
@@ -513,8 +513,8 @@ pub struct ContractsTermsVariedV1<'a> {
     ContractsTermsVariedV1<'a>,
     view_of crate::events::contracts::ContractsTermsVariedV1,
     [
-        contract_identifier = "contract_identifier",
-        occurred_at = "occurred_at",
+        contract_identifier,
+        occurred_at,
     ],
 );
 

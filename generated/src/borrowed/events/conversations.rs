@@ -17,9 +17,9 @@ pub struct InkActionsRunV1<'a> {
     InkActionsRunV1<'a>,
     view_of crate::events::conversations::InkActionsRunV1,
     [
-        conversation_relay_id = "conversation_relay_id",
-        message_relay_id = "message_relay_id",
-        actions_results = "actions_results",
+        conversation_relay_id,
+        message_relay_id,
+        actions_results,
     ],
 );
 
@@ -50,10 +50,10 @@ pub struct InkContentInboundMessageTaggedV1<'a> {
     InkContentInboundMessageTaggedV1<'a>,
     view_of crate::events::conversations::InkContentInboundMessageTaggedV1,
     [
-        conversation_id = "conversation_id",
-        conversation_relay_id = "conversation_relay_id",
-        account_number = "account_number",
-        message = "message",
+        conversation_id,
+        conversation_relay_id,
+        account_number,
+        message,
     ],
 );
 
@@ -88,12 +88,12 @@ pub struct InkConversationAssignedToBucketV1<'a> {
     InkConversationAssignedToBucketV1<'a>,
     view_of crate::events::conversations::InkConversationAssignedToBucketV1,
     [
-        conversation_relay_id = "conversation_relay_id",
-        bucket_relay_id = "bucket_relay_id",
-        support_user_id = "support_user_id",
-        organisation_id = "organisation_id",
-        actor_type = "actor_type",
-        actor_id = "actor_id",
+        conversation_relay_id,
+        bucket_relay_id,
+        support_user_id,
+        organisation_id,
+        actor_type,
+        actor_id,
     ],
 );
 
@@ -122,9 +122,9 @@ pub struct InkConversationAssignedToTimelineV1<'a> {
     InkConversationAssignedToTimelineV1<'a>,
     view_of crate::events::conversations::InkConversationAssignedToTimelineV1,
     [
-        conversation_relay_id = "conversation_relay_id",
-        timeline_relay_id = "timeline_relay_id",
-        support_user_id = "support_user_id",
+        conversation_relay_id,
+        timeline_relay_id,
+        support_user_id,
     ],
 );
 
@@ -163,14 +163,14 @@ pub struct InkConversationAwaitCustomerReplyV1<'a> {
     InkConversationAwaitCustomerReplyV1<'a>,
     view_of crate::events::conversations::InkConversationAwaitCustomerReplyV1,
     [
-        conversation_id = "conversation_id",
-        conversation_relay_id = "conversation_relay_id",
-        account_number = "account_number",
-        latest_contacted_account_user_number = "latest_contacted_account_user_number",
-        support_user_id = "support_user_id",
-        actor_type = "actor_type",
-        actor_id = "actor_id",
-        organisation_id = "organisation_id",
+        conversation_id,
+        conversation_relay_id,
+        account_number,
+        latest_contacted_account_user_number,
+        support_user_id,
+        actor_type,
+        actor_id,
+        organisation_id,
     ],
 );
 
@@ -213,16 +213,16 @@ pub struct InkConversationClosedV1<'a> {
     InkConversationClosedV1<'a>,
     view_of crate::events::conversations::InkConversationClosedV1,
     [
-        conversation_id = "conversation_id",
-        conversation_relay_id = "conversation_relay_id",
-        account_number = "account_number",
-        latest_contacted_account_user_number = "latest_contacted_account_user_number",
-        support_user_id = "support_user_id",
-        actor_type = "actor_type",
-        actor_id = "actor_id",
-        organisation_id = "organisation_id",
-        closed_at = "closed_at",
-        reason = "reason",
+        conversation_id,
+        conversation_relay_id,
+        account_number,
+        latest_contacted_account_user_number,
+        support_user_id,
+        actor_type,
+        actor_id,
+        organisation_id,
+        closed_at,
+        reason,
     ],
 );
 
@@ -265,16 +265,16 @@ pub struct InkConversationOpenStatusChangedV1<'a> {
     InkConversationOpenStatusChangedV1<'a>,
     view_of crate::events::conversations::InkConversationOpenStatusChangedV1,
     [
-        conversation_id = "conversation_id",
-        conversation_relay_id = "conversation_relay_id",
-        account_number = "account_number",
-        latest_contacted_account_user_number = "latest_contacted_account_user_number",
-        support_user_id = "support_user_id",
-        actor_type = "actor_type",
-        actor_id = "actor_id",
-        organisation_id = "organisation_id",
-        new_status = "new_status",
-        previous_status = "previous_status",
+        conversation_id,
+        conversation_relay_id,
+        account_number,
+        latest_contacted_account_user_number,
+        support_user_id,
+        actor_type,
+        actor_id,
+        organisation_id,
+        new_status,
+        previous_status,
     ],
 );
 
@@ -313,14 +313,14 @@ pub struct InkConversationOpenedV1<'a> {
     InkConversationOpenedV1<'a>,
     view_of crate::events::conversations::InkConversationOpenedV1,
     [
-        conversation_id = "conversation_id",
-        conversation_relay_id = "conversation_relay_id",
-        account_number = "account_number",
-        latest_contacted_account_user_number = "latest_contacted_account_user_number",
-        support_user_id = "support_user_id",
-        actor_type = "actor_type",
-        actor_id = "actor_id",
-        organisation_id = "organisation_id",
+        conversation_id,
+        conversation_relay_id,
+        account_number,
+        latest_contacted_account_user_number,
+        support_user_id,
+        actor_type,
+        actor_id,
+        organisation_id,
     ],
 );
 
@@ -365,17 +365,17 @@ pub struct InkConversationPriorityChangedV1<'a> {
     InkConversationPriorityChangedV1<'a>,
     view_of crate::events::conversations::InkConversationPriorityChangedV1,
     [
-        conversation_id = "conversation_id",
-        conversation_relay_id = "conversation_relay_id",
-        old_priority = "old_priority",
-        new_priority = "new_priority",
-        prioritized_at = "prioritized_at",
-        message_id = "message_id",
-        message_relay_id = "message_relay_id",
-        account_number = "account_number",
-        latest_contacted_account_user_number = "latest_contacted_account_user_number",
-        support_user_id = "support_user_id",
-        organisation_id = "organisation_id",
+        conversation_id,
+        conversation_relay_id,
+        old_priority,
+        new_priority,
+        prioritized_at,
+        message_id,
+        message_relay_id,
+        account_number,
+        latest_contacted_account_user_number,
+        support_user_id,
+        organisation_id,
     ],
 );
 
@@ -418,16 +418,16 @@ pub struct InkConversationSnoozedV1<'a> {
     InkConversationSnoozedV1<'a>,
     view_of crate::events::conversations::InkConversationSnoozedV1,
     [
-        conversation_id = "conversation_id",
-        conversation_relay_id = "conversation_relay_id",
-        account_number = "account_number",
-        latest_contacted_account_user_number = "latest_contacted_account_user_number",
-        support_user_id = "support_user_id",
-        actor_type = "actor_type",
-        actor_id = "actor_id",
-        organisation_id = "organisation_id",
-        snoozed_to = "snoozed_to",
-        ink_note_relay_id = "ink_note_relay_id",
+        conversation_id,
+        conversation_relay_id,
+        account_number,
+        latest_contacted_account_user_number,
+        support_user_id,
+        actor_type,
+        actor_id,
+        organisation_id,
+        snoozed_to,
+        ink_note_relay_id,
     ],
 );
 
@@ -462,12 +462,12 @@ pub struct InkConversationUnassignedFromBucketV1<'a> {
     InkConversationUnassignedFromBucketV1<'a>,
     view_of crate::events::conversations::InkConversationUnassignedFromBucketV1,
     [
-        conversation_relay_id = "conversation_relay_id",
-        bucket_relay_id = "bucket_relay_id",
-        support_user_id = "support_user_id",
-        organisation_id = "organisation_id",
-        actor_type = "actor_type",
-        actor_id = "actor_id",
+        conversation_relay_id,
+        bucket_relay_id,
+        support_user_id,
+        organisation_id,
+        actor_type,
+        actor_id,
     ],
 );
 
@@ -496,9 +496,9 @@ pub struct InkConversationUnassignedFromTimelineV1<'a> {
     InkConversationUnassignedFromTimelineV1<'a>,
     view_of crate::events::conversations::InkConversationUnassignedFromTimelineV1,
     [
-        conversation_relay_id = "conversation_relay_id",
-        timeline_relay_id = "timeline_relay_id",
-        support_user_id = "support_user_id",
+        conversation_relay_id,
+        timeline_relay_id,
+        support_user_id,
     ],
 );
 
@@ -527,9 +527,9 @@ pub struct InkLiveChatClosedV1<'a> {
     InkLiveChatClosedV1<'a>,
     view_of crate::events::conversations::InkLiveChatClosedV1,
     [
-        live_chat_conversation_relay_id = "live_chat_conversation_relay_id",
-        close_reason = "close_reason",
-        account_number = "account_number" => omit_none,
+        live_chat_conversation_relay_id,
+        close_reason,
+        account_number => omit_none,
     ],
 );
 
@@ -554,7 +554,7 @@ pub struct InkLiveChatInitiatedV1<'a> {
     InkLiveChatInitiatedV1<'a>,
     view_of crate::events::conversations::InkLiveChatInitiatedV1,
     [
-        live_chat_conversation = "live_chat_conversation",
+        live_chat_conversation,
     ],
 );
 
@@ -579,7 +579,7 @@ pub struct InkLiveChatMessagesOutboundMessageCreatedV1<'a> {
     InkLiveChatMessagesOutboundMessageCreatedV1<'a>,
     view_of crate::events::conversations::InkLiveChatMessagesOutboundMessageCreatedV1,
     [
-        live_chat_conversation = "live_chat_conversation",
+        live_chat_conversation,
     ],
 );
 
@@ -610,10 +610,10 @@ pub struct InkMessageAttachmentSafeV1<'a> {
     InkMessageAttachmentSafeV1<'a>,
     view_of crate::events::conversations::InkMessageAttachmentSafeV1,
     [
-        filename = "filename",
-        storage_key = "storage_key",
-        storage_bucket = "storage_bucket",
-        size_in_bytes = "size_in_bytes",
+        filename,
+        storage_key,
+        storage_bucket,
+        size_in_bytes,
     ],
 );
 
@@ -644,10 +644,10 @@ pub struct InkMessageAttachmentUnsafeV1<'a> {
     InkMessageAttachmentUnsafeV1<'a>,
     view_of crate::events::conversations::InkMessageAttachmentUnsafeV1,
     [
-        filename = "filename",
-        storage_key = "storage_key",
-        storage_bucket = "storage_bucket",
-        size_in_bytes = "size_in_bytes",
+        filename,
+        storage_key,
+        storage_bucket,
+        size_in_bytes,
     ],
 );
 
@@ -676,9 +676,9 @@ pub struct InkMessagesInboundEmailMigrationV1<'a> {
     InkMessagesInboundEmailMigrationV1<'a>,
     view_of crate::events::conversations::InkMessagesInboundEmailMigrationV1,
     [
-        message_id = "message_id",
-        storage_key = "storage_key",
-        storage_bucket = "storage_bucket",
+        message_id,
+        storage_key,
+        storage_bucket,
     ],
 );
 
@@ -707,9 +707,9 @@ pub struct InkMessagesInboundMessageCreatedV1<'a> {
     InkMessagesInboundMessageCreatedV1<'a>,
     view_of crate::events::conversations::InkMessagesInboundMessageCreatedV1,
     [
-        conversation_relay_id = "conversation_relay_id",
-        account_number = "account_number",
-        message = "message",
+        conversation_relay_id,
+        account_number,
+        message,
     ],
 );
 
@@ -740,10 +740,10 @@ pub struct InkMessagesInboundMessageIngestedV1<'a> {
     InkMessagesInboundMessageIngestedV1<'a>,
     view_of crate::events::conversations::InkMessagesInboundMessageIngestedV1,
     [
-        channel = "channel",
-        vendor = "vendor",
-        vendor_id = "vendor_id",
-        message_relay_id = "message_relay_id",
+        channel,
+        vendor,
+        vendor_id,
+        message_relay_id,
     ],
 );
 
@@ -772,9 +772,9 @@ pub struct InkMessagesOutboundMessageCreatedV1<'a> {
     InkMessagesOutboundMessageCreatedV1<'a>,
     view_of crate::events::conversations::InkMessagesOutboundMessageCreatedV1,
     [
-        conversation_relay_id = "conversation_relay_id",
-        account_number = "account_number",
-        message = "message",
+        conversation_relay_id,
+        account_number,
+        message,
     ],
 );
 
@@ -803,9 +803,9 @@ pub struct InkMessagesOutboundMessageFailedV1<'a> {
     InkMessagesOutboundMessageFailedV1<'a>,
     view_of crate::events::conversations::InkMessagesOutboundMessageFailedV1,
     [
-        conversation_relay_id = "conversation_relay_id",
-        message = "message",
-        failure = "failure",
+        conversation_relay_id,
+        message,
+        failure,
     ],
 );
 
@@ -834,9 +834,9 @@ pub struct InkMessagesPhishingReportDismissedV1<'a> {
     InkMessagesPhishingReportDismissedV1<'a>,
     view_of crate::events::conversations::InkMessagesPhishingReportDismissedV1,
     [
-        conversation_relay_id = "conversation_relay_id",
-        account_number = "account_number",
-        message = "message",
+        conversation_relay_id,
+        account_number,
+        message,
     ],
 );
 
@@ -865,9 +865,9 @@ pub struct InkMessagesReportedPhishingV1<'a> {
     InkMessagesReportedPhishingV1<'a>,
     view_of crate::events::conversations::InkMessagesReportedPhishingV1,
     [
-        conversation_relay_id = "conversation_relay_id",
-        account_number = "account_number",
-        message = "message",
+        conversation_relay_id,
+        account_number,
+        message,
     ],
 );
 
@@ -896,9 +896,9 @@ pub struct InkMessagesReportedSpamV1<'a> {
     InkMessagesReportedSpamV1<'a>,
     view_of crate::events::conversations::InkMessagesReportedSpamV1,
     [
-        conversation_relay_id = "conversation_relay_id",
-        account_number = "account_number",
-        message = "message",
+        conversation_relay_id,
+        account_number,
+        message,
     ],
 );
 
@@ -927,9 +927,9 @@ pub struct InkMessagesSpamReportDismissedV1<'a> {
     InkMessagesSpamReportDismissedV1<'a>,
     view_of crate::events::conversations::InkMessagesSpamReportDismissedV1,
     [
-        conversation_relay_id = "conversation_relay_id",
-        account_number = "account_number",
-        message = "message",
+        conversation_relay_id,
+        account_number,
+        message,
     ],
 );
 

@@ -15,8 +15,8 @@ pub struct CustomerAccessPartnerRolesCreatedV1<'a> {
     CustomerAccessPartnerRolesCreatedV1<'a>,
     view_of crate::events::customer_access::CustomerAccessPartnerRolesCreatedV1,
     [
-        code = "code",
-        permissions = "permissions",
+        code,
+        permissions,
     ],
 );
 
@@ -49,10 +49,10 @@ pub struct CustomerAccessPartnerRolesUpdatedV1<'a> {
     CustomerAccessPartnerRolesUpdatedV1<'a>,
     view_of crate::events::customer_access::CustomerAccessPartnerRolesUpdatedV1,
     [
-        code = "code",
-        display_name = "display_name" => omit_none,
-        description = "description" => omit_none,
-        permissions = "permissions" => omit_none,
+        code,
+        display_name => omit_none,
+        description => omit_none,
+        permissions => omit_none,
     ],
 );
 
@@ -79,8 +79,8 @@ pub struct CustomerAccessPartnerUserRolesCreatedV1<'a> {
     CustomerAccessPartnerUserRolesCreatedV1<'a>,
     view_of crate::events::customer_access::CustomerAccessPartnerUserRolesCreatedV1,
     [
-        code = "code",
-        permissions = "permissions",
+        code,
+        permissions,
     ],
 );
 
@@ -113,10 +113,10 @@ pub struct CustomerAccessPartnerUserRolesUpdatedV1<'a> {
     CustomerAccessPartnerUserRolesUpdatedV1<'a>,
     view_of crate::events::customer_access::CustomerAccessPartnerUserRolesUpdatedV1,
     [
-        code = "code",
-        display_name = "display_name" => omit_none,
-        description = "description" => omit_none,
-        permissions = "permissions" => omit_none,
+        code,
+        display_name => omit_none,
+        description => omit_none,
+        permissions => omit_none,
     ],
 );
 
@@ -145,9 +145,9 @@ pub struct CustomerAccessUserRolesCreatedV1<'a> {
     CustomerAccessUserRolesCreatedV1<'a>,
     view_of crate::events::customer_access::CustomerAccessUserRolesCreatedV1,
     [
-        code = "code",
-        permissions = "permissions",
-        name = "name",
+        code,
+        permissions,
+        name,
     ],
 );
 
@@ -180,10 +180,10 @@ pub struct CustomerAccessUserRolesUpdatedV1<'a> {
     CustomerAccessUserRolesUpdatedV1<'a>,
     view_of crate::events::customer_access::CustomerAccessUserRolesUpdatedV1,
     [
-        code = "code",
-        display_name = "display_name" => omit_none,
-        description = "description" => omit_none,
-        permissions = "permissions" => omit_none,
+        code,
+        display_name => omit_none,
+        description => omit_none,
+        permissions => omit_none,
     ],
 );
 

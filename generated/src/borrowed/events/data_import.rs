@@ -17,9 +17,9 @@ pub struct DataImportImportProcessCancelledV1<'a> {
     DataImportImportProcessCancelledV1<'a>,
     view_of crate::events::data_import::DataImportImportProcessCancelledV1,
     [
-        resource_type = "resource_type",
-        external_identifier = "external_identifier",
-        expiry_window_end = "expiry_window_end",
+        resource_type,
+        external_identifier,
+        expiry_window_end,
     ],
 );
 
@@ -48,9 +48,9 @@ pub struct DataImportImportProcessCompleteV1<'a> {
     DataImportImportProcessCompleteV1<'a>,
     view_of crate::events::data_import::DataImportImportProcessCompleteV1,
     [
-        resource_type = "resource_type",
-        external_identifier = "external_identifier",
-        identifier = "identifier",
+        resource_type,
+        external_identifier,
+        identifier,
     ],
 );
 
@@ -77,8 +77,8 @@ pub struct DataImportImportProcessDryRunCompleteV1<'a> {
     DataImportImportProcessDryRunCompleteV1<'a>,
     view_of crate::events::data_import::DataImportImportProcessDryRunCompleteV1,
     [
-        resource_type = "resource_type",
-        external_identifier = "external_identifier",
+        resource_type,
+        external_identifier,
     ],
 );
 
@@ -109,10 +109,10 @@ pub struct DataImportImportProcessDryRunErrorV1<'a> {
     DataImportImportProcessDryRunErrorV1<'a>,
     view_of crate::events::data_import::DataImportImportProcessDryRunErrorV1,
     [
-        resource_type = "resource_type",
-        external_identifier = "external_identifier",
-        error_code = "error_code",
-        error_detail = "error_detail",
+        resource_type,
+        external_identifier,
+        error_code,
+        error_detail,
     ],
 );
 
@@ -143,10 +143,10 @@ pub struct DataImportImportProcessErrorV1<'a> {
     DataImportImportProcessErrorV1<'a>,
     view_of crate::events::data_import::DataImportImportProcessErrorV1,
     [
-        resource_type = "resource_type",
-        external_identifier = "external_identifier",
-        error_code = "error_code",
-        error_detail = "error_detail",
+        resource_type,
+        external_identifier,
+        error_code,
+        error_detail,
     ],
 );
 
@@ -177,10 +177,10 @@ pub struct DataImportImportProcessPostImportCompletedV1<'a> {
     DataImportImportProcessPostImportCompletedV1<'a>,
     view_of crate::events::data_import::DataImportImportProcessPostImportCompletedV1,
     [
-        resource_type = "resource_type",
-        import_process_resource_type = "import_process_resource_type",
-        import_process_external_identifier = "import_process_external_identifier",
-        identifier = "identifier",
+        resource_type,
+        import_process_resource_type,
+        import_process_external_identifier,
+        identifier,
     ],
 );
 
@@ -213,11 +213,11 @@ pub struct DataImportImportProcessPostImportErrorV1<'a> {
     DataImportImportProcessPostImportErrorV1<'a>,
     view_of crate::events::data_import::DataImportImportProcessPostImportErrorV1,
     [
-        resource_type = "resource_type",
-        import_process_resource_type = "import_process_resource_type",
-        import_process_external_identifier = "import_process_external_identifier",
-        error_code = "error_code",
-        error_detail = "error_detail",
+        resource_type,
+        import_process_resource_type,
+        import_process_external_identifier,
+        error_code,
+        error_detail,
     ],
 );
 
@@ -244,8 +244,8 @@ pub struct DataImportOrderProcessCancelledV1<'a> {
     DataImportOrderProcessCancelledV1<'a>,
     view_of crate::events::data_import::DataImportOrderProcessCancelledV1,
     [
-        external_order_id = "external_order_id",
-        expiry_window_end = "expiry_window_end",
+        external_order_id,
+        expiry_window_end,
     ],
 );
 
@@ -272,8 +272,8 @@ pub struct DataImportOrderProcessCompleteV1<'a> {
     DataImportOrderProcessCompleteV1<'a>,
     view_of crate::events::data_import::DataImportOrderProcessCompleteV1,
     [
-        external_order_id = "external_order_id",
-        process_id = "process_id",
+        external_order_id,
+        process_id,
     ],
 );
 
@@ -302,9 +302,9 @@ pub struct DataImportOrderProcessErrorV1<'a> {
     DataImportOrderProcessErrorV1<'a>,
     view_of crate::events::data_import::DataImportOrderProcessErrorV1,
     [
-        external_order_id = "external_order_id",
-        error_code = "error_code",
-        error_detail = "error_detail",
+        external_order_id,
+        error_code,
+        error_detail,
     ],
 );
 
@@ -329,7 +329,7 @@ pub struct ExternalMessagingUploadedFileProcessedV1<'a> {
     ExternalMessagingUploadedFileProcessedV1<'a>,
     view_of crate::events::data_import::ExternalMessagingUploadedFileProcessedV1,
     [
-        file_reference = "file_reference",
+        file_reference,
     ],
 );
 
@@ -354,7 +354,7 @@ pub struct ExternalMessagingUploadedFileProcessingFailedV1<'a> {
     ExternalMessagingUploadedFileProcessingFailedV1<'a>,
     view_of crate::events::data_import::ExternalMessagingUploadedFileProcessingFailedV1,
     [
-        file_reference = "file_reference",
+        file_reference,
     ],
 );
 
@@ -379,7 +379,7 @@ pub struct ExternalMessagingUploadedFileSafeV1<'a> {
     ExternalMessagingUploadedFileSafeV1<'a>,
     view_of crate::events::data_import::ExternalMessagingUploadedFileSafeV1,
     [
-        file_reference = "file_reference",
+        file_reference,
     ],
 );
 
@@ -404,7 +404,7 @@ pub struct ExternalMessagingUploadedFileUnsafeV1<'a> {
     ExternalMessagingUploadedFileUnsafeV1<'a>,
     view_of crate::events::data_import::ExternalMessagingUploadedFileUnsafeV1,
     [
-        file_reference = "file_reference",
+        file_reference,
     ],
 );
 

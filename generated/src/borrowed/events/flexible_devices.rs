@@ -23,12 +23,12 @@ pub struct FlexDeviceDeauthenticatedV1<'a> {
     FlexDeviceDeauthenticatedV1<'a>,
     view_of crate::events::flexible_devices::FlexDeviceDeauthenticatedV1,
     [
-        account_number = "account_number",
-        property_id = "property_id",
-        device_id = "device_id",
-        site_id = "site_id",
-        device_type = "device_type",
-        payload = "payload" => omit_none,
+        account_number,
+        property_id,
+        device_id,
+        site_id,
+        device_type,
+        payload => omit_none,
     ],
 );
 
@@ -63,12 +63,12 @@ pub struct FlexDeviceDisconnectedV1<'a> {
     FlexDeviceDisconnectedV1<'a>,
     view_of crate::events::flexible_devices::FlexDeviceDisconnectedV1,
     [
-        account_number = "account_number",
-        property_id = "property_id",
-        device_id = "device_id",
-        site_id = "site_id",
-        device_type = "device_type",
-        payload = "payload",
+        account_number,
+        property_id,
+        device_id,
+        site_id,
+        device_type,
+        payload,
     ],
 );
 
@@ -103,12 +103,12 @@ pub struct FlexDeviceOptimisationCreatedV1<'a> {
     FlexDeviceOptimisationCreatedV1<'a>,
     view_of crate::events::flexible_devices::FlexDeviceOptimisationCreatedV1,
     [
-        account_number = "account_number",
-        property_id = "property_id",
-        device_id = "device_id",
-        site_id = "site_id",
-        device_type = "device_type",
-        payload = "payload",
+        account_number,
+        property_id,
+        device_id,
+        site_id,
+        device_type,
+        payload,
     ],
 );
 
@@ -143,12 +143,12 @@ pub struct FlexDeviceRegisteredV1<'a> {
     FlexDeviceRegisteredV1<'a>,
     view_of crate::events::flexible_devices::FlexDeviceRegisteredV1,
     [
-        account_number = "account_number",
-        property_id = "property_id",
-        device_id = "device_id",
-        site_id = "site_id",
-        device_type = "device_type",
-        payload = "payload" => omit_none,
+        account_number,
+        property_id,
+        device_id,
+        site_id,
+        device_type,
+        payload => omit_none,
     ],
 );
 

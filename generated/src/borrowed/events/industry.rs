@@ -17,9 +17,9 @@ pub struct IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1<'a> {
     IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1<'a>,
     view_of crate::events::industry::IndustryElectricityChangeOfEnergisationUnsolicitedMessageV1,
     [
-        mpan = "mpan",
-        energisation_status = "energisation_status",
-        effective_from = "effective_from",
+        mpan,
+        energisation_status,
+        effective_from,
     ],
 );
 
@@ -48,9 +48,9 @@ pub struct IndustryElectricityChangeOfServiceMeterDeactivatedV1<'a> {
     IndustryElectricityChangeOfServiceMeterDeactivatedV1<'a>,
     view_of crate::events::industry::IndustryElectricityChangeOfServiceMeterDeactivatedV1,
     [
-        mpan = "mpan",
-        serial_number = "serial_number",
-        effective_from = "effective_from",
+        mpan,
+        serial_number,
+        effective_from,
     ],
 );
 
@@ -75,7 +75,7 @@ pub struct IndustryElectricityChangeOfSupplyGainInitiatedV1<'a> {
     IndustryElectricityChangeOfSupplyGainInitiatedV1<'a>,
     view_of crate::events::industry::IndustryElectricityChangeOfSupplyGainInitiatedV1,
     [
-        meter_point_identifier = "meter_point_identifier",
+        meter_point_identifier,
     ],
 );
 
@@ -106,10 +106,10 @@ pub struct IndustryElectricityChangeOfSupplyLossCompleteV1<'a> {
     IndustryElectricityChangeOfSupplyLossCompleteV1<'a>,
     view_of crate::events::industry::IndustryElectricityChangeOfSupplyLossCompleteV1,
     [
-        account_number = "account_number",
-        mpan = "mpan",
-        supply_end_date = "supply_end_date",
-        new_supplier_id = "new_supplier_id",
+        account_number,
+        mpan,
+        supply_end_date,
+        new_supplier_id,
     ],
 );
 
@@ -146,13 +146,13 @@ pub struct IndustryElectricityExportInstallationValidatedV1<'a> {
     IndustryElectricityExportInstallationValidatedV1<'a>,
     view_of crate::events::industry::IndustryElectricityExportInstallationValidatedV1,
     [
-        import_mpan = "import_mpan",
-        account_number = "account_number",
-        product_code = "product_code",
-        manual_declared_net_capacity = "manual_declared_net_capacity",
-        manual_technology_type = "manual_technology_type",
-        valid_mcs_installations = "valid_mcs_installations",
-        journey_identifier = "journey_identifier",
+        import_mpan,
+        account_number,
+        product_code,
+        manual_declared_net_capacity,
+        manual_technology_type,
+        valid_mcs_installations,
+        journey_identifier,
     ],
 );
 
@@ -182,14 +182,14 @@ pub struct IndustryElectricityExportInstallationValidatedV2<'a> {
     IndustryElectricityExportInstallationValidatedV2<'a>,
     view_of crate::events::industry::IndustryElectricityExportInstallationValidatedV2,
     [
-        import_mpan = "import_mpan",
-        account_number = "account_number",
-        product_code = "product_code",
-        manual_declared_net_capacity = "manual_declared_net_capacity",
-        manual_technology_type = "manual_technology_type",
-        valid_mcs_installations = "valid_mcs_installations",
-        journey_identifier = "journey_identifier",
-        export_mpan = "export_mpan",
+        import_mpan,
+        account_number,
+        product_code,
+        manual_declared_net_capacity,
+        manual_technology_type,
+        valid_mcs_installations,
+        journey_identifier,
+        export_mpan,
     ],
 );
 
@@ -217,7 +217,7 @@ pub struct IndustryGasChangeOfSupplyGainInitiatedV1<'a> {
     IndustryGasChangeOfSupplyGainInitiatedV1<'a>,
     view_of crate::events::industry::IndustryGasChangeOfSupplyGainInitiatedV1,
     [
-        meter_point_identifier = "meter_point_identifier",
+        meter_point_identifier,
     ],
 );
 
@@ -248,10 +248,10 @@ pub struct IndustryGasChangeOfSupplyLossCompleteV1<'a> {
     IndustryGasChangeOfSupplyLossCompleteV1<'a>,
     view_of crate::events::industry::IndustryGasChangeOfSupplyLossCompleteV1,
     [
-        account_number = "account_number",
-        mprn = "mprn",
-        supply_end_date = "supply_end_date",
-        new_supplier_id = "new_supplier_id",
+        account_number,
+        mprn,
+        supply_end_date,
+        new_supplier_id,
     ],
 );
 

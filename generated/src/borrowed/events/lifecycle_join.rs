@@ -21,11 +21,11 @@ pub struct LifecycleJoinSupplierActivationCompletedV1<'a> {
     LifecycleJoinSupplierActivationCompletedV1<'a>,
     view_of crate::events::lifecycle_join::LifecycleJoinSupplierActivationCompletedV1,
     [
-        account_number = "account_number",
-        join_supplier_process_number = "join_supplier_process_number",
-        subtype = "subtype",
-        activation_journey_type = "activation_journey_type",
-        supply_point = "supply_point",
+        account_number,
+        join_supplier_process_number,
+        subtype,
+        activation_journey_type,
+        supply_point,
     ],
 );
 
@@ -58,11 +58,11 @@ pub struct LifecycleJoinSupplierActivationInitiatedV1<'a> {
     LifecycleJoinSupplierActivationInitiatedV1<'a>,
     view_of crate::events::lifecycle_join::LifecycleJoinSupplierActivationInitiatedV1,
     [
-        account_number = "account_number",
-        join_supplier_process_number = "join_supplier_process_number",
-        subtype = "subtype",
-        activation_journey_type = "activation_journey_type",
-        supply_point = "supply_point",
+        account_number,
+        join_supplier_process_number,
+        subtype,
+        activation_journey_type,
+        supply_point,
     ],
 );
 
@@ -95,11 +95,11 @@ pub struct LifecycleJoinSupplierAgreementCreatedV1<'a> {
     LifecycleJoinSupplierAgreementCreatedV1<'a>,
     view_of crate::events::lifecycle_join::LifecycleJoinSupplierAgreementCreatedV1,
     [
-        account_number = "account_number",
-        join_supplier_process_number = "join_supplier_process_number",
-        supply_point = "supply_point",
-        agreements = "agreements",
-        contract_references = "contract_references",
+        account_number,
+        join_supplier_process_number,
+        supply_point,
+        agreements,
+        contract_references,
     ],
 );
 
@@ -128,9 +128,9 @@ pub struct LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1<'a> {
     LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1<'a>,
     view_of crate::events::lifecycle_join::LifecycleJoinSupplierAwaitPostActivationFlowStepInitiatedV1,
     [
-        account_number = "account_number",
-        join_supplier_process_number = "join_supplier_process_number",
-        subtype = "subtype",
+        account_number,
+        join_supplier_process_number,
+        subtype,
     ],
 );
 
@@ -159,9 +159,9 @@ pub struct LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1<'a> {
     LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1<'a>,
     view_of crate::events::lifecycle_join::LifecycleJoinSupplierAwaitPreActivationFlowStepInitiatedV1,
     [
-        account_number = "account_number",
-        join_supplier_process_number = "join_supplier_process_number",
-        subtype = "subtype",
+        account_number,
+        join_supplier_process_number,
+        subtype,
     ],
 );
 
@@ -190,9 +190,9 @@ pub struct LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1<'a> {
     LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1<'a>,
     view_of crate::events::lifecycle_join::LifecycleJoinSupplierAwaitPreDiscoveryFlowStepInitiatedV1,
     [
-        account_number = "account_number",
-        join_supplier_process_number = "join_supplier_process_number",
-        subtype = "subtype",
+        account_number,
+        join_supplier_process_number,
+        subtype,
     ],
 );
 
@@ -223,10 +223,10 @@ pub struct LifecycleJoinSupplierCancellationRequestedV1<'a> {
     LifecycleJoinSupplierCancellationRequestedV1<'a>,
     view_of crate::events::lifecycle_join::LifecycleJoinSupplierCancellationRequestedV1,
     [
-        account_number = "account_number",
-        join_supplier_process_number = "join_supplier_process_number",
-        subtype = "subtype",
-        supply_points = "supply_points",
+        account_number,
+        join_supplier_process_number,
+        subtype,
+        supply_points,
     ],
 );
 
@@ -257,10 +257,10 @@ pub struct LifecycleJoinSupplierCancelledV1<'a> {
     LifecycleJoinSupplierCancelledV1<'a>,
     view_of crate::events::lifecycle_join::LifecycleJoinSupplierCancelledV1,
     [
-        account_number = "account_number",
-        join_supplier_process_number = "join_supplier_process_number",
-        subtype = "subtype",
-        supply_points = "supply_points",
+        account_number,
+        join_supplier_process_number,
+        subtype,
+        supply_points,
     ],
 );
 
@@ -291,10 +291,10 @@ pub struct LifecycleJoinSupplierCompletedV1<'a> {
     LifecycleJoinSupplierCompletedV1<'a>,
     view_of crate::events::lifecycle_join::LifecycleJoinSupplierCompletedV1,
     [
-        account_number = "account_number",
-        join_supplier_process_number = "join_supplier_process_number",
-        subtype = "subtype",
-        supply_points = "supply_points",
+        account_number,
+        join_supplier_process_number,
+        subtype,
+        supply_points,
     ],
 );
 
@@ -327,11 +327,11 @@ pub struct LifecycleJoinSupplierRequestedV1<'a> {
     LifecycleJoinSupplierRequestedV1<'a>,
     view_of crate::events::lifecycle_join::LifecycleJoinSupplierRequestedV1,
     [
-        account_number = "account_number",
-        join_supplier_process_number = "join_supplier_process_number",
-        subtype = "subtype",
-        supply_points = "supply_points",
-        requested_at = "requested_at",
+        account_number,
+        join_supplier_process_number,
+        subtype,
+        supply_points,
+        requested_at,
     ],
 );
 
@@ -362,10 +362,10 @@ pub struct LifecycleJoinSupplierReversalRequestedV1<'a> {
     LifecycleJoinSupplierReversalRequestedV1<'a>,
     view_of crate::events::lifecycle_join::LifecycleJoinSupplierReversalRequestedV1,
     [
-        account_number = "account_number",
-        join_supplier_process_number = "join_supplier_process_number",
-        subtype = "subtype",
-        supply_points = "supply_points",
+        account_number,
+        join_supplier_process_number,
+        subtype,
+        supply_points,
     ],
 );
 
@@ -396,10 +396,10 @@ pub struct LifecycleJoinSupplierReversedV1<'a> {
     LifecycleJoinSupplierReversedV1<'a>,
     view_of crate::events::lifecycle_join::LifecycleJoinSupplierReversedV1,
     [
-        account_number = "account_number",
-        join_supplier_process_number = "join_supplier_process_number",
-        subtype = "subtype",
-        supply_points = "supply_points",
+        account_number,
+        join_supplier_process_number,
+        subtype,
+        supply_points,
     ],
 );
 
@@ -432,11 +432,11 @@ pub struct LifecycleJoinSupplierSupplyPeriodCreatedV1<'a> {
     LifecycleJoinSupplierSupplyPeriodCreatedV1<'a>,
     view_of crate::events::lifecycle_join::LifecycleJoinSupplierSupplyPeriodCreatedV1,
     [
-        account_number = "account_number",
-        join_supplier_process_number = "join_supplier_process_number",
-        supply_point = "supply_point",
-        supply_period = "supply_period",
-        contract_references = "contract_references",
+        account_number,
+        join_supplier_process_number,
+        supply_point,
+        supply_period,
+        contract_references,
     ],
 );
 
@@ -469,10 +469,10 @@ pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepIni
     LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1<'a>,
     view_of crate::events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPostActivationFlowStepInitiatedV1,
     [
-        account_number = "account_number",
-        join_supplier_process_number = "join_supplier_process_number",
-        supply_point = "supply_point",
-        subtype = "subtype",
+        account_number,
+        join_supplier_process_number,
+        supply_point,
+        subtype,
     ],
 );
 
@@ -509,10 +509,10 @@ pub struct LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInit
     LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1<'a>,
     view_of crate::events::lifecycle_join::LifecycleJoinSupplierSupplyPointJourneyAwaitPreActivationFlowStepInitiatedV1,
     [
-        account_number = "account_number",
-        join_supplier_process_number = "join_supplier_process_number",
-        supply_point = "supply_point",
-        subtype = "subtype",
+        account_number,
+        join_supplier_process_number,
+        supply_point,
+        subtype,
     ],
 );
 
@@ -541,9 +541,9 @@ pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2<'a> {
     LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2<'a>,
     view_of crate::events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepCompletedV2,
     [
-        join_supplier_process_id = "join_supplier_process_id",
-        join_supplier_process_number = "join_supplier_process_number",
-        account_number = "account_number",
+        join_supplier_process_id,
+        join_supplier_process_number,
+        account_number,
     ],
 );
 
@@ -572,9 +572,9 @@ pub struct LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2<'a> {
     LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2<'a>,
     view_of crate::events::lifecycle_join::LifecycleJoinSupplierEnsurePaymentInstructionsStepInitiatedV2,
     [
-        join_supplier_process_id = "join_supplier_process_id",
-        join_supplier_process_number = "join_supplier_process_number",
-        account_number = "account_number",
+        join_supplier_process_id,
+        join_supplier_process_number,
+        account_number,
     ],
 );
 
@@ -599,7 +599,7 @@ pub struct LifecycleJoinSupplierSecurityDepositsCreatedV1<'a> {
     LifecycleJoinSupplierSecurityDepositsCreatedV1<'a>,
     view_of crate::events::lifecycle_join::LifecycleJoinSupplierSecurityDepositsCreatedV1,
     [
-        join_supplier_process_number = "join_supplier_process_number",
+        join_supplier_process_number,
     ],
 );
 
@@ -626,8 +626,8 @@ pub struct LifecycleJoinSupplierTermsAndConditionsAcceptedV2<'a> {
     LifecycleJoinSupplierTermsAndConditionsAcceptedV2<'a>,
     view_of crate::events::lifecycle_join::LifecycleJoinSupplierTermsAndConditionsAcceptedV2,
     [
-        join_supplier_process_id = "join_supplier_process_id",
-        join_supplier_process_number = "join_supplier_process_number",
+        join_supplier_process_id,
+        join_supplier_process_number,
     ],
 );
 

@@ -17,9 +17,9 @@ pub struct LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1<'a> {
     LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1<'a>,
     view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostDeactivationFlowStepInitiatedV1,
     [
-        account_number = "account_number",
-        leave_supplier_process_number = "leave_supplier_process_number",
-        subtype = "subtype",
+        account_number,
+        leave_supplier_process_number,
+        subtype,
     ],
 );
 
@@ -48,9 +48,9 @@ pub struct LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1<'a> {
     LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1<'a>,
     view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierAwaitPostTerminationFlowStepInitiatedV1,
     [
-        account_number = "account_number",
-        leave_supplier_process_number = "leave_supplier_process_number",
-        subtype = "subtype",
+        account_number,
+        leave_supplier_process_number,
+        subtype,
     ],
 );
 
@@ -79,9 +79,9 @@ pub struct LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1<'a> {
     LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1<'a>,
     view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierAwaitPreTerminationFlowStepInitiatedV1,
     [
-        account_number = "account_number",
-        leave_supplier_process_number = "leave_supplier_process_number",
-        subtype = "subtype",
+        account_number,
+        leave_supplier_process_number,
+        subtype,
     ],
 );
 
@@ -112,10 +112,10 @@ pub struct LifecycleLeaveSupplierCancellationRequestedV2<'a> {
     LifecycleLeaveSupplierCancellationRequestedV2<'a>,
     view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierCancellationRequestedV2,
     [
-        account_number = "account_number",
-        leave_supplier_process_id = "leave_supplier_process_id",
-        leave_supplier_process_number = "leave_supplier_process_number",
-        supply_points = "supply_points",
+        account_number,
+        leave_supplier_process_id,
+        leave_supplier_process_number,
+        supply_points,
     ],
 );
 
@@ -146,10 +146,10 @@ pub struct LifecycleLeaveSupplierCancelledV2<'a> {
     LifecycleLeaveSupplierCancelledV2<'a>,
     view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierCancelledV2,
     [
-        account_number = "account_number",
-        leave_supplier_process_id = "leave_supplier_process_id",
-        leave_supplier_process_number = "leave_supplier_process_number",
-        supply_points = "supply_points",
+        account_number,
+        leave_supplier_process_id,
+        leave_supplier_process_number,
+        supply_points,
     ],
 );
 
@@ -184,11 +184,11 @@ pub struct LifecycleLeaveSupplierCompletedV3<'a> {
     LifecycleLeaveSupplierCompletedV3<'a>,
     view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierCompletedV3,
     [
-        account_number = "account_number",
-        leave_supplier_process_id = "leave_supplier_process_id",
-        leave_supplier_process_number = "leave_supplier_process_number",
-        leave_supplier_process_subtype = "leave_supplier_process_subtype",
-        supply_points = "supply_points",
+        account_number,
+        leave_supplier_process_id,
+        leave_supplier_process_number,
+        leave_supplier_process_subtype,
+        supply_points,
     ],
 );
 
@@ -229,15 +229,15 @@ pub struct LifecycleLeaveSupplierRequestedV2<'a> {
     LifecycleLeaveSupplierRequestedV2<'a>,
     view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierRequestedV2,
     [
-        account_number = "account_number",
-        leave_supplier_process_id = "leave_supplier_process_id",
-        leave_supplier_process_subtype = "leave_supplier_process_subtype",
-        supply_points = "supply_points",
-        requested_supply_end_at = "requested_supply_end_at",
-        requested_supply_end_date = "requested_supply_end_date",
-        requested_at = "requested_at",
-        is_passive = "is_passive",
-        passive_loss_instigated_supply_point_id = "passive_loss_instigated_supply_point_id" => omit_none,
+        account_number,
+        leave_supplier_process_id,
+        leave_supplier_process_subtype,
+        supply_points,
+        requested_supply_end_at,
+        requested_supply_end_date,
+        requested_at,
+        is_passive,
+        passive_loss_instigated_supply_point_id => omit_none,
     ],
 );
 
@@ -271,16 +271,16 @@ pub struct LifecycleLeaveSupplierRequestedV3<'a> {
     LifecycleLeaveSupplierRequestedV3<'a>,
     view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierRequestedV3,
     [
-        account_number = "account_number",
-        leave_supplier_process_id = "leave_supplier_process_id",
-        leave_supplier_process_subtype = "leave_supplier_process_subtype",
-        supply_points = "supply_points",
-        requested_supply_end_at = "requested_supply_end_at",
-        requested_supply_end_date = "requested_supply_end_date",
-        requested_at = "requested_at",
-        is_passive = "is_passive",
-        passive_loss_instigated_supply_point_id = "passive_loss_instigated_supply_point_id" => omit_none,
-        leave_supplier_process_number = "leave_supplier_process_number",
+        account_number,
+        leave_supplier_process_id,
+        leave_supplier_process_subtype,
+        supply_points,
+        requested_supply_end_at,
+        requested_supply_end_date,
+        requested_at,
+        is_passive,
+        passive_loss_instigated_supply_point_id => omit_none,
+        leave_supplier_process_number,
     ],
 );
 
@@ -314,10 +314,10 @@ pub struct LifecycleLeaveSupplierReversalRequestedV2<'a> {
     LifecycleLeaveSupplierReversalRequestedV2<'a>,
     view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierReversalRequestedV2,
     [
-        account_number = "account_number",
-        leave_supplier_process_id = "leave_supplier_process_id",
-        leave_supplier_process_number = "leave_supplier_process_number",
-        supply_points = "supply_points",
+        account_number,
+        leave_supplier_process_id,
+        leave_supplier_process_number,
+        supply_points,
     ],
 );
 
@@ -350,10 +350,10 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepI
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1<'a>,
     view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPostTerminationFlowStepInitiatedV1,
     [
-        account_number = "account_number",
-        leave_supplier_process_number = "leave_supplier_process_number",
-        supply_point = "supply_point",
-        subtype = "subtype",
+        account_number,
+        leave_supplier_process_number,
+        supply_point,
+        subtype,
     ],
 );
 
@@ -392,10 +392,10 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationF
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1<'a>,
     view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreAgreementTerminationFlowStepInitiatedV1,
     [
-        account_number = "account_number",
-        leave_supplier_process_number = "leave_supplier_process_number",
-        supply_point = "supply_point",
-        subtype = "subtype",
+        account_number,
+        leave_supplier_process_number,
+        supply_point,
+        subtype,
     ],
 );
 
@@ -434,10 +434,10 @@ pub struct LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepIn
     LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1<'a>,
     view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierSupplyPointJourneyAwaitPreTerminationFlowStepInitiatedV1,
     [
-        account_number = "account_number",
-        leave_supplier_process_number = "leave_supplier_process_number",
-        supply_point = "supply_point",
-        subtype = "subtype",
+        account_number,
+        leave_supplier_process_number,
+        supply_point,
+        subtype,
     ],
 );
 
@@ -476,11 +476,11 @@ pub struct LifecycleLeaveSupplierTerminationConfirmedV2<'a> {
     LifecycleLeaveSupplierTerminationConfirmedV2<'a>,
     view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierTerminationConfirmedV2,
     [
-        account_number = "account_number",
-        leave_supplier_process_id = "leave_supplier_process_id",
-        leave_supplier_process_number = "leave_supplier_process_number",
-        leave_supplier_process_subtype = "leave_supplier_process_subtype",
-        supply_point = "supply_point",
+        account_number,
+        leave_supplier_process_id,
+        leave_supplier_process_number,
+        leave_supplier_process_subtype,
+        supply_point,
     ],
 );
 
@@ -511,10 +511,10 @@ pub struct LifecycleLeaveSupplierTerminationInitiatedV1<'a> {
     LifecycleLeaveSupplierTerminationInitiatedV1<'a>,
     view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierTerminationInitiatedV1,
     [
-        account_number = "account_number",
-        leave_supplier_process_number = "leave_supplier_process_number",
-        leave_supplier_process_subtype = "leave_supplier_process_subtype",
-        supply_point = "supply_point",
+        account_number,
+        leave_supplier_process_number,
+        leave_supplier_process_subtype,
+        supply_point,
     ],
 );
 
@@ -555,15 +555,15 @@ pub struct LifecycleLeaveSupplierUpdatedV2<'a> {
     LifecycleLeaveSupplierUpdatedV2<'a>,
     view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierUpdatedV2,
     [
-        account_number = "account_number",
-        leave_supplier_process_id = "leave_supplier_process_id",
-        leave_supplier_process_subtype = "leave_supplier_process_subtype",
-        supply_points = "supply_points",
-        requested_supply_end_at = "requested_supply_end_at",
-        requested_supply_end_date = "requested_supply_end_date",
-        updated_at = "updated_at",
-        is_passive = "is_passive",
-        passive_loss_instigated_supply_point_id = "passive_loss_instigated_supply_point_id" => omit_none,
+        account_number,
+        leave_supplier_process_id,
+        leave_supplier_process_subtype,
+        supply_points,
+        requested_supply_end_at,
+        requested_supply_end_date,
+        updated_at,
+        is_passive,
+        passive_loss_instigated_supply_point_id => omit_none,
     ],
 );
 
@@ -597,16 +597,16 @@ pub struct LifecycleLeaveSupplierUpdatedV3<'a> {
     LifecycleLeaveSupplierUpdatedV3<'a>,
     view_of crate::events::lifecycle_leave::LifecycleLeaveSupplierUpdatedV3,
     [
-        account_number = "account_number",
-        leave_supplier_process_id = "leave_supplier_process_id",
-        leave_supplier_process_subtype = "leave_supplier_process_subtype",
-        supply_points = "supply_points",
-        requested_supply_end_at = "requested_supply_end_at",
-        requested_supply_end_date = "requested_supply_end_date",
-        updated_at = "updated_at",
-        is_passive = "is_passive",
-        passive_loss_instigated_supply_point_id = "passive_loss_instigated_supply_point_id" => omit_none,
-        leave_supplier_process_number = "leave_supplier_process_number",
+        account_number,
+        leave_supplier_process_id,
+        leave_supplier_process_subtype,
+        supply_points,
+        requested_supply_end_at,
+        requested_supply_end_date,
+        updated_at,
+        is_passive,
+        passive_loss_instigated_supply_point_id => omit_none,
+        leave_supplier_process_number,
     ],
 );
 

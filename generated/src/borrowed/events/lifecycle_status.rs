@@ -23,10 +23,10 @@ pub struct LifecycleEnrollmentLoyaltyPointsQualificationReversedV1<'a> {
     LifecycleEnrollmentLoyaltyPointsQualificationReversedV1<'a>,
     view_of crate::events::lifecycle_status::LifecycleEnrollmentLoyaltyPointsQualificationReversedV1,
     [
-        join_supplier_process_number = "join_supplier_process_number",
-        account_number = "account_number",
-        supply_points_no_longer_coming_on_supply = "supply_points_no_longer_coming_on_supply",
-        all_supply_points = "all_supply_points",
+        join_supplier_process_number,
+        account_number,
+        supply_points_no_longer_coming_on_supply,
+        all_supply_points,
     ],
 );
 
@@ -63,11 +63,11 @@ pub struct LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2<'a> 
     LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2<'a>,
     view_of crate::events::lifecycle_status::LifecycleEnrollmentSupplyStatusQualifiesAccountForLoyaltyPointV2,
     [
-        join_supplier_process_id = "join_supplier_process_id",
-        join_supplier_process_number = "join_supplier_process_number",
-        account_number = "account_number",
-        supply_points_past_ssd = "supply_points_past_ssd",
-        all_supply_points = "all_supply_points",
+        join_supplier_process_id,
+        join_supplier_process_number,
+        account_number,
+        supply_points_past_ssd,
+        all_supply_points,
     ],
 );
 
@@ -98,10 +98,10 @@ pub struct LifecycleStatusChangedV1<'a> {
     LifecycleStatusChangedV1<'a>,
     view_of crate::events::lifecycle_status::LifecycleStatusChangedV1,
     [
-        process_number = "process_number",
-        account_number = "account_number",
-        new_status = "new_status",
-        previous_status = "previous_status",
+        process_number,
+        account_number,
+        new_status,
+        previous_status,
     ],
 );
 
@@ -130,9 +130,9 @@ pub struct LifecycleSupportSiteSaleV1_0_0<'a> {
     LifecycleSupportSiteSaleV1_0_0<'a>,
     view_of crate::events::lifecycle_status::LifecycleSupportSiteSaleV1_0_0,
     [
-        support_user_id = "support_user_id",
-        supply_start_date = "supply_start_date",
-        trigger_action = "trigger_action",
+        support_user_id,
+        supply_start_date,
+        trigger_action,
     ],
 );
 

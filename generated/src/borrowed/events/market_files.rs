@@ -32,10 +32,10 @@ pub struct EspSupplyPointsEnrichmentDataSentV1<'a> {
     EspSupplyPointsEnrichmentDataSentV1<'a>,
     view_of crate::events::market_files::EspSupplyPointsEnrichmentDataSentV1,
     [
-        supply_point_identifier = "supply_point_identifier",
-        province_code = "province_code",
-        atr = "atr",
-        valid_from = "valid_from",
+        supply_point_identifier,
+        province_code,
+        atr,
+        valid_from,
     ],
 );
 
@@ -68,11 +68,11 @@ pub struct EspSupplyPointsAtrSnapshotSentV1<'a> {
     EspSupplyPointsAtrSnapshotSentV1<'a>,
     view_of crate::events::market_files::EspSupplyPointsAtrSnapshotSentV1,
     [
-        supply_point_identifier = "supply_point_identifier",
-        market = "market",
-        atr = "atr",
-        effective_datetime = "effective_datetime",
-        insert_datetime = "insert_datetime",
+        supply_point_identifier,
+        market,
+        atr,
+        effective_datetime,
+        insert_datetime,
     ],
 );
 
@@ -99,8 +99,8 @@ pub struct GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1<'a> {
     GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1<'a>,
     view_of crate::events::market_files::GasBillFlowDetailsAnnulmentWithSubstituentInvoiceCreatedV1,
     [
-        flow_file_id = "flow_file_id",
-        invoice_identifier = "invoice_identifier",
+        flow_file_id,
+        invoice_identifier,
     ],
 );
 
@@ -127,8 +127,8 @@ pub struct GasBillFlowDetailsCancellationInvoiceCreatedV1<'a> {
     GasBillFlowDetailsCancellationInvoiceCreatedV1<'a>,
     view_of crate::events::market_files::GasBillFlowDetailsCancellationInvoiceCreatedV1,
     [
-        flow_file_id = "flow_file_id",
-        invoice_identifier = "invoice_identifier",
+        flow_file_id,
+        invoice_identifier,
     ],
 );
 
@@ -155,8 +155,8 @@ pub struct GasBillFlowDetailsComplementaryInvoiceCreatedV1<'a> {
     GasBillFlowDetailsComplementaryInvoiceCreatedV1<'a>,
     view_of crate::events::market_files::GasBillFlowDetailsComplementaryInvoiceCreatedV1,
     [
-        flow_file_id = "flow_file_id",
-        invoice_identifier = "invoice_identifier",
+        flow_file_id,
+        invoice_identifier,
     ],
 );
 
@@ -183,8 +183,8 @@ pub struct GasBillFlowDetailsRectificationInvoiceCreatedV1<'a> {
     GasBillFlowDetailsRectificationInvoiceCreatedV1<'a>,
     view_of crate::events::market_files::GasBillFlowDetailsRectificationInvoiceCreatedV1,
     [
-        flow_file_id = "flow_file_id",
-        invoice_identifier = "invoice_identifier",
+        flow_file_id,
+        invoice_identifier,
     ],
 );
 
@@ -211,8 +211,8 @@ pub struct GasBillFlowDetailsRegularInvoiceCreatedV1<'a> {
     GasBillFlowDetailsRegularInvoiceCreatedV1<'a>,
     view_of crate::events::market_files::GasBillFlowDetailsRegularInvoiceCreatedV1,
     [
-        flow_file_id = "flow_file_id",
-        invoice_identifier = "invoice_identifier",
+        flow_file_id,
+        invoice_identifier,
     ],
 );
 
@@ -239,8 +239,8 @@ pub struct GasFlowFileB7033ComplementaryInvoiceProcessedV1<'a> {
     GasFlowFileB7033ComplementaryInvoiceProcessedV1<'a>,
     view_of crate::events::market_files::GasFlowFileB7033ComplementaryInvoiceProcessedV1,
     [
-        flow_file_id = "flow_file_id",
-        invoice_identifier = "invoice_identifier",
+        flow_file_id,
+        invoice_identifier,
     ],
 );
 
@@ -267,8 +267,8 @@ pub struct GasFlowFileB7033RegularInvoiceProcessedV1<'a> {
     GasFlowFileB7033RegularInvoiceProcessedV1<'a>,
     view_of crate::events::market_files::GasFlowFileB7033RegularInvoiceProcessedV1,
     [
-        flow_file_id = "flow_file_id",
-        invoice_identifier = "invoice_identifier",
+        flow_file_id,
+        invoice_identifier,
     ],
 );
 
@@ -303,12 +303,12 @@ pub struct GasSupplyPointInspectionResultsReceivedV1<'a> {
     GasSupplyPointInspectionResultsReceivedV1<'a>,
     view_of crate::events::market_files::GasSupplyPointInspectionResultsReceivedV1,
     [
-        cups = "cups",
-        account_number = "account_number" => omit_none,
-        property_id = "property_id" => omit_none,
-        inspection_result = "inspection_result",
-        inspection_datetime = "inspection_datetime",
-        defects = "defects" => omit_none,
+        cups,
+        account_number => omit_none,
+        property_id => omit_none,
+        inspection_result,
+        inspection_datetime,
+        defects => omit_none,
     ],
 );
 
@@ -343,12 +343,12 @@ pub struct MarketsEspBillFlowFileProcessedV1<'a> {
     MarketsEspBillFlowFileProcessedV1<'a>,
     view_of crate::events::market_files::MarketsEspBillFlowFileProcessedV1,
     [
-        bill_details_id = "bill_details_id",
-        market = "market",
-        bill_type = "bill_type",
-        cups = "cups",
-        billing_period_from = "billing_period_from",
-        billing_period_to = "billing_period_to",
+        bill_details_id,
+        market,
+        bill_type,
+        cups,
+        billing_period_from,
+        billing_period_to,
     ],
 );
 
@@ -379,10 +379,10 @@ pub struct MarketsEspFlowFileProcessedV1<'a> {
     MarketsEspFlowFileProcessedV1<'a>,
     view_of crate::events::market_files::MarketsEspFlowFileProcessedV1,
     [
-        market = "market",
-        flow_type = "flow_type",
-        cups = "cups",
-        account_number = "account_number",
+        market,
+        flow_type,
+        cups,
+        account_number,
     ],
 );
 
@@ -409,8 +409,8 @@ pub struct MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1<'a> {
     MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1<'a>,
     view_of crate::events::market_files::MarketsEspIndustryGasbillflowdetailsInspectionProcessedV1,
     [
-        id = "id",
-        billable_items = "billable_items",
+        id,
+        billable_items,
     ],
 );
 
@@ -437,8 +437,8 @@ pub struct MarketsGasSupplyPointCreatedV1<'a> {
     MarketsGasSupplyPointCreatedV1<'a>,
     view_of crate::events::market_files::MarketsGasSupplyPointCreatedV1,
     [
-        cups = "cups",
-        supply_point_id = "supply_point_id",
+        cups,
+        supply_point_id,
     ],
 );
 
@@ -471,11 +471,11 @@ pub struct MarketsNetworkOperatorCreatedV1<'a> {
     MarketsNetworkOperatorCreatedV1<'a>,
     view_of crate::events::market_files::MarketsNetworkOperatorCreatedV1,
     [
-        network_operator_id = "network_operator_id",
-        name = "name",
-        cif = "cif",
-        ree_code = "ree_code",
-        market = "market",
+        network_operator_id,
+        name,
+        cif,
+        ree_code,
+        market,
     ],
 );
 
