@@ -366,7 +366,7 @@ pub(crate) fn table_impl(
 ) -> TokenStream {
     // A field's JSON name, where the identifier is not it (a keyword, `r#type`), is written for the
     // table and for the `Serialize` the macro makes, which names every field with a literal. (In
-    // every row, it cost 0.4 % of the crate's build: `BENCHMARKS.md`, section 27.)
+    // every row, it cost 0.3-0.4 % of the crate's build: `BENCHMARKS.md`, section 27.)
     let fields = s.fields.iter().map(|f| {
         let id = ident(&f.rust_name);
         let json = (f.rust_name != f.name).then(|| {
