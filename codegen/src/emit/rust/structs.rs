@@ -1,6 +1,6 @@
 //! The structs of the crate (payloads, shared types, REST resources) and what each is written with: its
-//! fields' Rust types and documentation, its `#[cfg]`, and its `table_struct!`. The sibling modules write their items with this toolbox; the
-//! hub (`mod.rs`) only lists the files.
+//! fields' Rust types and documentation, its `#[cfg]`, and its `table_struct!`. The sibling modules
+//! write their items with this toolbox; the hub (`mod.rs`) only lists the files.
 
 use super::construct;
 use crate::model::{Field, Format, Model, Struct, Type};
@@ -159,8 +159,7 @@ pub(crate) fn field_doc(f: &Field) -> String {
 /// A struct with serde: `Serialize` and `Deserialize` by its table (see [`deserialize_impl`]), or, for
 /// a free-form one, derived through the map it wraps.
 /// Optional fields are `Option` and skipped when absent; unknown fields are ignored, or kept in
-/// `additional_fields` when the struct is incomplete.
-/// `free_form`: the names of the free-form structs of `home` (a field that holds one has the shape
+/// `additional_fields` when the struct is incomplete. `free_form`: the names of the free-form structs of `home` (a field that holds one has the shape
 /// `Obj`; none has a table).
 pub(crate) fn struct_tokens(
     s: &Struct,
