@@ -1,5 +1,5 @@
 //! A struct that holds itself, however deep, is read and written by its table like any other, and its
-//! rows' shapes are checked against its fields' types (`FromSlot::SHAPE` names its own table).
+//! rows' shapes are checked against its fields' types (`Shaped::SHAPE` of a nested struct is its table).
 
 use energy_api_core::read::Reader;
 use energy_api_core::table::{FromFields, Shape};
