@@ -582,7 +582,7 @@ macro_rules! table_struct {
 
 #[cfg(test)]
 mod view_checks {
-    use super::{Shape, StructTable, field_index, view_matches};
+    use super::{Shape, StructTable, field_index, shape_of, shapes_match, view_matches};
 
     static LEDGER: StructTable = StructTable {
         name: "struct Ledger",
@@ -601,6 +601,43 @@ mod view_checks {
         assert!(!view_matches(&LEDGER, &["number", "kind"], &[false, true]));
         assert!(!view_matches(&LEDGER, &["number", "type"], &[false, false]));
         assert!(!view_matches(&LEDGER, &["number"], &[false]));
+    }
+
+    /// A row's shape matches its field's type's, to the last wrapper and the struct's name.
+    #[test]
+    fn stated_shapes_are_matched_with_their_fields_types() {
+        #[allow(dead_code, reason = "only its fields' types are read")]
+        struct Ledger {
+            number: String,
+            notes: Option<Vec<i64>>,
+        }
+        static OTHER: StructTable = StructTable {
+            name: "struct Other",
+            ..LEDGER
+        };
+        let typed = [
+            shape_of(|ledger: &Ledger| &ledger.number),
+            shape_of(|ledger: &Ledger| &ledger.notes),
+        ];
+        let notes = Shape::Optional(&Shape::Array(&Shape::Int));
+        assert!(shapes_match(&[Shape::Str, notes], &typed));
+        assert!(!shapes_match(
+            &[Shape::Str, Shape::Optional(&Shape::Int)],
+            &typed
+        ));
+        assert!(!shapes_match(
+            &[Shape::Int, Shape::Optional(&Shape::Array(&Shape::Int))],
+            &typed
+        ));
+        assert!(!shapes_match(&[Shape::Str], &typed));
+        assert!(shapes_match(
+            &[Shape::Struct(&LEDGER)],
+            &[Shape::Struct(&LEDGER)]
+        ));
+        assert!(!shapes_match(
+            &[Shape::Struct(&LEDGER)],
+            &[Shape::Struct(&OTHER)]
+        ));
     }
 
     #[test]

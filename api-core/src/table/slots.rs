@@ -196,6 +196,24 @@ pub trait Shaped {
     const SHAPE: Shape;
 }
 
+// The wrappers' shapes wrap their item's (the scalars' are made with their `FromSlot`, below). An
+// inline constant: a reference to a generic constant is not made `'static` otherwise.
+impl<T: Shaped> Shaped for Option<T> {
+    const SHAPE: Shape = Shape::Optional(&const { T::SHAPE });
+}
+
+impl<T: Shaped> Shaped for Vec<T> {
+    const SHAPE: Shape = Shape::Array(&const { T::SHAPE });
+}
+
+impl<K, T: Shaped> Shaped for std::collections::BTreeMap<K, T> {
+    const SHAPE: Shape = Shape::Map(&const { T::SHAPE });
+}
+
+impl<T: Shaped> Shaped for Box<T> {
+    const SHAPE: Shape = T::SHAPE;
+}
+
 /// A field's value made from its slot (`None`: the field was absent).
 // Hidden from docs: the engine's, not the user's (every generated struct implements it).
 #[doc(hidden)]
@@ -271,11 +289,6 @@ scalar_from_slot! {
 }
 
 /// Absent and `null` are both `None`.
-// An inline constant: a reference to a generic constant is not made `'static` otherwise.
-impl<T: Shaped> Shaped for Option<T> {
-    const SHAPE: Shape = Shape::Optional(&const { T::SHAPE });
-}
-
 impl<'a, T: FromSlot<'a>> FromSlot<'a> for Option<T> {
     #[inline]
     fn from_slot(slot: Option<Slot<'a>>, ok: &mut bool) -> Self {
@@ -300,10 +313,6 @@ impl<'a, T: FromSlot<'a>> FromSlot<'a> for Option<T> {
 
 // Loops rather than iterator adapters: `collect` instantiates much of std's iterator machinery for
 // every element type.
-impl<T: Shaped> Shaped for Vec<T> {
-    const SHAPE: Shape = Shape::Array(&const { T::SHAPE });
-}
-
 impl<'a, T: FromSlot<'a>> FromSlot<'a> for Vec<T> {
     fn from_slot(slot: Option<Slot<'a>>, ok: &mut bool) -> Self {
         let Some(Slot::Array(items)) = slot else {
@@ -316,10 +325,6 @@ impl<'a, T: FromSlot<'a>> FromSlot<'a> for Vec<T> {
         }
         values
     }
-}
-
-impl<K, T: Shaped> Shaped for std::collections::BTreeMap<K, T> {
-    const SHAPE: Shape = Shape::Map(&const { T::SHAPE });
 }
 
 /// A later member of the same name replaces an earlier one, as serde's map impls do.
@@ -337,10 +342,6 @@ impl<'a, K: From<Cow<'a, str>> + Ord, T: FromSlot<'a>> FromSlot<'a>
         }
         map
     }
-}
-
-impl<T: Shaped> Shaped for Box<T> {
-    const SHAPE: Shape = T::SHAPE;
 }
 
 impl<'a, T: FromSlot<'a>> FromSlot<'a> for Box<T> {

@@ -157,9 +157,9 @@ pub(crate) fn field_doc(f: &Field) -> String {
 }
 
 /// A struct with serde: `Serialize` and `Deserialize` by its table (see [`deserialize_impl`]), or, for
-/// a free-form one, derived through the map it wraps.
-/// Optional fields are `Option` and skipped when absent; unknown fields are ignored, or kept in
-/// `additional_fields` when the struct is incomplete. `free_form`: the names of the free-form structs of `home` (a field that holds one has the shape
+/// a free-form one, derived through the map it wraps. Optional fields are `Option` and skipped when
+/// absent; unknown fields are ignored, or kept in `additional_fields` when the struct is incomplete.
+/// `free_form`: the names of the free-form structs of `home` (a field that holds one has the shape
 /// `Obj`; none has a table).
 pub(crate) fn struct_tokens(
     s: &Struct,
@@ -352,8 +352,8 @@ fn deserialize_impl(
 
 /// The `table_struct!` of a struct read by its table: a row per field, stating the field and its entry
 /// in the table at once (for an owned struct its shape, which the crate's tests check against the
-/// field's Rust type). For an owned struct (`view_of: None`) the macro makes the table; a borrowed view (`view_of`: the path of the owned
-/// struct, whose table is named as it is) shares that table. `nested` for a shared type or resource,
+/// field's Rust type). For an owned struct (`view_of: None`) the macro makes the table; a borrowed
+/// view (`view_of`: the path of the owned struct, whose table is named as it is) shares that table. `nested` for a shared type or resource,
 /// which other structs hold (a payload struct is only ever read and written whole).
 pub(crate) fn table_impl(
     s: &Struct,
