@@ -11,6 +11,7 @@ mod bus;
 mod drift;
 mod events;
 mod exit;
+mod logging;
 mod report;
 mod rest;
 #[cfg(feature = "otlp")]
@@ -46,6 +47,7 @@ enum Command {
 fn main() -> ExitCode {
     // Usage errors exit with status 2 (clap's default), `--help` and `--version` with 0.
     let cli = Cli::parse();
+    logging::init();
     // Exports the traces when OTEL_EXPORTER_OTLP_ENDPOINT is set; flushed when the command ends.
     #[cfg(feature = "otlp")]
     let _telemetry = telemetry::init();

@@ -375,6 +375,74 @@ fn the_durable_broker_killed_and_started_again_mid_stream_loses_nothing() {
     eprintln!("handled twice across the broker's restart: {duplicates}");
 }
 
+/// Where in a backlog the durable broker is killed: after this many events handled.
+const RESTART_POINTS: [(&str, u64); 4] = [
+    ("early", 100),
+    ("in the middle", EVENTS / 2),
+    ("late", EVENTS * 9 / 10),
+    // Every event handled, the last commits in flight: the burst that empties the held set.
+    ("with the last commits in flight", EVENTS),
+];
+
+/// Issue 56's scenario on the durable broker: a backlog published first, a consumer reading it, the
+/// broker SIGKILLed at each of [`RESTART_POINTS`] and started again on its file 2 s later; the
+/// consumer goes on by itself and exits when idle (it hung before: a commit sent while the broker was
+/// away counted as made, so the group's offset stayed behind and the lag never reached 0), then a
+/// second consumer of the group finds nothing left. Every event handled, none lost. Each point is
+/// run `ENERGY_RESTART_ROUNDS` times (1 by default; the closing note of issue 56 gives a longer run).
+#[test]
+#[ignore = "needs tansu built with SQLite storage: run by `cargo xtask test` once it is built"]
+fn the_durable_broker_restarted_at_any_point_of_a_backlog_loses_nothing() {
+    let rounds: u32 = std::env::var("ENERGY_RESTART_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(1);
+    for round in 1..=rounds {
+        for (point, after) in RESTART_POINTS {
+            let started = Instant::now();
+            let mut broker = KafkaBroker::start_durable();
+            let url = broker.url.clone();
+            bounded(120, async {
+                let bus = ready(&url).await;
+                publish_all(bus, Arc::default()).await;
+            });
+            let mut first = consumer(&url, "backlog", 10);
+            assert!(
+                first.wait_for(Duration::from_secs(120), |lines| lines.len() as u64
+                    >= after),
+                "round {round}, {point}: the consumer handled only {}: {}",
+                first.lines().len(),
+                first.stderr()
+            );
+            broker.kill();
+            let killed_at = first.lines().len();
+            std::thread::sleep(Duration::from_secs(2));
+            broker.restart();
+            assert_eq!(
+                first.wait(Duration::from_secs(180)),
+                Some(0),
+                "round {round}, {point}: the consumer did not go idle after the restart: {}",
+                first.stderr()
+            );
+            let mut second = consumer(&url, "backlog", 4);
+            assert_eq!(
+                second.wait(Duration::from_secs(120)),
+                Some(0),
+                "round {round}, {point}: {}",
+                second.stderr()
+            );
+            let handled = handled_ids(&first.lines())
+                .into_iter()
+                .chain(handled_ids(&second.lines()));
+            let duplicates = assert_all_handled(handled);
+            eprintln!(
+                "round {round}, broker killed {point} (after {killed_at} handled): none lost, {duplicates} handled twice, {:.0} s",
+                started.elapsed().as_secs_f64()
+            );
+        }
+    }
+}
+
 /// `GET path` on `address`: the status and the body.
 fn get(address: &str, path: &str) -> Option<(u16, String)> {
     use std::io::{Read, Write};

@@ -25,6 +25,8 @@
 //! | `energy_consumer_pending_messages` | gauge | | the durable's messages not yet delivered (`num_pending`) |
 //! | `energy_consumer_ack_pending_messages` | gauge | | delivered and not yet settled, by every process of the durable (`num_ack_pending`) |
 //! | `energy_consumer_healthy` | gauge | | 1 while connected and pulling, else 0 |
+//! | `energy_consumer_partition_lag` | gauge | `messaging_destination_name`, `messaging_destination_partition_id` | Kafka: a partition's high watermark minus the group's committed offset |
+//! | `energy_consumer_offset_gaps_total` | counter | the same | Kafka: records a fetch skipped and a second read delivered |
 //!
 //! Every series also has `messaging_system="nats"` and `messaging_consumer_group_name="<durable>"`.
 //! An event type the catalogue does not know is counted as `cloudevents_event_type="unknown"` (its name
@@ -81,6 +83,7 @@ pub struct ConsumerMetrics {
     ack_pending: Gauge,
     healthy: Gauge,
     partition_lag: Family<PartitionLabels, Gauge>,
+    offset_gaps: Family<PartitionLabels, Counter>,
     /// Each event type's series, found once: a family's lookup hashes its labels under a lock, which
     /// a consumer would pay twice per message.
     series: Arc<[TypeSeries]>,
@@ -114,6 +117,7 @@ impl ConsumerMetrics {
             ack_pending: Gauge::default(),
             healthy: Gauge::default(),
             partition_lag: Family::default(),
+            offset_gaps: Family::default(),
             // Every type of the catalogue, then `unknown`, then no type.
             series: (0..energy_api::EventType::ALL.len() + 2)
                 .map(|_| TypeSeries::default())
@@ -171,6 +175,11 @@ impl ConsumerMetrics {
                 "Records of a partition not yet committed by the group: its high watermark minus the committed offset",
                 metrics.partition_lag.clone(),
             );
+            scope.register(
+                "energy_consumer_offset_gaps",
+                "Records of a partition a fetch skipped and a second read delivered (a broker's or client's fault; not compaction or transaction markers)",
+                metrics.offset_gaps.clone(),
+            );
         }
         metrics
     }
@@ -184,6 +193,17 @@ impl ConsumerMetrics {
                 messaging_destination_partition_id: partition.to_string(),
             })
             .set(i64::try_from(lag).unwrap_or(i64::MAX));
+    }
+
+    /// Records of a partition that a fetch skipped and a second read delivered (Kafka).
+    #[cfg_attr(not(feature = "kafka"), allow(dead_code))]
+    pub(crate) fn offset_gap(&self, topic: &str, partition: i32, records: u64) {
+        self.offset_gaps
+            .get_or_create(&PartitionLabels {
+                messaging_destination_name: topic.to_owned(),
+                messaging_destination_partition_id: partition.to_string(),
+            })
+            .inc_by(records);
     }
 
     /// Counts one settlement.

@@ -14,7 +14,7 @@ use super::group::{
     GroupConsumer, GroupContext, KafkaLagProbe, Membership, group_name_error, list_at, list_of,
     partitions_of_topics,
 };
-use super::offsets::{Offsets, Partition};
+use super::offsets::{Arrival, Offsets, Partition};
 use super::records::{self, Topics, may_match};
 use super::{KafkaBus, KafkaSink, REQUEST_TIMEOUT, bus_headers};
 use crate::bus::consumer::{self, ConsumerConfig, Counters, Observer, Start, Stats};
@@ -335,6 +335,7 @@ impl KafkaConsumer {
             retry_topic: self.retry_topic,
             filters: self.filters,
             recent: RecentIds::default(),
+            metrics: self.metrics.clone(),
         };
         let stats = consumer::run(
             source,
@@ -413,13 +414,16 @@ struct GroupSource {
     retry_topic: String,
     filters: Vec<String>,
     recent: RecentIds,
+    metrics: Option<ConsumerMetrics>,
 }
 
-/// A received record: to hand over now, at a due time, or not this consumer's.
+/// A received record: to hand over now, at a due time, not this consumer's, or dropped to be read
+/// again (past a gap in its partition's offsets).
 enum Received {
     Now(KafkaDelivery),
     Due(KafkaDelivery, jiff::Timestamp),
     PassedOver,
+    Dropped,
 }
 
 impl GroupSource {
@@ -438,6 +442,8 @@ impl GroupSource {
                 tokio::task::spawn_blocking(move || consumer.commit(&list, CommitMode::Sync)),
             )
             .await;
+            let stored = matches!(done, Ok(Ok(Ok(()))));
+            self.offsets.answered(&commits, stored);
             match done {
                 Ok(Ok(Ok(()))) => {}
                 Ok(Ok(Err(e))) => log::warn!(
@@ -449,7 +455,66 @@ impl GroupSource {
                 ),
             }
         } else if let Err(e) = self.consumer.commit(&list, CommitMode::Async) {
-            log::debug!("a commit was not sent ({e}); a later one carries its offsets");
+            // Not even queued: sent again on the next tick.
+            self.offsets.answered(&commits, false);
+            log::debug!("a commit was not sent ({e}); it is sent again");
+        }
+    }
+
+    /// Whether the record at `offset` is to be received: a gap before it (offsets that no record
+    /// came for) is read again once, to tell records skipped (a broker's or client's fault, read now:
+    /// warned of and counted) from offsets that hold none (compaction, transaction markers).
+    fn in_order(&self, partition: &Partition, offset: i64) -> bool {
+        let (topic, index) = (&partition.0, partition.1);
+        match self.offsets.arrival(partition, offset) {
+            Arrival::InOrder => true,
+            Arrival::Dropped => false,
+            Arrival::Gap { from } => {
+                match self
+                    .consumer
+                    .seek(topic, index, Offset::Offset(from), Duration::ZERO)
+                {
+                    Ok(()) => {
+                        log::debug!(
+                            "{topic}[{index}]: offsets {from} to {} came without records; reading them again",
+                            offset - 1
+                        );
+                        false
+                    }
+                    Err(e) => {
+                        self.offsets.reread_failed(partition);
+                        log::warn!(
+                            "{topic}[{index}]: no record came for offsets {from} to {}, and they cannot be read again ({e}): passed over",
+                            offset - 1
+                        );
+                        self.count_gap(partition, offset - from);
+                        true
+                    }
+                }
+            }
+            Arrival::Hole { missing } => {
+                log::debug!(
+                    "{topic}[{index}]: {missing} offsets before {offset} hold no record (compaction or transaction markers)"
+                );
+                true
+            }
+            Arrival::Refilled { missing } => {
+                log::warn!(
+                    "{topic}[{index}]: {missing} records from offset {offset} were skipped by the first read and read again"
+                );
+                self.count_gap(partition, missing);
+                true
+            }
+        }
+    }
+
+    fn count_gap(&self, partition: &Partition, missing: i64) {
+        if let Some(metrics) = &self.metrics {
+            metrics.offset_gap(
+                &partition.0,
+                partition.1,
+                u64::try_from(missing).unwrap_or(0),
+            );
         }
     }
 
@@ -457,6 +522,9 @@ impl GroupSource {
         let topic = message.topic();
         let partition = (topic.to_owned(), message.partition());
         let offset = message.offset();
+        if !self.in_order(&partition, offset) {
+            return Received::Dropped;
+        }
         let mut headers = bus_headers(message.headers());
         let payload = Bytes::copy_from_slice(message.payload().unwrap_or_default());
         let key = message.key().map(<[u8]>::to_vec);
@@ -618,7 +686,7 @@ impl Source for GroupSource {
                             }
                         });
                     }
-                    Received::PassedOver => slot = Some(taken),
+                    Received::PassedOver | Received::Dropped => slot = Some(taken),
                 }
                 if batch.len() >= BATCH {
                     break;

@@ -41,7 +41,8 @@ impl ClientContext for GroupContext {
         if error.rdkafka_error_code() == Some(rdkafka::types::RDKafkaErrorCode::AllBrokersDown) {
             self.membership.brokers_down.store(true, Ordering::Relaxed);
         }
-        log::warn!("kafka: {error}: {reason}");
+        // librdkafka says it too, in its own log line.
+        log::debug!("kafka: {error}: {reason}");
     }
 }
 
@@ -68,6 +69,8 @@ impl ConsumerContext for GroupContext {
                 if !commits.is_empty()
                     && let Err(e) = consumer.commit(&list_of(&commits), CommitMode::Sync)
                 {
+                    // Forgotten here (the partition is no longer this consumer's): its new owner
+                    // starts from the last offset the broker confirmed, and reads the rest again.
                     log::warn!(
                         "the offsets of revoked partitions were not committed ({e}): their new owner starts earlier"
                     );
@@ -89,9 +92,19 @@ impl ConsumerContext for GroupContext {
         }
     }
 
-    fn commit_callback(&self, result: rdkafka::error::KafkaResult<()>, _: &TopicPartitionList) {
-        if let Err(e) = result {
-            log::debug!("a commit failed ({e}); a later one carries its offsets");
+    /// Every commit's answer (asynchronous or not): an offset counts as committed only once stored,
+    /// and one refused is sent again (see `offsets`).
+    fn commit_callback(&self, result: rdkafka::error::KafkaResult<()>, list: &TopicPartitionList) {
+        if let Err(e) = &result {
+            log::debug!("a commit failed ({e}); its offsets are sent again");
+        }
+        for element in list.elements() {
+            let Offset::Offset(offset) = element.offset() else {
+                continue;
+            };
+            let stored = result.is_ok() && element.error().is_ok();
+            let partition = (element.topic().to_owned(), element.partition());
+            self.offsets.answered(&[(partition, offset)], stored);
         }
     }
 }
@@ -170,7 +183,9 @@ impl Watch for KafkaLagProbe {
         let read = tokio::task::spawn_blocking(move || -> rdkafka::error::KafkaResult<Lag> {
             let commits = offsets.to_commit(false);
             if !commits.is_empty() {
-                consumer.commit(&list_of(&commits), CommitMode::Sync)?;
+                let committed = consumer.commit(&list_of(&commits), CommitMode::Sync);
+                offsets.answered(&commits, committed.is_ok());
+                committed?;
             }
             let partitions = partitions_of_topics(&consumer, &topics)?;
             let committed = consumer

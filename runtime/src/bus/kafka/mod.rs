@@ -68,7 +68,8 @@ impl rdkafka::ClientContext for Heard {
         if says_why && let Ok(mut last) = self.0.lock() {
             *last = Some(reason.to_owned());
         }
-        log::warn!("kafka: {error}: {reason}");
+        // librdkafka says it too, in its own log line.
+        log::debug!("kafka: {error}: {reason}");
     }
 }
 
