@@ -32,12 +32,16 @@ mod borrowed;
 pub mod bus;
 #[doc(hidden)]
 pub mod catalogue;
+#[cfg(feature = "jiff")]
+pub mod datetime;
 pub mod json;
 mod name_hash;
 mod raw;
 #[doc(hidden)]
 pub mod read;
 pub mod rest;
+#[cfg(feature = "server")]
+pub mod server;
 #[doc(hidden)]
 pub mod shape;
 #[doc(hidden)]

@@ -14,6 +14,10 @@ mod exit;
 mod logging;
 mod report;
 mod rest;
+#[cfg(feature = "serve")]
+mod serve;
+#[cfg(any(feature = "bus", feature = "serve"))]
+mod stop;
 #[cfg(feature = "otlp")]
 mod telemetry;
 mod validate;
@@ -42,6 +46,10 @@ enum Command {
     Bus(bus::BusCommand),
     #[command(flatten)]
     Rest(rest::Command),
+    /// Serve the REST API from a data set (JSON files as the API returns them) or from the
+    /// documents' examples, by every rule of the spec: for client teams to test against.
+    #[cfg(feature = "serve")]
+    Serve(serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -56,5 +64,7 @@ fn main() -> ExitCode {
         #[cfg(feature = "bus")]
         Command::Bus(command) => bus::run(command),
         Command::Rest(command) => rest::run(command),
+        #[cfg(feature = "serve")]
+        Command::Serve(args) => serve::run(args),
     }
 }

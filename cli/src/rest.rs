@@ -2,7 +2,7 @@
 
 mod account;
 mod chart;
-mod secret_file;
+pub(crate) mod secret_file;
 mod table;
 
 use std::collections::BTreeMap;

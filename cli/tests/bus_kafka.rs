@@ -375,13 +375,21 @@ fn the_durable_broker_killed_and_started_again_mid_stream_loses_nothing() {
     eprintln!("handled twice across the broker's restart: {duplicates}");
 }
 
-/// Where in a backlog the durable broker is killed: after this many events handled.
-const RESTART_POINTS: [(&str, u64); 4] = [
-    ("early", 100),
-    ("in the middle", EVENTS / 2),
-    ("late", EVENTS * 9 / 10),
+/// Where in a backlog the durable broker is killed (after this many events handled), and whether it
+/// stays down until the consumer has handled every record it had fetched (each of whose commits then
+/// fails), or only 2 s.
+const RESTART_POINTS: [(&str, u64, bool); 5] = [
+    ("early", 100, false),
+    ("in the middle", EVENTS / 2, false),
+    ("late", EVENTS * 9 / 10, false),
     // Every event handled, the last commits in flight: the burst that empties the held set.
-    ("with the last commits in flight", EVENTS),
+    ("with the last commits in flight", EVENTS, false),
+    // The consumer handles what it had fetched while the broker is away: every commit fails.
+    (
+        "in the middle, down while the rest is handled",
+        EVENTS / 2,
+        true,
+    ),
 ];
 
 /// Issue 56's scenario on the durable broker: a backlog published first, a consumer reading it, the
@@ -398,7 +406,7 @@ fn the_durable_broker_restarted_at_any_point_of_a_backlog_loses_nothing() {
         .and_then(|r| r.parse().ok())
         .unwrap_or(1);
     for round in 1..=rounds {
-        for (point, after) in RESTART_POINTS {
+        for (point, after, down_until_handled) in RESTART_POINTS {
             let started = Instant::now();
             let mut broker = KafkaBroker::start_durable();
             let url = broker.url.clone();
@@ -417,6 +425,12 @@ fn the_durable_broker_restarted_at_any_point_of_a_backlog_loses_nothing() {
             broker.kill();
             let killed_at = first.lines().len();
             std::thread::sleep(Duration::from_secs(2));
+            if down_until_handled {
+                // What was fetched before the kill (the whole backlog, here) is handled meanwhile.
+                first.wait_for(Duration::from_secs(60), |lines| {
+                    lines.len() as u64 >= EVENTS
+                });
+            }
             broker.restart();
             assert_eq!(
                 first.wait(Duration::from_secs(180)),

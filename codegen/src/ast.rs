@@ -101,8 +101,23 @@ pub struct FieldDef {
     pub format: Option<Format>,
     /// Names the field had before (`renamed_from:`): decoders accept them too.
     pub renamed_from: Vec<Located>,
+    /// A parameter's rules (none for a field).
+    pub rules: ParamRulesDef,
     /// Where the whole entry is.
     pub span: Span,
+}
+
+/// The rules of a path or query parameter, as written.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ParamRulesDef {
+    /// `minimum:`, an integer, with where it is.
+    pub minimum: Option<(i64, Span)>,
+    /// `maximum:`, an integer, with where it is.
+    pub maximum: Option<(i64, Span)>,
+    /// `default:`, the value an absent parameter takes, with where it is.
+    pub default: Option<(i64, Span)>,
+    /// `not_after:`, another date-time parameter this one may not be later than.
+    pub not_after: Option<Located>,
 }
 
 /// `waivers:` entry: an intentional incompatible change, allowed by name.

@@ -104,6 +104,9 @@ codes! {
     TypeCycle = "type-cycle",
     /// An endpoint's path placeholders and declared path parameters differ.
     PathParameterMismatch = "path-parameter-mismatch",
+    /// A parameter rule that does not fit its parameter (`minimum` on a string, a `default` out of
+    /// bounds, `not_after` naming no date-time parameter).
+    InvalidParameterRule = "invalid-parameter-rule",
     /// Two schema names that become the same generated name.
     NameCollision = "name-collision",
     /// Two fields of one payload that become the same Rust field.

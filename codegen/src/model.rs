@@ -196,6 +196,28 @@ pub struct Field {
     pub boxed: bool,
     /// JSON names the field had before: decoders accept them too.
     pub renamed_from: Vec<String>,
+    /// A parameter's rules (none for a field).
+    pub rules: ParamRules,
+}
+
+/// The rules of a path or query parameter, which a server enforces and the documents state.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct ParamRules {
+    /// The least value of an integer.
+    pub minimum: Option<i64>,
+    /// The greatest value of an integer.
+    pub maximum: Option<i64>,
+    /// The value an absent integer parameter takes.
+    pub default: Option<i64>,
+    /// Another date-time parameter of the endpoint this one may not be later than (JSON name).
+    pub not_after: Option<String>,
+}
+
+impl ParamRules {
+    /// Whether no rule is set.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
 }
 
 impl Field {

@@ -54,7 +54,14 @@ pub const EVENTS_MODULE_ITEMS: &[&str] = &[
 ];
 
 /// What the generated `rest` module defines itself, beside the resources and endpoint request types.
-pub const REST_MODULE_ITEMS: &[&str] = &["API_VERSION", "Endpoint", "ErrorResponse", "Method"];
+pub const REST_MODULE_ITEMS: &[&str] = &[
+    "API_VERSION",
+    "Endpoint",
+    "ErrorResponse",
+    "Method",
+    "datetime",
+    "server",
+];
 
 /// The base of every JSON Schema file's `$id`: `<SCHEMA_ID_BASE>events/agreement.updated.v2.json`, also
 /// the CloudEvents `dataschema` of each event on the bus. Decision: the spec gives no URL for the

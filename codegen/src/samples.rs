@@ -115,6 +115,10 @@ pub fn resource_example(
 
 /// A sample value of a REST parameter (a path or query parameter of an endpoint).
 pub fn parameter_value(model: &Model, f: &Field, index: usize) -> Value {
+    // Within the parameter's bounds: its default, else its least value.
+    if let Some(value) = f.rules.default.or(f.rules.minimum) {
+        return Value::from(value);
+    }
     let scope = Scope {
         model,
         rest: true,

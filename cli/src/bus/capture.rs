@@ -1,8 +1,9 @@
 //! `energy events capture`.
 
 use super::connection::{Connection, connect};
-use super::shared::{block_on, failed, filters, interrupted, parse_time};
+use super::shared::{block_on, failed, filters, parse_time};
 use crate::exit::Exit;
+use crate::stop::interrupted;
 use clap::Args;
 use energy_runtime::bus::lines::line_of;
 use energy_runtime::bus::{CaptureRange, Start};

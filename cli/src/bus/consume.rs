@@ -1,10 +1,9 @@
 //! `energy events consume`.
 
 use super::connection::{Connection, connect};
-use super::shared::{
-    CauseReport, block_on, failed, filters, interrupted, parse_duration, parse_time,
-};
+use super::shared::{CauseReport, block_on, failed, filters, parse_duration, parse_time};
 use crate::exit::Exit;
+use crate::stop::interrupted;
 use clap::{Args, ValueEnum};
 use energy_runtime::bus::serve::Endpoint;
 use energy_runtime::bus::{

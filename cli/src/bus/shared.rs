@@ -71,22 +71,6 @@ pub(crate) fn failed(error: &BusError) -> ExitCode {
     }
 }
 
-/// Resolves when the process is asked to stop (Ctrl-C, SIGTERM).
-pub(super) async fn interrupted() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        if let Ok(mut term) = signal(SignalKind::terminate()) {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-            return;
-        }
-    }
-    let _ = tokio::signal::ctrl_c().await;
-}
-
 /// The subject filters of `--filter` and `--section`.
 pub(crate) fn filters(
     subjects: &Subjects,

@@ -226,6 +226,8 @@ impl<'s> Resolver<'s> {
                 self.error(d);
             }
         }
+        let parameters: Vec<&ast::FieldDef> = e.path_parameters.iter().chain(&e.query).collect();
+        ok &= self.parameter_rules(&parameters);
         path_parameters.sort_by_key(|f| placeholders.iter().position(|p| *p == f.field.name));
         let response = self.resolve_type(&e.response, Scope::Rest { param: None })?;
         let waivers = self.waivers(&format!("endpoint {}", e.name.text), &e.waivers);
@@ -242,6 +244,101 @@ impl<'s> Resolver<'s> {
             auth_required: e.auth == ast::AuthRequirement::Required,
             waivers,
         })
+    }
+
+    /// Each parameter's rules fit it: bounds and a default on integers only, a default on an optional
+    /// parameter and within the bounds, `not_after` naming another date-time parameter of the endpoint.
+    fn parameter_rules(&mut self, parameters: &[&ast::FieldDef]) -> bool {
+        let mut ok = true;
+        let is_int =
+            |p: &ast::FieldDef| matches!(&p.ty, ast::TypeExpr::Builtin(ast::Builtin::Int, _));
+        let is_date_time = |p: &ast::FieldDef| {
+            matches!(&p.ty, ast::TypeExpr::Builtin(ast::Builtin::Str, _))
+                && p.format == Some(ast::Format::DateTime)
+        };
+        for p in parameters {
+            let rules = &p.rules;
+            let mut refuse = |r: &mut Self, span: Span, message: String, label: &str| {
+                ok = false;
+                r.error(
+                    Diagnostic::new(Code::InvalidParameterRule, span, message)
+                        .label(label.to_owned()),
+                );
+            };
+            for (key, rule) in [
+                ("minimum", rules.minimum),
+                ("maximum", rules.maximum),
+                ("default", rules.default),
+            ] {
+                if let Some((_, span)) = rule
+                    && !is_int(p)
+                {
+                    refuse(
+                        self,
+                        span,
+                        format!(
+                            "`{key}` applies to `int` parameters; `{}` is not one",
+                            p.name.text
+                        ),
+                        "a bound or default of a whole number",
+                    );
+                }
+            }
+            if let (Some((min, _)), Some((max, span))) = (rules.minimum, rules.maximum)
+                && min > max
+            {
+                refuse(
+                    self,
+                    span,
+                    format!("`maximum` {max} is below `minimum` {min}"),
+                    "no value would be accepted",
+                );
+            }
+            if let Some((default, span)) = rules.default {
+                if !p.optional {
+                    refuse(
+                        self,
+                        span,
+                        format!("`{}` is required, so it has no default", p.name.text),
+                        "write the parameter as optional (`name?:`) to give it a default",
+                    );
+                }
+                let below = rules.minimum.is_some_and(|(min, _)| default < min);
+                let above = rules.maximum.is_some_and(|(max, _)| default > max);
+                if below || above {
+                    refuse(
+                        self,
+                        span,
+                        format!("`default` {default} is outside the parameter's bounds"),
+                        "the default must be accepted itself",
+                    );
+                }
+            }
+            if let Some(other) = &rules.not_after {
+                let target = parameters.iter().find(|q| q.name.text == other.text);
+                let fine = is_date_time(p)
+                    && other.text != p.name.text
+                    && target.is_some_and(|q| is_date_time(q));
+                if !fine {
+                    ok = false;
+                    let d = Diagnostic::new(
+                        Code::InvalidParameterRule,
+                        other.span,
+                        format!("`not_after: {}` must name another date-time parameter of this endpoint", other.text),
+                    )
+                    .label("both parameters are `{type: str, format: date-time}`")
+                    .suggest(
+                        &other.text,
+                        parameters
+                            .iter()
+                            .filter(|q| is_date_time(q) && q.name.text != p.name.text)
+                            .map(|q| q.name.text.as_str()),
+                    );
+                    self.error(d);
+                }
+            }
+        }
+        ok
     }
 
     fn path_segments(&mut self, path: &Located) -> Option<Vec<PathSegment>> {

@@ -3,7 +3,7 @@
 use super::{Resolver, duplicate};
 use crate::ast::{BaseDef, Builtin, FieldDef, Located, TypeExpr};
 use crate::diag::{Code, Diagnostic};
-use crate::model::{Field, NamedRef, Type, TypeId};
+use crate::model::{Field, NamedRef, ParamRules, Type, TypeId};
 use crate::naming;
 use crate::source::Span;
 
@@ -95,6 +95,12 @@ impl<'s> Resolver<'s> {
                     origin: origin.map(str::to_owned),
                     boxed: false,
                     renamed_from: def.renamed_from.iter().map(|r| r.text.clone()).collect(),
+                    rules: ParamRules {
+                        minimum: def.rules.minimum.map(|(n, _)| n),
+                        maximum: def.rules.maximum.map(|(n, _)| n),
+                        default: def.rules.default.map(|(n, _)| n),
+                        not_after: def.rules.not_after.as_ref().map(|l| l.text.clone()),
+                    },
                 },
                 span: def.name.span,
             });

@@ -9,8 +9,10 @@
 //! - the two ways to authenticate are `http`/`basic` (API key as user name, empty password) and an
 //!   `apiKey` in the `Authorization` header (the token is sent as given: the spec does not show a
 //!   `Bearer` prefix), either of which the account endpoint requires; public endpoints say `security: []`;
-//! - errors are the shared response `Error`, under `4XX` and `5XX` (the spec shows no status codes), with
-//!   the schema's error body;
+//! - errors: the statuses a server of this document answers ([`SERVER_ERRORS`]: 400 with every
+//!   violation, 401 with `WWW-Authenticate` where credentials are required, 404, 405 with `Allow`, 503
+//!   with `Retry-After`), each a shared response; any other, under `4XX` and `5XX` (the spec shows no
+//!   status codes), the shared `Error`; all with the schema's error body;
 //! - every response and parameter has an example made from the model's sample data
 //!   ([`crate::samples`]).
 
@@ -81,10 +83,11 @@ fn document(model: &Model, rest: &Rest) -> Result<Map, String> {
     }
     let mut components = Map::new().with("schemas", schemas(rest)?);
     if let Some(error) = &rest.error_response {
-        components.set(
-            "responses",
-            Map::new().with("Error", error_response(model, error)),
-        );
+        let mut responses = Map::new().with("Error", error_response(model, error));
+        for server_error in SERVER_ERRORS {
+            responses.set(server_error.name, server_error.response(error));
+        }
+        components.set("responses", responses);
     }
     if !rest.auth.is_empty() {
         components.set("securitySchemes", security_schemes(rest));
@@ -194,6 +197,14 @@ fn operation(model: &Model, rest: &Rest, e: &Endpoint) -> Map {
             ),
     );
     if rest.error_response.is_some() {
+        for error in SERVER_ERRORS {
+            if error.status != "401" || e.auth_required {
+                responses.set(
+                    error.status,
+                    reference(&format!("#/components/responses/{}", error.name)),
+                );
+            }
+        }
         for range in ["4XX", "5XX"] {
             responses.set(range, reference("#/components/responses/Error"));
         }
@@ -212,9 +223,20 @@ fn operation(model: &Model, rest: &Rest, e: &Endpoint) -> Map {
 
 fn parameter(model: &Model, f: &Field, location: &str, index: usize) -> Map {
     let format = f.format.map(|fmt| fmt.keyword());
-    let schema = SCHEMAS.type_schema(&f.ty, format, None);
-    let description = super::schema::field_description(f)
+    let schema = SCHEMAS
+        .type_schema(&f.ty, format, None)
+        .with_opt("minimum", f.rules.minimum)
+        .with_opt("maximum", f.rules.maximum)
+        .with_opt("default", f.rules.default);
+    let mut description = super::schema::field_description(f)
         .unwrap_or_else(|| format!("`{}` ({}).", f.name, f.ty.describe()));
+    if let Some(other) = &f.rules.not_after {
+        description.push_str(&format!(
+            "\n\nNot after `{other}`: a request whose `{}` is later than its `{other}` is refused \
+             (400).",
+            f.name
+        ));
+    }
     Map::new()
         .with("name", &f.name)
         .with("in", location)
@@ -268,6 +290,101 @@ fn error_response(model: &Model, body: &Type) -> Map {
                 ),
             ),
         )
+}
+
+/// An error status a server of this document answers, as `energy-server` does: its shared response.
+struct ServerErrorResponse {
+    status: &'static str,
+    name: &'static str,
+    description: &'static str,
+    /// A header always sent with it: name, what it says, whether its value is a number.
+    header: Option<(&'static str, &'static str, bool)>,
+    example: &'static str,
+}
+
+/// The error statuses of every operation (401 only of those that require credentials). Decision: the
+/// spec shows no error status; these are what a server of this document answers, the `energy-server`
+/// crate among them, in the error body the schema describes (`detail`, `code`, and `errors` for a
+/// request refused).
+const SERVER_ERRORS: [ServerErrorResponse; 5] = [
+    ServerErrorResponse {
+        status: "400",
+        name: "BadRequest",
+        description: "The request's parameters are not valid: every violation at once, one entry of `errors` \
+            per parameter (an unknown parameter, a repeated one, an empty value, a value of the wrong type or \
+            out of its bounds, a period that ends before it starts).",
+        header: None,
+        example: r#"{"detail": "2 parameters are not valid", "code": "invalid_parameters", "errors": [{"parameter": "page_size", "in": "query", "code": "out_of_range", "message": "must be from 1 to 1000; 0 is not"}, {"parameter": "is_green", "in": "query", "code": "invalid", "message": "must be `true` or `false`"}]}"#,
+    },
+    ServerErrorResponse {
+        status: "401",
+        name: "Unauthorized",
+        description: "No credentials, or credentials refused: an API key (HTTP Basic, empty password) or a token is required.",
+        header: Some((
+            "WWW-Authenticate",
+            "The challenge: `Basic realm=\"energy\", charset=\"UTF-8\"`.",
+            false,
+        )),
+        example: r#"{"detail": "this operation requires authentication: an API key (HTTP Basic) or a token", "code": "not_authenticated"}"#,
+    },
+    ServerErrorResponse {
+        status: "404",
+        name: "NotFound",
+        description: "Nothing at this path: an unknown product, tariff or account, or a page past the last.",
+        header: None,
+        example: r#"{"detail": "no product VAR-99-01-01", "code": "not_found"}"#,
+    },
+    ServerErrorResponse {
+        status: "405",
+        name: "MethodNotAllowed",
+        description: "The path exists, not with this method.",
+        header: Some(("Allow", "The methods the path has (`GET, HEAD`).", false)),
+        example: r#"{"detail": "method POST is not allowed here (allowed: GET, HEAD)", "code": "method_not_allowed"}"#,
+    },
+    ServerErrorResponse {
+        status: "503",
+        name: "Unavailable",
+        description: "The server is answering as many requests as it takes, or the request took longer than \
+            its limit: try again after `Retry-After` seconds.",
+        header: Some(("Retry-After", "Seconds to wait before trying again.", true)),
+        example: r#"{"detail": "the server is answering as many requests as it takes; try again shortly", "code": "unavailable"}"#,
+    },
+];
+
+impl ServerErrorResponse {
+    fn response(&self, body: &Type) -> Map {
+        let example: serde_json::Value =
+            serde_json::from_str(self.example).unwrap_or(serde_json::Value::Null);
+        let mut response = Map::new().with("description", self.description);
+        if let Some((name, description, number)) = self.header {
+            let schema = if number {
+                Map::new().with("type", "integer").with("minimum", 0_i64)
+            } else {
+                Map::new().with("type", "string")
+            };
+            response.set(
+                "headers",
+                Map::new().with(
+                    name,
+                    Map::new()
+                        .with("description", description)
+                        .with("required", true)
+                        .with("schema", schema),
+                ),
+            );
+        }
+        response.with(
+            "content",
+            json_content(
+                SCHEMAS.type_schema(body, None, None),
+                Some(
+                    Map::new()
+                        .with("summary", "The error body of a server of this document.")
+                        .with("value", Node::from(&example)),
+                ),
+            ),
+        )
+    }
 }
 
 fn security_schemes(rest: &Rest) -> Map {

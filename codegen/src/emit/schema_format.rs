@@ -138,6 +138,7 @@ enum Mapping {
     Event,
     Version,
     RestField,
+    Parameter,
     EventField,
     ConsumerFile,
     Read,
@@ -157,6 +158,7 @@ impl Mapping {
             Mapping::Event => keys::EVENT,
             Mapping::Version => keys::VERSION,
             Mapping::RestField => keys::REST_FIELD,
+            Mapping::Parameter => keys::PARAMETER,
             Mapping::EventField => keys::EVENT_FIELD,
             Mapping::ConsumerFile => keys::CONSUMER_FILE,
             Mapping::Read => keys::READS,
@@ -174,7 +176,7 @@ impl Mapping {
             Mapping::Resource => &["description"],
             Mapping::Event => &["versions"],
             Mapping::Version => &[],
-            Mapping::RestField => &["type", "description"],
+            Mapping::RestField | Mapping::Parameter => &["type", "description"],
             Mapping::EventField => &["type"],
             Mapping::ConsumerFile => &["consumer", "reads"],
             Mapping::Read => &["event", "versions"],
@@ -196,6 +198,7 @@ impl Mapping {
             Mapping::Event => "event",
             Mapping::Version => "version",
             Mapping::RestField => "rest_field",
+            Mapping::Parameter => "parameter",
             Mapping::EventField => "event_field",
             Mapping::ConsumerFile => "consumer_file",
             Mapping::Read => "read",
@@ -228,7 +231,10 @@ impl Mapping {
             Mapping::Version => {
                 "A payload version: `fields`, `bases` and `extends` (combined), or `payload: <SharedType>`."
             }
-            Mapping::RestField => "A field in long form; REST fields and parameters are described.",
+            Mapping::RestField => "A field in long form; REST fields are described.",
+            Mapping::Parameter => {
+                "A path or query parameter, described, with the rules a server enforces for it."
+            }
             Mapping::EventField => "A field in long form.",
             Mapping::ConsumerFile => {
                 "`schema/consumers/<name>.yaml`: what a consuming team reads of the events; `cargo xtask compat` names the contracts a change breaks."
@@ -255,6 +261,7 @@ impl Mapping {
                 Mapping::Resource,
                 Mapping::Endpoint,
                 Mapping::RestField,
+                Mapping::Parameter,
             ],
             Mapping::ConsumerFile => &[Mapping::Read],
             _ => &[],
@@ -281,6 +288,9 @@ pub fn emit() -> Result<BTreeMap<String, String>, String> {
         let rest = kind == FileKind::Rest;
         if kind != FileKind::Consumer {
             definitions.set(fields_definition(rest), fields_schema(rest));
+        }
+        if rest {
+            definitions.set("parameters", parameters_schema());
         }
         let root = Map::new()
             .with("$comment", super::header_text())
@@ -356,6 +366,23 @@ fn fields_schema(rest: bool) -> Map {
         .with("additionalProperties", value)
 }
 
+/// A mapping of parameter names to parameters in long form.
+fn parameters_schema() -> Map {
+    Map::new()
+        .with(
+            "description",
+            "Parameters by name (`name?` for an optional one), each `{type: …, description: …}` with \
+             its rules.",
+        )
+        .with("type", "object")
+        .with("propertyNames", Map::new().with("pattern", FIELD_NAME))
+        .with("additionalProperties", definition("parameter"))
+}
+
+fn integer() -> Map {
+    Map::new().with("type", "integer")
+}
+
 fn enumeration(values: &[&str]) -> Map {
     Map::new().with("enum", values.to_vec())
 }
@@ -389,6 +416,7 @@ fn value_schema(mapping: Mapping, key: &str) -> Result<Map, String> {
             | Mapping::Resource
             | Mapping::Endpoint
             | Mapping::RestField
+            | Mapping::Parameter
     );
     let fields = || definition(fields_definition(rest));
     let schema = match (mapping, key) {
@@ -443,10 +471,13 @@ fn value_schema(mapping: Mapping, key: &str) -> Result<Map, String> {
         (Mapping::Endpoint, "path") => {
             described("The path, with `{parameter}` placeholders.", string())
         }
-        (Mapping::Endpoint, "path_parameters") => {
-            described("The path's parameters, in path order.", fields())
+        (Mapping::Endpoint, "path_parameters") => described(
+            "The path's parameters, in path order.",
+            definition("parameters"),
+        ),
+        (Mapping::Endpoint, "query") => {
+            described("The query parameters.", definition("parameters"))
         }
-        (Mapping::Endpoint, "query") => described("The query parameters.", fields()),
         (Mapping::Endpoint, "response") => {
             described("The response body.", definition("type_notation"))
         }
@@ -494,14 +525,28 @@ fn value_schema(mapping: Mapping, key: &str) -> Result<Map, String> {
         (Mapping::Version, "payload") => {
             described("The payload is this shared type as a whole.", string())
         }
-        (Mapping::RestField | Mapping::EventField, "type") => {
+        (Mapping::RestField | Mapping::EventField | Mapping::Parameter, "type") => {
             described("The field's type.", definition("type_notation"))
         }
         (Mapping::RestField, "nullable") => described("The value may be `null`.", flag()),
-        (Mapping::RestField, "format") => {
+        (Mapping::RestField | Mapping::Parameter, "format") => {
             described("The string's format.", enumeration(keys::FORMATS))
         }
-        (Mapping::RestField | Mapping::EventField, "renamed_from")
+        (Mapping::Parameter, "minimum") => {
+            described("The least value of an `int` parameter.", integer())
+        }
+        (Mapping::Parameter, "maximum") => {
+            described("The greatest value of an `int` parameter.", integer())
+        }
+        (Mapping::Parameter, "default") => described(
+            "The value an absent optional `int` parameter takes (within the bounds).",
+            integer(),
+        ),
+        (Mapping::Parameter, "not_after") => described(
+            "Another date-time parameter of the endpoint this one may not be later than.",
+            string(),
+        ),
+        (Mapping::RestField | Mapping::EventField | Mapping::Parameter, "renamed_from")
         | (Mapping::Event, "renamed_from") => described(
             "The former name (or names): decoders accept it too; `cargo xtask compat` pairs it with this one.",
             Map::new().with("oneOf", vec![Node::Map(string()), Node::Map(names())]),

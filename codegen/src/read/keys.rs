@@ -74,6 +74,18 @@ pub const VERSION: &[&str] = &[
 ];
 /// A field's long form in `rest.yaml` (fields, bases and parameters).
 pub const REST_FIELD: &[&str] = &["type", "description", "nullable", "format", "renamed_from"];
+/// A path or query parameter's long form in `rest.yaml`: a field's keys, and the rules a server enforces
+/// (and documents) for it.
+pub const PARAMETER: &[&str] = &[
+    "type",
+    "description",
+    "format",
+    "renamed_from",
+    "minimum",
+    "maximum",
+    "default",
+    "not_after",
+];
 /// A field's long form in the events' files.
 pub const EVENT_FIELD: &[&str] = &["type", "description", "renamed_from"];
 

@@ -104,11 +104,11 @@ impl SchemaReader<'_> {
         let description = self.description(&map, true, "an endpoint");
         let path_parameters = map
             .get("path_parameters")
-            .map(|n| self.fields(n, true, true))
+            .map(|n| self.parameters(n))
             .unwrap_or_default();
         let query = map
             .get("query")
-            .map(|n| self.fields(n, true, true))
+            .map(|n| self.parameters(n))
             .unwrap_or_default();
         let response = self
             .required(&map, "response", "an endpoint")

@@ -119,6 +119,20 @@ impl SchemaReader<'_> {
 
     /// A mapping of field entries: `name: type`, `name?: type`, or `name: {type: …, description: …}`.
     pub(super) fn fields(&mut self, node: &Node, rest: bool, describe: bool) -> Vec<FieldDef> {
+        let allowed = if rest {
+            keys::REST_FIELD
+        } else {
+            keys::EVENT_FIELD
+        };
+        self.field_entries(node, allowed, describe)
+    }
+
+    /// The path or query parameters of an endpoint: fields, with their rules.
+    pub(super) fn parameters(&mut self, node: &Node) -> Vec<FieldDef> {
+        self.field_entries(node, keys::PARAMETER, true)
+    }
+
+    fn field_entries(&mut self, node: &Node, allowed: &[&str], describe: bool) -> Vec<FieldDef> {
         let mut out = Vec::new();
         let Some(map) = self.entries(node, "`fields`", None) else {
             return out;
@@ -157,11 +171,6 @@ impl SchemaReader<'_> {
             };
             let field = match &value.kind {
                 NodeKind::Map(_) => {
-                    let allowed = if rest {
-                        keys::REST_FIELD
-                    } else {
-                        keys::EVENT_FIELD
-                    };
                     let Some(long) = self.entries(value, "a field", Some(allowed)) else {
                         continue;
                     };
@@ -178,6 +187,26 @@ impl SchemaReader<'_> {
                         .get("renamed_from")
                         .map(|n| self.one_or_more_names(n, "`renamed_from`"))
                         .unwrap_or_default();
+                    let integer = |r: &mut Self, key: &str| {
+                        let node = long.get(key)?;
+                        match node.as_str().map(str::parse::<i64>) {
+                            Some(Ok(n)) => Some((n, node.span)),
+                            _ => {
+                                r.expected(
+                                    node,
+                                    &format!("`{key}`"),
+                                    "a whole number, such as `100`",
+                                );
+                                None
+                            }
+                        }
+                    };
+                    let rules = ParamRulesDef {
+                        minimum: integer(self, "minimum"),
+                        maximum: integer(self, "maximum"),
+                        default: integer(self, "default"),
+                        not_after: long.get("not_after").and_then(|n| self.located(n)),
+                    };
                     FieldDef {
                         name,
                         optional,
@@ -186,6 +215,7 @@ impl SchemaReader<'_> {
                         nullable,
                         format,
                         renamed_from,
+                        rules,
                         span,
                     }
                 }
@@ -212,6 +242,7 @@ impl SchemaReader<'_> {
                         nullable: false,
                         format: None,
                         renamed_from: Vec::new(),
+                        rules: ParamRulesDef::default(),
                         span,
                     }
                 }

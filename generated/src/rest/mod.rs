@@ -137,7 +137,7 @@ impl AnnualCost {
     keep_unlisted_in additional_fields,
 );
 
-/// The body of an error response. Decision: error status codes, body shape and error codes are not shown, so the body is read as a free-form JSON object when it is one; clients keep the raw body otherwise.
+/// The body of an error response. Decision: error status codes, body shape and error codes are not shown, so the body is read as a free-form JSON object when it is one; clients keep the raw body otherwise. A server of this document (the `energy-server` crate, `energy serve`) writes `detail` (what is wrong, in a sentence), `code` (a stable code: `invalid_parameters`, `not_authenticated`, `not_found`, `method_not_allowed`, `unavailable`, …) and, for a request refused, `errors`: one object per parameter with `parameter`, `in` (`path` or `query`), `code` (`missing`, `empty`, `invalid`, `out_of_range`, `unknown`, `repeated`, `bad_encoding`, `order`) and `message`.
 #[derive(Debug, Clone, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 #[serde(transparent)]
 pub struct ApiError(pub ::serde_json::Map<::std::string::String, ::serde_json::Value>);
@@ -1464,8 +1464,10 @@ pub struct ListProducts {
     pub is_green: ::std::option::Option<bool>,
     /// Only prepaid (`true`) or only non-prepaid (`false`) products.
     pub is_prepay: ::std::option::Option<bool>,
-    /// Records per page (usually 100; the maximum accepted is not shown).
+    /// Records per page (usually 100). Decision: the maximum accepted is not shown; 1 to 1,000 are accepted (a page of 1,000 products is about 1 MB), anything else is refused (400).
     pub page_size: ::std::option::Option<i64>,
+    /// The page to return, 1 for the first. Decision: the spec does not show how pages are asked for; real responses' `next` links carry `page=2`, so this is the parameter, and clients follow `next` rather than writing it.
+    pub page: ::std::option::Option<i64>,
 }
 
 impl ListProducts {
@@ -1503,6 +1505,14 @@ impl ListProducts {
         self.page_size = ::std::option::Option::Some(page_size.into());
         self
     }
+
+    /// Sets `page`.
+    #[inline]
+    #[must_use]
+    pub fn with_page(mut self, page: impl ::std::convert::Into<i64>) -> Self {
+        self.page = ::std::option::Option::Some(page.into());
+        self
+    }
 }
 
 impl Endpoint for ListProducts {
@@ -1535,6 +1545,9 @@ impl Endpoint for ListProducts {
         }
         if let ::std::option::Option::Some(value) = &self.page_size {
             query.push(("page_size", value.to_string()));
+        }
+        if let ::std::option::Option::Some(value) = &self.page {
+            query.push(("page", value.to_string()));
         }
         query
     }
@@ -1600,6 +1613,8 @@ pub struct ListStandardUnitRates {
     pub period_from: ::std::option::Option<::jiff::Timestamp>,
     /// End of the period (ISO 8601). Include the time zone: without one, `Europe/London` is assumed.
     pub period_to: ::std::option::Option<::jiff::Timestamp>,
+    /// The page to return, 1 for the first (100 rates a page). Decision: as for the products list, real responses' `next` links carry `page=2`.
+    pub page: ::std::option::Option<i64>,
 }
 
 impl ListStandardUnitRates {
@@ -1613,6 +1628,7 @@ impl ListStandardUnitRates {
             tariff_code: tariff_code.into(),
             period_from: ::std::option::Option::None,
             period_to: ::std::option::Option::None,
+            page: ::std::option::Option::None,
         }
     }
 }
@@ -1637,6 +1653,14 @@ impl ListStandardUnitRates {
         period_to: impl ::std::convert::Into<::jiff::Timestamp>,
     ) -> Self {
         self.period_to = ::std::option::Option::Some(period_to.into());
+        self
+    }
+
+    /// Sets `page`.
+    #[inline]
+    #[must_use]
+    pub fn with_page(mut self, page: impl ::std::convert::Into<i64>) -> Self {
+        self.page = ::std::option::Option::Some(page.into());
         self
     }
 }
@@ -1675,6 +1699,9 @@ impl Endpoint for ListStandardUnitRates {
         }
         if let ::std::option::Option::Some(value) = &self.period_to {
             query.push(("period_to", value.to_string()));
+        }
+        if let ::std::option::Option::Some(value) = &self.page {
+            query.push(("page", value.to_string()));
         }
         query
     }
@@ -1732,3 +1759,6 @@ impl Endpoint for GetAccount {
 pub const API_VERSION: &str = "v1";
 
 pub use ::energy_api_core::rest::{Endpoint, Method};
+pub use ::energy_api_core::datetime;
+#[cfg(feature = "server")]
+pub mod server;

@@ -23,14 +23,15 @@
 use std::fmt;
 use std::str::FromStr;
 
+use energy_api::rest::datetime::{ClockChange, DateTimeText};
+use jiff::Timestamp;
 use jiff::civil;
-use jiff::tz::{AmbiguousOffset, TimeZone};
-use jiff::{Timestamp, Zoned};
+use jiff::tz::TimeZone;
 
 use super::Error;
 
 /// The time zone the API assumes for a date-time without an offset.
-pub const LONDON: &str = "Europe/London";
+pub use energy_api::rest::datetime::LONDON;
 
 /// A date-time parameter (`period_from`, `period_to`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,51 +50,30 @@ impl DateTimeParam {
     /// - without one (`2024-03-31T01:30`, `2024-03-31 01:30:00`): a civil date-time in `Europe/London`;
     /// - a date alone (`2024-03-31`): midnight of that date in `Europe/London`.
     pub fn parse(input: &str) -> Result<Self, Error> {
-        let text = input.trim();
-        let invalid = |reason: String| Error::InvalidDateTime {
-            input: input.to_owned(),
-            reason,
-        };
-        if text.contains('[') {
-            return text
-                .parse::<Zoned>()
-                .map(|zoned| Self::Instant(zoned.timestamp()))
-                .map_err(|e| invalid(e.to_string()));
+        match energy_api::rest::datetime::parse(input) {
+            Ok(DateTimeText::Instant(instant)) => Ok(Self::Instant(instant)),
+            Ok(DateTimeText::London(civil)) => Ok(Self::London(civil)),
+            Err(reason) => Err(Error::InvalidDateTime {
+                input: input.to_owned(),
+                reason,
+            }),
         }
-        if let Ok(instant) = text.parse::<Timestamp>() {
-            return Ok(Self::Instant(instant));
-        }
-        if has_offset(text) {
-            // An offset that did not parse as an instant: say why, rather than dropping the offset.
-            return text
-                .parse::<Timestamp>()
-                .map(Self::Instant)
-                .map_err(|e| invalid(e.to_string()));
-        }
-        if let Ok(civil) = text.parse::<civil::DateTime>() {
-            return Ok(Self::London(civil));
-        }
-        if let Ok(date) = text.parse::<civil::Date>() {
-            return Ok(Self::London(date.to_datetime(civil::Time::midnight())));
-        }
-        Err(invalid(
-            "expected an ISO 8601 date-time such as 2024-03-31T01:30Z, 2024-03-31T01:30 \
-             (Europe/London) or a date such as 2024-03-31"
-                .to_owned(),
-        ))
     }
 
     /// The instant this parameter stands for; a civil date-time is resolved in `Europe/London`.
     pub fn to_timestamp(&self) -> Result<Timestamp, Error> {
+        self.text()
+            .to_timestamp()
+            .map_err(|reason| Error::InvalidDateTime {
+                input: self.to_string(),
+                reason,
+            })
+    }
+
+    fn text(&self) -> DateTimeText {
         match self {
-            Self::Instant(instant) => Ok(*instant),
-            Self::London(civil) => london()?
-                .to_ambiguous_timestamp(*civil)
-                .compatible()
-                .map_err(|e| Error::InvalidDateTime {
-                    input: civil.to_string(),
-                    reason: e.to_string(),
-                }),
+            Self::Instant(instant) => DateTimeText::Instant(*instant),
+            Self::London(civil) => DateTimeText::London(*civil),
         }
     }
 
@@ -106,18 +86,18 @@ impl DateTimeParam {
         let zone = london().ok()?;
         let instant = self.to_timestamp().ok()?;
         let sent = instant.to_zoned(zone.clone());
-        match zone.to_ambiguous_timestamp(*civil).offset() {
-            AmbiguousOffset::Unambiguous { .. } => None,
-            AmbiguousOffset::Gap { .. } => Some(format!(
+        match self.text().clock_change() {
+            ClockChange::None => None,
+            ClockChange::Gap => Some(format!(
                 "{civil} does not exist in {LONDON} (the clocks go forward); using {} ({instant})",
                 sent.strftime("%H:%M %Z")
             )),
-            AmbiguousOffset::Fold { after, .. } => Some(format!(
+            ClockChange::Fold { second } => Some(format!(
                 "{civil} happens twice in {LONDON} (the clocks go back); using the first, {} \
                  ({instant}); write {}{} for the second",
                 sent.strftime("%H:%M %Z"),
                 civil.strftime("%Y-%m-%dT%H:%M"),
-                after
+                second
             )),
         }
     }
@@ -160,20 +140,10 @@ impl fmt::Display for DateTimeParam {
 
 /// The `Europe/London` time zone, from the system database or the copy bundled into the binary.
 pub fn london() -> Result<TimeZone, Error> {
-    jiff::tz::db()
-        .get(LONDON)
-        .map_err(|e| Error::InvalidDateTime {
-            input: LONDON.to_owned(),
-            reason: e.to_string(),
-        })
-}
-
-/// Whether the text ends with an offset (`Z`, `+01:00`, `-0500`) after its time part.
-fn has_offset(text: &str) -> bool {
-    let Some((_, time)) = text.split_once(['T', 't', ' ']) else {
-        return false;
-    };
-    time.ends_with(['Z', 'z']) || time.contains(['+', '-'])
+    energy_api::rest::datetime::london().map_err(|reason| Error::InvalidDateTime {
+        input: LONDON.to_owned(),
+        reason,
+    })
 }
 
 #[cfg(test)]

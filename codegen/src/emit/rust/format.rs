@@ -281,7 +281,7 @@ fn reader_invocation(item: &syn::Item) -> Option<String> {
         return None;
     };
     let name = &m.mac.path.segments.last()?.ident;
-    if name != "table_struct" {
+    if name != "table_struct" && name != "server_request" {
         return None;
     }
     // Its attributes (a `#[cfg]`) as prettyplease prints them, then the invocation.
@@ -318,7 +318,8 @@ fn item_invocation(item: &syn::Item) -> Option<String> {
     let syn::Item::Macro(m) = item else {
         return None;
     };
-    if m.mac.path.segments.last()?.ident != "version_enum" || !m.attrs.is_empty() {
+    let name = &m.mac.path.segments.last()?.ident;
+    if (name != "version_enum" && name != "server_api") || !m.attrs.is_empty() {
         return None;
     }
     let body = syn::parse2::<syn::File>(m.mac.tokens.clone()).ok()?;

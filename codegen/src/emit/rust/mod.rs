@@ -11,6 +11,7 @@ mod format;
 mod name_table;
 mod readme;
 mod rest;
+mod server;
 mod structs;
 pub(crate) mod twin;
 
@@ -31,6 +32,8 @@ enum Job {
     /// `src/events/<section>.rs`, by index into the model's sections.
     EventsSection(usize),
     Rest,
+    /// `src/rest/server.rs`.
+    Server,
     Documents,
     /// `src/borrowed/mod.rs`.
     BorrowedMod,
@@ -97,6 +100,14 @@ impl Job {
             Job::Types => ("src/types.rs".to_owned(), types_rs(model)),
             Job::EventsMod => ("src/events/mod.rs".to_owned(), events::mod_rs(model)),
             Job::Rest => ("src/rest/mod.rs".to_owned(), rest::file(model)),
+            Job::Server => (
+                "src/rest/server.rs".to_owned(),
+                model
+                    .rest
+                    .as_ref()
+                    .map(|rest| server::file(model, rest))
+                    .unwrap_or_default(),
+            ),
             Job::Documents => ("src/documents.rs".to_owned(), documents_rs(model)),
             Job::BorrowedMod => (
                 "src/borrowed/mod.rs".to_owned(),
@@ -159,6 +170,9 @@ fn formatted_files(
     jobs.push(Job::EventsMod);
     jobs.extend((0..model.sections.len()).map(Job::EventsSection));
     jobs.push(Job::Rest);
+    if model.rest.is_some() {
+        jobs.push(Job::Server);
+    }
     jobs.push(Job::Documents);
     jobs.extend([Job::BorrowedMod, Job::BorrowedTypes]);
     jobs.extend((0..model.sections.len()).map(Job::BorrowedSection));
@@ -208,7 +222,10 @@ include = ["/src", "/openapi.yaml", "/asyncapi.yaml", "/schemas", "/README.md", 
     out.push_str(&format!("default = [{}]\n", quoted.join(", ")));
     out.push_str(
         "# The REST resources and endpoint request types (`rest`).\nrest = []\n\
-         # The OpenAPI and AsyncAPI documents as string constants (`documents`).\ndocuments = []\n",
+         # The OpenAPI and AsyncAPI documents as string constants (`documents`).\ndocuments = []\n\
+         # The serving side of the REST API (`rest::server`): the operations' rows and parameters, a response\n\
+         # enum per operation, the handlers' trait `Api`. Off by default; the `energy-server` crate serves it.\n\
+         server = [\"rest\", \"energy-api-core/server\"]\n",
     );
     for f in &features {
         out.push_str(&format!("{f} = []\n"));

@@ -45,6 +45,10 @@ pub(super) fn file(model: &Model) -> TokenStream {
         pub const API_VERSION: &str = #version;
 
         pub use ::energy_api_core::rest::{Endpoint, Method};
+        pub use ::energy_api_core::datetime;
+
+        #[cfg(feature = "server")]
+        pub mod server;
     }
 }
 

@@ -432,6 +432,7 @@ mod tests {
             origin: None,
             boxed: false,
             renamed_from: Vec::new(),
+            rules: Default::default(),
         }
     }
 
