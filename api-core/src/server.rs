@@ -638,6 +638,10 @@ type Call<A, P> = dyn for<'a> Fn(&'a A, &mut Arguments, Option<&'a P>, Inspect<'
     + Send
     + Sync;
 
+/// How a route hands a request of type `R` to its handler of the trait `A` (principal type `P`).
+pub type Handler<A, P, R> =
+    for<'a> fn(&'a A, R, Option<&'a P>) -> BoxFuture<'a, Result<Box<dyn Reply>, ServerError>>;
+
 /// One operation of a handlers' trait `A` (whose principal type is `P`): its row, and how a request
 /// is read and handed to its handler.
 pub struct Route<A, P> {
@@ -648,13 +652,7 @@ pub struct Route<A, P> {
 
 impl<A: 'static, P: 'static> Route<A, P> {
     /// The route of the request type `R`, whose handler is `handle`.
-    pub fn new<R: Request>(
-        handle: for<'a> fn(
-            &'a A,
-            R,
-            Option<&'a P>,
-        ) -> BoxFuture<'a, Result<Box<dyn Reply>, ServerError>>,
-    ) -> Self {
+    pub fn new<R: Request>(handle: Handler<A, P, R>) -> Self {
         Self {
             operation: R::ROW,
             call: Box::new(move |api, arguments, principal, inspect| {

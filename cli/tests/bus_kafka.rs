@@ -81,6 +81,13 @@ fn handled_ids(lines: &[String]) -> Vec<String> {
 }
 
 fn consumer(server: &str, durable: &str, idle_exit: u32) -> EnergyProcess {
+    consumer_waiting(server, durable, idle_exit, "6s")
+}
+
+/// A consumer whose group session is `ack_wait`: a killed member's partitions go to the others after
+/// it, and a broker slower than it to answer a heartbeat (the SQLite one on a busy machine) makes the
+/// group rebalance.
+fn consumer_waiting(server: &str, durable: &str, idle_exit: u32, ack_wait: &str) -> EnergyProcess {
     EnergyProcess::start(&[
         "events",
         "consume",
@@ -88,9 +95,8 @@ fn consumer(server: &str, durable: &str, idle_exit: u32) -> EnergyProcess {
         server,
         "--durable",
         durable,
-        // The group's session: a killed member's partitions go to the others after 6 s.
         "--ack-wait",
-        "6s",
+        ack_wait,
         "--retry-delay",
         "200ms",
         "--idle-exit",
@@ -414,7 +420,7 @@ fn the_durable_broker_restarted_at_any_point_of_a_backlog_loses_nothing() {
                 let bus = ready(&url).await;
                 publish_all(bus, Arc::default()).await;
             });
-            let mut first = consumer(&url, "backlog", 10);
+            let mut first = consumer_waiting(&url, "backlog", 10, "20s");
             assert!(
                 first.wait_for(Duration::from_secs(120), |lines| lines.len() as u64
                     >= after),
@@ -438,7 +444,7 @@ fn the_durable_broker_restarted_at_any_point_of_a_backlog_loses_nothing() {
                 "round {round}, {point}: the consumer did not go idle after the restart: {}",
                 first.stderr()
             );
-            let mut second = consumer(&url, "backlog", 4);
+            let mut second = consumer_waiting(&url, "backlog", 4, "20s");
             assert_eq!(
                 second.wait(Duration::from_secs(120)),
                 Some(0),

@@ -215,7 +215,7 @@ impl DataSet {
         let mut seen = std::collections::BTreeSet::new();
         self.products.retain(|p| seen.insert(p.code.clone()));
         for rates in self.rates.values_mut() {
-            rates.sort_by(|a, b| b.valid_from.cmp(&a.valid_from));
+            rates.sort_by_key(|r| std::cmp::Reverse(r.valid_from));
             rates.dedup_by(|a, b| a.valid_from == b.valid_from && a.valid_to == b.valid_to);
         }
     }

@@ -33,8 +33,8 @@ fn product(i: usize) -> Value {
     json!({
         "code": code, "direction": "IMPORT", "full_name": format!("Flexible {i}"),
         "display_name": "Flexible", "description": "A variable tariff.", "is_variable": true,
-        "is_green": i % 2 == 0, "is_tracker": false, "is_prepay": i % 5 == 0, "is_business": false,
-        "is_restricted": false, "term": if i % 3 == 0 { Value::Null } else { json!(12) },
+        "is_green": i.is_multiple_of(2), "is_tracker": false, "is_prepay": i.is_multiple_of(5), "is_business": false,
+        "is_restricted": false, "term": if i.is_multiple_of(3) { Value::Null } else { json!(12) },
         "available_from": "2023-03-28T10:35:00+01:00", "available_to": null,
         "links": [{"href": format!("https://api.example.com/v1/products/{code}/"), "method": "GET", "rel": "self"}],
         "brand": BRANDS[i % 3],
@@ -60,7 +60,7 @@ fn rates() -> Vec<Value> {
 /// The data set as files: products over two pages' files, the real responses' details and accounts,
 /// the rates of one tariff under its path.
 fn write_data(dir: &Path) {
-    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/real-responses");
+    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/real-responses");
     for file in [
         "product_detail_1.json",
         "product_detail_3.json",
@@ -364,7 +364,7 @@ fn filters_combine_and_both_path_forms_serve_the_same() {
     .json();
     assert_eq!(with_slash, without);
     let expected: Vec<String> = (0..PRODUCTS)
-        .filter(|i| BRANDS[i % 3] == "AFFECT_ENERGY" && i % 2 == 0)
+        .filter(|i| BRANDS[i % 3] == "AFFECT_ENERGY" && i.is_multiple_of(2))
         .map(|i| format!("VAR-{i:04}"))
         .collect();
     assert_eq!(with_slash["count"], expected.len());
@@ -407,7 +407,9 @@ fn the_projects_clients_page_through_every_record_as_computed_from_the_data_set(
         )
         .collect::<Result<_, _>>()
         .expect("every page");
-    let expected = (0..PRODUCTS).filter(|i| i % 5 == 0 && i % 2 == 1).count();
+    let expected = (0..PRODUCTS)
+        .filter(|i| i.is_multiple_of(5) && i % 2 == 1)
+        .count();
     assert_eq!(prepay.len(), expected);
 
     // The London day of the spring clock change: 23 hours, 46 rates; of the autumn one: 25 hours, 50.

@@ -14,6 +14,7 @@ mod kafka;
 mod lines;
 mod measure;
 mod peer;
+mod schemathesis;
 mod semver;
 mod test;
 mod tools;

