@@ -236,10 +236,15 @@ fn crates_depend_only_as_the_map_draws() {
             &["energy-api", "energy-api-core", "dev:energy-testkit"][..],
         ),
         (
+            "server",
+            &["energy-api", "dev:energy-runtime", "dev:energy-testkit"][..],
+        ),
+        (
             "cli",
             &[
                 "energy-api",
                 "energy-runtime",
+                "energy-server",
                 "dev:energy-codegen",
                 "dev:energy-runtime",
                 "dev:energy-testkit",
@@ -283,6 +288,7 @@ fn crates_depend_only_as_the_map_draws() {
         "api-core",
         "generated",
         "runtime",
+        "server",
         "codegen",
         "testkit",
         "tests/twin",
