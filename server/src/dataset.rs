@@ -27,7 +27,7 @@
 //! - An account is shown to any holder of a configured key or token.
 
 use crate::auth::KeyHolder;
-use crate::page::paginate;
+use crate::page::paginate_cloned;
 use energy_api::rest::server::ServerError;
 use energy_api::rest::server::{
     Api, GetAccountResponse, GetProductResponse, ListProductsResponse,
@@ -297,19 +297,14 @@ impl Api for DataSet {
         &self,
         request: ListProducts,
     ) -> Result<ListProductsResponse, ServerError> {
-        let matching: Vec<Product> = self
+        let matching = self
             .products
             .iter()
             .filter(|p| request.brand.as_ref().is_none_or(|b| &p.brand == b))
             .filter(|p| request.is_green.is_none_or(|g| p.is_green == g))
-            .filter(|p| request.is_prepay.is_none_or(|g| p.is_prepay == g))
-            .cloned()
-            .collect();
-        Ok(ListProductsResponse::Ok(paginate(
-            matching,
-            request.page,
-            request.page_size,
-        )?))
+            .filter(|p| request.is_prepay.is_none_or(|g| p.is_prepay == g));
+        let page = paginate_cloned(matching, request.page, request.page_size)?;
+        Ok(ListProductsResponse::Ok(page))
     }
 
     async fn get_product(&self, request: GetProduct) -> Result<GetProductResponse, ServerError> {
@@ -333,21 +328,16 @@ impl Api for DataSet {
                 shown(&request.product_code)
             )));
         };
-        let matching: Vec<StandardUnitRate> = rates
+        let matching = rates
             .iter()
             .filter(|r| request.period_to.is_none_or(|to| r.valid_from < to))
             .filter(|r| {
                 request
                     .period_from
                     .is_none_or(|from| r.valid_to.is_none_or(|end| end > from))
-            })
-            .cloned()
-            .collect();
-        Ok(ListStandardUnitRatesResponse::Ok(paginate(
-            matching,
-            request.page,
-            None,
-        )?))
+            });
+        let page = paginate_cloned(matching, request.page, None)?;
+        Ok(ListStandardUnitRatesResponse::Ok(page))
     }
 
     async fn get_account(

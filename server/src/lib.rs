@@ -63,6 +63,6 @@ pub use energy_api::rest::server::Api;
 pub use energy_api::rest::server::{Location, Operation, ServerError, Violation};
 pub use links::{PublicUrl, TrustedProxies};
 pub use metrics::ServerMetrics;
-pub use page::paginate;
+pub use page::{paginate, paginate_cloned};
 pub use router::{Inspect, PAGE_SIZE, Peer, RouterConfig, Server};
 pub use serve::{Limits, is_loopback, serve, tls_config};

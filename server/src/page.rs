@@ -26,3 +26,31 @@ pub fn paginate<T>(
     let results: Vec<T> = records.into_iter().skip(start).take(size).collect();
     Ok(Page::new(count, None::<String>, None::<String>, results))
 }
+
+/// Page `page` of `size` records (defaults as [`paginate`]) of the records `matching` yields, cloning
+/// only those of the page: the count is of every record yielded.
+pub fn paginate_cloned<'a, T: Clone + 'a>(
+    matching: impl Iterator<Item = &'a T>,
+    page: Option<i64>,
+    size: Option<i64>,
+) -> Result<Page<T>, ServerError> {
+    let (page, size) = (page.unwrap_or(1).max(1), size.unwrap_or(PAGE_SIZE).max(1));
+    let start = usize::try_from((page - 1).saturating_mul(size)).unwrap_or(usize::MAX);
+    let size_usize = usize::try_from(size).unwrap_or(usize::MAX);
+    let mut count = 0usize;
+    let mut results = Vec::new();
+    for (index, record) in matching.enumerate() {
+        if index >= start && index - start < size_usize {
+            results.push(record.clone());
+        }
+        count = index + 1;
+    }
+    let count = i64::try_from(count).unwrap_or(i64::MAX);
+    if results.is_empty() && page > 1 {
+        let pages = (count + size - 1) / size;
+        return Err(ServerError::not_found(format!(
+            "page {page} does not exist: the list has {count} records, {pages} page(s) of {size}"
+        )));
+    }
+    Ok(Page::new(count, None::<String>, None::<String>, results))
+}

@@ -230,7 +230,7 @@ fn method_of(method: &HttpMethod) -> Option<Method> {
 impl<A: Api, Auth: Authenticate<Principal = A::Principal>> Shared<A, Auth> {
     /// A request no route took: 414 for a URI past the limit, else 404.
     fn unrouted(&self, request: &Request) -> Response {
-        let error = if request.uri().to_string().len() > self.config.max_uri_bytes {
+        let error = if uri_bytes(request.uri()) > self.config.max_uri_bytes {
             too_long(self.config.max_uri_bytes)
         } else {
             ServerError::not_found(format!(
@@ -248,7 +248,7 @@ impl<A: Api, Auth: Authenticate<Principal = A::Principal>> Shared<A, Auth> {
         let started = Instant::now();
         // The body is not read (no operation has one); the parts are what every step reads.
         let (request, _body) = request.into_parts();
-        if request.uri.to_string().len() > self.config.max_uri_bytes {
+        if uri_bytes(&request.uri) > self.config.max_uri_bytes {
             return self.finish(
                 "none",
                 started,
@@ -406,6 +406,11 @@ impl<A: Api, Auth: Authenticate<Principal = A::Principal>> Shared<A, Auth> {
         })?;
         Ok((reply.status(), body))
     }
+}
+
+/// The length of the request target (path and query), without making it into a string.
+fn uri_bytes(uri: &axum::http::Uri) -> usize {
+    uri.path().len() + uri.query().map_or(0, |q| q.len() + 1)
 }
 
 fn too_long(limit: usize) -> ServerError {

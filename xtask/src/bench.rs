@@ -7,6 +7,8 @@
 //!   stream can be (`crate::bench_drift`);
 //! - `criterion`: runs the criterion benches (generation, decoding, the REST client);
 //! - `bus`: the event bus end to end on a real `nats-server` (`runtime/benches/bus.rs`);
+//! - `server`: the REST server under `wrk` against hand-written axum and bare hyper
+//!   (`server/benches/server.rs`);
 //! - `--peer`: the same payload types through a peer generator, cargo-typify (pinned, installed by the
 //!   command into `<target>/peer-tools/`): generation time and compile time, ours against the peer's, as
 //!   a Markdown table of medians and ratios with the date, `nproc` and rustc version (see
@@ -51,6 +53,9 @@ enum Part {
     /// The event bus end to end on a real Kafka-protocol broker (`tansu`): typed against a bare
     /// `rdkafka` loop, and memory over a million events.
     BusKafka,
+    /// The REST server under `wrk`: through the trait and router, against hand-written axum handlers
+    /// and a bare hyper service; memory at 1,000 keep-alive connections (`server/benches/server.rs`).
+    Server,
 }
 
 pub(crate) fn run(args: &BenchArgs) -> ExitCode {
@@ -107,6 +112,19 @@ pub(crate) fn run(args: &BenchArgs) -> ExitCode {
                 .map_err(|e| format!("cannot run the Kafka bus bench: {e}"))?;
             if !status.success() {
                 return Err(format!("the Kafka bus bench failed ({status})"));
+            }
+        }
+        if wants(Part::Server) {
+            if Command::new("wrk").arg("--version").output().is_err() {
+                crate::tools::install_debian_package("wrk", "the server bench's load generator")?;
+            }
+            let status = Command::new(cargo())
+                .current_dir(&root)
+                .args(["bench", "-p", "energy-server", "--bench", "server"])
+                .status()
+                .map_err(|e| format!("cannot run the server bench: {e}"))?;
+            if !status.success() {
+                return Err(format!("the server bench failed ({status})"));
             }
         }
         if wants(Part::Criterion) {
