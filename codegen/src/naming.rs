@@ -60,7 +60,6 @@ pub const REST_MODULE_ITEMS: &[&str] = &[
     "ErrorResponse",
     "Method",
     "datetime",
-    "server",
 ];
 
 /// The base of every JSON Schema file's `$id`: `<SCHEMA_ID_BASE>events/agreement.updated.v2.json`, also

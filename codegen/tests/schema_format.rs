@@ -219,6 +219,7 @@ fn the_json_schemas_have_exactly_the_readers_keys() {
         keys::EVENT,
         keys::VERSION,
         keys::REST_FIELD,
+        keys::PARAMETER,
         keys::EVENT_FIELD,
         keys::CONSUMER_FILE,
         keys::READS,

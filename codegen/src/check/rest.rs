@@ -314,11 +314,21 @@ impl<'s> Resolver<'s> {
                     );
                 }
             }
-            if let Some(other) = &rules.not_after {
+            if let Some(other) = &rules.not_after
+                && !is_date_time(p)
+            {
+                refuse(
+                    self,
+                    other.span,
+                    format!(
+                        "`not_after` applies to date-time parameters; `{}` is not one",
+                        p.name.text
+                    ),
+                    "a parameter `{type: str, format: date-time}` may be kept before another",
+                );
+            } else if let Some(other) = &rules.not_after {
                 let target = parameters.iter().find(|q| q.name.text == other.text);
-                let fine = is_date_time(p)
-                    && other.text != p.name.text
-                    && target.is_some_and(|q| is_date_time(q));
+                let fine = other.text != p.name.text && target.is_some_and(|q| is_date_time(q));
                 if !fine {
                     ok = false;
                     let d = Diagnostic::new(

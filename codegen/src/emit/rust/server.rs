@@ -16,29 +16,32 @@ pub(super) fn file(model: &Model, rest: &Rest) -> TokenStream {
         .iter()
         .filter_map(|e| example(model, rest, e));
     let requests = rest.endpoints.iter().map(request);
-    let responses = rest.endpoints.iter().map(response);
-    let paged = rest
-        .resources
-        .iter()
-        .find(|r| r.generic.is_some() && r.name == "Page")
-        .map(|_| {
-            quote! {
-                impl<T> ::energy_api_core::server::Paged for crate::rest::Page<T> {
-                    fn count(&self) -> i64 {
-                        self.count
-                    }
+    let responses = rest.endpoints.iter().map(|e| response(rest, e));
+    let paged = page_resource(rest).map(|page| {
+        let name = format_ident!("{}", page.rust_name);
+        let has = |field: &str| page.fields.iter().any(|f| f.name == field);
+        let next = has("next").then(|| quote!(self.next = next;));
+        let previous = has("previous").then(|| quote!(self.previous = previous;));
+        let unused =
+            (!has("next") || !has("previous")).then(|| quote!(let _ = (&next, &previous);));
+        quote! {
+            impl<T> ::energy_api_core::server::Paged for crate::rest::#name<T> {
+                fn count(&self) -> i64 {
+                    self.count
+                }
 
-                    fn set_links(
-                        &mut self,
-                        next: ::std::option::Option<::std::string::String>,
-                        previous: ::std::option::Option<::std::string::String>,
-                    ) {
-                        self.next = next;
-                        self.previous = previous;
-                    }
+                fn set_links(
+                    &mut self,
+                    next: ::std::option::Option<::std::string::String>,
+                    previous: ::std::option::Option<::std::string::String>,
+                ) {
+                    #unused
+                    #next
+                    #previous
                 }
             }
-        });
+        }
+    });
     let operations = rest.endpoints.iter().map(|e| {
         let doc = doc_attrs(&format!("`{} {}`: {}", e.method, e.path, e.doc));
         let op = format_ident!("{}", e.name);
@@ -107,7 +110,7 @@ fn response_name(e: &Endpoint) -> proc_macro2::Ident {
 }
 
 /// The response enum of an endpoint: one variant per documented status (the schema documents 200).
-fn response(e: &Endpoint) -> TokenStream {
+fn response(rest: &Rest, e: &Endpoint) -> TokenStream {
     let name = response_name(e);
     let body = value_type(&e.response, None, Home::Rest, false);
     let doc = doc_attrs(&format!(
@@ -116,7 +119,7 @@ fn response(e: &Endpoint) -> TokenStream {
         e.name
     ));
     let ok_doc = format!(" 200: {}.", e.response.describe());
-    let paged = is_page(&e.response).then(|| quote!(paged));
+    let paged = is_page(rest, &e.response).then(|| quote!(paged));
     quote! {
         #doc
         #[derive(Debug, Clone, PartialEq)]
@@ -130,8 +133,23 @@ fn response(e: &Endpoint) -> TokenStream {
     }
 }
 
-fn is_page(ty: &Type) -> bool {
-    matches!(ty, Type::Named(r) if r.name == "Page" && r.arg.is_some())
+/// The list envelope whose links a server writes: the generic resource with an integer `count` and
+/// nullable string links `next` and (or) `previous`.
+fn page_resource(rest: &Rest) -> Option<&crate::model::Struct> {
+    rest.resources.iter().find(|r| {
+        let field = |name: &str| r.fields.iter().find(|f| f.name == name);
+        let link = |name: &str| {
+            field(name).is_some_and(|f| f.ty == Type::Str && f.nullable && !f.optional)
+        };
+        r.generic.is_some()
+            && field("count").is_some_and(|f| f.ty == Type::Int && !f.optional && !f.nullable)
+            && (link("next") || link("previous"))
+    })
+}
+
+fn is_page(rest: &Rest, ty: &Type) -> bool {
+    matches!(ty, Type::Named(r) if r.arg.is_some()
+        && page_resource(rest).is_some_and(|page| page.name == r.name))
 }
 
 /// The operation row of an endpoint and how its request type is read.
