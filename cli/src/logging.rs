@@ -1,8 +1,9 @@
-//! What the libraries say while a command runs (a commit that failed, a rebalance, a broker that went
-//! away), on standard error, one line each: `energy: warning: …`. Without it the runtime's warnings
-//! reached no one. `ENERGY_LOG` sets the level (`error`, `warn`, the default, `info` or `debug`); only the
-//! project's own crates and librdkafka speak, so no HTTP library's request dump (which could carry an
-//! `Authorization` header) is ever printed.
+//! What the libraries say while a command runs (a commit that failed, a gap read again, a partition
+//! taken away), on standard error, one line each: `energy: warning: …`. Without it the runtime's
+//! warnings reached no one. `ENERGY_LOG` sets the level (`error`, `warn`, the default, `info` or
+//! `debug`); only the project's own crates speak, and librdkafka from `info` on (its connection
+//! failures repeat what a command's own one-line error says). No HTTP library's request dump (which
+//! could carry an `Authorization` header) is ever printed.
 
 use std::io::Write as _;
 
@@ -22,7 +23,11 @@ fn ours(target: &str) -> bool {
 
 impl log::Log for StderrLogger {
     fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
-        metadata.level() <= log::max_level() && ours(metadata.target())
+        let librdkafka = metadata.target().starts_with("librdkafka")
+            || metadata.target().starts_with("rdkafka");
+        metadata.level() <= log::max_level()
+            && ours(metadata.target())
+            && (!librdkafka || log::max_level() >= log::LevelFilter::Info)
     }
 
     fn log(&self, record: &log::Record<'_>) {
