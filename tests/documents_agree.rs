@@ -677,8 +677,10 @@ fn integers_are_bounded_alike_and_their_refused_forms_are_stated() {
                     .is_some_and(|t| t.contains(&json!("integer")));
             if is_integer {
                 integers += 1;
-                assert_eq!(node["minimum"], json!(i64::MIN), "{at}: {node}");
-                assert_eq!(node["maximum"], json!(i64::MAX), "{at}: {node}");
+                // A parameter's rules (`page_size`: 1 to 1000) and a header's (`Retry-After` ≥ 0)
+                // narrow the bounds; every integer states both.
+                assert!(node["minimum"].as_i64().is_some(), "{at}: {node}");
+                assert!(node["maximum"].as_i64().is_some(), "{at}: {node}");
                 // The items of an array of integers are described by the array, the schema of a
                 // parameter by the parameter.
                 let description = node["description"].as_str().unwrap_or_default();
@@ -875,7 +877,7 @@ fn every_example_validates_against_its_own_schema() {
     );
     assert_eq!(
         parameter_examples,
-        4 + 1 + 4 + 1,
+        5 + 1 + 5 + 1,
         "every parameter of every endpoint"
     );
 }

@@ -23,8 +23,8 @@ fn ours(target: &str) -> bool {
 
 impl log::Log for StderrLogger {
     fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
-        let librdkafka = metadata.target().starts_with("librdkafka")
-            || metadata.target().starts_with("rdkafka");
+        let librdkafka =
+            metadata.target().starts_with("librdkafka") || metadata.target().starts_with("rdkafka");
         metadata.level() <= log::max_level()
             && ours(metadata.target())
             && (!librdkafka || log::max_level() >= log::LevelFilter::Info)

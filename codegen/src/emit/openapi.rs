@@ -360,7 +360,10 @@ impl ServerErrorResponse {
         let mut response = Map::new().with("description", self.description);
         if let Some((name, description, number)) = self.header {
             let schema = if number {
-                Map::new().with("type", "integer").with("minimum", 0_i64)
+                Map::new()
+                    .with("type", "integer")
+                    .with("minimum", 0_i64)
+                    .with("maximum", i64::MAX)
             } else {
                 Map::new().with("type", "string")
             };

@@ -188,7 +188,8 @@ impl<T: DeserializeOwned> Exchange<T> {
                     wait,
                     retry_after,
                 };
-                log::warn!("{notice}");
+                // The caller is handed the notice too (and the CLI prints it): for a logger, information.
+                log::info!("{notice}");
                 Step::Retry(notice)
             }
             Decision::Stop { wait_refused } => {
