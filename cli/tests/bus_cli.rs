@@ -3,7 +3,7 @@
 #![cfg(feature = "bus")]
 
 use energy_runtime::bus::lines::line_of;
-use energy_runtime::bus::{Bus, Draft, StreamSettings};
+use energy_runtime::bus::{Broker, Bus, Draft, SetUp};
 use energy_runtime::events::Metadata;
 use energy_testkit::nats::{NatsServer, cloud_headers, publish_raw};
 use energy_testkit::process::EnergyProcess;
@@ -371,7 +371,7 @@ fn usage_and_connection_errors_exit_2_with_a_message() {
 
 async fn ready_bus(server: &NatsServer) -> Bus {
     let bus = Bus::connect(&server.url).await.expect("connects");
-    bus.init(&StreamSettings::default()).await.expect("streams");
+    bus.init(&SetUp::default()).await.expect("streams");
     bus
 }
 
@@ -503,11 +503,11 @@ fn a_captured_subject_is_published_again_byte_for_byte() {
                     follow: false,
                     idle_exit: None,
                 },
-                |m| {
+                &mut |m| {
                     messages.push((m.subject, m.headers, m.payload));
                     Ok(())
                 },
-                std::future::pending(),
+                Box::pin(std::future::pending()),
             )
             .await
             .unwrap();

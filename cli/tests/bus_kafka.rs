@@ -6,7 +6,8 @@
 //! ids counted; duplicates counted, never a failure).
 #![cfg(feature = "bus")]
 
-use energy_runtime::bus::kafka::{KafkaBus, TopicSettings};
+use energy_runtime::bus::kafka::KafkaBus;
+use energy_runtime::bus::{Broker, SetUp};
 use energy_runtime::bus::{Draft, transport::Outgoing};
 use energy_runtime::events::Metadata;
 use energy_testkit::bounded;
@@ -66,7 +67,7 @@ async fn publish_all(bus: KafkaBus, acknowledged: Arc<AtomicU64>) {
 
 async fn ready(url: &str) -> KafkaBus {
     let bus = KafkaBus::connect(url).await.unwrap();
-    bus.init(&TopicSettings::default()).await.unwrap();
+    bus.init(&SetUp::default()).await.unwrap();
     bus
 }
 

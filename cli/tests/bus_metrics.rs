@@ -6,7 +6,7 @@
 //! on Prometheus over exactly these metric names.
 #![cfg(feature = "bus")]
 
-use energy_runtime::bus::{Bus, StreamSettings};
+use energy_runtime::bus::{Broker, Bus, SetUp};
 use energy_testkit::nats::{NatsServer, publish_not_an_event};
 use energy_testkit::process::EnergyProcess;
 use std::io::{Read, Write};
@@ -165,7 +165,7 @@ fn prometheus_scrapes_a_running_consumer_and_the_dashboard_reads_its_figures() {
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     runtime.block_on(async {
         let bus = Bus::connect(&server.url).await.expect("connects");
-        bus.init(&StreamSettings::default()).await.expect("streams");
+        bus.init(&SetUp::default()).await.expect("streams");
         let publisher = bus.publisher();
         for i in 0..EVENTS {
             publisher

@@ -4,7 +4,7 @@
 //! and consumed. In each, every event is handled at least once and none is lost (distinct ids counted).
 #![cfg(feature = "bus")]
 
-use energy_runtime::bus::{Bus, Draft, StreamSettings, transport::Outgoing};
+use energy_runtime::bus::{Broker, Bus, Draft, SetUp, transport::Outgoing};
 use energy_runtime::events::Metadata;
 use energy_testkit::bounded;
 use energy_testkit::nats::{NatsServer, urls};
@@ -118,7 +118,7 @@ fn a_consumer_killed_in_the_middle_of_ten_thousand_events_loses_none() {
     let server = NatsServer::start();
     bounded(60, async {
         let bus = Bus::connect(&server.url).await.unwrap();
-        bus.init(&StreamSettings::default()).await.unwrap();
+        bus.init(&SetUp::default()).await.unwrap();
         publish_all(bus.clone(), Arc::default()).await;
         assert_eq!(stored(&bus).await, EVENTS);
     });
@@ -149,7 +149,7 @@ fn a_server_restarted_in_the_middle_of_a_stream_loses_nothing() {
     let url = server.url.clone();
     bounded(30, async {
         let bus = Bus::connect(&url).await.unwrap();
-        bus.init(&StreamSettings::default()).await.unwrap();
+        bus.init(&SetUp::default()).await.unwrap();
     });
     let mut reader = consumer(&url, "restarted", 8);
     let acknowledged = Arc::new(AtomicU64::new(0));
@@ -209,7 +209,7 @@ fn three_consumer_processes_on_one_durable_consumer_share_ten_thousand_events() 
     let server = NatsServer::start();
     bounded(60, async {
         let bus = Bus::connect(&server.url).await.unwrap();
-        bus.init(&StreamSettings::default()).await.unwrap();
+        bus.init(&SetUp::default()).await.unwrap();
         publish_all(bus, Arc::default()).await;
     });
     let mut processes: Vec<EnergyProcess> =
@@ -240,9 +240,9 @@ fn a_cluster_node_killed_while_publishing_and_consuming_loses_nothing() {
     let bus_servers = servers.clone();
     let leader = bounded(60, async move {
         let bus = Bus::connect(&bus_servers).await.unwrap();
-        let settings = StreamSettings {
+        let settings = SetUp {
             replicas: 3,
-            ..StreamSettings::default()
+            ..SetUp::default()
         };
         // The cluster elects its JetStream leader a moment after it starts.
         let started = Instant::now();
@@ -332,7 +332,7 @@ fn a_consumer_restarted_after_a_crash_handles_the_crashed_ones_messages_before_i
     let server = NatsServer::start();
     bounded(60, async {
         let bus = Bus::connect(&server.url).await.unwrap();
-        bus.init(&StreamSettings::default()).await.unwrap();
+        bus.init(&SetUp::default()).await.unwrap();
         let publisher = bus.publisher();
         let messages = futures_util::stream::iter((0..BATCH).map(|i| (i, event(&bus, i))));
         publisher

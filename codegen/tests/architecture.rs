@@ -4,6 +4,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+/// The runtime's bus, `energy-api-core`'s steps, the command-line tool's files.
+#[path = "architecture/shapes.rs"]
+mod shapes;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()

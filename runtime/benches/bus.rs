@@ -23,7 +23,7 @@ use energy_testkit::nats;
 use async_nats::jetstream;
 use energy_runtime::bus::transport::Outgoing;
 use energy_runtime::bus::{
-    Bus, ConsumerConfig, Draft, Handlers, Retention, Storage, StreamSettings,
+    Broker, Bus, ConsumerConfig, Draft, Handlers, Retention, SetUp, Storage,
 };
 use energy_runtime::events::Metadata;
 use futures_util::StreamExt;
@@ -81,11 +81,11 @@ fn main() {
         .expect("a runtime");
     runtime.block_on(async {
         let bus = Bus::connect(&server.url).await.expect("connects");
-        bus.init(&StreamSettings {
+        bus.init(&SetUp {
             storage: Storage::Memory,
             // Acknowledged events are removed: the stream stays small however long the run.
             retention: Retention::Interest,
-            ..StreamSettings::default()
+            ..SetUp::default()
         })
         .await
         .expect("streams");

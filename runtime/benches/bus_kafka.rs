@@ -15,8 +15,9 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use energy_runtime::bus::kafka::{KafkaBus, TopicSettings, records};
+use energy_runtime::bus::kafka::{KafkaBus, records};
 use energy_runtime::bus::transport::Outgoing;
+use energy_runtime::bus::{Broker, SetUp};
 use energy_runtime::bus::{ConsumerConfig, Draft, Handlers, Subjects};
 use energy_runtime::events::Metadata;
 use energy_testkit::kafka::KafkaBroker;
@@ -138,7 +139,7 @@ async fn round_bus(broker: &KafkaBroker, round: &str) -> KafkaBus {
         .await
         .expect("connects")
         .with_subjects(Subjects::new(round).expect("a prefix"));
-    bus.init(&TopicSettings::default()).await.expect("topics");
+    bus.init(&SetUp::default()).await.expect("topics");
     bus
 }
 

@@ -6,7 +6,7 @@
 use energy_api::Event;
 use energy_runtime::bus::lines::line_of;
 use energy_runtime::bus::{
-    ConsumerConfig, Draft, HandlerError, Handlers, Ordering, Outcome, UnknownPolicy,
+    Broker, ConsumerConfig, Draft, HandlerError, Handlers, Ordering, Outcome, UnknownPolicy,
 };
 use energy_runtime::events::{Decoded, Metadata};
 use energy_testkit::nats::{NatsServer, cloud_headers, publish_raw};
@@ -815,11 +815,11 @@ fn structured_mode_cloudevents_are_read_as_binary_ones_and_bad_ones_dead_lettere
                 follow: false,
                 idle_exit: None,
             },
-            |message| {
+            &mut |message| {
                 lines.push(line_of(&message.headers, &message.payload));
                 Ok(())
             },
-            std::future::pending(),
+            Box::pin(std::future::pending()),
         )
         .await
         .unwrap();

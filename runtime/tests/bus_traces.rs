@@ -7,7 +7,7 @@
 
 use energy_runtime::bus::lines::{draft_from_line, line_of};
 use energy_runtime::bus::{
-    Bus, CaptureRange, ConsumerConfig, Draft, HandlerError, Handlers, Start, StreamSettings,
+    Broker, Bus, CaptureRange, ConsumerConfig, Draft, HandlerError, Handlers, SetUp, Start,
 };
 use energy_runtime::events::Metadata;
 use energy_testkit::nats::NatsServer;
@@ -47,7 +47,7 @@ fn publish_and_handle_make_one_trace_and_the_context_survives_capture_and_dead_l
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     runtime.block_on(async {
         let bus = Bus::connect(&server.url).await.expect("connects");
-        bus.init(&StreamSettings::default()).await.expect("streams");
+        bus.init(&SetUp::default()).await.expect("streams");
         let publisher = bus.publisher();
         let draft = |id: &str, payload: &str| {
             let mut metadata = Metadata::new();
@@ -136,14 +136,14 @@ fn publish_and_handle_make_one_trace_and_the_context_survives_capture_and_dead_l
                 follow: false,
                 idle_exit: None,
             },
-            |message| {
+            &mut |message| {
                 lines.push((
                     message.headers.get("traceparent").map(str::to_owned),
                     line_of(&message.headers, &message.payload).0,
                 ));
                 Ok(())
             },
-            std::future::pending(),
+            Box::pin(std::future::pending()),
         )
         .await
         .expect("captured");

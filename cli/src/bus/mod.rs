@@ -1,7 +1,6 @@
 //! The event bus from the command line: `energy bus init`, and `energy events publish`, `consume`, `dlq`
 //! and `capture`, one file each; the connection options and what the commands share beside them.
 
-mod broker;
 mod capture;
 mod connection;
 mod consume;

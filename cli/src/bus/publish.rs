@@ -1,6 +1,5 @@
 //! `energy events publish`.
 
-use super::broker::Broker;
 use super::connection::{Connection, connect};
 use super::shared::{block_on, failed, write_json};
 use crate::exit::Exit;
@@ -111,12 +110,7 @@ async fn publish_lines(
     if let Err(e) = bus.check_ready().await {
         return failed(&e);
     }
-    match &bus {
-        Broker::Nats(nats) => publish_with(nats.publisher(), bus.system(), args, name, input).await,
-        Broker::Kafka(kafka) => {
-            publish_with(kafka.publisher(), bus.system(), args, name, input).await
-        }
-    }
+    publish_with(bus.publisher(), bus.system(), args, name, input).await
 }
 
 async fn publish_with<S: Sink>(

@@ -60,7 +60,7 @@ pub(crate) fn read(
             }
             let subject = bus.subjects().dead_letters_of(durable);
             let read = bus
-                .each_dead_letter(Some(&subject), |letter| {
+                .each_dead_letter(Some(&subject), &mut |letter| {
                     let (line, _) = line_of(&letter.headers, &letter.payload);
                     drift.observe_line(letter.sequence, line.as_bytes());
                 })
@@ -87,12 +87,12 @@ pub(crate) fn read(
         let read = bus
             .capture(
                 &range,
-                |message| {
+                &mut |message| {
                     let (line, _) = line_of(&message.headers, &message.payload);
                     drift.observe_line(message.sequence, line.as_bytes());
                     Ok(())
                 },
-                std::future::pending(),
+                Box::pin(std::future::pending()),
             )
             .await;
         inputs.unit = Some("sequence".to_owned());

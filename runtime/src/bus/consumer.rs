@@ -17,7 +17,6 @@
 //! While a message is being handled (or waits for its turn), its broker timer is restarted every third
 //! of the acknowledgement wait, so a slow handler does not get its message delivered twice.
 
-use super::content;
 use super::dead_letter::{DeadLetterCause, dead_letter_of};
 use super::handlers::{Context, Envelope, HandlerError, HandlerFuture, Handlers, UnknownPolicy};
 use super::health::Health;
@@ -25,7 +24,7 @@ use super::metrics::{ConsumerMetrics, event_type_label};
 pub use super::outcome::Outcome;
 use super::publisher::{PublishRetry, send_with_retry};
 use super::trace;
-use super::transport::{Delivery, Lag, Pulled, Sink, Source, TransportError, Watch};
+use super::transport::{Delivery, Lag, Pulled, Pulling, Sink, Source, TransportError, Watch};
 use crate::events::{Decoded, Decoder, ErrorKind, EventError, Unknown};
 use futures_util::stream::FuturesUnordered;
 use futures_util::{FutureExt, StreamExt};
@@ -34,9 +33,12 @@ use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering as Atomic};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+// The consumer's clock is tokio's, so that a paused clock (tests on the in-memory broker) moves its
+// retries, idle exits and stops without waiting.
 use tokio::sync::{Semaphore, mpsc, oneshot, watch};
 use tokio::task::JoinSet;
+use tokio::time::Instant;
 
 /// How the handling of messages is ordered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -355,12 +357,12 @@ where
     let (hand_back, handing_back) = watch::channel(false);
     health.started();
     // Dropping the consumer's future (a caller that gives up on it) stops the pulling too.
-    let mut pulling = AbortOnDrop(tokio::spawn(source.pull(
-        room.clone(),
-        deliveries_tx,
-        stopped,
-        health.clone(),
-    )));
+    let mut pulling = AbortOnDrop(tokio::spawn(source.pull(Pulling {
+        room: room.clone(),
+        deliveries: deliveries_tx,
+        stop: stopped,
+        health: health.clone(),
+    })));
     let idle_exit = config.idle_exit;
     let shutdown_timeout = config.shutdown_timeout;
     let ordered = config.ordering == Ordering::PerSubject;
@@ -605,10 +607,10 @@ async fn process<D: Delivery, K: Sink>(
         attempt: info.attempt,
     };
     // Binary or structured mode: the attributes, and where the payload lies in the body.
-    let (incoming, data) = match content::read_event(delivery.headers(), delivery.payload()) {
+    let (incoming, data) = match delivery.event() {
         Ok(read) => read,
         Err(error) => {
-            let cause = DeadLetterCause::of_event(&error);
+            let cause = DeadLetterCause::of_event(error);
             return shared.dead_letter(delivery, cause, &base, decided).await;
         }
     };

@@ -1,7 +1,7 @@
-//! Dead letters: messages a consumer could not handle, stored with why. JetStream has no dead-letter
-//! queue of its own, so a consumer publishes the dead letter to a subject that a stream keeps (`energy
-//! bus init` creates it), waits for the broker to have stored it, and only then terminates the
-//! original. A dead letter is the original message (body and headers, byte for byte) plus headers
+//! Dead letters: messages a consumer could not handle, stored with why. No broker's dead-letter queue
+//! is used (JetStream has none, Kafka leaves it to the client): a consumer publishes the dead letter to
+//! a subject that the broker keeps (`energy bus init` sets it up), waits for the broker to have stored
+//! it, and only then terminates the original. A dead letter is the original message (body and headers, byte for byte) plus headers
 //! saying what went wrong and where it came from:
 //!
 //! | header | value |
@@ -15,6 +15,7 @@
 //!
 //! Values are percent-encoded as the CloudEvents attributes are.
 
+use super::error::BusError;
 use super::headers::{Headers, percent_decode, percent_encode};
 use super::transport::{Delivery, Outgoing};
 use crate::events::EventError;
@@ -205,5 +206,29 @@ impl DeadLetter {
             payload: self.payload.clone(),
             id: format!("{id}:republished:{}", self.sequence),
         }
+    }
+
+    /// The original message, once it passes the checks a publisher makes (a newer catalogue may
+    /// accept it now, or its consumer's handler was fixed): what `republish` sends again. One that is
+    /// still invalid is an error naming the kind, path and message.
+    pub fn republishable(&self) -> Result<Outgoing, BusError> {
+        let original = self.original();
+        let still = |e: EventError| {
+            BusError::Invalid(format!(
+                "dead letter {} still cannot be published: {} at `{}`: {}",
+                self.sequence, e.kind, e.path, e.message
+            ))
+        };
+        let (incoming, data) =
+            super::content::read_message(&original.headers, &original.payload).map_err(still)?;
+        crate::events::Decoder::new()
+            .reject_unknown(true)
+            .validate_parts(
+                &incoming.event_type,
+                &incoming.version,
+                &original.payload[data],
+            )
+            .map_err(still)?;
+        Ok(original)
     }
 }

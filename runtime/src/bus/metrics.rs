@@ -28,7 +28,8 @@
 //! | `energy_consumer_partition_lag` | gauge | `messaging_destination_name`, `messaging_destination_partition_id` | Kafka: a partition's high watermark minus the group's committed offset |
 //! | `energy_consumer_offset_gaps_total` | counter | the same | Kafka: records a fetch skipped and a second read delivered |
 //!
-//! Every series also has `messaging_system="nats"` and `messaging_consumer_group_name="<durable>"`.
+//! Every series also has `messaging_system` (`nats`, `kafka`, `memory`) and
+//! `messaging_consumer_group_name="<durable>"`.
 //! An event type the catalogue does not know is counted as `cloudevents_event_type="unknown"` (its name
 //! is a producer's choice: as a label it could grow the series without bound), and one whose headers
 //! name no type as `""`.
@@ -97,15 +98,11 @@ struct TypeSeries {
 }
 
 impl ConsumerMetrics {
-    /// Registers the figures of the durable consumer `durable` in `registry`.
-    pub fn register(registry: &mut Registry, durable: &str) -> Self {
-        Self::register_for(registry, "nats", durable)
-    }
-
-    /// Registers the figures of a consumer on the broker kind `system` (`nats`, `kafka`): its
-    /// `messaging_system` label. On Kafka, each partition's lag (its high watermark minus the group's
-    /// committed offset) is a series of `energy_consumer_partition_lag`.
-    pub(crate) fn register_for(registry: &mut Registry, system: &str, durable: &str) -> Self {
+    /// Registers in `registry` the figures of the durable consumer (on Kafka, the group) `durable` on
+    /// the broker kind `system` (`nats`, `kafka`, `memory`: its `messaging_system` label). On Kafka,
+    /// each partition's lag (its high watermark minus the group's committed offset) is a series of
+    /// `energy_consumer_partition_lag`.
+    pub fn register(registry: &mut Registry, system: &str, durable: &str) -> Self {
         let metrics = ConsumerMetrics {
             consumed: Family::default(),
             duration: Family::new_with_constructor(|| {
@@ -296,7 +293,7 @@ mod tests {
     #[test]
     fn the_figures_are_written_under_their_documented_names() {
         let mut registry = Registry::default();
-        let metrics = ConsumerMetrics::register(&mut registry, "billing");
+        let metrics = ConsumerMetrics::register(&mut registry, "nats", "billing");
         let bill = event_type_label(Some("billing.final_bill"));
         metrics.settled(bill, Outcome::Handled, None);
         metrics.settled(bill, Outcome::Handled, None);

@@ -141,9 +141,33 @@ pub fn durable_name_error(name: &str) -> Option<String> {
     None
 }
 
+/// Whether the subject filter `filter` matches `subject` (`*` one token, `>` the rest, as NATS reads
+/// filters on every broker); a `*` token of `subject` stands for any token (a version not known yet).
+pub fn may_match(filter: &str, subject: &str) -> bool {
+    let mut filter = filter.split('.');
+    let mut subject = subject.split('.');
+    loop {
+        match (filter.next(), subject.next()) {
+            (Some(">"), Some(_)) => return true,
+            (Some(f), Some(s)) if f == "*" || s == "*" || f == s => {}
+            (None, None) => return true,
+            _ => return false,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn filters_match_as_on_nats() {
+        assert!(may_match("energy.a.b.*", "energy.a.b.v1"));
+        assert!(may_match("energy.>", "energy.a.b.v1"));
+        assert!(may_match("energy.a.b.v2", "energy.a.b.*"));
+        assert!(!may_match("energy.a.b.v2", "energy.a.b.v1"));
+        assert!(!may_match("energy.a", "energy.a.b.v1"));
+    }
 
     #[test]
     fn every_event_type_of_the_catalogue_has_one_filter() {

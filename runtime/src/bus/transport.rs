@@ -4,10 +4,14 @@
 //! message as a [`Delivery`] that can be acknowledged, retried after a delay, terminated with a reason,
 //! or kept alive while it is being handled. Handlers, decoding and the dead-letter logic see only these.
 //!
-//! NATS JetStream implements them in [`super::nats`], Kafka in `super::kafka` (feature `kafka`); how
-//! each maps them: the decisions table of `docs/event-bus.md`.
+//! Each broker is a leaf that implements them: NATS JetStream in [`super::nats`], Kafka in
+//! `super::kafka` (feature `kafka`), the in-memory broker in [`super::memory`]; how each maps them: the
+//! decisions table of `docs/event-bus.md`.
 
+use super::cloudevents::Incoming;
 use super::headers::Headers;
+use super::health::Health;
+use crate::events::EventError;
 use bytes::Bytes;
 use std::future::Future;
 use std::time::Duration;
@@ -115,22 +119,88 @@ pub struct DeliveryInfo {
     pub published: Option<jiff::Timestamp>,
 }
 
+/// What a delivered message was read as: its CloudEvent's attributes (binary or structured mode) and
+/// where its payload lies in the body, or why it is no event. A delivery reads it once: when its
+/// source must know the event to route the message (Kafka's subject), else when the consumer asks.
+pub type Read = Result<(Incoming, std::ops::Range<usize>), EventError>;
+
+/// What a delivery carries, whatever its broker: the message, where it stands, and what it was read
+/// as.
+#[derive(Debug)]
+pub struct Carried {
+    subject: String,
+    lane: Option<String>,
+    headers: std::sync::Arc<Headers>,
+    payload: Bytes,
+    info: DeliveryInfo,
+    read: std::sync::OnceLock<Read>,
+}
+
+impl Carried {
+    /// A message delivered on `subject`, its lane its subject, read when first asked.
+    pub fn new(
+        subject: String,
+        headers: std::sync::Arc<Headers>,
+        payload: Bytes,
+        info: DeliveryInfo,
+    ) -> Self {
+        Carried {
+            subject,
+            lane: None,
+            headers,
+            payload,
+            info,
+            read: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Ordered in `lane` rather than by its subject (on Kafka, its record key).
+    pub fn in_lane(mut self, lane: String) -> Self {
+        self.lane = Some(lane);
+        self
+    }
+
+    /// Read already (a source that routes by the event reads it first).
+    pub fn read_as(self, read: Read) -> Self {
+        let _ = self.read.set(read);
+        self
+    }
+}
+
 /// One delivery of one message to a consumer, to be settled exactly once.
 pub trait Delivery: Send + Sync + 'static {
+    /// What it carries.
+    fn carried(&self) -> &Carried;
     /// The subject it was published to.
-    fn subject(&self) -> &str;
+    fn subject(&self) -> &str {
+        &self.carried().subject
+    }
     /// What orders it: deliveries of one lane are handled one after the other in ordered mode. The
     /// subject on NATS (one event type and version); the record key on Kafka (the type, version and
     /// entity).
     fn lane(&self) -> &str {
-        self.subject()
+        let carried = self.carried();
+        carried.lane.as_deref().unwrap_or(&carried.subject)
     }
     /// Its headers (shared, so that a handler's context takes them without a copy).
-    fn headers(&self) -> &std::sync::Arc<Headers>;
+    fn headers(&self) -> &std::sync::Arc<Headers> {
+        &self.carried().headers
+    }
     /// Its body.
-    fn payload(&self) -> &Bytes;
+    fn payload(&self) -> &Bytes {
+        &self.carried().payload
+    }
     /// Where it stands.
-    fn info(&self) -> &DeliveryInfo;
+    fn info(&self) -> &DeliveryInfo {
+        &self.carried().info
+    }
+    /// What it was read as: read once (by its source, or here when first asked), however often asked.
+    fn event(&self) -> &Read {
+        let carried = self.carried();
+        carried
+            .read
+            .get_or_init(|| super::content::read_event(&carried.headers, &carried.payload))
+    }
     /// Handled: the broker will not deliver it again.
     fn ack(&self) -> impl Future<Output = Result<(), TransportError>> + Send;
     /// Not handled now: deliver it again after `delay`.
@@ -138,10 +208,18 @@ pub trait Delivery: Send + Sync + 'static {
         &self,
         delay: Duration,
     ) -> impl Future<Output = Result<(), TransportError>> + Send;
-    /// Never to be delivered again, for `reason` (after it has been dead-lettered).
-    fn terminate(&self, reason: &str) -> impl Future<Output = Result<(), TransportError>> + Send;
-    /// Still being handled: restart the broker's timer before it delivers the message again.
-    fn keep_alive(&self) -> impl Future<Output = Result<(), TransportError>> + Send;
+    /// Never to be delivered again, for `reason` (after it has been dead-lettered). A broker that
+    /// keeps no reason settles it as it settles a message handled.
+    fn terminate(&self, reason: &str) -> impl Future<Output = Result<(), TransportError>> + Send {
+        let _ = reason;
+        self.ack()
+    }
+    /// Still being handled: restart the broker's timer before it delivers the message again. A
+    /// broker that keeps no timer per message (Kafka: the group's session lives while it polls) has
+    /// nothing to do.
+    fn keep_alive(&self) -> impl Future<Output = Result<(), TransportError>> + Send {
+        std::future::ready(Ok(()))
+    }
 }
 
 /// A pulled delivery with the room it takes in the consumer (released when it is settled).
@@ -183,9 +261,64 @@ pub trait Source: Send + 'static {
     /// when stopped, or on an error that retrying cannot mend.
     fn pull(
         self,
-        room: std::sync::Arc<Semaphore>,
-        deliveries: mpsc::Sender<Vec<Pulled<Self::Delivery>>>,
-        stop: watch::Receiver<bool>,
-        health: super::health::Health,
+        pulling: Pulling<Self::Delivery>,
     ) -> impl Future<Output = Result<(), TransportError>> + Send;
+}
+
+/// What a [`Source`] pulls with.
+pub struct Pulling<D> {
+    /// The consumer's free slots: a message is pulled only with one.
+    pub room: std::sync::Arc<Semaphore>,
+    /// Where the deliveries of each pull go, together.
+    pub deliveries: mpsc::Sender<Vec<Pulled<D>>>,
+    /// Turns true when the consumer stops.
+    pub stop: watch::Receiver<bool>,
+    /// Told whether each pull worked.
+    pub health: Health,
+}
+
+impl<D> Pulling<D> {
+    /// Whether the consumer is stopping.
+    pub fn stopping(&self) -> bool {
+        *self.stop.borrow()
+    }
+
+    /// Waits for at least `fewest` free slots, then takes every free one; `None` when the consumer
+    /// stops meanwhile.
+    pub async fn free_slots(&mut self, fewest: u32) -> Option<OwnedSemaphorePermit> {
+        let mut slots = tokio::select! {
+            slots = self.room.clone().acquire_many_owned(fewest) => slots.ok()?,
+            _ = self.stop.changed() => return None,
+        };
+        let more = u32::try_from(self.room.available_permits()).unwrap_or(0);
+        if more > 0
+            && let Ok(extra) = self.room.clone().try_acquire_many_owned(more)
+        {
+            slots.merge(extra);
+        }
+        Some(slots)
+    }
+
+    /// Hands the deliveries of one pull to the consumer; false when it is gone.
+    pub async fn hand_over(&self, pulled: Vec<Pulled<D>>) -> bool {
+        pulled.is_empty() || self.deliveries.send(pulled).await.is_ok()
+    }
+
+    /// After a pull that failed: counts it in `failures` (in a row), tells the health, and waits
+    /// before the next one (100 ms more for each failure in a row, 2 s at most). False when the
+    /// consumer was stopped meanwhile.
+    pub async fn wait_after_failure(
+        &mut self,
+        failures: &mut u32,
+        error: impl std::fmt::Display,
+    ) -> bool {
+        *failures += 1;
+        self.health.pulled(false);
+        log::debug!("a pull failed ({error}); trying again");
+        let wait = Duration::from_millis(100 * u64::from((*failures).min(20)));
+        tokio::select! {
+            () = tokio::time::sleep(wait) => true,
+            _ = self.stop.changed() => false,
+        }
+    }
 }

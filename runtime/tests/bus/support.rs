@@ -1,7 +1,7 @@
 //! What the bus tests share: a bus with its streams set up, metadata, the documents' header schemas,
 //! and a consumer run until idle.
 
-use energy_runtime::bus::{Bus, ConsumerConfig, Handlers, Settled, Stats, StreamSettings};
+use energy_runtime::bus::{Broker, Bus, ConsumerConfig, Handlers, SetUp, Settled, Stats};
 use energy_runtime::events::Metadata;
 use energy_testkit::nats::NatsServer;
 use std::sync::{Arc, Mutex};
@@ -9,9 +9,7 @@ use std::time::Duration;
 
 pub(crate) async fn ready_bus(server: &NatsServer) -> Bus {
     let bus = Bus::connect(&server.url).await.expect("connects");
-    bus.init(&StreamSettings::default())
-        .await
-        .expect("streams set up");
+    bus.init(&SetUp::default()).await.expect("streams set up");
     bus
 }
 

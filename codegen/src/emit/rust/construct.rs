@@ -15,7 +15,7 @@
 //! Kept apart from the struct emitter so that changes to how structs are read and written (their tables,
 //! `table_struct!`) and to how they are built touch different files.
 
-use super::structs::{Home, ident, value_type};
+use super::typing::{Home, ident, value_type};
 use crate::model::{Field, Struct};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};

@@ -14,6 +14,7 @@ mod rest;
 mod server;
 mod structs;
 pub(crate) mod twin;
+mod typing;
 
 pub use format::FormatCache;
 

@@ -3,19 +3,11 @@
 //! write their items with this toolbox; the hub (`mod.rs`) only lists the files.
 
 use super::construct;
+pub(crate) use super::typing::{Home, ident, value_type};
 use crate::model::{Field, Format, Model, Struct, Type};
-use proc_macro2::{Ident, Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use std::collections::{BTreeMap, BTreeSet};
-
-/// Which module a named type lives in, so references can be written as full paths.
-#[derive(Clone, Copy)]
-pub(crate) enum Home {
-    /// `crate::types`.
-    Types,
-    /// `crate::rest`.
-    Rest,
-}
 
 /// The `#[cfg]` of each shared type, by name: compiled when a section whose events reach it is (so that
 /// a build of one section compiles only its own types); a type no event reaches has none.
@@ -79,62 +71,6 @@ pub(crate) fn inner_doc_attrs(text: &str) -> TokenStream {
         }
     });
     quote! { #(#![doc = #lines])* }
-}
-
-pub(crate) fn ident(name: &str) -> Ident {
-    match name.strip_prefix("r#") {
-        Some(raw) => Ident::new_raw(raw, Span::call_site()),
-        None => Ident::new(name, Span::call_site()),
-    }
-}
-
-/// The Rust type of a field's value, without the `Option` of an optional field.
-pub(crate) fn value_type(
-    ty: &Type,
-    format: Option<Format>,
-    home: Home,
-    boxed: bool,
-) -> TokenStream {
-    let inner = match ty {
-        Type::Str if format == Some(Format::DateTime) => quote!(::jiff::Timestamp),
-        Type::Str => quote!(::std::string::String),
-        Type::Int => quote!(i64),
-        Type::Num => quote!(f64),
-        Type::Bool => quote!(bool),
-        Type::Obj => quote!(::serde_json::Map<::std::string::String, ::serde_json::Value>),
-        Type::Array(inner) => {
-            let inner = value_type(inner, None, home, false);
-            quote!(::std::vec::Vec<#inner>)
-        }
-        // Sorted by name, so that a value prints, compares and serializes the same on every run.
-        Type::Map(value) => {
-            let value = value_type(value, None, home, false);
-            quote!(::std::collections::BTreeMap<::std::string::String, #value>)
-        }
-        Type::Named(r) => {
-            let name = format_ident!("{}", r.name);
-            let module = match home {
-                Home::Types => quote!(crate::types),
-                Home::Rest => quote!(crate::rest),
-            };
-            match &r.arg {
-                Some(arg) => {
-                    let arg = value_type(arg, None, home, false);
-                    quote!(#module::#name<#arg>)
-                }
-                None => quote!(#module::#name),
-            }
-        }
-        Type::Param(p) => {
-            let p = format_ident!("{}", p);
-            quote!(#p)
-        }
-    };
-    if boxed {
-        quote!(::std::boxed::Box<#inner>)
-    } else {
-        inner
-    }
 }
 
 /// The documentation of a field: its description, or a sentence made from its name and type.

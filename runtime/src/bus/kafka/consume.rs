@@ -1,6 +1,6 @@
-//! Consuming: a consumer group per durable name ([`KafkaConsumer`]), the [`Source`] that receives its
-//! records and the [`Delivery`] that settles each, and delayed retries through the group's retry
-//! topic. The group itself (rebalances, membership, lag) is `group.rs`.
+//! Consuming: a consumer group per durable name (opened for the floor's [`Consumer`]), the [`Source`]
+//! that receives its records and the [`Delivery`] that settles each, and delayed retries through the
+//! group's retry topic. The group itself (rebalances, membership, lag) is `group.rs`.
 //!
 //! Kafka has no per-message acknowledgement: a group commits, per partition, the offset to start from.
 //! Records are handled concurrently and settled out of order, so each partition's committed offset
@@ -11,29 +11,31 @@
 //! too, and hands a retried record to its handler once it is due.
 
 use super::group::{
-    GroupConsumer, GroupContext, KafkaLagProbe, Membership, group_name_error, list_at, list_of,
+    GroupConsumer, GroupContext, GroupProbe, Membership, group_name_error, list_at, list_of,
     partitions_of_topics,
 };
 use super::offsets::{Arrival, Offsets, Partition};
-use super::records::{self, Topics, may_match};
+use super::records::{self, Topics};
 use super::{KafkaBus, KafkaSink, REQUEST_TIMEOUT, bus_headers};
-use crate::bus::consumer::{self, ConsumerConfig, Counters, Observer, Start, Stats};
-use crate::bus::error::BusError;
-use crate::bus::handlers::Handlers;
-use crate::bus::headers::Headers;
-use crate::bus::health::Health;
+use crate::bus::consumer::{ConsumerConfig, Running, Start, Stats};
+use crate::bus::content;
+use crate::bus::error::{Answer, BusError, Stop};
+use crate::bus::handle::{Consumer, LagProbe, Opened, checked_filters, run_on};
+
 use crate::bus::metrics::ConsumerMetrics;
-use crate::bus::transport::{Delivery, DeliveryInfo, Pulled, Source, TransportError};
+use crate::bus::subjects::may_match;
+use crate::bus::transport::{
+    Carried, Delivery, DeliveryInfo, Pulled, Pulling, Source, TransportError,
+};
 use bytes::Bytes;
 use futures_util::FutureExt;
-use rdkafka::consumer::{CommitMode, Consumer};
+use rdkafka::consumer::{CommitMode, Consumer as _};
 use rdkafka::message::Message;
 use rdkafka::{Offset, TopicPartitionList};
 use std::collections::{HashMap, VecDeque};
-use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
+use tokio::sync::{OwnedSemaphorePermit, watch};
 
 /// The header of a retried record: when it is due (RFC 3339).
 const RETRY_DUE: &str = "energy-retry-due";
@@ -55,18 +57,12 @@ impl KafkaBus {
     /// filters select and to the group's retry topic (created when missing, as the dead-letter topic
     /// is). Processes in one group share the partitions. A new group starts where `config.start`
     /// says; a group with committed offsets goes on from them.
-    pub async fn consumer(&self, config: ConsumerConfig) -> Result<KafkaConsumer, BusError> {
+    pub(super) async fn open_consumer(&self, config: ConsumerConfig) -> Result<Consumer, BusError> {
+        let filters = checked_filters(&config)?;
+        // Stricter than a durable name: it names the group's retry topic.
         if let Some(why) = group_name_error(&config.durable) {
             return Err(BusError::Invalid(why));
         }
-        if config.ack_wait < Duration::from_secs(1) {
-            return Err(BusError::Invalid(
-                "the acknowledgement wait is at least 1 second".to_owned(),
-            ));
-        }
-        let mut filters = config.filters.clone();
-        filters.sort();
-        filters.dedup();
         let event_topics = self.topics.of_filters(&filters);
         let retry_topic = self.topics.retry(&config.durable);
         let existing = self.partition_counts().await?;
@@ -150,11 +146,7 @@ impl KafkaBus {
         consumer
             .subscribe(&names)
             .map_err(|e| self.request_error("subscribing", &e))?;
-        let dead_letter_subject = config
-            .dead_letter_subject
-            .clone()
-            .unwrap_or_else(|| self.subjects().dead_letters_of(&config.durable));
-        Ok(KafkaConsumer {
+        let opened = KafkaOpened {
             consumer,
             offsets,
             membership,
@@ -163,13 +155,13 @@ impl KafkaBus {
             subscribed: topics,
             retry_topic,
             filters,
+        };
+        Ok(Consumer::new(
+            "kafka",
+            opened,
             config,
-            dead_letter_subject,
-            counters: Arc::new(Counters::default()),
-            observer: None,
-            metrics: None,
-            health: Health::default(),
-        })
+            self.topics.subjects(),
+        ))
     }
 
     /// A group that has committed nothing starts at `start`: its first offsets are committed before it
@@ -242,133 +234,51 @@ impl KafkaBus {
     }
 }
 
-/// A member of a consumer group on Kafka, ready to run: the same handlers, settlements, dead letters,
-/// metrics and traces as a NATS consumer.
-pub struct KafkaConsumer {
+/// A member of a consumer group on Kafka, opened: what the floor's [`Consumer`] runs.
+struct KafkaOpened {
     consumer: Arc<GroupConsumer>,
     offsets: Arc<Offsets>,
     membership: Arc<Membership>,
     sink: KafkaSink,
     topics: Topics,
+    /// The topics it reads: its events' topics, then its retry topic.
     subscribed: Vec<String>,
     retry_topic: String,
     filters: Vec<String>,
-    config: ConsumerConfig,
-    dead_letter_subject: String,
-    counters: Arc<Counters>,
-    observer: Option<Observer>,
-    metrics: Option<ConsumerMetrics>,
-    health: Health,
 }
 
-impl KafkaConsumer {
-    /// Calls `observer` with every settlement as it happens (the `energy events consume` report).
-    pub fn observe(
-        mut self,
-        observer: impl Fn(&consumer::Settled) + Send + Sync + 'static,
-    ) -> Self {
-        self.observer = Some(Arc::new(observer));
-        self
-    }
-
-    /// Keeps this consumer's figures in `registry` (see [`crate::bus::metrics`]), with each
-    /// partition's lag, refreshed every 2 s while it runs.
-    pub fn with_metrics(mut self, registry: &mut prometheus_client::registry::Registry) -> Self {
-        self.metrics = Some(ConsumerMetrics::register_for(
-            registry,
-            "kafka",
-            &self.config.durable,
-        ));
-        self
-    }
-
-    /// The live counters (shared with the running consumer).
-    pub fn counters(&self) -> Arc<Counters> {
-        self.counters.clone()
-    }
-
-    /// Whether the consumer is healthy (shared with the running consumer): in its group and polling.
-    pub fn health(&self) -> Health {
-        self.health.clone()
-    }
-
-    /// Where dead letters go (a subject; the dead-letter topic holds every subject's).
-    pub fn dead_letter_subject(&self) -> &str {
-        &self.dead_letter_subject
-    }
-
-    /// The topics it reads: its events' topics, then its retry topic.
-    pub fn topics(&self) -> &[String] {
-        &self.subscribed
-    }
-
-    /// A handle that reads the group's backlog, also while it runs.
-    pub fn lag_probe(&self) -> KafkaLagProbe {
-        KafkaLagProbe {
+impl Opened for KafkaOpened {
+    /// The group's lag, each partition's kept in `metrics`.
+    fn probe(&self, metrics: Option<&ConsumerMetrics>) -> LagProbe {
+        LagProbe::new(GroupProbe {
             consumer: self.consumer.clone(),
             offsets: self.offsets.clone(),
             membership: self.membership.clone(),
             topics: self.subscribed.clone(),
-            metrics: self.metrics.clone(),
-        }
+            metrics: metrics.cloned(),
+        })
     }
 
-    /// Handles events with `handlers` until `shutdown` resolves (or the consumer is idle for its
-    /// `idle_exit` with nothing left for the group): then stops receiving, finishes and settles what
-    /// it holds within its `shutdown_timeout`, commits what was settled, and returns the counts.
-    pub async fn run(
-        self,
-        handlers: Handlers,
-        shutdown: impl Future<Output = ()> + Send,
-    ) -> Result<Stats, BusError> {
+    /// Stops receiving on a stop, finishes and settles what it holds, commits what was settled, and
+    /// leaves the group.
+    fn run<'a>(self: Box<Self>, running: Running, shutdown: Stop<'a>) -> Answer<'a, Stats> {
+        let probe = self.probe(running.metrics.as_ref());
         let settler = Arc::new(Settler {
             offsets: self.offsets.clone(),
             sink: self.sink.clone(),
             retry_topic: self.retry_topic.clone(),
         });
-        let watch = self.lag_probe();
         let source = GroupSource {
-            consumer: self.consumer.clone(),
+            consumer: self.consumer,
             offsets: self.offsets,
             settler,
             topics: self.topics,
             retry_topic: self.retry_topic,
             filters: self.filters,
             recent: RecentIds::default(),
-            metrics: self.metrics.clone(),
+            metrics: running.metrics.clone(),
         };
-        let stats = consumer::run(
-            source,
-            self.sink,
-            watch,
-            consumer::Running {
-                config: self.config,
-                dead_letter_subject: self.dead_letter_subject,
-                handlers,
-                counters: self.counters,
-                observer: self.observer,
-                metrics: self.metrics,
-                health: self.health,
-                system: "kafka",
-            },
-            shutdown,
-        )
-        .await
-        .map_err(BusError::Transport);
-        // Leaving the group hands the partitions to the others at once (not after a session timeout).
-        // Bounded: with its brokers gone, librdkafka's close waits for a coordinator that does not
-        // answer, and a stop must not hang on it (the group then notices after its session timeout).
-        let consumer = self.consumer;
-        let leave = tokio::task::spawn_blocking(move || {
-            consumer.unsubscribe();
-            drop(consumer);
-        });
-        if tokio::time::timeout(REQUEST_TIMEOUT, leave).await.is_err() {
-            log::warn!(
-                "the group was not left within {REQUEST_TIMEOUT:?} (are its brokers gone?); it hands this member's partitions on after its session timeout"
-            );
-        }
-        stats
+        Box::pin(run_on(source, self.sink, probe, running, shutdown))
     }
 }
 
@@ -548,13 +458,8 @@ impl GroupSource {
                 origin = Some((stream, sequence));
             }
         }
-        let subject = records::subject_of(
-            self.topics.subjects(),
-            &headers,
-            &payload,
-            key.as_deref(),
-            topic,
-        );
+        let read = content::read_event(&headers, &payload);
+        let subject = records::subject_of(self.topics.subjects(), &read, key.as_deref(), topic);
         if !self.filters.is_empty() && !self.filters.iter().any(|f| may_match(f, &subject)) {
             self.offsets.passed(&partition, offset);
             return Received::PassedOver;
@@ -569,25 +474,22 @@ impl GroupSource {
                 u64::try_from(offset).unwrap_or(0),
             )
         });
-        let lane = match &key {
-            Some(key) => String::from_utf8_lossy(key).into_owned(),
-            None => subject.clone(),
-        };
         let published = message
             .timestamp()
             .to_millis()
             .and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok());
+        let info = DeliveryInfo {
+            attempt,
+            sequence,
+            stream,
+            published,
+        };
+        let mut carried = Carried::new(subject, Arc::new(headers), payload, info).read_as(read);
+        if let Some(key) = &key {
+            carried = carried.in_lane(String::from_utf8_lossy(key).into_owned());
+        }
         let delivery = KafkaDelivery {
-            subject,
-            lane,
-            headers: Arc::new(headers),
-            payload,
-            info: DeliveryInfo {
-                attempt,
-                sequence,
-                stream,
-                published,
-            },
+            carried,
             partition,
             offset,
             generation,
@@ -604,13 +506,8 @@ impl GroupSource {
 impl Source for GroupSource {
     type Delivery = KafkaDelivery;
 
-    async fn pull(
-        mut self,
-        room: Arc<Semaphore>,
-        deliveries: mpsc::Sender<Vec<Pulled<KafkaDelivery>>>,
-        mut stop: watch::Receiver<bool>,
-        health: Health,
-    ) -> Result<(), TransportError> {
+    async fn pull(mut self, mut pulling: Pulling<KafkaDelivery>) -> Result<(), TransportError> {
+        let room = pulling.room.clone();
         let capacity = room.available_permits();
         let mut commit_tick = tokio::time::interval(COMMIT_INTERVAL);
         commit_tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -618,7 +515,7 @@ impl Source for GroupSource {
         let mut failures = 0u32;
         let consumer = self.consumer.clone();
         'receiving: loop {
-            if *stop.borrow() {
+            if pulling.stopping() {
                 break;
             }
             if slot.is_none() {
@@ -627,7 +524,7 @@ impl Source for GroupSource {
                         Ok(taken) => slot = Some(taken),
                         Err(_) => break,
                     },
-                    _ = stop.changed() => break,
+                    _ = pulling.stop.changed() => break,
                     _ = commit_tick.tick() => {
                         self.commit(false).await;
                         continue;
@@ -636,7 +533,7 @@ impl Source for GroupSource {
             }
             let first = tokio::select! {
                 message = consumer.recv() => message.map(|m| self.receive(&m)),
-                _ = stop.changed() => break,
+                _ = pulling.stop.changed() => break,
                 _ = commit_tick.tick() => {
                     self.commit(false).await;
                     continue;
@@ -645,18 +542,14 @@ impl Source for GroupSource {
             let received = match first {
                 Ok(received) => {
                     failures = 0;
-                    health.pulled(true);
+                    pulling.health.pulled(true);
                     received
                 }
                 Err(e) => {
-                    failures += 1;
-                    health.pulled(false);
-                    log::debug!("receiving failed ({e}); trying again");
-                    let wait = Duration::from_millis(100 * u64::from(failures.min(20)));
-                    tokio::select! {
-                        () = tokio::time::sleep(wait) => continue,
-                        _ = stop.changed() => break,
+                    if pulling.wait_after_failure(&mut failures, &e).await {
+                        continue;
                     }
+                    break;
                 }
             };
             // Records already waiting are taken with the first, as many as there is room for: one
@@ -673,8 +566,8 @@ impl Source for GroupSource {
                     Received::Due(delivery, due) => {
                         // Held (with its slot) until due, without holding up the records behind it;
                         // on a stop it is dropped unsettled, and read again by the next owner.
-                        let deliveries = deliveries.clone();
-                        let mut stop = stop.clone();
+                        let deliveries = pulling.deliveries.clone();
+                        let mut stop = pulling.stop.clone();
                         tokio::spawn(async move {
                             let wait = due.duration_since(jiff::Timestamp::now());
                             let wait = Duration::try_from(wait).unwrap_or(Duration::ZERO);
@@ -702,7 +595,7 @@ impl Source for GroupSource {
                     _ => None,
                 };
             }
-            if !batch.is_empty() && deliveries.send(batch).await.is_err() {
+            if !pulling.hand_over(batch).await {
                 break 'receiving;
             }
         }
@@ -716,7 +609,25 @@ impl Source for GroupSource {
             }
         }
         self.commit(true).await;
+        drop(consumer);
+        leave(self.consumer).await;
         Ok(())
+    }
+}
+
+/// Leaves the group, which hands the partitions to the others at once (not after a session timeout),
+/// and lets go of the consumer off the async threads (its close may wait). Bounded: with its brokers
+/// gone, librdkafka's close waits for a coordinator that does not answer, and a stop must not hang on
+/// it (the group then notices after its session timeout).
+async fn leave(consumer: Arc<GroupConsumer>) {
+    let leave = tokio::task::spawn_blocking(move || {
+        consumer.unsubscribe();
+        drop(consumer);
+    });
+    if tokio::time::timeout(REQUEST_TIMEOUT, leave).await.is_err() {
+        log::warn!(
+            "the group was not left within {REQUEST_TIMEOUT:?} (are its brokers gone?); it hands this member's partitions on after its session timeout"
+        );
     }
 }
 
@@ -733,12 +644,9 @@ async fn stopped(stop: &mut watch::Receiver<bool>) {
 }
 
 /// One delivery of one Kafka record.
-pub struct KafkaDelivery {
-    subject: String,
-    lane: String,
-    headers: Arc<Headers>,
-    payload: Bytes,
-    info: DeliveryInfo,
+struct KafkaDelivery {
+    /// Read when received, to find its subject: the consumer reads it from here.
+    carried: Carried,
     partition: Partition,
     offset: i64,
     generation: u64,
@@ -755,24 +663,8 @@ impl KafkaDelivery {
 }
 
 impl Delivery for KafkaDelivery {
-    fn subject(&self) -> &str {
-        &self.subject
-    }
-
-    fn lane(&self) -> &str {
-        &self.lane
-    }
-
-    fn headers(&self) -> &Arc<Headers> {
-        &self.headers
-    }
-
-    fn payload(&self) -> &Bytes {
-        &self.payload
-    }
-
-    fn info(&self) -> &DeliveryInfo {
-        &self.info
+    fn carried(&self) -> &Carried {
+        &self.carried
     }
 
     async fn ack(&self) -> Result<(), TransportError> {
@@ -788,14 +680,14 @@ impl Delivery for KafkaDelivery {
         if delay.is_zero() {
             return Ok(());
         }
-        let mut headers = (*self.headers).clone();
+        let mut headers = (**self.headers()).clone();
         let due = jiff::Timestamp::now()
             .checked_add(jiff::SignedDuration::try_from(delay).unwrap_or(jiff::SignedDuration::MAX))
             .unwrap_or(jiff::Timestamp::MAX);
         headers.insert(RETRY_DUE, due.to_string());
-        headers.insert(RETRY_ATTEMPT, (self.info.attempt + 1).to_string());
-        headers.insert(RETRY_STREAM, self.info.stream.clone());
-        headers.insert(RETRY_SEQUENCE, self.info.sequence.to_string());
+        headers.insert(RETRY_ATTEMPT, (self.info().attempt + 1).to_string());
+        headers.insert(RETRY_STREAM, self.info().stream.clone());
+        headers.insert(RETRY_SEQUENCE, self.info().sequence.to_string());
         let mut wait = Duration::from_millis(100);
         let started = std::time::Instant::now();
         loop {
@@ -803,7 +695,7 @@ impl Delivery for KafkaDelivery {
                 &self.settler.retry_topic,
                 self.key.as_deref(),
                 &headers,
-                &self.payload,
+                self.payload(),
             ) {
                 Ok(pending) => pending.await,
                 Err(e) => Err(e),
@@ -820,17 +712,6 @@ impl Delivery for KafkaDelivery {
                 Err(e) => return Err(e),
             }
         }
-    }
-
-    /// Settled: its dead letter is stored.
-    async fn terminate(&self, _reason: &str) -> Result<(), TransportError> {
-        self.settle();
-        Ok(())
-    }
-
-    /// Nothing to do: Kafka keeps no timer per record (the group's session lives while it polls).
-    async fn keep_alive(&self) -> Result<(), TransportError> {
-        Ok(())
     }
 }
 

@@ -1,10 +1,9 @@
 //! A consumer group as the bus sees it: the rebalance callbacks (a partition taken away commits what
 //! was settled of it and forgets the rest), whether the consumer is in its group with its brokers
-//! answering, the names a group may have, and its lag ([`KafkaLagProbe`]).
+//! answering, the names a group may have, and its lag (`GroupProbe`).
 
 use super::REQUEST_TIMEOUT;
 use super::offsets::{Offsets, Partition};
-use crate::bus::error::BusError;
 use crate::bus::metrics::ConsumerMetrics;
 use crate::bus::subjects::durable_name_error;
 use crate::bus::transport::{Lag, TransportError, TransportErrorKind, Watch};
@@ -155,8 +154,7 @@ pub(super) fn list_at(partitions: &[Partition], offset: Offset) -> TopicPartitio
 }
 
 /// Reads a consumer group's lag, and whether the consumer is in its group (also while it runs).
-#[derive(Clone)]
-pub struct KafkaLagProbe {
+pub(super) struct GroupProbe {
     pub(super) consumer: Arc<GroupConsumer>,
     pub(super) offsets: Arc<Offsets>,
     pub(super) membership: Arc<Membership>,
@@ -164,14 +162,7 @@ pub struct KafkaLagProbe {
     pub(super) metrics: Option<ConsumerMetrics>,
 }
 
-impl KafkaLagProbe {
-    /// The group's backlog now (see the [`Watch`] implementation).
-    pub async fn lag(&self) -> Result<Lag, BusError> {
-        Watch::lag(self).await.map_err(BusError::Transport)
-    }
-}
-
-impl Watch for KafkaLagProbe {
+impl Watch for GroupProbe {
     /// Every partition of the group's topics: its high watermark minus the group's committed offset
     /// (its low watermark when none), what this process holds aside (`ack_pending`). Settled offsets
     /// are committed first, so that an idle consumer sees its own work done.

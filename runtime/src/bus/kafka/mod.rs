@@ -1,17 +1,19 @@
-//! The Kafka transport (feature `kafka`): the same bus as on NATS, on any Kafka-protocol broker, through
-//! librdkafka. [`KafkaBus`] connects, sets up the topics from the catalogue, and makes publishers,
-//! consumers, dead-letter views and captures; the `Sink`, `Source` and `Delivery` of
-//! [`super::transport`] on `rdkafka`.
+//! The Kafka leaf of the bus (feature `kafka`): the same bus as on NATS, on any Kafka-protocol broker,
+//! through librdkafka. [`KafkaBus`] connects, and is the [`Broker`] on Kafka (topics from the catalogue,
+//! publishers, consumers, dead letters, captures); the `Sink`, `Source` and `Delivery` of the floor's
+//! [`crate::bus::transport`] on `rdkafka`. The only folder that knows Kafka.
 //!
 //! - this file: the connection ([`KafkaBus`]), the [`KafkaSink`], errors;
 //! - `settings`: servers and client properties, security among them ([`KafkaSettings`]);
 //! - `records`: topics, record keys and the CloudEvents Kafka binding's headers ([`Topics`]);
 //! - `topics`: setting the topics up (`energy bus init --server kafka://…`);
 //! - `offsets`: which offsets a group may commit when records are settled out of order;
-//! - `consume`: the consumer ([`KafkaConsumer`]), its source, deliveries and retries;
-//! - `group`: the group's rebalances, membership and lag ([`KafkaLagProbe`]);
-//! - `read`: reading topics without a group: captures and dead letters.
+//! - `consume`: the consumer group's member, its source, deliveries and retries;
+//! - `group`: the group's rebalances, membership and lag;
+//! - `read`: reading topics without a group: captures and dead letters;
+//! - `broker`: the [`Broker`] on Kafka.
 
+mod broker;
 mod consume;
 mod group;
 mod offsets;
@@ -20,12 +22,11 @@ pub mod records;
 pub mod settings;
 mod topics;
 
-pub use consume::{KafkaConsumer, KafkaDelivery};
-pub use group::KafkaLagProbe;
 pub use records::Topics;
 pub use settings::{KafkaSettings, is_kafka};
-pub use topics::{TopicReport, TopicSettings};
 
+#[cfg(doc)]
+use crate::bus::broker::Broker;
 use crate::bus::error::BusError;
 use crate::bus::headers::Headers;
 use crate::bus::publisher::Publisher;
@@ -122,11 +123,6 @@ impl KafkaBus {
         self
     }
 
-    /// The subjects used.
-    pub fn subjects(&self) -> &Subjects {
-        self.topics.subjects()
-    }
-
     /// The topics used.
     pub fn topics(&self) -> &Topics {
         &self.topics
@@ -137,9 +133,10 @@ impl KafkaBus {
         &self.settings
     }
 
-    /// A publisher of events.
+    /// A publisher of events (through the [`KafkaSink`] itself, not [`Broker::publisher`]'s any
+    /// sink).
     pub fn publisher(&self) -> Publisher<KafkaSink> {
-        Publisher::new(self.sink(), self.subjects().clone())
+        Publisher::new(self.sink(), self.topics.subjects().clone())
     }
 
     /// The publishing side of the transport.

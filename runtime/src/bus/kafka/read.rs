@@ -1,20 +1,22 @@
 //! Reading topics without joining a group (nothing committed, no other consumer disturbed): captures of
-//! the events (`energy events capture`), the dead letters (`energy events dlq`), and publishing a dead
-//! letter again.
+//! the events (`energy events capture`), the dead letters (`energy events dlq`), and the mark of a dead
+//! letter published again.
 //!
 //! Kafka cannot delete one record: a dead letter published again is marked so by a record on the
 //! dead-letter topic (`energy-dead-letter-republished: <its offset>`), and is no longer listed. A dead
 //! letter stored twice (its consumer stopped between storing it and committing past the original) is
 //! listed once, as NATS's deduplication window stores it once.
 
-use super::records::{self, may_match};
+use super::records;
 use super::{KafkaBus, REQUEST_TIMEOUT, bus_headers};
+use crate::bus::broker::Broker;
+use crate::bus::capture::{CaptureRange, Captured};
 use crate::bus::consumer::Start;
+use crate::bus::content;
 use crate::bus::dead_letter::DeadLetter;
 use crate::bus::error::BusError;
-use crate::bus::headers::Headers;
-use crate::bus::nats::{CaptureRange, Captured};
-use crate::bus::transport::Receipt;
+use crate::bus::headers::{Headers, percent_decode};
+use crate::bus::subjects::may_match;
 use bytes::Bytes;
 use rdkafka::consumer::{Consumer, StreamConsumer};
 use rdkafka::message::Message;
@@ -43,14 +45,14 @@ impl KafkaBus {
     /// offsets, the same in every partition), handing each event to `each`: each partition in order,
     /// partitions interleaved as they arrive. Stops once caught up with what was stored when it began
     /// (or, with `follow`, when `stop` resolves or it is idle). Returns how many were read.
-    pub async fn capture(
+    pub(super) async fn read_events(
         &self,
         range: &CaptureRange,
         mut each: impl FnMut(Captured) -> Result<(), String>,
         stop: impl Future<Output = ()>,
     ) -> Result<u64, BusError> {
         let topics = self.topics.of_filters(&range.filters);
-        let subjects = self.subjects().clone();
+        let subjects = self.topics.subjects().clone();
         let mut count = 0u64;
         self.read_topics(
             &topics,
@@ -59,13 +61,9 @@ impl KafkaBus {
             range.idle_exit,
             stop,
             |record| {
-                let subject = records::subject_of(
-                    &subjects,
-                    &record.headers,
-                    &record.payload,
-                    record.key.as_deref(),
-                    &record.topic,
-                );
+                let read = content::read_event(&record.headers, &record.payload);
+                let subject =
+                    records::subject_of(&subjects, &read, record.key.as_deref(), &record.topic);
                 if !range.filters.is_empty()
                     && !range.filters.iter().any(|f| may_match(f, &subject))
                 {
@@ -84,24 +82,16 @@ impl KafkaBus {
         Ok(count)
     }
 
-    /// Every dead letter stored whose subject `subject` matches (`<prefix>_dead_letters.<group>`, a
-    /// filter; `None` for all), oldest first, without those published again.
-    pub async fn dead_letters(&self, subject: Option<&str>) -> Result<Vec<DeadLetter>, BusError> {
-        let mut letters = Vec::new();
-        self.each_dead_letter(subject, |letter| letters.push(letter))
-            .await?;
-        Ok(letters)
-    }
-
-    /// Hands every dead letter [`KafkaBus::dead_letters`] lists to `each`, one at a time (none is
-    /// kept: for a dead-letter topic of any size, as `energy events drift --dlq` reads it). Two reads
-    /// of the topic: the first finds the marks of letters published again (appended after them), the
-    /// second hands the letters over, each once (a letter stored twice is known by a hash of its
-    /// place and consumer: 8 bytes a letter). Returns how many records were read.
-    pub async fn each_dead_letter(
+    /// Reads the dead-letter topic as [`Broker::read`] hands dead letters over: each under the subject
+    /// of its consumer (`<prefix>_dead_letters.<group>`) that the range's filters select, oldest
+    /// first, without those published again. Two reads of the topic: the first finds the marks of
+    /// letters published again (appended after them), the second hands the letters over, each once (a
+    /// letter stored twice is known by a hash of its place and consumer: 8 bytes a letter). Returns how
+    /// many records were read.
+    pub(super) async fn read_dead_letters(
         &self,
-        subject: Option<&str>,
-        mut each: impl FnMut(DeadLetter),
+        range: &CaptureRange,
+        mut each: impl FnMut(Captured) -> Result<(), String>,
     ) -> Result<u64, BusError> {
         let topic = self.topics.dead_letters();
         let mut republished = HashSet::new();
@@ -137,100 +127,68 @@ impl KafkaBus {
                 if republished.contains(&sequence) || record.headers.get(REPUBLISHED).is_some() {
                     return Ok(());
                 }
-                let consumer = record
-                    .headers
-                    .get("energy-dead-letter-consumer")
-                    .map(|c| {
-                        crate::bus::headers::percent_decode(c)
-                            .map_or_else(|_| c.to_owned(), |d| d.into_owned())
-                    })
-                    .unwrap_or_default();
-                let dead_letter_subject = self.subjects().dead_letters_of(&consumer);
-                if !subject.is_none_or(|s| may_match(s, &dead_letter_subject)) {
+                let header = |name: &str| record.headers.get(name).unwrap_or_default().to_owned();
+                let consumer = header("energy-dead-letter-consumer");
+                let consumer =
+                    percent_decode(&consumer).map_or(consumer.clone(), |d| d.into_owned());
+                let subject = self.topics.subjects().dead_letters_of(&consumer);
+                if !range.filters.iter().any(|f| may_match(f, &subject)) {
                     return Ok(());
                 }
-                if let Some(letter) = DeadLetter::read(
-                    sequence,
-                    &dead_letter_subject,
-                    &record.headers,
-                    record.payload,
-                ) {
-                    let place = {
-                        use std::hash::{Hash, Hasher};
-                        let mut hasher = std::collections::hash_map::DefaultHasher::new();
-                        (&letter.stream, letter.stream_sequence, &letter.consumer)
-                            .hash(&mut hasher);
-                        hasher.finish()
-                    };
-                    if places.insert(place) {
-                        each(letter);
-                    }
+                let place = {
+                    use std::hash::{Hash, Hasher};
+                    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+                    ["stream", "sequence", "consumer"]
+                        .map(|what| header(&format!("energy-dead-letter-{what}")))
+                        .hash(&mut hasher);
+                    hasher.finish()
+                };
+                if !places.insert(place) {
+                    return Ok(());
                 }
-                Ok(())
+                each(Captured {
+                    sequence,
+                    subject,
+                    headers: record.headers,
+                    payload: record.payload,
+                })
             },
         )
         .await?;
         Ok(read)
     }
 
-    /// The dead letter at offset `sequence` of the dead-letter topic.
-    pub async fn dead_letter(&self, sequence: u64) -> Result<DeadLetter, BusError> {
-        self.dead_letters(None)
-            .await?
-            .into_iter()
-            .find(|l| l.sequence == sequence)
-            .ok_or_else(|| {
-                BusError::Invalid(format!(
-                    "no dead letter at offset {sequence} of `{}` (or it was published again)",
-                    self.topics.dead_letters()
-                ))
-            })
+    /// The dead letter at offset `sequence` of the dead-letter topic (read to its end: Kafka finds a
+    /// record by its offset, but only a whole read knows whether it was published again).
+    pub(super) async fn letter_at(&self, sequence: u64) -> Result<DeadLetter, BusError> {
+        let mut found = None;
+        self.each_dead_letter(None, &mut |letter| {
+            if letter.sequence == sequence {
+                found = Some(letter);
+            }
+        })
+        .await?;
+        found.ok_or_else(|| {
+            BusError::Invalid(format!(
+                "no dead letter at offset {sequence} of `{}` (or it was published again)",
+                self.topics.dead_letters()
+            ))
+        })
     }
 
-    /// Publishes the dead letter at `sequence` again, to its original topic with its original key and
-    /// headers, once it passes the checks a publisher makes; then marks it published again. One that
-    /// is still invalid stays.
-    pub async fn republish_dead_letter(&self, sequence: u64) -> Result<Receipt, BusError> {
-        let letter = self.dead_letter(sequence).await?;
-        let original = letter.original();
-        let still = |e: crate::events::EventError| {
-            BusError::Invalid(format!(
-                "dead letter {sequence} still cannot be published: {} at `{}`: {}",
-                e.kind, e.path, e.message
-            ))
-        };
-        let (incoming, data) =
-            crate::bus::content::read_message(&original.headers, &original.payload)
-                .map_err(still)?;
-        crate::events::Decoder::new()
-            .reject_unknown(true)
-            .validate_parts(
-                &incoming.event_type,
-                &incoming.version,
-                &original.payload[data],
-            )
-            .map_err(still)?;
-        let sink = self.sink();
-        let receipt = crate::bus::publisher::send_with_retry(
-            &sink,
-            original,
-            crate::bus::publisher::PublishRetry::default(),
-        )
-        .await?;
+    /// Marks the dead letter at `sequence` as published again, with a record appended to the
+    /// dead-letter topic (Kafka cannot delete one record).
+    pub(super) async fn mark_republished(&self, sequence: u64) -> Result<(), BusError> {
         let mut marker = Headers::new();
         marker.append(REPUBLISHED, sequence.to_string());
         let topic = self.topics.dead_letters();
-        let marked = match sink.produce(&topic, None, &marker, b"") {
+        let marked = match self.sink().produce(&topic, None, &marker, b"") {
             Ok(pending) => pending.await,
             Err(e) => Err(e),
         };
-        marked.map_err(|e| {
-            BusError::Invalid(format!(
-                "dead letter {sequence} was published again ({}:{}), but not marked so on `{topic}`: {e}",
-                receipt.stream, receipt.sequence
-            ))
-        })?;
-        Ok(receipt)
+        marked
+            .map(|_| ())
+            .map_err(|e| BusError::Invalid(format!("not marked so on `{topic}`: {e}")))
     }
 
     /// Reads every partition of `topics` from `start`, handing each record to `each`, until caught

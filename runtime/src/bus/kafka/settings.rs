@@ -30,18 +30,19 @@ impl std::fmt::Debug for KafkaSettings {
     }
 }
 
+/// What a property's name holds when its value is a secret.
+const SECRET_WORDS: [&str; 5] = [
+    "password",
+    "secret",
+    "sasl.jaas.config",
+    "token",
+    "ssl.key.pem",
+];
+
 /// Whether a property holds a secret, never to be shown.
 fn is_secret(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
-    [
-        "password",
-        "secret",
-        "sasl.jaas.config",
-        "token",
-        "ssl.key.pem",
-    ]
-    .iter()
-    .any(|word| name.contains(word))
+    SECRET_WORDS.iter().any(|word| name.contains(word))
 }
 
 /// Whether `servers` names Kafka: its first address has the `kafka://` scheme.
@@ -70,7 +71,7 @@ impl KafkaSettings {
             if bare.contains('@') {
                 return Err(BusError::Invalid(format!(
                     "`{}`: a Kafka address carries no credentials; give them as sasl.username and sasl.password (-X or a properties file)",
-                    crate::bus::connect::redact_url(address)
+                    crate::bus::secret::redact_url(address)
                 )));
             }
             if !port_ok || bare.contains(['/', ' ']) {

@@ -5,7 +5,7 @@
 
 use super::{KafkaBus, REQUEST_TIMEOUT};
 use crate::bus::error::BusError;
-use crate::bus::nats::Change;
+use crate::bus::setup::{Change, SetUp, SetUpReport};
 use rdkafka::admin::{
     AdminClient, AdminOptions, AlterConfig, NewPartitions, NewTopic, ResourceSpecifier,
     TopicReplication,
@@ -14,51 +14,19 @@ use rdkafka::client::DefaultClientContext;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-/// How the events' topics are made.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TopicSettings {
-    /// Partitions of each section's topic (the dead-letter topic has one: its offsets number the dead
-    /// letters).
-    pub partitions: i32,
-    /// Copies of each partition on different brokers.
-    pub replication: i32,
-    /// Remove events older than this; `None` keeps them for ever.
-    pub retention: Option<Duration>,
-}
-
-impl Default for TopicSettings {
-    /// Three partitions, one copy, kept for ever.
-    fn default() -> Self {
-        TopicSettings {
-            partitions: energy_api_core::bus::DEFAULT_PARTITIONS,
-            replication: 1,
-            retention: None,
-        }
-    }
-}
-
-/// What `init` did to one topic.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TopicReport {
-    /// The topic.
-    pub topic: String,
-    /// What was done.
-    pub change: Change,
-    /// Its partitions, after the change.
-    pub partitions: i32,
-}
-
 /// `retention.ms` of a retention: `-1` for none.
 fn retention_ms(retention: Option<Duration>) -> i64 {
     retention.map_or(-1, |r| i64::try_from(r.as_millis()).unwrap_or(i64::MAX))
 }
 
 impl KafkaBus {
-    /// Creates or grows the topics of every catalogue section and the dead-letter topic. Idempotent:
-    /// partitions are only added, retention only lengthened; a shorter retention is refused with
+    /// Creates or grows the topics of every catalogue section (`settings.partitions` each, with
+    /// `replicas` copies, kept for `max_age`) and the dead-letter topic. Idempotent: partitions are
+    /// only added, retention only lengthened; a shorter retention is refused with
     /// [`BusError::Refused`] and nothing is changed.
-    pub async fn init(&self, settings: &TopicSettings) -> Result<Vec<TopicReport>, BusError> {
-        if settings.partitions < 1 || settings.replication < 1 {
+    pub(super) async fn init_topics(&self, settings: &SetUp) -> Result<Vec<SetUpReport>, BusError> {
+        let replication = i32::try_from(settings.replicas).unwrap_or(i32::MAX);
+        if settings.partitions < 1 || replication < 1 {
             return Err(BusError::Invalid(
                 "topics have at least one partition and one copy".to_owned(),
             ));
@@ -72,7 +40,7 @@ impl KafkaBus {
             .collect();
         wanted.insert(self.topics.dead_letters(), 1);
         let existing = self.partition_counts().await?;
-        let retention = retention_ms(settings.retention);
+        let retention = retention_ms(settings.max_age);
         // Refuse first, change after: nothing is changed when anything is refused.
         let mut retentions = BTreeMap::new();
         for topic in wanted.keys().filter(|t| existing.contains_key(*t)) {
@@ -104,15 +72,11 @@ impl KafkaBus {
                         &admin,
                         topic,
                         *partitions,
-                        settings.replication,
+                        replication,
                         Some(&retention_text),
                     )
                     .await?;
-                    TopicReport {
-                        topic: topic.clone(),
-                        change: Change::Created,
-                        partitions: *partitions,
-                    }
+                    topic_report(topic, Change::Created, *partitions)
                 }
                 Some(&have) => {
                     let mut changes = Vec::new();
@@ -158,15 +122,12 @@ impl KafkaBus {
                             show_ms(retention)
                         ));
                     }
-                    TopicReport {
-                        topic: topic.clone(),
-                        change: if changes.is_empty() {
-                            Change::Unchanged
-                        } else {
-                            Change::Updated(changes)
-                        },
-                        partitions: have.max(*partitions),
-                    }
+                    let change = if changes.is_empty() {
+                        Change::Unchanged
+                    } else {
+                        Change::Updated(changes)
+                    };
+                    topic_report(topic, change, have.max(*partitions))
                 }
             };
             reports.push(report);
@@ -176,7 +137,7 @@ impl KafkaBus {
 
     /// Fails, saying to run `energy bus init`, when a section's topic or the dead-letter topic is
     /// missing: without it every publish would be retried until it timed out.
-    pub async fn check_topics(&self) -> Result<(), BusError> {
+    pub(super) async fn check_topics(&self) -> Result<(), BusError> {
         let existing = self.partition_counts().await?;
         let mut wanted = self.topics.sections();
         wanted.push(self.topics.dead_letters());
@@ -281,6 +242,17 @@ impl KafkaBus {
                     .and_then(|v| v.parse::<i64>().ok())
             });
         Ok(retention.unwrap_or(-1))
+    }
+}
+
+/// What `init` did to one topic.
+fn topic_report(topic: &str, change: Change, partitions: i32) -> SetUpReport {
+    SetUpReport {
+        kind: "topic",
+        name: topic.to_owned(),
+        change,
+        size: usize::try_from(partitions).unwrap_or(0),
+        unit: "partition",
     }
 }
 

@@ -1,58 +1,19 @@
-//! Capturing the events stream in order (`energy events capture`), to replay it byte for byte.
+//! Reading a stream in order: the events stream for a capture (`energy events capture`, to replay it
+//! byte for byte), the dead-letter stream for the dead letters.
 
 use super::consume::deliver_policy;
 use super::{Bus, headers_of, request_error};
-use crate::bus::consumer::Start;
+use crate::bus::capture::{CaptureRange, Captured};
 use crate::bus::error::BusError;
-use crate::bus::headers::Headers;
 use crate::bus::transport::{TransportError, TransportErrorKind};
 use async_nats::jetstream::consumer::pull;
-use bytes::Bytes;
 use futures_util::StreamExt;
 use std::future::Future;
 use std::time::Duration;
 
-/// One message of a stream, as [`Bus::capture`] reads it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Captured {
-    /// Its position in the stream.
-    pub sequence: u64,
-    /// Its subject.
-    pub subject: String,
-    /// Its headers, sorted by name.
-    pub headers: Headers,
-    /// Its body.
-    pub payload: Bytes,
-}
-
-/// Where a capture starts, and when it ends.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CaptureRange {
-    /// Subject filters; none for every message of the stream.
-    pub filters: Vec<String>,
-    /// Where to start.
-    pub start: Start,
-    /// Keep reading new messages once caught up, until stopped or idle.
-    pub follow: bool,
-    /// With `follow`, stop when nothing arrived for this long.
-    pub idle_exit: Option<Duration>,
-}
-
 impl Bus {
-    /// Reads the events stream's messages in `range`, in stream order, handing each to `each`, until
+    /// Reads the messages of stream `name` in `range`, in stream order, handing each to `each`, until
     /// caught up (or, with `follow`, until `stop` resolves or it is idle). Returns how many were read.
-    pub async fn capture(
-        &self,
-        range: &CaptureRange,
-        each: impl FnMut(Captured) -> Result<(), String>,
-        stop: impl Future<Output = ()>,
-    ) -> Result<u64, BusError> {
-        let name = self.subjects.events_stream();
-        self.peer
-            .guard(self.read_stream(&name, range, each, stop))
-            .await
-    }
-
     pub(super) async fn read_stream(
         &self,
         name: &str,

@@ -1,48 +1,30 @@
-//! Consuming: a durable pull consumer on the events stream ([`NatsConsumer`]), the [`Source`] that pulls
-//! its messages and the [`Delivery`] that settles each, and the consumer's lag.
+//! Consuming: a durable pull consumer on the events stream (opened for the floor's
+//! [`Consumer`]), the [`Source`] that pulls its messages and the [`Delivery`] that settles each, and
+//! the consumer's lag.
 
-use super::{Bus, NatsSink, headers_of, request_error};
-use crate::bus::consumer::{self, ConsumerConfig, Counters, Observer, Start, Stats};
-use crate::bus::error::BusError;
-use crate::bus::handlers::Handlers;
-use crate::bus::headers::Headers;
-use crate::bus::health::Health;
+use super::{Bus, NatsSink, Peer, headers_of, request_error};
+use crate::bus::consumer::{ConsumerConfig, Running, Start, Stats};
+use crate::bus::error::{Answer, BusError, Stop};
+use crate::bus::handle::{Consumer, LagProbe, Opened, checked_filters, run_on};
 use crate::bus::metrics::ConsumerMetrics;
-use crate::bus::subjects::durable_name_error;
 use crate::bus::transport::{
-    Delivery, DeliveryInfo, Lag, Pulled, Source, TransportError, TransportErrorKind, Watch,
+    Carried, Delivery, DeliveryInfo, Lag, Pulled, Pulling, Source, TransportError,
+    TransportErrorKind, Watch,
 };
 use async_nats::Client;
 use async_nats::jetstream::{self, AckKind, consumer::pull};
-use bytes::Bytes;
 use futures_util::StreamExt;
-use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::{Semaphore, mpsc, watch};
 
 impl Bus {
     /// A durable pull consumer on the events stream: created as configured, or the existing one of that
     /// name when it selects the same events from the same start (a different one is an error, never a
-    /// silent change). Processes that open the same durable share its events.
-    pub async fn consumer(&self, config: ConsumerConfig) -> Result<NatsConsumer, BusError> {
-        self.peer.guard(self.open_consumer(config)).await
-    }
-
-    async fn open_consumer(&self, config: ConsumerConfig) -> Result<NatsConsumer, BusError> {
-        if let Some(why) = durable_name_error(&config.durable) {
-            return Err(BusError::Invalid(why));
-        }
-        if config.ack_wait < Duration::from_secs(1) {
-            return Err(BusError::Invalid(
-                "the acknowledgement wait is at least 1 second".to_owned(),
-            ));
-        }
+    /// silent change).
+    pub(super) async fn open_consumer(&self, config: ConsumerConfig) -> Result<Consumer, BusError> {
+        let filters = checked_filters(&config)?;
         let stream_name = self.subjects.events_stream();
-        let stream = self.events_stream(&stream_name).await?;
-        let mut filters = config.filters.clone();
-        filters.sort();
-        filters.dedup();
+        let stream = self.stream(&stream_name).await?;
         let wanted = pull::Config {
             durable_name: Some(config.durable.clone()),
             name: Some(config.durable.clone()),
@@ -113,21 +95,12 @@ impl Bus {
                 ));
             }
         };
-        let dead_letter_subject = config
-            .dead_letter_subject
-            .clone()
-            .unwrap_or_else(|| self.subjects.dead_letters_of(&config.durable));
-        Ok(NatsConsumer {
+        let opened = NatsOpened {
             consumer,
             sink: self.sink(),
-            config,
-            dead_letter_subject,
-            counters: Arc::new(Counters::default()),
-            observer: None,
-            metrics: None,
-            health: Health::default(),
-            pull_wait: Duration::from_secs(2),
-        })
+            batch_floor: (config.concurrency / 4).max(1),
+        };
+        Ok(Consumer::new("nats", opened, config, &self.subjects))
     }
 }
 
@@ -153,129 +126,69 @@ fn describe_filters(filters: &[String]) -> String {
     }
 }
 
-/// A durable pull consumer on NATS JetStream, ready to run.
-pub struct NatsConsumer {
+/// A durable pull consumer on JetStream, opened: what the floor's [`Consumer`] runs.
+struct NatsOpened {
     consumer: jetstream::consumer::PullConsumer,
     sink: NatsSink,
-    config: ConsumerConfig,
-    dead_letter_subject: String,
-    counters: Arc<Counters>,
-    observer: Option<Observer>,
-    metrics: Option<ConsumerMetrics>,
-    health: Health,
-    pull_wait: Duration,
+    /// The fewest free slots worth a pull (a quarter of the concurrency).
+    batch_floor: usize,
 }
 
-impl NatsConsumer {
-    /// Calls `observer` with every settlement as it happens (the `energy events consume` report).
-    pub fn observe(
-        mut self,
-        observer: impl Fn(&consumer::Settled) + Send + Sync + 'static,
-    ) -> Self {
-        self.observer = Some(Arc::new(observer));
-        self
-    }
-
-    /// Keeps this consumer's figures in `registry` (see [`crate::bus::metrics`] for their names), refreshing
-    /// its backlog every 2 s while it runs.
-    pub fn with_metrics(mut self, registry: &mut prometheus_client::registry::Registry) -> Self {
-        self.metrics = Some(ConsumerMetrics::register(registry, &self.config.durable));
-        self
-    }
-
-    /// The live counters (shared with the running consumer).
-    pub fn counters(&self) -> Arc<Counters> {
-        self.counters.clone()
-    }
-
-    /// Whether the consumer is healthy (shared with the running consumer): connected and pulling.
-    pub fn health(&self) -> Health {
-        self.health.clone()
-    }
-
-    /// Where dead letters go.
-    pub fn dead_letter_subject(&self) -> &str {
-        &self.dead_letter_subject
-    }
-
-    /// A handle that reads the consumer's backlog, also while it runs.
-    pub fn lag_probe(&self) -> LagProbe {
-        LagProbe {
+impl Opened for NatsOpened {
+    fn probe(&self, _metrics: Option<&ConsumerMetrics>) -> LagProbe {
+        LagProbe::new(NatsProbe {
             consumer: self.consumer.clone(),
             client: self.sink.client.clone(),
-        }
+        })
     }
 
-    /// Handles events with `handlers` until `shutdown` resolves (or the consumer is idle for its
-    /// `idle_exit` with nothing left on the broker): then stops pulling, finishes and settles what it
-    /// holds within its `shutdown_timeout`, hands back what it still holds, and returns the counts.
     /// A refusal of the server (a permission the user lacks) ends it at once with
     /// [`BusError::PermissionDenied`].
-    pub async fn run(
-        self,
-        handlers: Handlers,
-        shutdown: impl Future<Output = ()> + Send,
-    ) -> Result<Stats, BusError> {
-        let broker = self.lag_probe();
+    fn run<'a>(self: Box<Self>, running: Running, shutdown: Stop<'a>) -> Answer<'a, Stats> {
+        let probe = self.probe(None);
+        let peer: Peer = self.sink.peer.clone();
         let source = NatsSource {
             consumer: self.consumer,
-            pull_wait: self.pull_wait,
-            batch_floor: (self.config.concurrency / 4).max(1),
+            pull_wait: PULL_WAIT,
+            batch_floor: self.batch_floor,
         };
-        let peer = self.sink.peer.clone();
-        let running = consumer::run(
-            source,
-            self.sink,
-            broker,
-            consumer::Running {
-                config: self.config,
-                dead_letter_subject: self.dead_letter_subject,
-                handlers,
-                counters: self.counters,
-                observer: self.observer,
-                metrics: self.metrics,
-                health: self.health,
-                system: "nats",
-            },
-            shutdown,
-        );
-        peer.guard(async { running.await.map_err(BusError::Transport) })
-            .await
+        let running = run_on(source, self.sink, probe, running, shutdown);
+        Box::pin(async move { peer.guard(running).await })
     }
 }
 
-/// Reads a consumer's backlog, and whether its connection is up.
-#[derive(Clone)]
-pub struct LagProbe {
+/// How long a pull waits on the server for the next message once caught up.
+const PULL_WAIT: Duration = Duration::from_secs(2);
+
+/// Reads a durable consumer's backlog on the server, and whether the connection is up.
+struct NatsProbe {
     consumer: jetstream::consumer::PullConsumer,
     client: Client,
 }
 
-impl LagProbe {
-    /// The backlog now.
-    pub async fn lag(&self) -> Result<Lag, BusError> {
+impl Watch for NatsProbe {
+    async fn lag(&self) -> Result<Lag, TransportError> {
         let info = self
             .consumer
             .get_info()
             .await
-            .map_err(|e| request_error("reading the consumer's state", e))?;
+            .map_err(|e| transport_of(request_error("reading the consumer's state", e)))?;
         Ok(Lag {
             pending: info.num_pending,
             ack_pending: u64::try_from(info.num_ack_pending).unwrap_or(u64::MAX),
         })
     }
-}
-
-impl Watch for LagProbe {
-    async fn lag(&self) -> Result<Lag, TransportError> {
-        LagProbe::lag(self).await.map_err(|e| match e {
-            BusError::Transport(e) => e,
-            other => TransportError::new(TransportErrorKind::Rejected, other.to_string()),
-        })
-    }
 
     fn connected(&self) -> bool {
         self.client.connection_state() == async_nats::connection::State::Connected
+    }
+}
+
+/// The transport error of a request that failed.
+fn transport_of(error: BusError) -> TransportError {
+    match error {
+        BusError::Transport(e) => e,
+        other => TransportError::new(TransportErrorKind::Rejected, other.to_string()),
     }
 }
 
@@ -291,40 +204,24 @@ struct NatsSource {
 impl Source for NatsSource {
     type Delivery = NatsDelivery;
 
-    async fn pull(
-        self,
-        room: Arc<Semaphore>,
-        deliveries: mpsc::Sender<Vec<Pulled<NatsDelivery>>>,
-        mut stop: watch::Receiver<bool>,
-        health: Health,
-    ) -> Result<(), TransportError> {
+    async fn pull(self, mut pulling: Pulling<NatsDelivery>) -> Result<(), TransportError> {
         let mut failures = 0u32;
         // Caught up: the last fetch found nothing waiting.
         let mut caught_up = false;
         loop {
-            if *stop.borrow() {
+            if pulling.stopping() {
                 return Ok(());
             }
             // Wait for enough free slots (one, when waiting for the next message), then take every
             // free one.
-            let floor = if caught_up {
+            let fewest = if caught_up {
                 1
             } else {
                 u32::try_from(self.batch_floor).unwrap_or(1)
             };
-            let mut slots = tokio::select! {
-                slots = room.clone().acquire_many_owned(floor) => match slots {
-                    Ok(slots) => slots,
-                    Err(_) => return Ok(()),
-                },
-                _ = stop.changed() => return Ok(()),
+            let Some(mut slots) = pulling.free_slots(fewest).await else {
+                return Ok(());
             };
-            let more = u32::try_from(room.available_permits()).unwrap_or(0);
-            if more > 0
-                && let Ok(extra) = room.clone().try_acquire_many_owned(more)
-            {
-                slots.merge(extra);
-            }
             // Messages waiting: fetch as many as there are free slots, and only those (no prefetch
             // buffer where a message's timer would run before anyone handles it). Caught up: wait
             // for the next one with a pull that expires (a long poll, not a busy loop), then fetch
@@ -347,19 +244,15 @@ impl Source for NatsSource {
             let mut batch = match batch {
                 Ok(batch) => {
                     failures = 0;
-                    health.pulled(true);
+                    pulling.health.pulled(true);
                     batch
                 }
                 Err(e) => {
                     drop(slots);
-                    failures += 1;
-                    health.pulled(false);
-                    log::debug!("pull failed ({e}); trying again");
-                    let wait = Duration::from_millis(100 * u64::from(failures.min(20)));
-                    tokio::select! {
-                        () = tokio::time::sleep(wait) => continue,
-                        _ = stop.changed() => return Ok(()),
+                    if pulling.wait_after_failure(&mut failures, &e).await {
+                        continue;
                     }
+                    return Ok(());
                 }
             };
             // A pull ends by itself (at once when fetching, after `pull_wait` when waiting); one lost
@@ -377,7 +270,7 @@ impl Source for NatsSource {
                     // Stopping while waiting for a message: stop now rather than at the end of the
                     // wait. (A message the server sends in that instant is delivered again after the
                     // acknowledgement wait: late, never lost.)
-                    _ = stop.changed(), if waiting => break,
+                    _ = pulling.stop.changed(), if waiting => break,
                 };
                 match next {
                     Some(Ok(message)) => {
@@ -387,7 +280,7 @@ impl Source for NatsSource {
                             let _ = message.ack_with(AckKind::Nak(None)).await;
                             continue;
                         };
-                        if *stop.borrow() {
+                        if pulling.stopping() {
                             // Stopping: back to the broker at once, for another consumer.
                             let _ = message.ack_with(AckKind::Nak(None)).await;
                             continue;
@@ -415,7 +308,7 @@ impl Source for NatsSource {
                     None => break,
                 }
             }
-            if !pulled.is_empty() && deliveries.send(pulled).await.is_err() {
+            if !pulling.hand_over(pulled).await {
                 return Ok(());
             }
             caught_up = received == 0;
@@ -424,10 +317,9 @@ impl Source for NatsSource {
 }
 
 /// One delivery of a JetStream message.
-pub struct NatsDelivery {
+struct NatsDelivery {
     message: jetstream::Message,
-    headers: Arc<Headers>,
-    info: DeliveryInfo,
+    carried: Carried,
 }
 
 impl NatsDelivery {
@@ -440,11 +332,13 @@ impl NatsDelivery {
             published: jiff::Timestamp::from_nanosecond(info.published.unix_timestamp_nanos()).ok(),
         };
         let headers = Arc::new(headers_of(message.message.headers.as_ref()));
-        Ok(NatsDelivery {
-            message,
+        let carried = Carried::new(
+            message.message.subject.to_string(),
             headers,
+            message.message.payload.clone(),
             info,
-        })
+        );
+        Ok(NatsDelivery { message, carried })
     }
 
     async fn send(&self, kind: AckKind) -> Result<(), TransportError> {
@@ -456,20 +350,8 @@ impl NatsDelivery {
 }
 
 impl Delivery for NatsDelivery {
-    fn subject(&self) -> &str {
-        self.message.message.subject.as_str()
-    }
-
-    fn headers(&self) -> &Arc<Headers> {
-        &self.headers
-    }
-
-    fn payload(&self) -> &Bytes {
-        &self.message.message.payload
-    }
-
-    fn info(&self) -> &DeliveryInfo {
-        &self.info
+    fn carried(&self) -> &Carried {
+        &self.carried
     }
 
     async fn ack(&self) -> Result<(), TransportError> {
@@ -493,7 +375,7 @@ impl Delivery for NatsDelivery {
         self.message
             .context
             .client()
-            .publish(reply, Bytes::from(format!("+TERM {reason}")))
+            .publish(reply, bytes::Bytes::from(format!("+TERM {reason}")))
             .await
             .map_err(|e| TransportError::new(TransportErrorKind::Unavailable, e.to_string()))
     }

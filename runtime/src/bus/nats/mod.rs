@@ -1,34 +1,37 @@
-//! The NATS JetStream transport: [`Bus`] connects, sets up the streams from the catalogue, and makes
-//! publishers, consumers, dead-letter views and captures; the `Sink`, `Source` and `Delivery` of
-//! [`super::transport`] on `async-nats`.
+//! The NATS JetStream leaf of the bus: [`Bus`] connects, and is the [`Broker`] on NATS (streams from
+//! the catalogue, publishers, consumers, dead letters, captures); the `Sink`, `Source` and `Delivery`
+//! of the floor's [`crate::bus::transport`] on `async-nats`. The only folder that knows NATS.
 //!
 //! - this file: the connection ([`Bus`]) and who it is, for errors; what the others share;
+//! - `connect`: the servers, authentication and TLS ([`ConnectSettings`]), and why a connection failed;
+//! - `refusals`: what the server refuses a connected client, heard on the connection;
 //! - `streams`: the streams from the catalogue (`energy bus init`), and finding one;
 //! - `publish`: the [`NatsSink`];
-//! - `consume`: the durable pull consumer ([`NatsConsumer`]), its source, deliveries and lag;
-//! - `dead_letters`: reading dead letters and publishing one again;
-//! - `capture`: reading the events stream in order (`energy events capture`).
+//! - `consume`: the durable pull consumer, its source, deliveries and lag;
+//! - `broker`: the [`Broker`] on NATS: set-up, capture and dead letters (reading a stream in order).
 
+mod broker;
 mod capture;
+pub mod connect;
 mod consume;
-mod dead_letters;
 mod publish;
+pub mod refusals;
 mod streams;
 
-pub use capture::{CaptureRange, Captured};
-pub use consume::{LagProbe, NatsConsumer};
+pub use connect::ConnectSettings;
 pub use publish::NatsSink;
-pub use streams::{Change, Retention, Storage, StreamReport, StreamSettings};
+pub use refusals::Refusal;
 
-use crate::bus::connect::ConnectSettings;
-pub use crate::bus::error::BusError;
+#[cfg(doc)]
+use crate::bus::broker::Broker;
+use crate::bus::error::BusError;
 use crate::bus::headers::Headers;
 use crate::bus::publisher::Publisher;
-use crate::bus::refusals::{Refusal, Refusals};
 use crate::bus::subjects::Subjects;
 use crate::bus::transport::{TransportError, TransportErrorKind};
 use async_nats::Client;
 use async_nats::jetstream::{self};
+use refusals::Refusals;
 use std::future::Future;
 use std::sync::Arc;
 
@@ -55,7 +58,7 @@ impl Peer {
         BusError::PermissionDenied {
             servers: self.servers.to_string(),
             method: self.method.to_string(),
-            refusal,
+            refused: refusal.describe(),
         }
     }
 
@@ -115,17 +118,12 @@ impl Bus {
         self
     }
 
-    /// The subjects and streams used.
-    pub fn subjects(&self) -> &Subjects {
-        &self.subjects
-    }
-
     /// The NATS client, for what this crate does not do.
     pub fn client(&self) -> &Client {
         &self.client
     }
 
-    /// A publisher of events.
+    /// A publisher of events (through the [`NatsSink`] itself, not [`Broker::publisher`]'s any sink).
     pub fn publisher(&self) -> Publisher<NatsSink> {
         Publisher::new(self.sink(), self.subjects.clone())
     }

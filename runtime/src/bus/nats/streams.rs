@@ -3,90 +3,19 @@
 
 use super::{Bus, is_not_found, request_error};
 use crate::bus::error::BusError;
+use crate::bus::setup::{Change, Retention, SetUp, SetUpReport, Storage};
 use async_nats::jetstream::stream;
 use std::time::Duration;
-
-/// How the events are stored (`energy bus init`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StreamSettings {
-    /// On disk (survives a restart) or in memory.
-    pub storage: Storage,
-    /// When stored events are removed.
-    pub retention: Retention,
-    /// Copies kept on different servers of a cluster (1 to 5; a single server keeps 1).
-    pub replicas: usize,
-    /// How long the broker remembers event ids to drop duplicates.
-    pub duplicate_window: Duration,
-    /// Remove events older than this; `None` keeps them (until retention removes them).
-    pub max_age: Option<Duration>,
-}
-
-impl Default for StreamSettings {
-    /// On disk, kept by limits (not removed when consumed), one replica, duplicates dropped within 2
-    /// minutes, no age limit.
-    fn default() -> Self {
-        StreamSettings {
-            storage: Storage::File,
-            retention: Retention::Limits,
-            replicas: 1,
-            duplicate_window: Duration::from_secs(120),
-            max_age: None,
-        }
-    }
-}
-
-/// Where a stream keeps its messages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Storage {
-    /// On disk.
-    File,
-    /// In memory (lost when the server stops).
-    Memory,
-}
-
-/// When a stream removes its messages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Retention {
-    /// Only by its limits (age); consumers do not remove anything: replays work.
-    Limits,
-    /// Once every consumer has acknowledged it.
-    Interest,
-    /// Once one consumer has acknowledged it.
-    WorkQueue,
-}
-
-/// What `init` did to one stream.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Change {
-    /// It did not exist: created.
-    Created,
-    /// It existed: these changes were made.
-    Updated(Vec<String>),
-    /// It existed as asked.
-    Unchanged,
-}
-
-/// The outcome of `init` for one stream.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StreamReport {
-    /// The stream's name.
-    pub stream: String,
-    /// What was done.
-    pub change: Change,
-    /// The subjects it stores, after the change.
-    pub subjects: usize,
-}
 
 impl Bus {
     /// Creates or updates the events stream (every event type of the catalogue) and the dead-letter
     /// stream, idempotently: subjects are only ever added, and a change that would lose stored events
     /// (a shorter age limit, a retention that removes consumed events, another storage) is refused
     /// with its reasons, changing nothing.
-    pub async fn init(&self, settings: &StreamSettings) -> Result<Vec<StreamReport>, BusError> {
-        self.peer.guard(self.init_streams(settings)).await
-    }
-
-    async fn init_streams(&self, settings: &StreamSettings) -> Result<Vec<StreamReport>, BusError> {
+    pub(super) async fn init_streams(
+        &self,
+        settings: &SetUp,
+    ) -> Result<Vec<SetUpReport>, BusError> {
         if !(1..=5).contains(&settings.replicas) {
             return Err(BusError::Invalid(format!(
                 "{} replicas: a stream has 1 to 5",
@@ -132,10 +61,12 @@ impl Bus {
                 }
                 Change::Unchanged => {}
             }
-            reports.push(StreamReport {
-                stream: name,
+            reports.push(SetUpReport {
+                kind: "stream",
+                name,
                 change,
-                subjects,
+                size: subjects,
+                unit: "subject filter",
             });
         }
         Ok(reports)
@@ -145,7 +76,7 @@ impl Bus {
         &self,
         name: String,
         subjects: Vec<String>,
-        settings: &StreamSettings,
+        settings: &SetUp,
         retention: Retention,
         description: &str,
     ) -> stream::Config {
@@ -277,29 +208,12 @@ impl Bus {
         Ok((config, Change::Updated(changes)))
     }
 
-    pub(super) async fn events_stream(&self, name: &str) -> Result<stream::Stream, BusError> {
-        match self.jetstream.get_stream(name).await {
-            Ok(stream) => Ok(stream),
-            Err(e) if is_not_found(&e) => Err(BusError::Invalid(format!(
-                "the stream `{name}` does not exist: create it with `energy bus init --server …` (or `Bus::init`)"
-            ))),
-            Err(e) => Err(request_error(&format!("reading stream `{name}`"), e)),
-        }
-    }
-
-    /// An error unless the events stream exists (`energy bus init` creates it).
-    pub async fn check_streams(&self) -> Result<(), BusError> {
-        let stream = self.subjects.events_stream();
-        self.peer
-            .guard(async { self.events_stream(&stream).await.map(|_| ()) })
-            .await
-    }
-
+    /// The stream `name`; one that does not exist is an error that says how to create it.
     pub(super) async fn stream(&self, name: &str) -> Result<stream::Stream, BusError> {
         match self.jetstream.get_stream(name).await {
             Ok(stream) => Ok(stream),
             Err(e) if is_not_found(&e) => Err(BusError::Invalid(format!(
-                "the stream `{name}` does not exist: create it with `energy bus init --server …`"
+                "the stream `{name}` does not exist: create it with `energy bus init --server …` (or `Broker::init`)"
             ))),
             Err(e) => Err(request_error(&format!("reading stream `{name}`"), e)),
         }

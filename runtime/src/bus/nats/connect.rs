@@ -8,37 +8,15 @@
 //! messages name the method tried ([`ConnectSettings::method`]) and the files it read, never their
 //! contents.
 
-use super::error::BusError;
+use crate::bus::error::BusError;
+use crate::bus::secret::{Secret, redact_url};
 use async_nats::ConnectOptions;
 use base64::Engine as _;
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// How long one attempt to reach a server may take before it is given up.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// A password, token or seed: kept, used, never printed.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
-
-impl Secret {
-    /// Wraps a secret value.
-    pub fn new(value: impl Into<String>) -> Self {
-        Secret(value.into())
-    }
-
-    /// The value, for the one place that sends it.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("<redacted>")
-    }
-}
 
 /// How the client proves who it is: one method at a time.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -375,27 +353,6 @@ fn is_closed_in_handshake(source: &str) -> bool {
     .any(|w| lower.contains(w))
 }
 
-/// A URL with its password (or token) replaced by `***`.
-pub fn redact_url(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return redact_userinfo(url);
-    };
-    format!("{scheme}://{}", redact_userinfo(rest))
-}
-
-fn redact_userinfo(rest: &str) -> String {
-    let host_start = rest.find('/').unwrap_or(rest.len());
-    let Some(at) = rest[..host_start].rfind('@') else {
-        return rest.to_owned();
-    };
-    let (userinfo, host) = (&rest[..at], &rest[at..]);
-    match userinfo.split_once(':') {
-        Some((user, _)) => format!("{user}:***{host}"),
-        // A lone token in the userinfo is the secret itself.
-        None => format!("***{host}"),
-    }
-}
-
 fn read_secret_file(path: &Path, what: &str) -> Result<String, String> {
     std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read the {what} file `{}`: {e}", path.display()))
@@ -560,13 +517,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn passwords_and_tokens_in_urls_are_never_shown() {
-        assert_eq!(
-            redact_url("nats://alice:s3cret@host:4222"),
-            "nats://alice:***@host:4222"
-        );
-        assert_eq!(redact_url("nats://t0ken@host"), "nats://***@host");
-        assert_eq!(redact_url("tls://host:4222"), "tls://host:4222");
+    fn passwords_in_server_urls_are_never_shown() {
         let settings = ConnectSettings::new("nats://a:pw@one:4222, nats://two:4222");
         assert_eq!(
             settings.servers_shown(),
