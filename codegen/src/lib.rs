@@ -17,6 +17,7 @@ mod diag;
 pub mod emit;
 mod evolution;
 mod load;
+mod lock_file;
 mod model;
 mod naming;
 mod numbers;

@@ -6,7 +6,7 @@ use crate::diag::Diagnostics;
 use crate::emit::rust::FormatCache;
 use crate::model::Model;
 use crate::source::SourceMap;
-use crate::{ast, check, emit, evolution, load, naming, numbers, publication};
+use crate::{ast, check, emit, evolution, load, lock_file, naming, numbers};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -76,10 +76,7 @@ pub(crate) fn build_located_for_comparison(
     let mut diagnostics = Diagnostics::default();
     let schema = load::load(schema_dir, &mut sources, &mut diagnostics);
     let (mut model, places, sources) = resolve(schema, sources, diagnostics)?;
-    // The field numbers of the published baseline beside the schema, if there is one (a damaged one is
-    // reported by `cargo xtask compat`, which reads it as a schema).
-    let lock = std::fs::read(schema_dir.join(publication::LOCK_FILE)).unwrap_or_default();
-    numbers::assign(&mut model, &numbers::from_lock(&lock));
+    numbers::assign(&mut model, &lock_file::field_numbers_beside(schema_dir));
     Ok((model, places, sources))
 }
 

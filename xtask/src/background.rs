@@ -80,7 +80,7 @@ impl Install {
             .arg("--root")
             .arg(&dir)
             .arg("--target-dir")
-            .arg(crate::target_dir(root).join(format!("{}-build", self.krate)))
+            .arg(crate::paths::target_dir(root).join(format!("{}-build", self.krate)))
             .envs(self.env.iter().copied())
             .stdin(Stdio::null())
             .stdout(log)
@@ -91,9 +91,12 @@ impl Install {
 
     /// Starts the build in the background, unless the tool is there (a failure to start is reported
     /// by [`Install::finish`], which tries again).
-    pub(crate) fn start(&self, root: &Path) {
+    pub(crate) fn start(&'static self, root: &Path) {
         if self.installed(root).is_some() {
             return;
+        }
+        if let Ok(mut started) = STARTED.lock() {
+            started.push(self);
         }
         eprintln!(
             "==> building {} {} into {}/ in the background (once per version; log: {}/build.log)",
@@ -163,8 +166,14 @@ impl Install {
     }
 }
 
+/// Every install whose build [`Install::start`] began: each registers itself, so that this file names
+/// none of them.
+static STARTED: Mutex<Vec<&'static Install>> = Mutex::new(Vec::new());
+
 /// Abandons every background build (a test run that stops early).
 pub(crate) fn abandon_all() {
-    crate::semver::INSTALL.abandon();
-    crate::kafka::DURABLE_BROKER.abandon();
+    let started = STARTED.lock().map(|s| s.clone()).unwrap_or_default();
+    for install in started {
+        install.abandon();
+    }
 }

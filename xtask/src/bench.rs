@@ -59,7 +59,7 @@ enum Part {
 }
 
 pub(crate) fn run(args: &BenchArgs) -> ExitCode {
-    let root = crate::workspace_root();
+    let root = crate::paths::workspace_root();
     let wants = |p: Part| args.only.contains(&p) || (args.only.is_empty() && !args.peer);
     let result = (|| -> Result<(), String> {
         if args.peer {
@@ -157,7 +157,7 @@ fn compile_times(root: &Path, runs: usize) -> Result<(), String> {
     let ours = CleanBuild::new(
         &manifest,
         "energy-api",
-        &crate::target_dir(root).join("bench-compile"),
+        &crate::paths::target_dir(root).join("bench-compile"),
     );
     ours.prepare()?;
     println!(
@@ -224,7 +224,7 @@ fn validate_stream(root: &Path, gigabytes: f64) -> Result<(), String> {
         "--example",
         "event_stream",
     ])?;
-    let target = crate::target_dir(root);
+    let target = crate::paths::target_dir(root);
     let dir = target.join("bench-validate");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let energy = target.join("release/energy");

@@ -141,7 +141,7 @@ pub(crate) fn run(root: &Path, gigabytes: f64) -> Result<(), String> {
             "event_stream",
         ],
     )?;
-    let target = crate::target_dir(root);
+    let target = crate::paths::target_dir(root);
     let dir = target.join("bench-validate");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let energy = target.join("release/energy");

@@ -31,7 +31,7 @@ enum MessageFormat {
 }
 
 pub(crate) fn run(args: &CodegenArgs) -> ExitCode {
-    let root = crate::workspace_root();
+    let root = crate::paths::workspace_root();
     let schema = args.schema.clone().unwrap_or_else(|| root.join("schema"));
     let out = args.out.clone().unwrap_or_else(|| root.join("generated"));
     let cache = format_cache(&root);
@@ -106,5 +106,5 @@ fn format_cache(root: &std::path::Path) -> Option<energy_codegen::FormatCache> {
 
 /// Where the generator keeps formatted files between runs.
 pub(crate) fn format_cache_dir(root: &std::path::Path) -> PathBuf {
-    crate::target_dir(root).join("codegen-format-cache")
+    crate::paths::target_dir(root).join("codegen-format-cache")
 }

@@ -57,7 +57,7 @@ enum OutputFormat {
 const CANNOT_RUN: u8 = 2;
 
 pub(crate) fn run(args: &CompatArgs) -> ExitCode {
-    let root = crate::workspace_root();
+    let root = crate::paths::workspace_root();
     let schema = args.schema.clone().unwrap_or_else(|| root.join("schema"));
     let lock = args
         .lock

@@ -37,7 +37,7 @@ const BROWSER_LIMIT: Duration = Duration::from_secs(120);
 const VIRTUAL_TIME_BUDGETS_MS: [u32; 4] = [5_000, 20_000, 60_000, 60_000];
 
 pub(crate) fn run(args: &DocsArgs) -> ExitCode {
-    let root = crate::workspace_root();
+    let root = crate::paths::workspace_root();
     let result = (|| {
         let model = load_model(&root)?;
         let tools = Tools::install(&root)?;

@@ -19,7 +19,7 @@ pub(crate) struct FuzzArgs {
 const TARGETS: &[&str] = &["schema_loader", "event_decode", "readers_agree", "envelope"];
 
 pub(crate) fn run(args: &FuzzArgs) -> ExitCode {
-    let root = crate::workspace_root();
+    let root = crate::paths::workspace_root();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     if !Command::new(&cargo)
         .args(["fuzz", "--version"])

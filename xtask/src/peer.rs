@@ -34,7 +34,7 @@ const TARGET_CHECK: f64 = 0.5;
 
 /// Measures both generators and both crates, and prints the table for BENCHMARKS.md.
 pub(crate) fn compare(root: &Path, runs: usize) -> Result<(), String> {
-    let target = crate::target_dir(root);
+    let target = crate::paths::target_dir(root);
     let typify = install_typify(&target.join("peer-tools"))?;
 
     let peer_dir = target.join("peer-crate");

@@ -24,7 +24,7 @@ impl Drop for Serving {
 
 pub(crate) fn run(root: &Path) -> Result<(), String> {
     let tools = crate::tools::Tools::python_at(root, DIR)?;
-    let energy = crate::target_dir(root).join("debug/energy");
+    let energy = crate::paths::target_dir(root).join("debug/energy");
     if !energy.is_file() {
         return Err(format!(
             "no {} (the workspace's tests build it)",
@@ -37,7 +37,7 @@ pub(crate) fn run(root: &Path) -> Result<(), String> {
         .port();
     let url = format!("http://127.0.0.1:{port}");
     let data = root.join("tests/fixtures/real-responses");
-    let log = std::fs::File::create(crate::target_dir(root).join("schemathesis-serve.log"))
+    let log = std::fs::File::create(crate::paths::target_dir(root).join("schemathesis-serve.log"))
         .map_err(|e| format!("cannot write the server's log: {e}"))?;
     let server = Command::new(&energy)
         .args([

@@ -53,7 +53,7 @@ fn on_path(program: &str) -> bool {
 }
 
 pub(crate) fn run(args: &TestArgs) -> ExitCode {
-    let root = crate::workspace_root();
+    let root = crate::paths::workspace_root();
     // First, as it takes a second: a file past the line fails the run before anything is built.
     eprintln!(
         "==> no hand-written Rust file past {} lines",

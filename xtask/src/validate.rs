@@ -383,7 +383,7 @@ mod tests {
     /// broken: the step's Protobuf checks run as `cargo xtask test` runs them (with its pinned tools).
     #[test]
     fn buf_passes_the_protobuf_files_and_refuses_their_broken_copy() {
-        let root = crate::workspace_root();
+        let root = crate::paths::workspace_root();
         let tools = Tools::install(&root).unwrap_or_else(|e| {
             panic!("the pinned tools of tools/validators/ (run `cargo xtask test`): {e}")
         });

@@ -23,8 +23,7 @@ use crate::naming;
 use crate::source::SourceMap;
 use std::path::Path;
 
-/// The baseline's file, relative to the schema folder.
-pub const LOCK_FILE: &str = "published.lock";
+pub use crate::lock_file::LOCK_FILE;
 
 /// What `--publish` recorded.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]

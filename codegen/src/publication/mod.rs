@@ -122,8 +122,7 @@ pub fn check(
 
 /// Whether the baseline beside the schema in `schema_dir` records Protobuf field numbers.
 fn numbers_beside(schema_dir: &Path) -> bool {
-    std::fs::read(schema_dir.join(LOCK_FILE))
-        .is_ok_and(|bytes| !crate::numbers::from_lock(&bytes).is_empty())
+    !crate::lock_file::field_numbers_beside(schema_dir).is_empty()
 }
 
 /// The ids of the versions the baseline at `lock` publishes (`agreement.updated.v2`).
