@@ -280,6 +280,8 @@ const VERDICTS: &[Verdict] = &[
     ("query-parameter-added-optional", "none", &[], ""),
     ("query-parameter-removed", "major", &["inherent_method_missing", "struct_pub_field_missing"], ""),
     ("query-parameter-widened-breaks-old-servers", "none", &[], NO_TYPE_LINT),
+    ("query-parameter-bounds-added", "none", &[], ""),
+    ("query-parameter-bounds-widened", "none", &[], ""),
     ("response-field-added-optional", "none", &[], ""),
     ("response-field-removed", "major", &["method_parameter_count_changed", "struct_pub_field_missing"], ""),
     ("response-field-nullable", "none", &[], NO_TYPE_LINT),

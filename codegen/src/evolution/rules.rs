@@ -140,6 +140,14 @@ rules! {
     AuthRequired = "auth-required", Minor;
     /// An endpoint no longer requires credentials.
     AuthNoLongerRequired = "auth-no-longer-required", Minor;
+    /// A parameter accepts fewer values (a `minimum` raised or added, a `maximum` lowered or added, a
+    /// `not_after` added): a request an older client sends may be refused by a newer server.
+    ParameterNarrowed = "parameter-narrowed", Minor;
+    /// A parameter accepts more values (a `minimum` lowered or removed, a `maximum` raised or removed, a
+    /// `not_after` removed): a request a newer client sends may be refused by an older server.
+    ParameterWidened = "parameter-widened", Minor;
+    /// The value an absent parameter takes changed: a request without it gets another answer.
+    ParameterDefaultChanged = "parameter-default-changed", Minor;
     /// A waiver matches no finding: it waives nothing, or what it waived is published.
     WaiverUnused = "waiver-unused", None;
     /// A field of a published version changes its type in the Avro schema, where a waiver lets JSON

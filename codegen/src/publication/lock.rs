@@ -170,10 +170,10 @@ fn rest_file(rest: &Rest) -> Map {
                 .with("path", e.path.as_str())
                 .with("auth", if e.auth_required { "required" } else { "none" });
             if !e.path_parameters.is_empty() {
-                entry.set("path_parameters", fields_entry(&e.path_parameters));
+                entry.set("path_parameters", parameters_entry(&e.path_parameters));
             }
             if !e.query.is_empty() {
-                entry.set("query", fields_entry(&e.query));
+                entry.set("query", parameters_entry(&e.query));
             }
             Node::Map(entry.with("response", notation(&e.response)))
         })
@@ -220,6 +220,30 @@ fn fields_entry(fields: &[Field]) -> Map {
             Node::Str(ty)
         };
         out.set(key, value);
+    }
+    out
+}
+
+/// An endpoint's parameters: as fields, with the rules a server enforces (bounds, default,
+/// `not_after`), which are published too.
+fn parameters_entry(parameters: &[Field]) -> Map {
+    let mut out = fields_entry(parameters);
+    for p in parameters.iter().filter(|p| !p.rules.is_empty()) {
+        let key = if p.optional {
+            format!("{}?", p.name)
+        } else {
+            p.name.clone()
+        };
+        let long = match out.get(&key) {
+            Some(Node::Map(long)) => long.clone(),
+            _ => Map::new().with("type", notation(&p.ty)),
+        };
+        let long = long
+            .with_opt("minimum", p.rules.minimum)
+            .with_opt("maximum", p.rules.maximum)
+            .with_opt("default", p.rules.default)
+            .with_opt("not_after", p.rules.not_after.as_deref());
+        out.set(key, long);
     }
     out
 }

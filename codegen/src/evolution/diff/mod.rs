@@ -148,7 +148,7 @@ impl Diff<'_> {
                 Severity::Warning
             }
             _ if breaks => Severity::Error,
-            Rule::FieldRemovedOptional => Severity::Warning,
+            Rule::FieldRemovedOptional | Rule::ParameterDefaultChanged => Severity::Warning,
             _ => Severity::Info,
         };
         // Only event readers have a strict mode, and it accepts what an incomplete payload keeps.

@@ -288,6 +288,113 @@ impl Diff<'_> {
             arg: None,
         };
         self.fields(ctx, prefix, old_at, new_at);
+        for new_p in new {
+            if let Some(old_p) = old.iter().find(|p| p.name == new_p.name) {
+                self.parameter_rules(ctx, prefix, new_owner, old_p, new_p);
+            }
+        }
+    }
+
+    /// A parameter's rules compared: the values it accepts (bounds and `not_after`) and its default.
+    fn parameter_rules(&mut self, ctx: &Ctx, prefix: &str, owner: &str, old: &Field, new: &Field) {
+        let (was, is) = (&old.rules, &new.rules);
+        if was == is {
+            return;
+        }
+        let path = format!("{prefix}.{}", new.name);
+        let item = || Some(Item::Field(owner.to_owned(), new.name.clone()));
+        // `None` is no bound: -infinity below, +infinity above.
+        let lower = |bound: Option<i64>| bound.unwrap_or(i64::MIN);
+        let upper = |bound: Option<i64>| bound.unwrap_or(i64::MAX);
+        let mut narrowed = Vec::new();
+        let mut widened = Vec::new();
+        match lower(is.minimum).cmp(&lower(was.minimum)) {
+            std::cmp::Ordering::Greater => narrowed.push("its minimum rose"),
+            std::cmp::Ordering::Less => widened.push("its minimum fell"),
+            std::cmp::Ordering::Equal => {}
+        }
+        match upper(is.maximum).cmp(&upper(was.maximum)) {
+            std::cmp::Ordering::Less => narrowed.push("its maximum fell"),
+            std::cmp::Ordering::Greater => widened.push("its maximum rose"),
+            std::cmp::Ordering::Equal => {}
+        }
+        if was.not_after != is.not_after {
+            if is.not_after.is_some() {
+                narrowed.push("it may no longer be later than another parameter");
+            }
+            if was.not_after.is_some() {
+                widened.push("it may be later than a parameter it was bounded by");
+            }
+        }
+        let shown = |rules: &crate::model::ParamRules| Some(rules_text(rules));
+        if !narrowed.is_empty() {
+            let why = narrowed.join(" and ");
+            self.push(
+                ctx,
+                Rule::ParameterNarrowed,
+                &path,
+                (
+                    Verdict::Rejects(format!("a value an older client sends may be refused: {why}")),
+                    Verdict::Reads,
+                ),
+                format!("parameter `{path}` of endpoint `{owner}` accepts fewer values: {why}"),
+                (shown(was), shown(is)),
+                (item(), item()),
+            );
+        }
+        if !widened.is_empty() {
+            let why = widened.join(" and ");
+            self.push(
+                ctx,
+                Rule::ParameterWidened,
+                &path,
+                (
+                    Verdict::Reads,
+                    Verdict::Rejects(format!(
+                        "a value a newer client sends may be refused by an older server: {why}"
+                    )),
+                ),
+                format!("parameter `{path}` of endpoint `{owner}` accepts more values: {why}"),
+                (shown(was), shown(is)),
+                (item(), item()),
+            );
+        }
+        if was.default != is.default {
+            let text = |d: Option<i64>| d.map_or_else(|| "none".to_owned(), |d| d.to_string());
+            self.push(
+                ctx,
+                Rule::ParameterDefaultChanged,
+                &path,
+                (Verdict::Reads, Verdict::Reads),
+                format!(
+                    "parameter `{path}` of endpoint `{owner}` takes another value when absent: {} \
+                     was {}",
+                    text(is.default),
+                    text(was.default)
+                ),
+                (Some(text(was.default)), Some(text(is.default))),
+                (item(), item()),
+            );
+        }
+    }
+}
+
+/// A parameter's rules as the schema writes them (`minimum: 1, maximum: 1000`), or `no rule`.
+fn rules_text(rules: &crate::model::ParamRules) -> String {
+    let mut parts = Vec::new();
+    if let Some(min) = rules.minimum {
+        parts.push(format!("minimum: {min}"));
+    }
+    if let Some(max) = rules.maximum {
+        parts.push(format!("maximum: {max}"));
+    }
+    if let Some(other) = &rules.not_after {
+        parts.push(format!("not_after: {other}"));
+    }
+    if parts.is_empty() {
+        "no rule".to_owned()
+    } else {
+        parts.join(", ")
     }
 }
 
