@@ -26,6 +26,11 @@ pub(crate) struct Edits {
     /// The `fields: {…}` written into a version or shared type that had none, by the place of its key:
     /// a second field goes into it.
     created: BTreeMap<Place, (usize, usize, Slot)>,
+    /// What was added, by the place of the key it was added under (a version's or shared type's for
+    /// a field, an entry's for a version) and its name: a second suggestion of the same (an entry
+    /// declaring several event types, a shared type several versions hold) is the same edit, and a
+    /// different one under the same name no edit.
+    added: BTreeMap<(Place, String), String>,
 }
 
 /// A schema file's lines, as read, and its edits.
@@ -100,12 +105,26 @@ impl Schema {
             edits: Edits {
                 files,
                 created: BTreeMap::new(),
+                added: BTreeMap::new(),
             },
         })
     }
 }
 
 impl Edits {
+    /// Whether `what` (named `name`) is new under the key at `at`: `Some(true)` to add it,
+    /// `Some(false)` when it was added already, `None` when something else was added under its name.
+    fn first(&mut self, at: Place, name: &str, what: &str) -> Option<bool> {
+        match self.added.get(&(at, name.to_owned())) {
+            Some(before) => (before == what).then_some(false),
+            None => Some(true),
+        }
+    }
+
+    fn record(&mut self, at: Place, name: &str, what: &str) {
+        self.added.insert((at, name.to_owned()), what.to_owned());
+    }
+
     fn line(&mut self, file: usize, line: usize) -> Option<&mut LineEdit> {
         let f = self.files.get_mut(file)?;
         (line < f.lines.len()).then(|| f.edits.entry(line).or_default())
@@ -138,6 +157,25 @@ impl Edits {
     ) -> Option<String> {
         let at = key.place();
         let shown = format!("{}:{}", self.files.get(at.file)?.path, at.line + 1);
+        let name = entry.split(['?', ':']).next().unwrap_or(entry);
+        if !self.first(at, name, entry)? {
+            return Some(shown);
+        }
+        let placed = self.place_field(files, at, holder, entry).is_some();
+        if placed {
+            self.record(at, name, entry);
+        }
+        placed.then_some(shown)
+    }
+
+    /// Writes field `entry` into `holder`, whose key is at `at`; `None` when there is no certain place.
+    fn place_field(
+        &mut self,
+        files: &SchemaFiles,
+        at: Place,
+        holder: Located<'_>,
+        entry: &str,
+    ) -> Option<()> {
         if let Some(&(file, line, slot)) = self.created.get(&at) {
             let edit = self.line(file, line)?;
             let piece = match slot {
@@ -146,7 +184,7 @@ impl Edits {
             };
             if let Some(Piece::Fields { entries, .. }) = piece {
                 entries.push(entry.to_owned());
-                return Some(shown);
+                return Some(());
             }
             return None;
         }
@@ -172,7 +210,7 @@ impl Edits {
                 let end = fields.end()?;
                 self.insert_after(end.file, end.line, 0, Piece::Text(format!("{pad}{entry}")))?;
             }
-            return Some(shown);
+            return Some(());
         }
         if !holder.lacks("fields") {
             return None;
@@ -197,7 +235,7 @@ impl Edits {
             (end.file, end.line, Slot::After(index))
         };
         self.created.insert(at, created);
-        Some(shown)
+        Some(())
     }
 
     /// Adds a new version (`lines`, its key first, each indented as the entry's versions) after the
@@ -210,6 +248,13 @@ impl Edits {
         after: &str,
         lines: &[String],
     ) -> Option<String> {
+        let at = entry.place();
+        let shown = format!("{}:{}", self.files.get(at.file)?.path, at.line + 1);
+        let label = lines.first()?.trim_end_matches(':');
+        let all = lines.join("\n");
+        if !self.first(at, label, &all)? {
+            return Some(shown);
+        }
         entry.version(after)?;
         let versions = entry.get("versions")?;
         if versions.is_flow() || !versions.is_mapping() {
@@ -221,8 +266,8 @@ impl Edits {
         for line in lines {
             self.insert_after(end.file, end.line, 1, Piece::Text(format!("{pad}{line}")))?;
         }
-        let at = entry.place();
-        Some(format!("{}:{}", self.files.get(at.file)?.path, at.line + 1))
+        self.record(at, label, &all);
+        Some(shown)
     }
 }
 
