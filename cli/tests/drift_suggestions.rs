@@ -379,16 +379,16 @@ fn edits_are_placed_by_the_generators_reader_among_comments_flow_mappings_and_an
     assert_eq!(placed.len(), 2, "{placed:?}");
     assert!(
         placed[0].0 == "optional-field"
-            && placed[0]
-                .1
-                .ends_with(&format!("events/agreements-and-approvals.yaml:{version_line}")),
+            && placed[0].1.ends_with(&format!(
+                "events/agreements-and-approvals.yaml:{version_line}"
+            )),
         "{placed:?}"
     );
     assert!(
         placed[1].0 == "new-version"
-            && placed[1]
-                .1
-                .ends_with(&format!("events/agreements-and-approvals.yaml:{entry_line}")),
+            && placed[1].1.ends_with(&format!(
+                "events/agreements-and-approvals.yaml:{entry_line}"
+            )),
         "{placed:?}"
     );
     apply(&suggestions);

@@ -403,7 +403,10 @@ events:
         assert!(fields.is_flow());
         let (at, members) = fields.flow_insertion().expect("flow");
         assert!(members);
-        assert_eq!(&TYPES[..at.offset], &TYPES[..TYPES.find("d: e}").unwrap() + 5]);
+        assert_eq!(
+            &TYPES[..at.offset],
+            &TYPES[..TYPES.find("d: e}").unwrap() + 5]
+        );
         let end = fields.end().expect("end");
         assert_eq!(&TYPES[end.offset - 2..end.offset], "}}");
         let (_, block) = f.shared_type("Block").expect("Block");
@@ -413,7 +416,10 @@ events:
         assert_eq!(end.line, 15);
         assert_eq!(&TYPES[end.offset - 5..end.offset], "long}");
         assert_eq!(block.end().expect("end").line, 15);
-        assert_eq!(fields.entries().expect("entries")[0].0.place().byte_in_line, 6);
+        assert_eq!(
+            fields.entries().expect("entries")[0].0.place().byte_in_line,
+            6
+        );
     }
 
     #[test]
@@ -429,19 +435,28 @@ events:
 
     #[test]
     fn events_versions_and_payloads_are_found() {
-        let f = files(TYPES, "events:\n  - name: one\n    versions:\n      v1: {bases: [B]}  # {fields}\n      v2:\n        payload: \"Base\"\n  - names: [two, 'three']\n    versions:\n      v1:\n        fields: {}\n");
+        let f = files(
+            TYPES,
+            "events:\n  - name: one\n    versions:\n      v1: {bases: [B]}  # {fields}\n      v2:\n        payload: \"Base\"\n  - names: [two, 'three']\n    versions:\n      v1:\n        fields: {}\n",
+        );
         let one = f.event("one").expect("one");
         assert_eq!(one.place().line, 1);
         assert_eq!(one.event_names(), ["one"]);
         let (_, v1) = one.version("v1").expect("v1");
         assert!(v1.is_flow() && v1.fields().is_none());
         let (at, _) = v1.flow_insertion().expect("flow");
-        assert_eq!(f.text(at.file)[at.offset..].split('\n').next(), Some("}  # {fields}"));
+        assert_eq!(
+            f.text(at.file)[at.offset..].split('\n').next(),
+            Some("}  # {fields}")
+        );
         let (_, v2) = one.version("v2").expect("v2");
         assert_eq!(v2.payload().and_then(|p| p.text()), Some("Base"));
         let three = f.event("three").expect("three");
         assert_eq!(three.event_names(), ["two", "three"]);
-        let (_, fields) = three.version("v1").and_then(|(_, v)| v.fields()).expect("fields");
+        let (_, fields) = three
+            .version("v1")
+            .and_then(|(_, v)| v.fields())
+            .expect("fields");
         assert_eq!(fields.flow_insertion().map(|(_, m)| m), Some(false));
         // An alias to an anchor that is not there: not YAML the reader accepts; nothing located.
         assert!(files(TYPES, EVENTS).event("one").is_none());

@@ -264,4 +264,3 @@ impl<'de> Visitor<'de> for RawVisitor {
         Ok(Raw::Map(entries))
     }
 }
-

@@ -54,7 +54,10 @@ struct LineEdit {
 enum Piece {
     Text(String),
     /// `{before}fields: {a, b}`: a `fields` mapping written where there was none.
-    Fields { before: String, entries: Vec<String> },
+    Fields {
+        before: String,
+        entries: Vec<String>,
+    },
 }
 
 /// Where a created `fields: {…}` is: inline at an index, or a line after at an index.
