@@ -273,6 +273,14 @@ impl<'s> Located<'s> {
         if !self.is_flow() {
             return None;
         }
+        if let NodeKind::Map(pairs) = &self.node.kind
+            && pairs.iter().any(|(_, value)| {
+                matches!(value.kind, NodeKind::Null) && value.span.start == value.span.end
+            })
+        {
+            // `{a: int, b: }`: after the last key may stand its `:`; no certain place.
+            return None;
+        }
         let last = last_child_end(self.node, &self.source.text)?;
         Some(match last {
             Some(end) => (self.at(end), true),
