@@ -313,3 +313,103 @@ fn members_of_shared_types_and_of_entries_naming_several_types_are_placed_where_
     );
     assert_eq!((bump, errors), ("minor", 0));
 }
+
+/// `approvals.approval.rejected` as the catalogue writes it, and the same entry written with comments,
+/// anchors, aliases, a merge and a flow mapping over two lines around the edited field, and decoys
+/// (a block scalar and comments holding `- name:`, `v1:` and `fields: {…}`) that a reader of lines would
+/// take for it.
+const REJECTED: &str = "  - name: approvals.approval.rejected
+    versions:
+      v1:
+        fields: {approval_id: str, process_type: str, process_data: obj, rejected_at: str}
+";
+
+const REJECTED_DRESSED: &str = "  - name: approvals.approval.rejected  # fields: {decoy: str}
+    description: &rejected |
+      An approval rejected. It was once written:
+      - name: approvals.approval.rejected
+        versions:
+          v1: {fields: {approval_id: str}}
+    versions: # v1: {fields: {}}
+      # v1:
+      #   fields: {commented_out: str}
+      v1:
+        <<: &plain {description: *rejected}
+        description: *rejected
+        fields: {approval_id: str, process_type: str,  # the process, {a: b}
+          process_data: obj, \"rejected_at\": str}  # fields: {after: int}
+      # a new version goes above this line
+";
+
+#[test]
+fn edits_are_placed_by_the_generators_reader_among_comments_flow_mappings_and_anchors() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let schema = schema_copy(dir.path());
+    let file = schema.join("events/agreements-and-approvals.yaml");
+    let original = std::fs::read_to_string(&file).expect("the section");
+    assert!(original.contains(REJECTED), "the catalogue's entry moved");
+    let dressed = original.replace(REJECTED, REJECTED_DRESSED);
+    std::fs::write(&file, &dressed).expect("the dressed section");
+    // `rejection_note` in 30 % of the events; `process_data` null in 12 (6 %).
+    let events = stream(|i| {
+        let data = if (100..112).contains(&i) {
+            "null"
+        } else {
+            r#"{"tariff":"FIX-12M"}"#
+        };
+        let more = if i % 10 < 3 {
+            format!(r#","rejection_note":"Rejected after review #{i}""#)
+        } else {
+            String::new()
+        };
+        (data, more)
+    });
+    let (_, suggestions) = drift(dir.path(), &schema, &events, "0.05");
+    let placed: Vec<(&str, &str)> = suggestions
+        .suggestions
+        .iter()
+        .map(|s| (s.change.as_str(), s.at.as_deref().unwrap_or("")))
+        .collect();
+    let entry_line = dressed
+        .lines()
+        .position(|l| l.starts_with("  - name: approvals.approval.rejected"))
+        .expect("the entry")
+        + 1;
+    let version_line = entry_line + 9;
+    assert_eq!(placed.len(), 2, "{placed:?}");
+    assert!(
+        placed[0].0 == "optional-field"
+            && placed[0].1.ends_with(&format!(
+                "events/agreements-and-approvals.yaml:{version_line}"
+            )),
+        "{placed:?}"
+    );
+    assert!(
+        placed[1].0 == "new-version"
+            && placed[1].1.ends_with(&format!(
+                "events/agreements-and-approvals.yaml:{entry_line}"
+            )),
+        "{placed:?}"
+    );
+    apply(&suggestions);
+    let edited = std::fs::read_to_string(&file).expect("the edited section");
+    let expected = dressed.replace(
+        "          process_data: obj, \"rejected_at\": str}  # fields: {after: int}\n",
+        "          process_data: obj, \"rejected_at\": str, rejection_note?: str}  # fields: {after: int}
+      v2:
+        description: \"What producers send instead of v1: `process_data` null in 6.0 % of the events (suggested by energy events drift; review).\"
+        fields: {approval_id: str, process_type: str, process_data?: obj, rejected_at: str, rejection_note?: str}
+",
+    );
+    assert_eq!(edited, expected);
+    energy_codegen::build_model(&schema)
+        .unwrap_or_else(|f| panic!("the edited schema loads:\n{}", f.render(false)));
+    let (found, bump, errors) = compat(&schema);
+    let rules: Vec<&str> = found.iter().map(|(rule, _)| rule.as_str()).collect();
+    assert_eq!(
+        rules,
+        ["field-added-optional", "version-added"],
+        "{found:#?}"
+    );
+    assert_eq!((bump, errors), ("minor", 0));
+}

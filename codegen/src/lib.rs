@@ -4,9 +4,10 @@
 //! `emit` (Rust, OpenAPI, AsyncAPI, JSON Schema) → [`write_files`]. Every mistake in the schema is a located
 //! [`Diagnostic`]; every output is a pure function of the model. `docs/ARCHITECTURE.md` is the map.
 //!
-//! This file is the façade: the modules are private but two, [`emit`] (the outputs, whose paths and
-//! pieces xtask and the tests read) and [`compat`] (the evolution check); the model, its sample values
-//! and the pipeline's entry points are re-exported here.
+//! This file is the façade: the modules are private but three, [`emit`] (the outputs, whose paths and
+//! pieces xtask and the tests read), [`compat`] (the evolution check) and [`locate`] (places in the
+//! schema files, found by this reader, for the tools that edit them); the model, its sample values and
+//! the pipeline's entry points are re-exported here.
 #![forbid(unsafe_code)]
 
 mod ast;
@@ -17,6 +18,7 @@ mod diag;
 pub mod emit;
 mod evolution;
 mod load;
+pub mod locate;
 mod lock_file;
 mod model;
 mod naming;

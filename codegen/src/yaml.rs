@@ -16,6 +16,9 @@ pub struct Node {
     pub span: Span,
     /// What it is.
     pub kind: NodeKind,
+    /// Whether the node is a copy of an anchored node (`*anchor`, or an entry merged by `<<: *anchor`):
+    /// its span is then the alias's, not text of its own.
+    pub aliased: bool,
 }
 
 /// The shape of a YAML node. Every scalar is kept as the text written, so `1.0` stays `1.0` and
@@ -141,6 +144,7 @@ fn strip_location(message: &str) -> String {
 
 fn convert(file_id: FileId, file: &SourceFile, raw: Spanned<Raw>) -> Node {
     let loc = raw.referenced;
+    let aliased = loc.span().byte_offset() != raw.defined.span().byte_offset();
     let span_info = loc.span();
     let start = span_info
         .byte_offset()
@@ -180,7 +184,11 @@ fn convert(file_id: FileId, file: &SourceFile, raw: Spanned<Raw>) -> Node {
                 .collect(),
         ),
     };
-    Node { span, kind }
+    Node {
+        span,
+        kind,
+        aliased,
+    }
 }
 
 fn to_u32_u64(n: u64) -> u32 {

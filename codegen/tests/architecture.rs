@@ -249,7 +249,7 @@ fn crates_depend_only_as_the_map_draws() {
                 "energy-api",
                 "energy-runtime",
                 "energy-server",
-                "dev:energy-codegen",
+                "energy-codegen",
                 "dev:energy-runtime",
                 "dev:energy-testkit",
             ][..],

@@ -1,370 +1,300 @@
-//! Where a schema edit goes: the lines of the schema files that hold an event type's entry, a version,
-//! a shared type and their `fields`, found by their indentation and keys (the files are not parsed:
-//! the model comes from the generated crate; the files are read only to place the edits), and the
-//! edits made to copies of those lines.
+//! Where a schema edit goes, and the edits made to copies of the schema files' lines.
 //!
-//! The schema format writes mappings in block style with flow mappings for short field lists
-//! (`fields: {a: int, b?: str}`), as `docs/schema-format.md` shows; a layout this does not recognise
-//! leaves the suggestion unlocated (written without an edit), never a wrong edit.
+//! The places come from the generator's own reader (`energy_codegen::locate`: the files parsed into the
+//! located nodes its diagnostics point with; the model itself comes from the generated crate): an event
+//! type's entry, a version, a shared type, their `fields` (a flow `{…}` or block mapping) and a
+//! version's `payload`. A field is written into the flow mapping after its last member, or as a line
+//! after the block's last; a new version as lines after the last. A layout without such a place (a
+//! copy of an anchored node, `versions` written as a flow mapping) leaves the suggestion unlocated
+//! (written without an edit), never a wrong edit.
 
+use energy_codegen::locate::{Located, Place, SchemaFiles};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// A schema file's lines, as read and as edited.
-pub(crate) struct SchemaFile {
+/// The schema folder's YAML files, parsed to place edits, and the edits.
+pub(crate) struct Schema {
+    /// The files' located nodes.
+    pub(crate) located: SchemaFiles,
+    /// The edits, file by file (in the order of `located`'s files).
+    pub(crate) edits: Edits,
+}
+
+/// The edits of every schema file.
+pub(crate) struct Edits {
+    pub(crate) files: Vec<FileEdits>,
+    /// The `fields: {…}` written into a version or shared type that had none, by the place of its key:
+    /// a second field goes into it.
+    created: BTreeMap<Place, (usize, usize, Slot)>,
+    /// What was added, by the place of the key it was added under (a version's or shared type's for
+    /// a field, an entry's for a version) and its name: a second suggestion of the same (an entry
+    /// declaring several event types, a shared type several versions hold) is the same edit, and a
+    /// different one under the same name no edit.
+    added: BTreeMap<(Place, String), String>,
+}
+
+/// A schema file's lines, as read, and its edits.
+pub(crate) struct FileEdits {
     /// The path as the user gave the folder (`schema/events/billing.yaml`).
     pub(crate) path: String,
     lines: Vec<String>,
-    /// Edits by line index: the line's new text, and lines inserted after it.
-    edits: BTreeMap<usize, (String, Vec<String>)>,
+    edits: BTreeMap<usize, LineEdit>,
 }
 
-/// A block of lines: the line of its key, and one past its last line.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Block {
-    pub(crate) line: usize,
-    pub(crate) end: usize,
+/// What is written into a line and after it.
+#[derive(Default)]
+struct LineEdit {
+    /// Text inserted at byte offsets of the line as read.
+    inline: Vec<(usize, Piece)>,
+    /// Lines inserted after it: fields (rank 0) before versions (rank 1).
+    after: Vec<(u8, Piece)>,
 }
 
-fn indent(line: &str) -> usize {
-    line.len() - line.trim_start().len()
+/// A piece of text written.
+enum Piece {
+    Text(String),
+    /// `{before}fields: {a, b}`: a `fields` mapping written where there was none.
+    Fields {
+        before: String,
+        entries: Vec<String>,
+    },
 }
 
-fn is_blank_or_comment(line: &str) -> bool {
-    let text = line.trim_start();
-    text.is_empty() || text.starts_with('#')
+/// Where a created `fields: {…}` is: inline at an index, or a line after at an index.
+#[derive(Clone, Copy)]
+enum Slot {
+    Inline(usize),
+    After(usize),
 }
 
-/// A plain or quoted scalar's text.
-fn unquote(text: &str) -> &str {
-    let text = text.trim();
-    text.strip_prefix('"')
-        .and_then(|t| t.strip_suffix('"'))
-        .or_else(|| text.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')))
-        .unwrap_or(text)
-}
-
-impl SchemaFile {
-    fn line(&self, i: usize) -> &str {
-        self.lines.get(i).map_or("", String::as_str)
-    }
-
-    /// One past the last line of the block whose key is at line `start` (the lines indented deeper
-    /// than it, blank lines and comments inside included).
-    fn block_end(&self, start: usize, key_indent: usize) -> usize {
-        let mut end = start + 1;
-        let mut i = start + 1;
-        while i < self.lines.len() {
-            let line = self.line(i);
-            if !is_blank_or_comment(line) {
-                if indent(line) <= key_indent {
-                    break;
-                }
-                end = i + 1;
-            }
-            i += 1;
-        }
-        end
-    }
-
-    /// The keys directly inside `block` (the first indentation deeper than its key's), with their
-    /// lines.
-    fn children(&self, block: Block) -> Vec<(String, Block)> {
-        let key_line = self.line(block.line);
-        let key_indent = indent(key_line);
-        let mut children = Vec::new();
-        // An entry of a list (`- name: x`) has its other keys under its first one, past the `- `.
-        let mut child_indent = key_line
-            .trim_start()
-            .starts_with("- ")
-            .then_some(key_indent + 2);
-        for i in block.line + 1..block.end {
-            let line = self.line(i);
-            if is_blank_or_comment(line) {
-                continue;
-            }
-            let at = indent(line);
-            if at <= key_indent || child_indent.is_some_and(|c| at != c) {
-                continue;
-            }
-            child_indent = Some(at);
-            let text = line.trim_start();
-            let key = text.strip_prefix("- ").unwrap_or(text);
-            if let Some((key, _)) = key.split_once(':') {
-                children.push((
-                    unquote(key).to_owned(),
-                    Block {
-                        line: i,
-                        end: self.block_end(i, at),
-                    },
-                ));
+impl Piece {
+    fn render(&self) -> String {
+        match self {
+            Piece::Text(text) => text.clone(),
+            Piece::Fields { before, entries } => {
+                format!("{before}fields: {{{}}}", entries.join(", "))
             }
         }
-        children
-    }
-
-    /// The entry of `events:` that declares event type `name` (`- name: x`, or `x` among `names:`).
-    pub(crate) fn event(&self, name: &str) -> Option<Block> {
-        for (i, line) in self.lines.iter().enumerate() {
-            let text = line.trim_start();
-            let Some(entry) = text.strip_prefix("- ") else {
-                continue;
-            };
-            let entry = entry.trim_start();
-            let found = if let Some(value) = entry.strip_prefix("name:") {
-                unquote(value) == name
-            } else if let Some(value) = entry.strip_prefix("names:") {
-                let value = value.trim();
-                if value.is_empty() {
-                    // A block list on the lines below.
-                    let at = indent(line) + 2;
-                    let mut j = i + 1;
-                    let mut hit = false;
-                    while j < self.lines.len() && indent(self.line(j)) > at {
-                        let item = self.line(j).trim_start();
-                        if item.strip_prefix("- ").is_some_and(|t| unquote(t) == name) {
-                            hit = true;
-                        }
-                        j += 1;
-                    }
-                    hit
-                } else {
-                    value
-                        .trim_start_matches('[')
-                        .trim_end_matches(']')
-                        .split(',')
-                        .any(|t| unquote(t) == name)
-                }
-            } else {
-                false
-            };
-            if found {
-                // The entry's keys are indented past the `- `.
-                let key_indent = indent(line);
-                return Some(Block {
-                    line: i,
-                    end: self.block_end(i, key_indent),
-                });
-            }
-        }
-        None
-    }
-
-    /// The event types an entry declares (one for `- name: x`; several for `- names: […]`).
-    pub(crate) fn entry_names(&self, entry: Block) -> Vec<String> {
-        let first = self.line(entry.line).trim_start();
-        let first = first.strip_prefix("- ").unwrap_or(first).trim_start();
-        if let Some(value) = first.strip_prefix("name:") {
-            return vec![unquote(value).to_owned()];
-        }
-        let Some(value) = first.strip_prefix("names:") else {
-            return Vec::new();
-        };
-        let value = value.trim();
-        if !value.is_empty() {
-            return value
-                .trim_start_matches('[')
-                .trim_end_matches(']')
-                .split(',')
-                .map(|t| unquote(t).to_owned())
-                .collect();
-        }
-        let at = indent(self.line(entry.line)) + 2;
-        (entry.line + 1..entry.end)
-            .map(|i| self.line(i))
-            .take_while(|l| indent(l) > at || is_blank_or_comment(l))
-            .filter_map(|l| {
-                l.trim_start()
-                    .strip_prefix("- ")
-                    .map(|t| unquote(t).to_owned())
-            })
-            .collect()
-    }
-
-    /// Version `label` of an event entry, and the last version's block.
-    pub(crate) fn version(&self, entry: Block, label: &str) -> Option<(Block, Block)> {
-        // The entry's first line holds its first key after `- `: its other keys are children.
-        let versions = self
-            .children(entry)
-            .into_iter()
-            .find(|(key, _)| key == "versions")?
-            .1;
-        let all = self.children(versions);
-        let found = all.iter().find(|(key, _)| key == label)?.1;
-        let last = all.last()?.1;
-        Some((found, last))
-    }
-
-    /// Shared type `name` (a key under the top-level `types:`).
-    pub(crate) fn shared_type(&self, name: &str) -> Option<Block> {
-        let types = self
-            .lines
-            .iter()
-            .position(|l| l.trim_end() == "types:" && indent(l) == 0)?;
-        let block = Block {
-            line: types,
-            end: self.block_end(types, 0),
-        };
-        self.children(block)
-            .into_iter()
-            .find(|(key, _)| key == name)
-            .map(|(_, b)| b)
-    }
-
-    /// The `payload:` a version is written as (a shared type's name), if it is one.
-    pub(crate) fn payload_type(&self, version: Block) -> Option<String> {
-        self.children(version)
-            .into_iter()
-            .find(|(key, _)| key == "payload")
-            .map(|(_, b)| {
-                let line = self.line(b.line);
-                let value = line.split_once(':').map_or("", |(_, v)| v);
-                unquote(value.split('#').next().unwrap_or("")).to_owned()
-            })
-    }
-
-    /// Adds field `entry` (`name?: type`) to the fields of `block` (a version or a shared type): to
-    /// its flow mapping `fields: {…}`, as a line of its block mapping `fields:`, or as a new `fields:`
-    /// key. False when the layout is not one of these.
-    pub(crate) fn add_field(&mut self, block: Block, entry: &str) -> bool {
-        let key_line = self.line(block.line).to_owned();
-        let key_value = key_line.split_once(':').map_or("", |(_, v)| v).trim();
-        if key_value.starts_with('{') {
-            // `v1: {bases: [UB]}`: a `fields` member in the flow mapping.
-            return self.append_to_flow(block.line, &format!("fields: {{{entry}}}"));
-        }
-        let fields = self
-            .children(block)
-            .into_iter()
-            .find(|(key, _)| key == "fields");
-        match fields {
-            Some((_, fields)) => {
-                let line = self.line(fields.line).to_owned();
-                let value = line.split_once(':').map_or("", |(_, v)| v).trim();
-                if value.starts_with('{') && value.ends_with('}') {
-                    self.append_to_flow(fields.line, entry)
-                } else if value.is_empty() {
-                    let child_indent = (fields.line + 1..fields.end)
-                        .map(|i| self.line(i))
-                        .find(|l| !is_blank_or_comment(l))
-                        .map_or(indent(&line) + 2, indent);
-                    self.insert_after(
-                        fields.end - 1,
-                        format!("{}{entry}", " ".repeat(child_indent)),
-                    );
-                    true
-                } else {
-                    false
-                }
-            }
-            None => {
-                let child_indent = self
-                    .children(block)
-                    .first()
-                    .map_or(indent(&key_line) + 2, |(_, b)| indent(self.line(b.line)));
-                self.insert_after(
-                    block.end - 1,
-                    format!("{}fields: {{{entry}}}", " ".repeat(child_indent)),
-                );
-                true
-            }
-        }
-    }
-
-    /// Adds `member` before the last `}` of line `i` (as edited so far).
-    fn append_to_flow(&mut self, i: usize, member: &str) -> bool {
-        let current = self.current(i).to_owned();
-        let Some(close) = current.rfind('}') else {
-            return false;
-        };
-        let inside = current[..close].trim_end();
-        let separator = if inside.ends_with('{') { "" } else { ", " };
-        let new = format!("{inside}{separator}{member}{}", &current[close..]);
-        self.edits
-            .entry(i)
-            .or_insert_with(|| (current, Vec::new()))
-            .0 = new;
-        true
-    }
-
-    /// Line `i` as edited so far.
-    fn current(&self, i: usize) -> &str {
-        self.edits.get(&i).map_or(self.line(i), |(text, _)| text)
-    }
-
-    /// Inserts `text` after line `i`.
-    pub(crate) fn insert_after(&mut self, i: usize, text: String) {
-        let current = self.current(i).to_owned();
-        self.edits
-            .entry(i)
-            .or_insert_with(|| (current, Vec::new()))
-            .1
-            .push(text);
-    }
-
-    /// The text of line `i` as read.
-    pub(crate) fn original(&self, i: usize) -> &str {
-        self.line(i)
-    }
-
-    /// The edits: line index, the line as read, and what replaces it.
-    pub(crate) fn edits(&self) -> impl Iterator<Item = (usize, &str, Vec<&str>)> {
-        self.edits.iter().map(|(i, (text, inserted))| {
-            let mut new = vec![text.as_str()];
-            new.extend(inserted.iter().map(String::as_str));
-            (*i, self.line(*i), new)
-        })
     }
 }
 
-/// The schema folder's YAML files, read to place edits.
-pub(crate) struct Schema {
-    pub(crate) files: Vec<SchemaFile>,
+/// The spaces that indent a key at `place`, if only spaces stand before it on its line (else `None`:
+/// not a place for a new line).
+fn indent_of(files: &SchemaFiles, place: Place) -> Option<String> {
+    let text = files.text(place.file);
+    let before = text.get(place.offset - place.byte_in_line..place.offset)?;
+    before
+        .bytes()
+        .all(|b| b == b' ')
+        .then(|| " ".repeat(place.byte_in_line))
 }
 
 impl Schema {
     /// Reads `types.yaml` and `events/*.yaml` of `dir` (a folder that is not there gives no files:
     /// suggestions are then written without their places).
     pub(crate) fn read(dir: &Path) -> Result<Schema, String> {
-        let mut paths = vec![dir.join("types.yaml")];
-        if let Ok(entries) = std::fs::read_dir(dir.join("events")) {
-            let mut events: Vec<_> = entries
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
-                .collect();
-            events.sort();
-            paths.extend(events);
-        }
-        let mut files = Vec::new();
-        for path in paths {
-            if !path.is_file() {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-            files.push(SchemaFile {
+        let located = SchemaFiles::read(dir)?;
+        let files = located
+            .paths()
+            .enumerate()
+            .map(|(i, path)| FileEdits {
                 path: path.display().to_string(),
-                lines: text.lines().map(str::to_owned).collect(),
+                lines: located.text(i).lines().map(str::to_owned).collect(),
                 edits: BTreeMap::new(),
-            });
+            })
+            .collect();
+        Ok(Schema {
+            located,
+            edits: Edits {
+                files,
+                created: BTreeMap::new(),
+                added: BTreeMap::new(),
+            },
+        })
+    }
+}
+
+impl Edits {
+    /// Whether `what` (named `name`) is new under the key at `at`: `Some(true)` to add it,
+    /// `Some(false)` when it was added already, `None` when something else was added under its name.
+    fn first(&mut self, at: Place, name: &str, what: &str) -> Option<bool> {
+        match self.added.get(&(at, name.to_owned())) {
+            Some(before) => (before == what).then_some(false),
+            None => Some(true),
         }
-        Ok(Schema { files })
     }
 
-    /// The file and entry of event type `name`.
-    pub(crate) fn event(&self, name: &str) -> Option<(usize, Block)> {
-        self.files
-            .iter()
-            .enumerate()
-            .find_map(|(f, file)| file.event(name).map(|b| (f, b)))
+    fn record(&mut self, at: Place, name: &str, what: &str) {
+        self.added.insert((at, name.to_owned()), what.to_owned());
     }
 
-    /// The file and block of shared type `name`.
-    pub(crate) fn shared_type(&self, name: &str) -> Option<(usize, Block)> {
-        self.files
-            .iter()
-            .enumerate()
-            .find_map(|(f, file)| file.shared_type(name).map(|b| (f, b)))
+    fn line(&mut self, file: usize, line: usize) -> Option<&mut LineEdit> {
+        let f = self.files.get_mut(file)?;
+        (line < f.lines.len()).then(|| f.edits.entry(line).or_default())
+    }
+
+    /// Inserts `text` into the line of `at`, at its place.
+    fn insert_inline(&mut self, at: Place, piece: Piece) -> Option<usize> {
+        let edit = self.line(at.file, at.line)?;
+        edit.inline.push((at.byte_in_line, piece));
+        Some(edit.inline.len() - 1)
+    }
+
+    /// Inserts a line after line `line` of `file`.
+    fn insert_after(&mut self, file: usize, line: usize, rank: u8, piece: Piece) -> Option<usize> {
+        let edit = self.line(file, line)?;
+        edit.after.push((rank, piece));
+        Some(edit.after.len() - 1)
+    }
+
+    /// Adds field `entry` (`name?: type`) to the fields of `holder` (a version or a shared type, whose
+    /// key is `key`): into its flow mapping `fields: {…}`, as a line of its block mapping `fields:`,
+    /// or as a new `fields` entry. The place to show (`file:line` of the key), or `None` when the
+    /// layout has no certain place for it.
+    pub(crate) fn add_field(
+        &mut self,
+        files: &SchemaFiles,
+        key: Located<'_>,
+        holder: Located<'_>,
+        entry: &str,
+    ) -> Option<String> {
+        let at = key.place();
+        let shown = format!("{}:{}", self.files.get(at.file)?.path, at.line + 1);
+        let name = entry.split(['?', ':']).next().unwrap_or(entry);
+        if !self.first(at, name, entry)? {
+            return Some(shown);
+        }
+        let placed = self.place_field(files, at, holder, entry).is_some();
+        if placed {
+            self.record(at, name, entry);
+        }
+        placed.then_some(shown)
+    }
+
+    /// Writes field `entry` into `holder`, whose key is at `at`; `None` when there is no certain place.
+    fn place_field(
+        &mut self,
+        files: &SchemaFiles,
+        at: Place,
+        holder: Located<'_>,
+        entry: &str,
+    ) -> Option<()> {
+        if let Some(&(file, line, slot)) = self.created.get(&at) {
+            let edit = self.line(file, line)?;
+            let piece = match slot {
+                Slot::Inline(i) => edit.inline.get_mut(i).map(|(_, p)| p),
+                Slot::After(i) => edit.after.get_mut(i).map(|(_, p)| p),
+            };
+            if let Some(Piece::Fields { entries, .. }) = piece {
+                entries.push(entry.to_owned());
+                return Some(());
+            }
+            return None;
+        }
+        if !holder.is_mapping() {
+            return None;
+        }
+        if let Some((_, fields)) = holder.fields() {
+            if !fields.is_mapping() {
+                return None;
+            }
+            if fields.is_flow() {
+                let (place, members) = fields.flow_insertion()?;
+                let taken = self
+                    .line(place.file, place.line)?
+                    .inline
+                    .iter()
+                    .any(|(at, _)| *at == place.byte_in_line);
+                let separator = if members || taken { ", " } else { "" };
+                self.insert_inline(place, Piece::Text(format!("{separator}{entry}")))?;
+            } else {
+                let (first, _) = *fields.entries()?.first()?;
+                let pad = indent_of(files, first.place())?;
+                let end = fields.end()?;
+                self.insert_after(end.file, end.line, 0, Piece::Text(format!("{pad}{entry}")))?;
+            }
+            return Some(());
+        }
+        if !holder.lacks("fields") {
+            return None;
+        }
+        let created = if holder.is_flow() {
+            let (place, members) = holder.flow_insertion()?;
+            let piece = Piece::Fields {
+                before: if members { ", " } else { "" }.to_owned(),
+                entries: vec![entry.to_owned()],
+            };
+            let index = self.insert_inline(place, piece)?;
+            (place.file, place.line, Slot::Inline(index))
+        } else {
+            let (first, _) = *holder.entries()?.first()?;
+            let pad = indent_of(files, first.place())?;
+            let end = holder.end()?;
+            let piece = Piece::Fields {
+                before: pad,
+                entries: vec![entry.to_owned()],
+            };
+            let index = self.insert_after(end.file, end.line, 0, piece)?;
+            (end.file, end.line, Slot::After(index))
+        };
+        self.created.insert(at, created);
+        Some(())
+    }
+
+    /// Adds a new version (`lines`, its key first, each indented as the entry's versions) after the
+    /// last version of event entry `entry`, which must declare version `after`. The place to show
+    /// (`file:line` of the entry), or `None`.
+    pub(crate) fn add_version(
+        &mut self,
+        files: &SchemaFiles,
+        entry: Located<'_>,
+        after: &str,
+        lines: &[String],
+    ) -> Option<String> {
+        let at = entry.place();
+        let shown = format!("{}:{}", self.files.get(at.file)?.path, at.line + 1);
+        let label = lines.first()?.trim_end_matches(':');
+        let all = lines.join("\n");
+        if !self.first(at, label, &all)? {
+            return Some(shown);
+        }
+        entry.version(after)?;
+        let versions = entry.get("versions")?;
+        if versions.is_flow() || !versions.is_mapping() {
+            return None;
+        }
+        let (last, _) = *versions.entries()?.last()?;
+        let pad = indent_of(files, last.place())?;
+        let end = versions.end()?;
+        for line in lines {
+            self.insert_after(end.file, end.line, 1, Piece::Text(format!("{pad}{line}")))?;
+        }
+        self.record(at, label, &all);
+        Some(shown)
+    }
+}
+
+impl FileEdits {
+    /// The edits: line index, the line as read, and what replaces it.
+    pub(crate) fn edits(&self) -> impl Iterator<Item = (usize, &str, Vec<String>)> {
+        self.edits.iter().map(|(&i, edit)| {
+            let old = self.lines.get(i).map_or("", String::as_str);
+            let mut inline: Vec<&(usize, Piece)> = edit.inline.iter().collect();
+            inline.sort_by_key(|(at, _)| *at);
+            let mut text = String::new();
+            let mut from = 0;
+            for (at, piece) in inline {
+                let at = (*at).clamp(from, old.len());
+                text.push_str(old.get(from..at).unwrap_or(""));
+                text.push_str(&piece.render());
+                from = at;
+            }
+            text.push_str(old.get(from..).unwrap_or(""));
+            let mut after: Vec<&(u8, Piece)> = edit.after.iter().collect();
+            after.sort_by_key(|(rank, _)| *rank);
+            let mut new = vec![text];
+            new.extend(after.iter().map(|(_, piece)| piece.render()));
+            (i, old, new)
+        })
     }
 }

@@ -305,35 +305,34 @@ fn optional_field(
         "inside a free-form value, a map or an array of scalars: no struct to add a field to"
             .to_owned()
     })?;
+    let Schema { located, edits } = schema;
     let place = match holder {
         None => {
-            let Some((f, entry_block)) = schema.event(event) else {
+            let Some(entry_node) = located.event(event) else {
                 return Ok(None);
             };
-            *shared_with = schema.files[f]
-                .entry_names(entry_block)
+            *shared_with = entry_node
+                .event_names()
                 .into_iter()
                 .filter(|name| name != event)
                 .collect();
-            let Some((block, _)) = schema.files[f].version(entry_block, version) else {
+            let Some((key, value)) = entry_node.version(version) else {
                 return Ok(None);
             };
-            match schema.files[f].payload_type(block) {
-                Some(shared) => schema.shared_type(&shared),
-                None => Some((f, block)),
+            if let Some(payload) = value.payload() {
+                payload.text().and_then(|name| located.shared_type(name))
+            } else if value.lacks("payload") {
+                Some((key, value))
+            } else {
+                None
             }
         }
-        Some(name) => schema.shared_type(name),
+        Some(name) => located.shared_type(name),
     };
-    let Some((f, block)) = place else {
+    let Some((key, holder)) = place else {
         return Ok(None);
     };
-    let file = &mut schema.files[f];
-    if file.add_field(block, entry) {
-        Ok(Some(format!("{}:{}", file.path, block.line + 1)))
-    } else {
-        Ok(None)
-    }
+    Ok(edits.add_field(located, key, holder, entry))
 }
 
 /// A new version of `kind`'s event type: the fields of `table` written out, with `changes`.
@@ -361,28 +360,16 @@ fn new_version(
         kind.version(),
         why.join("; ")
     );
-    let mut at = None;
-    if let Some((f, entry)) = schema.event(event) {
-        let file = &mut schema.files[f];
-        if let Some((_, last)) = file.version(entry, kind.version()) {
-            let key_indent =
-                file.original(last.line).len() - file.original(last.line).trim_start().len();
-            let pad = " ".repeat(key_indent);
-            let quoted = serde_json::to_string(&description).unwrap_or_default();
-            let mut lines = vec![
-                format!("{pad}{label}:"),
-                format!("{pad}  description: {quoted}"),
-            ];
-            if table.keep_unlisted {
-                lines.push(format!("{pad}  incomplete: true"));
-            }
-            lines.push(format!("{pad}  fields: {{{}}}", fields.join(", ")));
-            for line in lines {
-                file.insert_after(last.end - 1, line);
-            }
-            at = Some(format!("{}:{}", file.path, entry.line + 1));
-        }
+    let quoted = serde_json::to_string(&description).unwrap_or_default();
+    let mut lines = vec![format!("{label}:"), format!("  description: {quoted}")];
+    if table.keep_unlisted {
+        lines.push("  incomplete: true".to_owned());
     }
+    lines.push(format!("  fields: {{{}}}", fields.join(", ")));
+    let Schema { located, edits } = schema;
+    let at = located
+        .event(event)
+        .and_then(|entry| edits.add_version(located, entry, kind.version(), &lines));
     Suggestion {
         event: event.to_owned(),
         version: kind.version().to_owned(),
@@ -440,7 +427,7 @@ fn render(
         }
     }
     let mut edits = Vec::new();
-    for file in &schema.files {
+    for file in &schema.edits.files {
         for (line, old, new) in file.edits() {
             edits.push((file.path.as_str(), line, old, new));
         }
@@ -452,7 +439,7 @@ fn render(
         let _ = writeln!(out, "    old: {}", quote(old));
         let _ = writeln!(out, "    new:");
         for text in new {
-            let _ = writeln!(out, "      - {}", quote(text));
+            let _ = writeln!(out, "      - {}", quote(&text));
         }
     }
     let _ = writeln!(

@@ -100,6 +100,26 @@ fn the_cli_names_a_broker_only_where_it_chooses_one() {
     }
 }
 
+/// "The CLI uses the generator for the places of `--suggest`'s edits only": its code names
+/// `energy_codegen` only as `energy_codegen::locate`, in `cli/src/drift/locate.rs`.
+#[test]
+fn the_cli_uses_only_the_generators_locate() {
+    let naming = naming("cli/src", "energy_codegen");
+    assert_eq!(
+        naming,
+        ["drift/locate.rs"],
+        "`energy_codegen` named by {naming:?}"
+    );
+    let code = code_of(&read(&root().join("cli/src/drift/locate.rs")));
+    for (at, _) in code.match_indices("energy_codegen") {
+        assert!(
+            code[at..].starts_with("energy_codegen::locate::"),
+            "cli/src/drift/locate.rs uses energy_codegen beyond `locate`: {}",
+            code[at..].lines().next().unwrap_or("")
+        );
+    }
+}
+
 /// "`energy-api-core` in one line of dependence": each of its modules uses only those of its own
 /// step or an earlier one (the errors, the text, the reader, the tables, the shape check).
 #[test]
