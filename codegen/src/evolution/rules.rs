@@ -13,11 +13,12 @@ pub enum Bump {
     Patch,
     /// Additions, deprecations and behaviour changes that code using the crate keeps compiling against
     /// (an enum variant of a `#[non_exhaustive]` enum, a new type, an optional field and its setter on a
-    /// `#[non_exhaustive]` struct, a `#[deprecated]` attribute, a request type that now asks for
-    /// credentials or sends another path).
+    /// `#[non_exhaustive]` struct, a `#[deprecated]` attribute, a request type that sends another path).
     Minor,
     /// Code using the crate may stop compiling (a field removed or renamed, a type changed, a required
-    /// field added: `new` takes one more argument, a conversion between versions gone).
+    /// field added: `new` takes one more argument, a conversion between versions gone; with feature
+    /// `server`, an endpoint added or its credentials changed: the handlers' trait `Api` gains a
+    /// required method, or one takes the principal or no longer does).
     Major,
 }
 
@@ -132,14 +133,14 @@ rules! {
     TypeRemoved = "type-removed", Major;
     /// An endpoint is gone: clients calling it fail.
     EndpointRemoved = "endpoint-removed", Major;
-    /// A new endpoint.
-    EndpointAdded = "endpoint-added", Minor;
+    /// A new endpoint (a server built on the crate's feature `server` must implement it).
+    EndpointAdded = "endpoint-added", Major;
     /// An endpoint has another method or path: clients calling the old one fail.
     EndpointMoved = "endpoint-moved", Minor;
     /// An endpoint now requires credentials: clients without them fail.
-    AuthRequired = "auth-required", Minor;
+    AuthRequired = "auth-required", Major;
     /// An endpoint no longer requires credentials.
-    AuthNoLongerRequired = "auth-no-longer-required", Minor;
+    AuthNoLongerRequired = "auth-no-longer-required", Major;
     /// A parameter accepts fewer values (a `minimum` raised or added, a `maximum` lowered or added, a
     /// `not_after` added): a request an older client sends may be refused by a newer server.
     ParameterNarrowed = "parameter-narrowed", Minor;
