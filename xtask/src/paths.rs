@@ -24,7 +24,7 @@ pub(crate) fn target_dir(root: &Path) -> PathBuf {
 }
 
 /// The workspace this binary was compiled from.
-fn compiled_workspace() -> &'static Path {
+pub(crate) fn compiled_workspace() -> &'static Path {
     let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     manifest_dir.parent().unwrap_or(manifest_dir)
 }

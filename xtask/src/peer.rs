@@ -641,7 +641,7 @@ mod tests {
     use super::*;
 
     fn real(relative: &str) -> (PathBuf, Value) {
-        let path = crate::compiled_workspace()
+        let path = crate::paths::compiled_workspace()
             .join("generated/schemas")
             .join(relative);
         let text = std::fs::read_to_string(&path).expect("a real schema of generated/");
@@ -701,7 +701,7 @@ mod tests {
 
     #[test]
     fn the_whole_real_set_leaves_no_external_reference() {
-        let schemas = crate::compiled_workspace().join("generated/schemas");
+        let schemas = crate::paths::compiled_workspace().join("generated/schemas");
         let documents = read_schema_documents(&schemas).expect("reads");
         let combined = combined_schema(&documents).expect("combines");
         let definitions = combined["definitions"].as_object().expect("definitions");

@@ -334,7 +334,9 @@ impl Diff<'_> {
                 Rule::ParameterNarrowed,
                 &path,
                 (
-                    Verdict::Rejects(format!("a value an older client sends may be refused: {why}")),
+                    Verdict::Rejects(format!(
+                        "a value an older client sends may be refused: {why}"
+                    )),
                     Verdict::Reads,
                 ),
                 format!("parameter `{path}` of endpoint `{owner}` accepts fewer values: {why}"),
