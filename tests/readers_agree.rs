@@ -7,7 +7,10 @@
 //! - the owned decoder, the borrowed view and the allocation-free check give the same verdict and the
 //!   same serde error (message, line and column), and `decode`, `decode_borrowed` and `validate` the same
 //!   located error (kind and JSON path);
-//! - what decodes writes back the same JSON from the owned value and from the view.
+//! - what decodes writes back the same JSON from the owned value and from the view;
+//! - each payload type's own `Deserialize` (serde's derive where the traffic profile,
+//!   `schema/traffic.profile`, compiles the type per type) takes what its table takes, to the same
+//!   value, and refuses the rest with the same error: so a type reads the same whichever path it takes.
 //!
 //! That serde's reading of a table is what a derived `Deserialize` does is held by
 //! `api-core/tests/shape_agrees.rs`, its differential tests against `#[derive(Deserialize)]`.
@@ -252,6 +255,24 @@ fn cases() -> Vec<Case> {
     out
 }
 
+/// A payload type's own `Deserialize` (serde's derive where the traffic profile compiles the type per
+/// type, its table's elsewhere), the value written back as JSON text.
+type OwnRead = fn(&str) -> Result<String, String>;
+
+/// Makes a payload type's [`OwnRead`].
+struct OwnReader;
+
+impl energy_twin::Pair for OwnReader {
+    type Output = OwnRead;
+    fn pair<Ours: energy_twin::Type, Twin: energy_twin::Type>(self) -> OwnRead {
+        |text| {
+            serde_json::from_str::<Ours>(text)
+                .map(|value| serde_json::to_string(&value).expect("a payload writes as JSON"))
+                .map_err(|e| e.to_string())
+        }
+    }
+}
+
 /// Reads `text` whole with a serde seed.
 fn serde_read<'de, S: DeserializeSeed<'de>>(
     seed: S,
@@ -267,9 +288,14 @@ fn every_reader_of_a_table_agrees_on_every_held_payload() {
     let cases = cases();
     let mut failures = Vec::new();
     let (mut accepted, mut refused) = (0, 0);
+    let mut own_reads = std::collections::HashMap::new();
     for case in &cases {
         let (kind, text) = (case.kind, case.text.as_str());
         let mut fail = |what: String| failures.push(format!("{}: {what}", case.label));
+        let own_read = *own_reads.entry(kind).or_insert_with(|| {
+            energy_twin::payload_pair(kind.event_type().as_str(), kind.version(), OwnReader)
+                .expect("every version has its types")
+        });
 
         let owned = serde_read(kind, text);
         let view = serde_read(kind.borrowed(), text);
@@ -299,6 +325,23 @@ fn every_reader_of_a_table_agrees_on_every_held_payload() {
                 "owned, borrowed and check disagree: {errors:?}, borrowed {:?}",
                 view.as_ref().err().map(ToString::to_string)
             ));
+        }
+        // The payload type's own `Deserialize` (derived for a type the traffic profile compiles)
+        // takes what its table takes, to the same value, and refuses the rest with the same error.
+        // Not for an array where a struct belongs (the payload, or a member replaced by `[]`): a
+        // struct's `Deserialize` reads one in field order, as serde's derive does, where the decoders
+        // read objects only (`tests/formats.rs` holds that difference).
+        if !text.trim_start().starts_with('[') && !case.label.ends_with(" = []") {
+            let by_table = owned
+                .as_ref()
+                .map(|event| serde_json::to_string(event).expect("an event writes as JSON"))
+                .map_err(ToString::to_string);
+            let by_type = own_read(text);
+            if by_table != by_type {
+                fail(format!(
+                    "its own Deserialize {by_type:?}, its table {by_table:?}"
+                ));
+            }
         }
         // The fast reader takes exactly what serde takes, to the same value.
         match (&fast, &owned) {

@@ -10,8 +10,8 @@
 //! [`view_row!`](crate::view_row): a view has the input's lifetime, which a generic function's type
 //! parameters cannot leave open.
 
-use crate::read::Stop;
-use crate::table::{Fields, FromFields, StructTable};
+use crate::read::{Reader, Stop};
+use crate::table::{Compiled, Fields, FromFields, StructTable};
 
 /// An event type of a generated catalogue: what its `EventType` says of it, and its payload versions.
 /// `E` is the generated crate's `Event`.
@@ -36,6 +36,8 @@ pub struct PayloadRow<E: 'static> {
     /// The event made from the fields the table read; `Stop` only if the table and the struct
     /// disagree (see [`FromFields::build`]).
     pub build: fn(&mut Fields<'_>) -> Result<E, Stop>,
+    /// The fast reader of a payload compiled per type ([`Compiled`]); `None` for one read by its table.
+    pub read: Option<fn(&mut Reader<'_>) -> Result<E, Stop>>,
 }
 
 impl<E> PayloadRow<E> {
@@ -49,6 +51,21 @@ impl<E> PayloadRow<E> {
         PayloadRow {
             table: <P as FromFields<'static>>::TABLE,
             build: build_owned::<P, T, E>,
+            read: None,
+        }
+    }
+
+    /// The row of payload struct `P` compiled per type (its version is in the traffic profile): read
+    /// by its own code ([`Compiled`]), its table kept for every other decoder.
+    pub const fn compiled<P, T>() -> Self
+    where
+        P: for<'a> FromFields<'a> + Compiled,
+        T: From<P>,
+        E: From<T>,
+    {
+        PayloadRow {
+            read: Some(read_compiled::<P, T, E>),
+            ..Self::of::<P, T>()
         }
     }
 }
@@ -74,6 +91,16 @@ where
     } else {
         Err(Stop)
     }
+}
+
+/// The event of payload `P` read by its own code, wrapped as [`build_owned`] wraps it.
+fn read_compiled<P, T, E>(reader: &mut Reader<'_>) -> Result<E, Stop>
+where
+    P: Compiled,
+    T: From<P>,
+    E: From<T>,
+{
+    P::read(reader).map(|payload| E::from(T::from(payload)))
 }
 
 impl<E> std::fmt::Debug for PayloadRow<E> {

@@ -4,8 +4,9 @@
 //! `emit` (Rust, OpenAPI, AsyncAPI, JSON Schema) → [`write_files`]. Every mistake in the schema is a located
 //! [`Diagnostic`]; every output is a pure function of the model. `docs/ARCHITECTURE.md` is the map.
 //!
-//! This file is the façade: the modules are private but three, [`emit`] (the outputs, whose paths and
-//! pieces xtask and the tests read), [`compat`] (the evolution check) and [`locate`] (places in the
+//! This file is the façade: the modules are private but four, [`emit`] (the outputs, whose paths and
+//! pieces xtask and the tests read), [`compat`] (the evolution check), [`profile`] (the traffic profile,
+//! which `energy events drift` writes) and [`locate`] (places in the
 //! schema files, found by this reader, for the tools that edit them); the model, its sample values and
 //! the pipeline's entry points are re-exported here.
 #![forbid(unsafe_code)]
@@ -25,6 +26,7 @@ mod naming;
 mod numbers;
 mod parallel;
 mod pipeline;
+pub mod profile;
 mod publication;
 mod read;
 mod samples;

@@ -16,6 +16,9 @@ pub struct Model {
     pub consumers: Vec<Consumer>,
     /// The Protobuf field numbers of every event struct (see [`FieldNumbers`]).
     pub field_numbers: FieldNumbers,
+    /// What the traffic profile beside the schema compiles per type (nothing without one; see
+    /// [`crate::profile`]).
+    pub compiled: crate::profile::Compiled,
 }
 
 /// The Protobuf field numbers of every shared type (keyed by its name) and every event payload version

@@ -6,7 +6,7 @@ use crate::diag::Diagnostics;
 use crate::emit::rust::FormatCache;
 use crate::model::Model;
 use crate::source::SourceMap;
-use crate::{ast, check, emit, evolution, load, lock_file, naming, numbers};
+use crate::{ast, check, emit, evolution, load, lock_file, naming, numbers, profile};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -75,8 +75,18 @@ pub(crate) fn build_located_for_comparison(
     let mut sources = SourceMap::default();
     let mut diagnostics = Diagnostics::default();
     let schema = load::load(schema_dir, &mut sources, &mut diagnostics);
-    let (mut model, places, sources) = resolve(schema, sources, diagnostics)?;
+    let (mut model, places, mut sources) = resolve(schema, sources, diagnostics)?;
     numbers::assign(&mut model, &lock_file::field_numbers_beside(schema_dir));
+    let mut diagnostics = Diagnostics::default();
+    profile::apply(&mut model, schema_dir, &mut sources, &mut diagnostics);
+    if !diagnostics.is_empty() {
+        diagnostics.sort(&sources);
+        return Err(Failure {
+            sources,
+            diagnostics,
+            bug: None,
+        });
+    }
     Ok((model, places, sources))
 }
 

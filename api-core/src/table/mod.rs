@@ -151,6 +151,16 @@ impl StructTable {
     }
 }
 
+/// A struct compiled per type (its version is in the traffic profile; see
+/// [`table_struct!`](crate::table_struct)'s `compiled` form): the fast reader's code of its own, which
+/// reads each field into a local of its type where the table's reader reads every field into a slot.
+/// It takes exactly what the table's reader takes, and stops where that stops.
+#[doc(hidden)]
+pub trait Compiled: Sized {
+    /// Reads the struct's JSON object.
+    fn read(reader: &mut Reader<'_>) -> Result<Self, Stop>;
+}
+
 /// A map key, read as a field of the struct being decoded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FieldKey {
@@ -323,6 +333,12 @@ const fn same_str(a: &str, b: &str) -> bool {
 /// that other structs hold as a field is written `nested Name` (it is then read from a slot) and is
 /// named in a row as `Struct(&path::to::Name)`.
 ///
+/// A struct compiled per type (its event version is in the traffic profile, `schema/traffic.profile`)
+/// is written `compiled Name` (or `nested compiled Name`): the macro makes its table and
+/// [`FromFields`] as for any other, and the fast reader's code of its own ([`Compiled`]); its
+/// `Serialize` and `Deserialize` are serde's derives on the struct, which the generator writes with the
+/// attributes that make them read and write what the table does.
+///
 /// A generic struct, `Name<T>` (the REST API's page), has its table as its [`FromFields::TABLE`] (a
 /// static cannot name a type parameter), and a row names the parameter's table as `Struct(T)`:
 /// `table_struct!(Page<T>, [count: Int, results: Array(&Struct(T))], by_name: [0, 1, 2])`. It reads
@@ -343,6 +359,12 @@ const fn same_str(a: &str, b: &str) -> bool {
 #[macro_export]
 #[doc(hidden)]
 macro_rules! table_struct {
+    (nested compiled $name:ident $($rest:tt)*) => {
+        $crate::table_struct!(compiled $name $($rest)*);
+        $crate::table_struct!(@nested $name $($rest)*);
+        #[cfg(test)]
+        $crate::table_struct!(@shaped $name $($rest)*);
+    };
     (nested $name:ident $($rest:tt)*) => {
         $crate::table_struct!($name $($rest)*);
         $crate::table_struct!(@nested $name $($rest)*);
@@ -375,7 +397,89 @@ macro_rules! table_struct {
             }
         }
     };
+    // A struct compiled per type (its version is in the traffic profile): its table and `FromFields`
+    // as any other's, for the fast reader, the borrowed view and the table of a struct that holds it;
+    // `Serialize` and `Deserialize` are serde's derives on the struct, written by the generator.
+    (compiled $name:ident, [$($field:ident $(= $json:literal)? : $shape:expr $(=> $omit:ident)?),* $(,)?] $($rest:tt)*) => {
+        $crate::table_struct!(@owned $name, [$($field $(= $json)? : $shape $(=> $omit)?),*] $($rest)*);
+        impl $crate::table::Compiled for $name {
+            fn read(
+                reader: &mut $crate::read::Reader<'_>,
+            ) -> ::std::result::Result<Self, $crate::read::Stop> {
+                $crate::table_struct!(@read_compiled $name, reader, [$($field),*])
+            }
+        }
+    };
+    // The fast reader of a struct compiled per type: each field read straight into a local of its own
+    // type (no slot), by the same `ReadJson` steps the table's reader takes, so it takes what the table
+    // takes and stops where it stops (a repeated field, a required one absent, anything unsure). A
+    // field's index is matched against a constant counted per row, which the compiler folds into a
+    // jump table.
+    (@read_compiled $name:ident, $reader:ident, [$($field:ident),*]) => {{
+        $(let mut $field = ::std::option::Option::None;)*
+        let mut next = 0usize;
+        let mut members = $reader.object()?;
+        while let ::std::option::Option::Some(member) = members.next_field(
+            $reader,
+            $name.fields,
+            $name.aliases,
+            $name.by_name,
+            &mut next,
+        )? {
+            match member {
+                $crate::read::Member::Field(index) => {
+                    let mut at = 0usize;
+                    $(
+                        if index == at {
+                            if $field.is_some() {
+                                return ::std::result::Result::Err($crate::read::Stop);
+                            }
+                            $field = ::std::option::Option::Some($crate::read::ReadJson::read($reader)?);
+                            continue;
+                        }
+                        at += 1;
+                    )*
+                    let _ = at;
+                    return ::std::result::Result::Err($crate::read::Stop);
+                }
+                $crate::read::Member::Other(_) => {
+                    $reader.skip()?;
+                }
+            }
+        }
+        let mut ok = true;
+        let value = $name {
+            $($field: match $field {
+                ::std::option::Option::Some(value) => value,
+                ::std::option::Option::None => $crate::table::FromSlot::from_slot(::std::option::Option::None, &mut ok),
+            },)*
+        };
+        if ok {
+            ::std::result::Result::Ok(value)
+        } else {
+            ::std::result::Result::Err($crate::read::Stop)
+        }
+    }};
     ($name:ident, [$($field:ident $(= $json:literal)? : $shape:expr $(=> $omit:ident)?),* $(,)?], by_name: [$($by_name:literal),* $(,)?] $(, aliases: [$($former:literal => $target:ident),* $(,)?])? $(, keep_unlisted_in $additional:ident)? $(,)?) => {
+        $crate::table_struct!(@owned $name, [$($field $(= $json)? : $shape $(=> $omit)?),*], by_name: [$($by_name),*] $(, aliases: [$($former => $target),*])? $(, keep_unlisted_in $additional)?);
+        impl<'de> $crate::__private::serde::Deserialize<'de> for $name {
+            fn deserialize<D: $crate::__private::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::std::result::Result<Self, D::Error> {
+                $crate::table::deserialize_into(deserializer)
+            }
+        }
+        impl $crate::__private::serde::Serialize for $name {
+            fn serialize<S: $crate::__private::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::std::result::Result<S::Ok, S::Error> {
+                $crate::table_struct!(@serialize self, serializer, $name, [$($field $(= $json)? $(=> $omit)?),*] $(, $additional)?)
+            }
+        }
+    };
+    // An owned struct's table and `FromFields` (and the checks of its rows in the crate's own tests).
+    (@owned $name:ident, [$($field:ident $(= $json:literal)? : $shape:expr $(=> $omit:ident)?),* $(,)?], by_name: [$($by_name:literal),* $(,)?] $(, aliases: [$($former:literal => $target:ident),* $(,)?])? $(, keep_unlisted_in $additional:ident)? $(,)?) => {
         #[cfg(test)]
         $crate::table_struct!(@plain $name, [$($field $(= $json)?),*]);
         #[cfg(test)]
@@ -391,21 +495,6 @@ macro_rules! table_struct {
             #[inline]
             fn build(fields: &mut $crate::table::Fields<'a>, ok: &mut bool) -> Self {
                 $crate::table_struct!(@body $name, fields, ok, [$($field),*] $(, $additional)?)
-            }
-        }
-        impl<'de> $crate::__private::serde::Deserialize<'de> for $name {
-            fn deserialize<D: $crate::__private::serde::Deserializer<'de>>(
-                deserializer: D,
-            ) -> ::std::result::Result<Self, D::Error> {
-                $crate::table::deserialize_into(deserializer)
-            }
-        }
-        impl $crate::__private::serde::Serialize for $name {
-            fn serialize<S: $crate::__private::serde::Serializer>(
-                &self,
-                serializer: S,
-            ) -> ::std::result::Result<S::Ok, S::Error> {
-                $crate::table_struct!(@serialize self, serializer, $name, [$($field $(= $json)? $(=> $omit)?),*] $(, $additional)?)
             }
         }
     };

@@ -44,6 +44,18 @@ pub(crate) struct DriftArgs {
     /// With --suggest: the schema folder whose files the edits are located in.
     #[arg(long, value_name = "DIR", default_value = "schema")]
     schema: PathBuf,
+    /// Write a traffic profile to this file (`schema/traffic.profile`): the fewest event versions
+    /// that carry `--profile-share` of the events read, most first. `cargo xtask codegen` compiles
+    /// their payloads per type (docs/traffic-profile.md).
+    #[arg(long, value_name = "FILE")]
+    profile: Option<PathBuf>,
+    /// With --profile: the share of the events the profiled versions must carry; 0 to 1.
+    #[arg(long, value_name = "SHARE", default_value_t = energy_codegen::profile::DEFAULT_SHARE,
+          value_parser = parse_share)]
+    profile_share: f64,
+    /// With --profile: at most this many versions (the profile then says what share they carry).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    profile_versions: Option<u64>,
     /// Longest line read, in bytes; a longer one is counted as `bad_envelope` without being read whole.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_LINE_BYTES as u64,
           value_parser = clap::value_parser!(u64).range(1..=(1 << 30)))]
@@ -139,6 +151,12 @@ pub(crate) fn run(args: &DriftArgs) -> ExitCode {
         eprintln!("error: {message}");
         return Exit::Usage.into();
     }
+    if let Some(path) = &args.profile
+        && let Err(message) = write_profile(args, &report, path)
+    {
+        eprintln!("error: {message}");
+        return Exit::Usage.into();
+    }
     let mut out = BufWriter::new(io::stdout().lock());
     let written = match args.format {
         Format::Human => render::human(&mut out, &report, args.top, &inputs),
@@ -158,6 +176,50 @@ pub(crate) fn run(args: &DriftArgs) -> ExitCode {
     } else {
         Exit::Success.into()
     }
+}
+
+/// Writes the traffic profile of `report` to `path` (left alone when it would not change), and says on
+/// standard error what it holds.
+fn write_profile(
+    args: &DriftArgs,
+    report: &energy_runtime::drift::Report,
+    path: &std::path::Path,
+) -> Result<(), String> {
+    use energy_codegen::profile::Profile;
+    let counts: Vec<(String, String, u64)> = report
+        .kinds
+        .iter()
+        .map(|k| (k.event.clone(), k.version.clone(), k.events))
+        .collect();
+    let limit = args
+        .profile_versions
+        .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+    let profile = Profile::choose(&counts, args.profile_share, limit);
+    let mut command = format!("energy events drift --profile {}", path.display());
+    if args.profile_share != energy_codegen::profile::DEFAULT_SHARE {
+        command += &format!(" --profile-share {}", args.profile_share);
+    }
+    if let Some(n) = args.profile_versions {
+        command += &format!(" --profile-versions {n}");
+    }
+    let text = profile.render(&command);
+    if std::fs::read(path).ok().as_deref() != Some(text.as_bytes()) {
+        std::fs::write(path, &text)
+            .map_err(|e| format!("cannot write the profile `{}`: {e}", path.display()))?;
+    }
+    let covered = profile.covered();
+    eprintln!(
+        "profile: {} versions carry {covered} of {} events ({:.1} %), written to `{}`",
+        profile.versions.len(),
+        profile.events,
+        if profile.events == 0 {
+            0.0
+        } else {
+            covered as f64 * 100.0 / profile.events as f64
+        },
+        path.display()
+    );
+    Ok(())
 }
 
 /// Reads one input into `drift`, numbering its lines from `next` on; its name, or why it could not

@@ -101,6 +101,7 @@ pub(crate) fn resolve(
         rest,
         consumers,
         field_numbers: Default::default(),
+        compiled: Default::default(),
     };
     cycles::break_cycles(&mut model.shared_types, &r.shared, r.diags);
     if let Some(rest) = &mut model.rest {

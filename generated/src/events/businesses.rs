@@ -126,7 +126,7 @@ super::routing::version_enum! {
 }
 
 /// Payload of `internal_company.created` version `v1` (Businesses).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 #[non_exhaustive]
 pub struct InternalCompanyCreatedV1 {
     /// `id` (string).
@@ -179,7 +179,7 @@ impl InternalCompanyCreatedV1 {
 }
 
 ::energy_api_core::table_struct!(
-    InternalCompanyCreatedV1,
+    compiled InternalCompanyCreatedV1,
     [
         id: Str,
         actor: Obj,

@@ -88,7 +88,7 @@ impl std::str::FromStr for EventType {
 impl EventKind {
     /// The row of this kind's payload in the catalogue.
     #[inline]
-    fn payload_row(self) -> &'static PayloadRow<Event> {
+    pub(crate) fn payload_row(self) -> &'static PayloadRow<Event> {
         &self.event_type.row().payloads[usize::from(self.version)]
     }
 
@@ -111,6 +111,10 @@ impl EventKind {
     /// of whole envelopes calls first): it stops where it is not sure, and [`EventKind::decode`] then
     /// decodes the same text with serde. Applications call [`EventKind::decode`].
     pub fn read(self, reader: &mut Reader<'_>) -> Result<Event, Stop> {
+        // A payload compiled per type (the traffic profile's) has a reader of its own.
+        if let Some(read) = self.payload_row().read {
+            return read(reader);
+        }
         let mut fields = Fields::of(self.table());
         energy_api_core::table::read(reader, self.table(), Mode::Owned, &mut fields)?;
         self.event_of(&mut fields)

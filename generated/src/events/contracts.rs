@@ -841,7 +841,7 @@ super::routing::version_enum! {
 }
 
 /// Payload of `contracts.terms-varied` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 #[non_exhaustive]
 pub struct ContractsTermsVariedV1 {
     /// `contract_identifier` (string).
@@ -865,7 +865,7 @@ impl ContractsTermsVariedV1 {
 }
 
 ::energy_api_core::table_struct!(
-    ContractsTermsVariedV1,
+    compiled ContractsTermsVariedV1,
     [
         contract_identifier: Str,
         occurred_at: Str,

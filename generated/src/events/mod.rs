@@ -2135,7 +2135,9 @@ static CATALOGUE: &[EventRow<Event>] = &[
         former_names: &[],
         section: "communications",
         versions: ComplaintsDrpFinished::VERSIONS,
-        payloads: &[PayloadRow::of::<ComplaintsDrpFinishedV1, ComplaintsDrpFinished>()],
+        payloads: &[
+            PayloadRow::compiled::<ComplaintsDrpFinishedV1, ComplaintsDrpFinished>(),
+        ],
     },
     #[cfg(feature = "communications")]
     EventRow {
@@ -2329,7 +2331,9 @@ static CATALOGUE: &[EventRow<Event>] = &[
         former_names: &[],
         section: "contracts",
         versions: ContractsTermsVaried::VERSIONS,
-        payloads: &[PayloadRow::of::<ContractsTermsVariedV1, ContractsTermsVaried>()],
+        payloads: &[
+            PayloadRow::compiled::<ContractsTermsVariedV1, ContractsTermsVaried>(),
+        ],
     },
     #[cfg(feature = "collections")]
     EventRow {
@@ -3434,7 +3438,9 @@ static CATALOGUE: &[EventRow<Event>] = &[
         former_names: &[],
         section: "businesses",
         versions: InternalCompanyCreated::VERSIONS,
-        payloads: &[PayloadRow::of::<InternalCompanyCreatedV1, InternalCompanyCreated>()],
+        payloads: &[
+            PayloadRow::compiled::<InternalCompanyCreatedV1, InternalCompanyCreated>(),
+        ],
     },
     #[cfg(feature = "billing")]
     EventRow {

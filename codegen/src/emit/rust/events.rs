@@ -38,6 +38,7 @@ fn payload_type_name(v: &EventVersion) -> String {
 pub(super) fn section_rs(
     section: &Section,
     owned_views: &BTreeSet<(String, String)>,
+    compiled: &crate::profile::Compiled,
 ) -> TokenStream {
     let mut doc = inner_doc_attrs(&format!(
         "Events of the catalogue section \"{}\".\n\n{}",
@@ -63,8 +64,15 @@ pub(super) fn section_rs(
                 quote! { #doc pub type #name = crate::types::#target; }
             }
             None => {
-                let tokens =
-                    struct_tokens(&v.payload, Home::Types, false, &BTreeSet::new(), &quote!());
+                let compiled = compiled.versions.contains(&v.id);
+                let tokens = struct_tokens(
+                    &v.payload,
+                    Home::Types,
+                    false,
+                    &BTreeSet::new(),
+                    &quote!(),
+                    compiled,
+                );
                 match &v.deprecated {
                     Some(d) => {
                         let note = format!("sunset {}", d.sunset);
@@ -282,7 +290,16 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
         let (name, former, section) = (&e.name, &e.renamed_from, &s.feature);
         let payloads = e.versions.iter().map(|v| {
             let payload = format_ident!("{}", v.payload.rust_name);
-            quote!(PayloadRow::of::<#payload, #event>())
+            // A payload compiled per type (the traffic profile's) is read by its own code.
+            let compiled = match &v.alias_of {
+                Some(shared) => model.compiled.shared_types.contains(&shared.name),
+                None => model.compiled.versions.contains(&v.id),
+            };
+            if compiled {
+                quote!(PayloadRow::compiled::<#payload, #event>())
+            } else {
+                quote!(PayloadRow::of::<#payload, #event>())
+            }
         });
         quote! {
             #[cfg(feature = #section)]

@@ -84,8 +84,10 @@ impl Job {
             Job::EventsSection(i) => {
                 let (section, views) = (&model.sections[*i], &views[*i]);
                 let path = format!("src/events/{}.rs", section.module);
-                let formatted = formatter.format_from(&path, (section, views), || {
-                    events::section_rs(section, views)
+                // The profile decides which of its payloads are compiled per type.
+                let compiled = &model.compiled;
+                let formatted = formatter.format_from(&path, (section, views, compiled), || {
+                    events::section_rs(section, views, compiled)
                 })?;
                 return Ok((path, formatted));
             }
@@ -326,10 +328,17 @@ fn documents_rs(model: &Model) -> TokenStream {
 
 fn types_rs(model: &Model) -> TokenStream {
     let cfgs = shared_type_cfgs(model);
-    let structs = model
-        .shared_types
-        .iter()
-        .map(|s| struct_tokens(s, Home::Types, true, &BTreeSet::new(), &cfgs[&s.name]));
+    let structs = model.shared_types.iter().map(|s| {
+        let compiled = model.compiled.shared_types.contains(&s.name);
+        struct_tokens(
+            s,
+            Home::Types,
+            true,
+            &BTreeSet::new(),
+            &cfgs[&s.name],
+            compiled,
+        )
+    });
     quote! {
         #![doc = " Payload types shared by several events (the catalogue's \"Shared payload types\"). Each is"]
         #![doc = " compiled with the sections whose events use it; one that no event uses, always."]

@@ -24,7 +24,7 @@ pub(super) fn file(model: &Model) -> TokenStream {
     let resources = rest
         .resources
         .iter()
-        .map(|r| struct_tokens(r, Home::Rest, true, &free_form, &quote!()));
+        .map(|r| struct_tokens(r, Home::Rest, true, &free_form, &quote!(), false));
     let endpoints = rest.endpoints.iter().map(endpoint);
     let error = rest.error_response.as_ref().map(|t| {
         let ty = value_type(t, None, Home::Rest, false);

@@ -92,8 +92,29 @@ pub(crate) fn field_doc(f: &Field) -> String {
     doc
 }
 
+/// The serde attributes that make a derive read and write a field as its struct's table does: its JSON
+/// name where the identifier is not it, its former names as aliases, and an optional field skipped
+/// when `None` (a nullable one is written as `null`). The derived twin's fields and the fields of a
+/// struct compiled per type have them.
+pub(crate) fn serde_field_attrs(f: &Field) -> TokenStream {
+    let json = &f.name;
+    let rename =
+        (crate::naming::unraw(&f.rust_name) != f.name).then(|| quote!(#[serde(rename = #json)]));
+    let aliases = f.renamed_from.iter().map(|a| quote!(#[serde(alias = #a)]));
+    let optional = f
+        .optional
+        .then(|| quote!(#[serde(default, skip_serializing_if = "::std::option::Option::is_none")]));
+    quote! {
+        #rename
+        #(#aliases)*
+        #optional
+    }
+}
+
 /// A struct with serde: `Serialize` and `Deserialize` by its table (see [`deserialize_impl`]), or, for
-/// a free-form one, derived through the map it wraps. Optional fields are `Option` and skipped when
+/// a free-form one, derived through the map it wraps. `compiled` (a struct the traffic profile names,
+/// `crate::profile`): serde's derives, with the attributes that make them read and write what the
+/// table does; its table still serves the fast reader, the borrowed view and the structs that hold it. Optional fields are `Option` and skipped when
 /// absent; unknown fields are ignored, or kept in `additional_fields` when the struct is incomplete.
 /// `free_form`: the names of the free-form structs of `home` (a field that holds one has the shape
 /// `Obj`; none has a table).
@@ -103,6 +124,7 @@ pub(crate) fn struct_tokens(
     nested: bool,
     free_form: &BTreeSet<String>,
     cfg: &TokenStream,
+    compiled: bool,
 ) -> TokenStream {
     let name = format_ident!("{}", s.rust_name);
     let doc = if s.incomplete {
@@ -163,8 +185,10 @@ pub(crate) fn struct_tokens(
         let doc = doc_attrs(&field_doc(f));
         let id = ident(&f.rust_name);
         let ty = field_type(f, home);
+        let serde = compiled.then(|| serde_field_attrs(f));
         quote! {
             #doc
+            #serde
             pub #id: #ty,
         }
     });
@@ -176,10 +200,11 @@ pub(crate) fn struct_tokens(
         }
     });
     let default = construct::derives_default(s).then(|| quote!(Default,));
-    let derives = quote!(#[derive(Debug, Clone, #default PartialEq)]);
+    let serde = compiled.then(|| quote!(::serde::Serialize, ::serde::Deserialize,));
+    let derives = quote!(#[derive(Debug, Clone, #default PartialEq, #serde)]);
     let non_exhaustive = construct::attributes();
     let constructors = construct::impl_block(s, home, cfg);
-    let deserialize = deserialize_impl(s, home, nested, free_form);
+    let deserialize = deserialize_impl(s, home, nested, free_form, compiled);
     quote! {
         #doc
         #cfg
@@ -277,13 +302,19 @@ fn deserialize_impl(
     home: Home,
     nested: bool,
     free_form: &BTreeSet<String>,
+    compiled: bool,
 ) -> TokenStream {
     let name = format_ident!("{}", s.rust_name);
     let generics = s.generic.as_ref().map(|g| {
         let g = format_ident!("{}", g);
         quote!(<#g>)
     });
-    table_impl(s, quote!(#name #generics), None, nested, home, free_form)
+    let name = if compiled {
+        quote!(compiled #name #generics)
+    } else {
+        quote!(#name #generics)
+    };
+    table_impl(s, name, None, nested, home, free_form)
 }
 
 /// The `table_struct!` of a struct read by its table: a row per field, stating the field and its entry

@@ -8,7 +8,7 @@
 //! compared with what serde's derive does, in every format (`tests/formats.rs`) and for speed
 //! (`tests/benches/event_decoding.rs`).
 
-use super::structs::{Home, ident, value_type};
+use super::structs::{Home, ident, serde_field_attrs, value_type};
 use crate::model::{Field, Model, Struct, Type};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -216,19 +216,11 @@ fn twin_field(f: &Field, home: Home) -> TokenStream {
     } else {
         value
     };
-    let json = &f.name;
-    let rename =
-        (crate::naming::unraw(&f.rust_name) != f.name).then(|| quote!(#[serde(rename = #json)]));
-    let aliases = f.renamed_from.iter().map(|a| quote!(#[serde(alias = #a)]));
-    let optional = f
-        .optional
-        .then(|| quote!(#[serde(default, skip_serializing_if = "::std::option::Option::is_none")]));
-    let doc = format!(" `{json}`.");
+    let serde = serde_field_attrs(f);
+    let doc = format!(" `{}`.", f.name);
     quote! {
         #[doc = #doc]
-        #rename
-        #(#aliases)*
-        #optional
+        #serde
         pub #id: #ty,
     }
 }
