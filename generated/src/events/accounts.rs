@@ -371,7 +371,7 @@ super::routing::version_enum! {
 }
 
 /// Payload of `account_metadata.removed` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 #[non_exhaustive]
 pub struct AccountMetadataRemovedV1 {
     /// `account_number` (string).
@@ -399,7 +399,7 @@ impl AccountMetadataRemovedV1 {
 }
 
 ::energy_api_core::table_struct!(
-    AccountMetadataRemovedV1,
+    compiled AccountMetadataRemovedV1,
     [
         account_number: Str,
         key: Str,

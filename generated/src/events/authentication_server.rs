@@ -52,7 +52,7 @@ super::routing::version_enum! {
 }
 
 /// Payload of `auth_server.account_user.generate_mfa_challenge_error` version `v1` (Authentication server).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 #[non_exhaustive]
 pub struct AuthServerAccountUserGenerateMfaChallengeErrorV1 {
     /// `account_user_id` (integer).
@@ -80,7 +80,7 @@ impl AuthServerAccountUserGenerateMfaChallengeErrorV1 {
 }
 
 ::energy_api_core::table_struct!(
-    AuthServerAccountUserGenerateMfaChallengeErrorV1,
+    compiled AuthServerAccountUserGenerateMfaChallengeErrorV1,
     [
         account_user_id: Int,
         account_user_number: Str,

@@ -1821,7 +1821,7 @@ super::routing::version_enum! {
 }
 
 /// Payload of `late_payment_fee_calculator_started` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 #[non_exhaustive]
 pub struct LatePaymentFeeCalculatorStartedV1 {
     /// `run_id` (string).
@@ -1845,7 +1845,7 @@ impl LatePaymentFeeCalculatorStartedV1 {
 }
 
 ::energy_api_core::table_struct!(
-    LatePaymentFeeCalculatorStartedV1,
+    compiled LatePaymentFeeCalculatorStartedV1,
     [
         run_id: Str,
         account_number: Str,

@@ -4,7 +4,7 @@
 //! Events about business customers and internal companies.
 
 /// Payload of `business.created` version `v1` (Businesses).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 #[non_exhaustive]
 pub struct BusinessCreatedV1 {
     /// `id` (integer).
@@ -20,7 +20,7 @@ impl BusinessCreatedV1 {
 }
 
 ::energy_api_core::table_struct!(
-    BusinessCreatedV1,
+    compiled BusinessCreatedV1,
     [
         id: Int,
     ],

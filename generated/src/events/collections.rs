@@ -1503,7 +1503,7 @@ super::routing::version_enum! {
 }
 
 /// Payload of `dunning_path_withdrawn` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 #[non_exhaustive]
 pub struct DunningPathWithdrawnV1 {
     /// `account_number` (string).
@@ -1539,7 +1539,7 @@ impl DunningPathWithdrawnV1 {
 }
 
 ::energy_api_core::table_struct!(
-    DunningPathWithdrawnV1,
+    compiled DunningPathWithdrawnV1,
     [
         account_number: Str,
         dunning_path_name: Str,

@@ -366,7 +366,7 @@ super::routing::version_enum! {
 }
 
 /// Payload of `data_import.order_process.cancelled` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 #[non_exhaustive]
 pub struct DataImportOrderProcessCancelledV1 {
     /// `external_order_id` (string).
@@ -390,7 +390,7 @@ impl DataImportOrderProcessCancelledV1 {
 }
 
 ::energy_api_core::table_struct!(
-    DataImportOrderProcessCancelledV1,
+    compiled DataImportOrderProcessCancelledV1,
     [
         external_order_id: Str,
         expiry_window_end: Str,

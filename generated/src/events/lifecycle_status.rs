@@ -183,7 +183,7 @@ super::routing::version_enum! {
 /// Payload of `lifecycle.support-site.sale` version `1.0.0` (Lifecycle: status and enrolment).
 ///
 /// The one event of the catalogue whose payload version is labelled `1.0.0`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 #[non_exhaustive]
 pub struct LifecycleSupportSiteSaleV1_0_0 {
     /// `support_user_id` (string).
@@ -211,7 +211,7 @@ impl LifecycleSupportSiteSaleV1_0_0 {
 }
 
 ::energy_api_core::table_struct!(
-    LifecycleSupportSiteSaleV1_0_0,
+    compiled LifecycleSupportSiteSaleV1_0_0,
     [
         support_user_id: Str,
         supply_start_date: Str,

@@ -1260,7 +1260,9 @@ static CATALOGUE: &[EventRow<Event>] = &[
         former_names: &[],
         section: "accounts",
         versions: AccountMetadataRemoved::VERSIONS,
-        payloads: &[PayloadRow::of::<AccountMetadataRemovedV1, AccountMetadataRemoved>()],
+        payloads: &[
+            PayloadRow::compiled::<AccountMetadataRemovedV1, AccountMetadataRemoved>(),
+        ],
     },
     #[cfg(feature = "accounts")]
     EventRow {
@@ -1588,7 +1590,7 @@ static CATALOGUE: &[EventRow<Event>] = &[
         section: "authentication-server",
         versions: AuthServerAccountUserGenerateMfaChallengeError::VERSIONS,
         payloads: &[
-            PayloadRow::of::<
+            PayloadRow::compiled::<
                 AuthServerAccountUserGenerateMfaChallengeErrorV1,
                 AuthServerAccountUserGenerateMfaChallengeError,
             >(),
@@ -1889,7 +1891,7 @@ static CATALOGUE: &[EventRow<Event>] = &[
         former_names: &[],
         section: "businesses",
         versions: BusinessCreated::VERSIONS,
-        payloads: &[PayloadRow::of::<BusinessCreatedV1, BusinessCreated>()],
+        payloads: &[PayloadRow::compiled::<BusinessCreatedV1, BusinessCreated>()],
     },
     #[cfg(feature = "businesses")]
     EventRow {
@@ -2519,7 +2521,7 @@ static CATALOGUE: &[EventRow<Event>] = &[
         section: "data-import",
         versions: DataImportOrderProcessCancelled::VERSIONS,
         payloads: &[
-            PayloadRow::of::<
+            PayloadRow::compiled::<
                 DataImportOrderProcessCancelledV1,
                 DataImportOrderProcessCancelled,
             >(),
@@ -2703,7 +2705,9 @@ static CATALOGUE: &[EventRow<Event>] = &[
         former_names: &[],
         section: "collections",
         versions: DunningPathWithdrawn::VERSIONS,
-        payloads: &[PayloadRow::of::<DunningPathWithdrawnV1, DunningPathWithdrawn>()],
+        payloads: &[
+            PayloadRow::compiled::<DunningPathWithdrawnV1, DunningPathWithdrawn>(),
+        ],
     },
     #[cfg(feature = "market-files")]
     EventRow {
@@ -3540,7 +3544,7 @@ static CATALOGUE: &[EventRow<Event>] = &[
         section: "billing",
         versions: LatePaymentFeeCalculatorStarted::VERSIONS,
         payloads: &[
-            PayloadRow::of::<
+            PayloadRow::compiled::<
                 LatePaymentFeeCalculatorStartedV1,
                 LatePaymentFeeCalculatorStarted,
             >(),
@@ -4079,7 +4083,10 @@ static CATALOGUE: &[EventRow<Event>] = &[
         section: "lifecycle-status",
         versions: LifecycleSupportSiteSale::VERSIONS,
         payloads: &[
-            PayloadRow::of::<LifecycleSupportSiteSaleV1_0_0, LifecycleSupportSiteSale>(),
+            PayloadRow::compiled::<
+                LifecycleSupportSiteSaleV1_0_0,
+                LifecycleSupportSiteSale,
+            >(),
         ],
     },
     #[cfg(feature = "customer-access")]
