@@ -151,21 +151,19 @@ pub(crate) fn apply(
     diags: &mut Diagnostics,
 ) {
     let path = schema_dir.join(PROFILE_FILE);
+    let shown = display_path(&path, &std::env::current_dir().unwrap_or_default());
     let bytes = match std::fs::read(&path) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
         Err(e) => {
-            let cwd = std::env::current_dir().unwrap_or_default();
             diags.push(Diagnostic::about_path(
                 Code::Io,
-                display_path(&path, &cwd),
+                shown,
                 format!("cannot read the traffic profile: {e}"),
             ));
             return;
         }
     };
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let shown = display_path(&path, &cwd);
     let Ok(text) = String::from_utf8(bytes) else {
         diags.push(Diagnostic::about_path(
             Code::NotUtf8,
@@ -252,14 +250,7 @@ fn read_versions(root: &Node, model: &Model, diags: &mut Diagnostics) -> Option<
                     );
                 }
             }
-            Some("events") => {
-                if value.as_str().and_then(|s| s.parse::<u64>().ok()).is_none() {
-                    diags.push(
-                        Diagnostic::new(Code::InvalidValue, value.span, "`events` is a count")
-                            .label("not a whole number"),
-                    );
-                }
-            }
+            Some("events") => check_count(value, diags),
             Some(other) => diags.push(
                 Diagnostic::new(
                     Code::UnknownKey,
@@ -318,6 +309,16 @@ fn read_versions(root: &Node, model: &Model, diags: &mut Diagnostics) -> Option<
     (diags.len() == errors_before).then_some(ids)
 }
 
+/// An `events` count: a whole number.
+fn check_count(value: &Node, diags: &mut Diagnostics) {
+    if value.as_str().and_then(|s| s.parse::<u64>().ok()).is_none() {
+        diags.push(
+            Diagnostic::new(Code::InvalidValue, value.span, "`events` is a count")
+                .label("not a whole number"),
+        );
+    }
+}
+
 /// The id of one entry of `versions` (`{ event, version, events }`), checked against the model, and
 /// where its event type is written.
 fn read_version(
@@ -342,7 +343,7 @@ fn read_version(
         match key.as_str() {
             Some("event") => event = Some(value),
             Some("version") => version = Some(value),
-            Some("events") => {}
+            Some("events") => check_count(value, diags),
             Some(other) => diags.push(
                 Diagnostic::new(
                     Code::UnknownKey,

@@ -334,10 +334,10 @@ const fn same_str(a: &str, b: &str) -> bool {
 /// named in a row as `Struct(&path::to::Name)`.
 ///
 /// A struct compiled per type (its event version is in the traffic profile, `schema/traffic.profile`)
-/// is written `compiled Name` (or `nested compiled Name`): the macro makes its table and
-/// [`FromFields`] as for any other, and the fast reader's code of its own ([`Compiled`]); its
-/// `Serialize` and `Deserialize` are serde's derives on the struct, which the generator writes with the
-/// attributes that make them read and write what the table does.
+/// is written `compiled Name` (or `nested compiled Name`): the macro makes its table, [`FromFields`]
+/// and `Serialize` as for any other, and the fast reader's code of its own ([`Compiled`]); its
+/// `Deserialize` is serde's derive on the struct, which the generator writes with the attributes that
+/// make it read what the table reads.
 ///
 /// A generic struct, `Name<T>` (the REST API's page), has its table as its [`FromFields::TABLE`] (a
 /// static cannot name a type parameter), and a row names the parameter's table as `Struct(T)`:
@@ -398,10 +398,12 @@ macro_rules! table_struct {
         }
     };
     // A struct compiled per type (its version is in the traffic profile): its table and `FromFields`
-    // as any other's, for the fast reader, the borrowed view and the table of a struct that holds it;
-    // `Serialize` and `Deserialize` are serde's derives on the struct, written by the generator.
-    (compiled $name:ident, [$($field:ident $(= $json:literal)? : $shape:expr $(=> $omit:ident)?),* $(,)?] $($rest:tt)*) => {
-        $crate::table_struct!(@owned $name, [$($field $(= $json)? : $shape $(=> $omit)?),*] $($rest)*);
+    // as any other's, for the borrowed view and the table of a struct that holds it, its `Serialize`
+    // by the table's writer, and the fast reader's code of its own; its `Deserialize` is serde's
+    // derive on the struct, written by the generator.
+    (compiled $name:ident, [$($field:ident $(= $json:literal)? : $shape:expr $(=> $omit:ident)?),* $(,)?], by_name: [$($by_name:literal),* $(,)?] $(, aliases: [$($former:literal => $target:ident),* $(,)?])? $(, keep_unlisted_in $additional:ident)? $(,)?) => {
+        $crate::table_struct!(@owned $name, [$($field $(= $json)? : $shape $(=> $omit)?),*], by_name: [$($by_name),*] $(, aliases: [$($former => $target),*])? $(, keep_unlisted_in $additional)?);
+        $crate::table_struct!(@serialize_impl $name, [$($field $(= $json)? $(=> $omit)?),*] $(, $additional)?);
         impl $crate::table::Compiled for $name {
             fn read(
                 reader: &mut $crate::read::Reader<'_>,
@@ -469,6 +471,20 @@ macro_rules! table_struct {
                 $crate::table::deserialize_into(deserializer)
             }
         }
+        // Written out rather than through `@serialize_impl`: a macro call more per struct of every
+        // crate (BENCHMARKS.md, section 27, on what an expansion per struct costs a build).
+        impl $crate::__private::serde::Serialize for $name {
+            fn serialize<S: $crate::__private::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::std::result::Result<S::Ok, S::Error> {
+                $crate::table_struct!(@serialize self, serializer, $name, [$($field $(= $json)? $(=> $omit)?),*] $(, $additional)?)
+            }
+        }
+    };
+    // A compiled struct's `Serialize`, by its table's writer (a compiled struct's too: serde's derived
+    // `Serialize` took 9-20 % more instructions on the bench's skewed streams, BENCHMARKS.md section 30).
+    (@serialize_impl $name:ident, [$($field:ident $(= $json:literal)? $(=> $omit:ident)?),*] $(, $additional:ident)?) => {
         impl $crate::__private::serde::Serialize for $name {
             fn serialize<S: $crate::__private::serde::Serializer>(
                 &self,

@@ -371,7 +371,7 @@ super::routing::version_enum! {
 }
 
 /// Payload of `account_metadata.removed` version `v1` (Accounts).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Deserialize)]
 #[non_exhaustive]
 pub struct AccountMetadataRemovedV1 {
     /// `account_number` (string).

@@ -52,7 +52,7 @@ super::routing::version_enum! {
 }
 
 /// Payload of `auth_server.account_user.generate_mfa_challenge_error` version `v1` (Authentication server).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Deserialize)]
 #[non_exhaustive]
 pub struct AuthServerAccountUserGenerateMfaChallengeErrorV1 {
     /// `account_user_id` (integer).

@@ -1821,7 +1821,7 @@ super::routing::version_enum! {
 }
 
 /// Payload of `late_payment_fee_calculator_started` version `v1` (Billing).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Deserialize)]
 #[non_exhaustive]
 pub struct LatePaymentFeeCalculatorStartedV1 {
     /// `run_id` (string).

@@ -4,7 +4,7 @@
 //! Events about business customers and internal companies.
 
 /// Payload of `business.created` version `v1` (Businesses).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Deserialize)]
 #[non_exhaustive]
 pub struct BusinessCreatedV1 {
     /// `id` (integer).
@@ -126,7 +126,7 @@ super::routing::version_enum! {
 }
 
 /// Payload of `internal_company.created` version `v1` (Businesses).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Deserialize)]
 #[non_exhaustive]
 pub struct InternalCompanyCreatedV1 {
     /// `id` (string).

@@ -1503,7 +1503,7 @@ super::routing::version_enum! {
 }
 
 /// Payload of `dunning_path_withdrawn` version `v1` (Collections, debt and deposits).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Deserialize)]
 #[non_exhaustive]
 pub struct DunningPathWithdrawnV1 {
     /// `account_number` (string).

@@ -345,16 +345,16 @@ super::routing::version_enum! {
 }
 
 /// Payload of `complaints.drp.finished` version `v1` (Communications, complaints, consents, quoting).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Deserialize)]
 #[non_exhaustive]
 pub struct ComplaintsDrpFinishedV1 {
     /// `account_number` (string).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(default)]
     pub account_number: ::std::option::Option<::std::string::String>,
     /// `complaint_id` (integer).
     pub complaint_id: i64,
     /// `reason` (string).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(default)]
     pub reason: ::std::option::Option<::std::string::String>,
 }
 

@@ -841,7 +841,7 @@ super::routing::version_enum! {
 }
 
 /// Payload of `contracts.terms-varied` version `v1` (Contracts and contract groups).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Deserialize)]
 #[non_exhaustive]
 pub struct ContractsTermsVariedV1 {
     /// `contract_identifier` (string).

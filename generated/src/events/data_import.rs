@@ -366,7 +366,7 @@ super::routing::version_enum! {
 }
 
 /// Payload of `data_import.order_process.cancelled` version `v1` (Data import).
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Deserialize)]
 #[non_exhaustive]
 pub struct DataImportOrderProcessCancelledV1 {
     /// `external_order_id` (string).

@@ -183,7 +183,7 @@ super::routing::version_enum! {
 /// Payload of `lifecycle.support-site.sale` version `1.0.0` (Lifecycle: status and enrolment).
 ///
 /// The one event of the catalogue whose payload version is labelled `1.0.0`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Deserialize)]
 #[non_exhaustive]
 pub struct LifecycleSupportSiteSaleV1_0_0 {
     /// `support_user_id` (string).

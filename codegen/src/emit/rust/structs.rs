@@ -92,18 +92,22 @@ pub(crate) fn field_doc(f: &Field) -> String {
     doc
 }
 
-/// The serde attributes that make a derive read and write a field as its struct's table does: its JSON
-/// name where the identifier is not it, its former names as aliases, and an optional field skipped
-/// when `None` (a nullable one is written as `null`). The derived twin's fields and the fields of a
-/// struct compiled per type have them.
-pub(crate) fn serde_field_attrs(f: &Field) -> TokenStream {
+/// The serde attributes that make a derive read (and, with `serialize`, write) a field as its struct's
+/// table does: its JSON name where the identifier is not it, its former names as aliases, and an
+/// optional field `None` when absent and skipped when `None` (a nullable one is written as `null`).
+/// The derived twin's fields have them all; a struct compiled per type derives only `Deserialize`.
+pub(crate) fn serde_field_attrs(f: &Field, serialize: bool) -> TokenStream {
     let json = &f.name;
     let rename =
         (crate::naming::unraw(&f.rust_name) != f.name).then(|| quote!(#[serde(rename = #json)]));
     let aliases = f.renamed_from.iter().map(|a| quote!(#[serde(alias = #a)]));
-    let optional = f
-        .optional
-        .then(|| quote!(#[serde(default, skip_serializing_if = "::std::option::Option::is_none")]));
+    let optional = f.optional.then(|| {
+        if serialize {
+            quote!(#[serde(default, skip_serializing_if = "::std::option::Option::is_none")])
+        } else {
+            quote!(#[serde(default)])
+        }
+    });
     quote! {
         #rename
         #(#aliases)*
@@ -113,8 +117,9 @@ pub(crate) fn serde_field_attrs(f: &Field) -> TokenStream {
 
 /// A struct with serde: `Serialize` and `Deserialize` by its table (see [`deserialize_impl`]), or, for
 /// a free-form one, derived through the map it wraps. `compiled` (a struct the traffic profile names,
-/// `crate::profile`): serde's derives, with the attributes that make them read and write what the
-/// table does; its table still serves the fast reader, the borrowed view and the structs that hold it. Optional fields are `Option` and skipped when
+/// `crate::profile`): `Deserialize` is serde's derive, with the attributes that make it read what the
+/// table reads, and the fast reader has code of its own; its table still writes it and serves the
+/// borrowed view and the structs that hold it. Optional fields are `Option` and skipped when
 /// absent; unknown fields are ignored, or kept in `additional_fields` when the struct is incomplete.
 /// `free_form`: the names of the free-form structs of `home` (a field that holds one has the shape
 /// `Obj`; none has a table).
@@ -185,7 +190,7 @@ pub(crate) fn struct_tokens(
         let doc = doc_attrs(&field_doc(f));
         let id = ident(&f.rust_name);
         let ty = field_type(f, home);
-        let serde = compiled.then(|| serde_field_attrs(f));
+        let serde = compiled.then(|| serde_field_attrs(f, false));
         quote! {
             #doc
             #serde
@@ -200,7 +205,9 @@ pub(crate) fn struct_tokens(
         }
     });
     let default = construct::derives_default(s).then(|| quote!(Default,));
-    let serde = compiled.then(|| quote!(::serde::Serialize, ::serde::Deserialize,));
+    // `Deserialize` derived; `Serialize` by the table's writer, which took fewer instructions than
+    // the derive's (BENCHMARKS.md, section 30).
+    let serde = compiled.then(|| quote!(::serde::Deserialize,));
     let derives = quote!(#[derive(Debug, Clone, #default PartialEq, #serde)]);
     let non_exhaustive = construct::attributes();
     let constructors = construct::impl_block(s, home, cfg);

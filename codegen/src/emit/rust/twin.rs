@@ -216,7 +216,7 @@ fn twin_field(f: &Field, home: Home) -> TokenStream {
     } else {
         value
     };
-    let serde = serde_field_attrs(f);
+    let serde = serde_field_attrs(f, true);
     let doc = format!(" `{}`.", f.name);
     quote! {
         #[doc = #doc]
