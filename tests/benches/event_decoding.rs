@@ -13,6 +13,10 @@
 //! a column per stream. A stream's name on the command line (`zipf`, `nested`) runs only the streams of
 //! that name; `twin`, as before the streams, the uniform ones. Members come as `serde_json::Value` writes them (sorted) or, with `in-schema-order`, as
 //! the generated types and the twin write them.
+//!
+//! With `--write-envelopes PATH` and one stream's name (`streams zipf --write-envelopes zipf.ndjson
+//! 20`; `every-optional` for its variant), the stream's envelopes are written to `PATH`, one a line,
+//! instead of measured.
 #![forbid(unsafe_code)]
 
 #[path = "event_decoding/streams.rs"]
@@ -112,17 +116,22 @@ impl<'l> Approach<'l> {
     }
 }
 
-/// The words on the command line that name approaches: not the size, not a flag, not a mode (`twin`,
-/// `in-schema-order`).
+/// The words on the command line that name approaches: not the size, not a flag or a flag's value,
+/// not a mode (`twin`, `in-schema-order`).
 fn words() -> Vec<String> {
+    let mut after_flag = false;
     std::env::args()
         .skip(1)
         .filter(|a| {
-            a.parse::<usize>().is_err()
+            // A flag's value (`--write-envelopes PATH`) is not a word.
+            let is_value = std::mem::replace(&mut after_flag, a == WRITE_ENVELOPES);
+            !is_value
+                && a.parse::<usize>().is_err()
                 && !a.starts_with('-')
                 && a != "streams"
                 && a != "twin"
                 && a != "in-schema-order"
+                && a != EVERY_OPTIONAL
                 && !streams::NAMES.contains(&a.as_str())
         })
         .collect()
@@ -130,10 +139,27 @@ fn words() -> Vec<String> {
 
 /// The size on the command line, in megabytes, or `default`.
 fn megabytes(default: usize) -> usize {
+    let mut after_flag = false;
     std::env::args()
         .skip(1)
+        .filter(|a| !std::mem::replace(&mut after_flag, a == WRITE_ENVELOPES))
         .find_map(|a| a.parse().ok())
         .unwrap_or(default)
+}
+
+/// The flag that writes the streams' envelopes to a file instead of measuring them.
+const WRITE_ENVELOPES: &str = "--write-envelopes";
+
+/// The file `--write-envelopes` names, if given; a missing value is the user's mistake, not a panic.
+fn envelopes_file() -> Result<Option<std::path::PathBuf>, String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.iter().position(|a| a == WRITE_ENVELOPES) {
+        None => Ok(None),
+        Some(at) => match args.get(at + 1) {
+            Some(path) if !path.starts_with('-') => Ok(Some(path.into())),
+            _ => Err(format!("{WRITE_ENVELOPES} needs a file to write to")),
+        },
+    }
 }
 
 /// The best time of each approach that ran, by name.
@@ -372,10 +398,7 @@ const TARGETS: [(&str, f64, Figure); 6] = [
 /// of them. Ends with the targets' figures, a column per stream.
 fn on_streams(megabytes: usize) {
     let distinct = catalogue_sides();
-    let payloads: Vec<streams::Payload<'_>> = distinct
-        .iter()
-        .map(|s| streams::Payload::new(&s.event_type, s.kind, s.text.len(), s.every_optional))
-        .collect();
+    let payloads = stream_payloads(&distinct);
     // `twin`, the word of this bench before it had streams, names the uniform ones.
     let only: Vec<String> = std::env::args()
         .skip(1)
@@ -495,15 +518,85 @@ fn over_payloads<'s>(
     })
 }
 
-fn main() {
+/// `--write-envelopes PATH`: the envelopes of the one stream named (its every-optional variant with
+/// the word `every-optional`), one a line, as the decoders' passes read them, written to `PATH` for
+/// other tools (a traffic profile made from the stream); nothing is measured.
+fn write_envelopes(path: &std::path::Path) -> Result<(), String> {
+    let only: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| streams::NAMES.contains(&a.as_str()))
+        .collect();
+    let [name] = only.as_slice() else {
+        return Err(format!(
+            "{WRITE_ENVELOPES} writes one stream: name one of {}",
+            streams::NAMES.join(", ")
+        ));
+    };
+    let wanted = if std::env::args().any(|a| a == EVERY_OPTIONAL) {
+        format!("{name} {EVERY_OPTIONAL}")
+    } else {
+        name.clone()
+    };
+    let distinct = catalogue_sides();
+    let payloads = stream_payloads(&distinct);
+    let stream = streams::streams(&payloads, megabytes(20), &only)
+        .into_iter()
+        .find(|s| s.name == wanted)
+        .ok_or_else(|| format!("no stream `{wanted}`"))?;
+    let mut text = String::new();
+    for &i in &stream.order {
+        text.push_str(&distinct[i].envelope);
+        text.push('\n');
+    }
+    std::fs::write(path, &text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    eprintln!(
+        "wrote {} envelopes of stream `{}` ({}; {:.1} MB) to {}",
+        stream.order.len(),
+        stream.name,
+        stream.about,
+        text.len() as f64 / f64::from(1 << 20),
+        path.display()
+    );
+    Ok(())
+}
+
+/// The word that picks a stream's every-optional variant for `--write-envelopes`.
+const EVERY_OPTIONAL: &str = "every-optional";
+
+/// The streams' view of the distinct payloads.
+fn stream_payloads(distinct: &[Sides]) -> Vec<streams::Payload<'_>> {
+    distinct
+        .iter()
+        .map(|s| streams::Payload::new(&s.event_type, s.kind, s.text.len(), s.every_optional))
+        .collect()
+}
+
+fn main() -> std::process::ExitCode {
+    match envelopes_file() {
+        Ok(Some(path)) => {
+            return match write_envelopes(&path) {
+                Ok(()) => std::process::ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    std::process::ExitCode::from(2)
+                }
+            };
+        }
+        Ok(None) => {}
+        Err(e) => {
+            eprintln!("error: {e}");
+            return std::process::ExitCode::from(2);
+        }
+    }
     if std::env::args().any(|a| a == "streams" || a == "twin") {
         on_streams(megabytes(20));
-        return;
+        return std::process::ExitCode::SUCCESS;
     }
     decode_stream();
     if words().is_empty() {
         on_streams(20);
     }
+    std::process::ExitCode::SUCCESS
 }
 
 /// The stream of envelopes, by approach, and the dispatch.
