@@ -94,10 +94,6 @@ pub fn streams(payloads: &[Payload<'_>], bytes: usize, only: &[String]) -> Vec<S
             .filter(|&i| !every_optional || payloads[i].every_optional)
             .collect();
         let wanted = |name: &str| only.is_empty() || only.iter().any(|o| o == name);
-        // Its payloads carry every optional field in half of them already: no variant.
-        if !every_optional && wanted("untuned") {
-            out.push(untuned(payloads, bytes));
-        }
         if wanted("uniform") {
             out.push(cycled(
                 format!("uniform{suffix}"),
@@ -161,6 +157,10 @@ pub fn streams(payloads: &[Payload<'_>], bytes: usize, only: &[String]) -> Vec<S
                 ));
             }
         }
+    }
+    // Half of its payloads carry every optional field already: no variant.
+    if only.is_empty() || only.iter().any(|o| o == "untuned") {
+        out.push(untuned(payloads, bytes));
     }
     out
 }
