@@ -712,7 +712,7 @@ impl Aligned {
         let mut buffer = String::with_capacity(room + LINE);
         let mut ranges = Vec::new();
         for text in texts {
-            while (buffer.as_ptr() as usize + buffer.len()) % LINE != 0 {
+            while !(buffer.as_ptr() as usize + buffer.len()).is_multiple_of(LINE) {
                 buffer.push(' ');
             }
             ranges.push(buffer.len()..buffer.len() + text.len());
