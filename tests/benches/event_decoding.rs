@@ -7,12 +7,17 @@
 //!
 //! Then, without words or with the word `streams` (only it then, 20 MB a stream by default), the same
 //! on every stream users send (`streams.rs`: uniform, Zipf-skewed, three hot types, flat, nested; each
-//! also with every optional field present): reading and writing the payload structs through serde and
-//! `EventKind::decode` beside their derived twin (`energy-twin`) and `serde_json::Value`, then
+//! also with every optional field present; and `untuned`, payloads made from the tables): reading and
+//! writing the payload structs through serde and `EventKind::decode` beside their derived twin
+//! (`energy-twin`, read by serde_json and by sonic-rs) and `serde_json::Value`, then
 //! `Decoder::decode` and the borrowed view on the stream's envelopes, and a table of the targets with
-//! a column per stream. A stream's name on the command line (`zipf`, `nested`) runs only the streams of
-//! that name; `twin`, as before the streams, the uniform ones. Members come as `serde_json::Value` writes them (sorted) or, with `in-schema-order`, as
-//! the generated types and the twin write them.
+//! a column per stream. A stream's name on the command line (`zipf`, `nested`) runs only the streams
+//! of that name; `twin`, as before the streams, the uniform ones. Members come as `serde_json::Value`
+//! writes them (sorted) or, with `in-schema-order`, as the generated types and the twin write them.
+//!
+//! With `count` (`cargo bench -p energy-tests --bench event_decoding -- count`), each path of the
+//! targets runs once, untimed, over small fixed streams, for `cargo xtask bench --check` to count its
+//! instructions under callgrind.
 //!
 //! With `--write-envelopes PATH` and one stream's name (`streams zipf --write-envelopes zipf.ndjson
 //! 20`; `every-optional` for its variant), the stream's envelopes are written to `PATH`, one a line,
@@ -277,11 +282,15 @@ struct Sides {
     kind: EventKind,
     event_type: String,
     every_optional: bool,
+    /// See [`streams::Payload::untuned`].
+    untuned: Option<usize>,
     text: String,
     envelope: String,
     ours_read: fn(&str) -> bool,
     twin_read: fn(&str) -> bool,
     twin_decode: fn(&[u8]) -> bool,
+    /// The twin decoded by sonic-rs (SIMD JSON, serde-compatible): an anchor beside serde_json.
+    twin_sonic: fn(&[u8]) -> bool,
     ours_write: Box<dyn Fn() -> usize>,
     twin_write: Box<dyn Fn() -> usize>,
 }
@@ -294,12 +303,17 @@ fn decode_json<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> bool {
     serde_json::from_slice::<T>(bytes).is_ok()
 }
 
+fn decode_sonic<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> bool {
+    sonic_rs::from_slice::<T>(bytes).is_ok()
+}
+
 /// Makes a payload's [`Sides`] from its generated type and its twin.
 struct MakeSides<'t>(&'t str);
 
 type SideFns = (
     fn(&str) -> bool,
     fn(&str) -> bool,
+    fn(&[u8]) -> bool,
     fn(&[u8]) -> bool,
     Box<dyn Fn() -> usize>,
     Box<dyn Fn() -> usize>,
@@ -314,51 +328,74 @@ impl energy_twin::Pair for MakeSides<'_> {
             read_json::<Ours>,
             read_json::<Twin>,
             decode_json::<Twin>,
+            decode_sonic::<Twin>,
             Box::new(move || serde_json::to_string(&ours).map_or(0, |s| s.len())),
             Box::new(move || serde_json::to_string(&twin).map_or(0, |s| s.len())),
         )
     }
 }
 
-/// Every sample and golden payload of the catalogue with its [`Sides`]: members sorted (as
-/// `serde_json::Value` writes them), or with `in-schema-order`, in the order of the schema (as the
-/// generated types and the derived twin write them).
+/// Every sample and golden payload of the catalogue with its [`Sides`], then the payloads made for the
+/// `untuned` stream ([`streams::untuned_payloads`]): members sorted (as `serde_json::Value` writes
+/// them), or with `in-schema-order`, in the order of the schema (as the generated types and the
+/// derived twin write them).
 fn catalogue_sides() -> Vec<Sides> {
     let model = match energy_codegen::build_model(&energy_tests::schema_dir()) {
         Ok(model) => model,
         Err(failure) => panic!("{}", failure.render(false)),
     };
     let in_schema_order = std::env::args().any(|a| a == "in-schema-order");
-    energy_tests::catalogue_payloads(&model)
+    let catalogue = energy_tests::catalogue_payloads(&model)
         .into_iter()
+        .map(|p| {
+            let every_optional = p.label.ends_with("sample All");
+            (p.event_type, p.version, every_optional, p.value, None)
+        });
+    let made = streams::untuned_payloads().into_iter().map(|m| {
+        (
+            m.event_type.to_owned(),
+            m.version.to_owned(),
+            m.every_optional,
+            m.value,
+            Some(m.index),
+        )
+    });
+    catalogue
+        .chain(made)
         .enumerate()
-        .map(|(n, p)| {
-            let kind = EventKind::new(&p.event_type, &p.version).expect("a known version");
+        .map(|(n, (event_type, version, every_optional, value, untuned))| {
+            let kind = EventKind::new(&event_type, &version).expect("a known version");
+            let written = value.to_string();
+            // A made payload is checked here, where a wrong one names itself; the samples are
+            // checked by the tests.
+            let event = match kind.decode(written.as_bytes()) {
+                Ok(event) => event,
+                Err(e) => panic!("{event_type} {version}: {e}: {written}"),
+            };
             let text = if in_schema_order {
-                let event = kind
-                    .decode(p.value.to_string().as_bytes())
-                    .expect("decodes");
                 String::from_utf8(event.to_payload_json()).expect("UTF-8")
             } else {
-                p.value.to_string()
+                written
             };
             let envelope = format!(
                 r#"{{"event_type":{},"version":{},"id":"evt-{n:06}","occurred_at":"2024-03-01T09:30:00Z","payload":{text}}}"#,
-                json!(p.event_type),
-                json!(p.version),
+                json!(event_type),
+                json!(version),
             );
-            let (ours_read, twin_read, twin_decode, ours_write, twin_write) =
-                energy_twin::payload_pair(&p.event_type, &p.version, MakeSides(&text))
+            let (ours_read, twin_read, twin_decode, twin_sonic, ours_write, twin_write) =
+                energy_twin::payload_pair(&event_type, &version, MakeSides(&text))
                     .expect("every version has a twin");
             Sides {
                 kind,
-                every_optional: p.label.ends_with("sample All"),
-                event_type: p.event_type,
+                every_optional,
+                untuned,
+                event_type,
                 text,
                 envelope,
                 ours_read,
                 twin_read,
                 twin_decode,
+                twin_sonic,
                 ours_write,
                 twin_write,
             }
@@ -375,19 +412,27 @@ struct Figures {
     fast_value: Option<f64>,
     decode_value: Option<f64>,
     borrowed_floor: Option<f64>,
+    fast_sonic: Option<f64>,
+    read_sonic: Option<f64>,
 }
 
 /// A figure of [`Figures`].
 type Figure = fn(&Figures) -> Option<f64>;
 
-/// The targets of the summary: a name, its target, and its figure.
-const TARGETS: [(&str, f64, Figure); 6] = [
-    ("read through serde / twin", 1.0, |f| f.read),
-    ("write through serde / twin", 1.0, |f| f.write),
-    ("`EventKind::decode` / twin", 1.5, |f| f.fast_twin),
-    ("`EventKind::decode` / `Value`", 2.0, |f| f.fast_value),
-    ("`Decoder::decode` / `Value`", 2.0, |f| f.decode_value),
-    ("borrowed view / floor", 0.6, |f| f.borrowed_floor),
+/// The rows of the summary: a name, its target (none for an anchor, reported only), and its figure.
+const TARGETS: [(&str, Option<f64>, Figure); 8] = [
+    ("read through serde / twin", Some(1.0), |f| f.read),
+    ("write through serde / twin", Some(1.0), |f| f.write),
+    ("`EventKind::decode` / twin", Some(1.5), |f| f.fast_twin),
+    ("`EventKind::decode` / `Value`", Some(2.0), |f| f.fast_value),
+    ("`Decoder::decode` / `Value`", Some(2.0), |f| f.decode_value),
+    ("borrowed view / floor", Some(0.6), |f| f.borrowed_floor),
+    ("`EventKind::decode` / sonic-rs twin", None, |f| {
+        f.fast_sonic
+    }),
+    ("read through serde (ours) / sonic-rs twin", None, |f| {
+        f.read_sonic
+    }),
 ];
 
 /// On each stream users send ([`streams`]), about `megabytes` long: reading and writing the payload
@@ -406,7 +451,7 @@ fn on_streams(megabytes: usize) {
         .filter(|a| streams::NAMES.contains(&a.as_str()))
         .collect();
     let mut summary = Vec::new();
-    for stream in streams::streams(&payloads, megabytes, &only) {
+    for stream in streams::streams(&payloads, megabytes << 20, &only) {
         let bytes: usize = stream.order.iter().map(|&i| distinct[i].text.len()).sum();
         println!(
             "\n### Stream `{}`: {}; {} payloads, {:.1} MB",
@@ -448,12 +493,15 @@ fn on_streams(megabytes: usize) {
     }
     println!("{header}\n{rule}");
     for (target, at_least, figure) in TARGETS {
-        let mut row = format!("| {target} (≥ {at_least}) |");
+        let mut row = match at_least {
+            Some(at_least) => format!("| {target} (≥ {at_least}) |"),
+            None => format!("| {target} (anchor) |"),
+        };
         for (_, figures) in &summary {
-            row += &match figure(figures) {
-                Some(f) if f >= at_least => format!(" {f:.2} |"),
-                Some(f) => format!(" **{f:.2}** |"),
-                None => " — |".to_owned(),
+            row += &match (figure(figures), at_least) {
+                (Some(f), Some(at_least)) if f < at_least => format!(" **{f:.2}** |"),
+                (Some(f), _) => format!(" {f:.2} |"),
+                (None, _) => " — |".to_owned(),
             };
         }
         println!("{row}");
@@ -470,6 +518,7 @@ fn against_twin(distinct: &[Sides], order: &[usize]) -> Figures {
     const DECODE_OURS: &str = "`EventKind::decode` (the fast reader)";
     const DECODE_TWIN: &str = "derived twin: `serde_json::from_slice`";
     const DECODE_VALUE: &str = "`serde_json::Value`: `serde_json::from_slice`";
+    const DECODE_SONIC: &str = "derived twin: `sonic_rs::from_slice`";
     let each = |name, approach| over_payloads(name, distinct, order, approach);
     let times = run_interleaved(
         vec![
@@ -486,6 +535,9 @@ fn against_twin(distinct: &[Sides], order: &[usize]) -> Figures {
             each(DECODE_VALUE, &|s| {
                 serde_json::from_slice::<serde_json::Value>(black_box(s.text.as_bytes())).is_ok()
             }),
+            each(DECODE_SONIC, &|s| {
+                (s.twin_sonic)(black_box(s.text.as_bytes()))
+            }),
         ],
         9,
     );
@@ -494,6 +546,8 @@ fn against_twin(distinct: &[Sides], order: &[usize]) -> Figures {
         write: times.ratio(WRITE_TWIN, WRITE_OURS),
         fast_twin: times.ratio(DECODE_TWIN, DECODE_OURS),
         fast_value: times.ratio(DECODE_VALUE, DECODE_OURS),
+        fast_sonic: times.ratio(DECODE_SONIC, DECODE_OURS),
+        read_sonic: times.ratio(DECODE_SONIC, READ_OURS),
         ..Figures::default()
     }
 }
@@ -539,7 +593,7 @@ fn write_envelopes(path: &std::path::Path) -> Result<(), String> {
     };
     let distinct = catalogue_sides();
     let payloads = stream_payloads(&distinct);
-    let stream = streams::streams(&payloads, megabytes(20), &only)
+    let stream = streams::streams(&payloads, megabytes(20) << 20, &only)
         .into_iter()
         .find(|s| s.name == wanted)
         .ok_or_else(|| format!("no stream `{wanted}`"))?;
@@ -567,11 +621,124 @@ const EVERY_OPTIONAL: &str = "every-optional";
 fn stream_payloads(distinct: &[Sides]) -> Vec<streams::Payload<'_>> {
     distinct
         .iter()
-        .map(|s| streams::Payload::new(&s.event_type, s.kind, s.text.len(), s.every_optional))
+        .map(|s| {
+            streams::Payload::new(
+                &s.event_type,
+                s.kind,
+                s.text.len(),
+                s.every_optional,
+                s.untuned,
+            )
+        })
         .collect()
 }
 
+/// The streams `count` measures (not their every-optional variants).
+const COUNTED_STREAMS: [&str; 6] = ["uniform", "zipf", "top3", "flat", "nested", "untuned"];
+
+/// The size of each stream `count` measures: small, so that callgrind counts every path of every
+/// stream in a few minutes.
+const COUNT_KILOBYTES: usize = 1024;
+
+/// `count`: each path of the targets once over each of [`COUNTED_STREAMS`], [`COUNT_KILOBYTES`] long,
+/// untimed, for callgrind (`cargo xtask bench --check`): a pass warms the path (its first calls set
+/// things up), then [`counted_pass`] runs it again, named on the standard output before it
+/// (`counted: STREAM PATH`), in the order of callgrind's dumps.
+fn count_paths() {
+    let distinct = catalogue_sides();
+    let payloads = stream_payloads(&distinct);
+    let only: Vec<String> = COUNTED_STREAMS.iter().map(|s| (*s).to_owned()).collect();
+    let decoder = Decoder::new().reject_unknown(true);
+    for stream in streams::streams(&payloads, COUNT_KILOBYTES << 10, &only) {
+        if !COUNTED_STREAMS.contains(&stream.name.as_str()) {
+            continue;
+        }
+        let sides: Vec<&Sides> = stream.order.iter().map(|&i| &distinct[i]).collect();
+        let texts = Aligned::new(sides.iter().map(|s| s.text.as_str()));
+        let lines = Aligned::new(sides.iter().map(|s| s.envelope.as_str()));
+        let each = || sides.iter().enumerate();
+        let paths: [(&str, &dyn Fn() -> usize); 5] = [
+            ("read-serde", &|| {
+                each()
+                    .filter(|(i, s)| (s.ours_read)(black_box(texts.get(*i))))
+                    .count()
+            }),
+            ("write-serde", &|| {
+                sides.iter().filter(|s| (s.ours_write)() > 0).count()
+            }),
+            ("EventKind::decode", &|| {
+                each()
+                    .filter(|(i, s)| s.kind.decode(black_box(texts.get(*i).as_bytes())).is_ok())
+                    .count()
+            }),
+            ("Decoder::decode", &|| {
+                (0..sides.len())
+                    .filter(|&i| decoder.decode(black_box(lines.get(i).as_bytes())).is_ok())
+                    .count()
+            }),
+            ("Decoder::decode_borrowed", &|| {
+                (0..sides.len())
+                    .filter(|&i| {
+                        decoder
+                            .decode_borrowed(black_box(lines.get(i).as_bytes()))
+                            .is_ok()
+                    })
+                    .count()
+            }),
+        ];
+        for (path, pass) in paths {
+            let name = &stream.name;
+            assert_eq!(pass(), sides.len(), "{path}: every payload of {name}");
+            println!("counted: {name} {path}");
+            assert_eq!(counted_pass(pass), sides.len(), "{path} on {name}");
+        }
+    }
+}
+
+/// Texts copied into one buffer, each starting at a multiple of 64 bytes in memory. A pass's count
+/// then does not depend on where the allocator put them: the UTF-8 check and the searches for bytes
+/// take other paths at other alignments, and the setup allocates in an order that changes between
+/// runs (it iterates hash maps), which moved counts by up to 0.26 %.
+struct Aligned {
+    buffer: String,
+    ranges: Vec<std::ops::Range<usize>>,
+}
+
+impl Aligned {
+    fn new<'t>(texts: impl Iterator<Item = &'t str> + Clone) -> Aligned {
+        const LINE: usize = 64;
+        // Room for every text and its padding, so that the buffer never moves.
+        let room: usize = texts.clone().map(|t| t.len() + LINE).sum();
+        let mut buffer = String::with_capacity(room + LINE);
+        let mut ranges = Vec::new();
+        for text in texts {
+            while !(buffer.as_ptr() as usize + buffer.len()).is_multiple_of(LINE) {
+                buffer.push(' ');
+            }
+            ranges.push(buffer.len()..buffer.len() + text.len());
+            buffer.push_str(text);
+        }
+        assert!(buffer.len() <= room + LINE, "the buffer did not move");
+        Aligned { buffer, ranges }
+    }
+
+    fn get(&self, i: usize) -> &str {
+        &self.buffer[self.ranges[i].clone()]
+    }
+}
+
+/// One pass of a path, which callgrind counts alone (`--toggle-collect='*counted_pass*'`,
+/// `--dump-after=event_decoding::counted_pass`); never inlined, so that it keeps its name.
+#[inline(never)]
+fn counted_pass(pass: &dyn Fn() -> usize) -> usize {
+    black_box(pass())
+}
+
 fn main() -> std::process::ExitCode {
+    if std::env::args().any(|a| a == "count") {
+        count_paths();
+        return std::process::ExitCode::SUCCESS;
+    }
     match envelopes_file() {
         Ok(Some(path)) => {
             return match write_envelopes(&path) {

@@ -13,6 +13,8 @@
 //!   command into `<target>/peer-tools/`): generation time and compile time, ours against the peer's, as
 //!   a Markdown table of medians and ratios with the date, `nproc` and rustc version (see
 //!   [`crate::peer`]; the timing itself is [`crate::measure`]). With `--peer`, only the parts named by `--only` run beside it.
+//! - `--check` (`--bless`): the decoding paths' instruction counts against their baseline
+//!   ([`crate::bench_check`]).
 
 use crate::measure::{CleanBuild, cargo, median, section_features};
 use std::path::Path;
@@ -35,6 +37,13 @@ pub(crate) struct BenchArgs {
     /// `--runs`; generation runs at least 5 times each).
     #[arg(long)]
     peer: bool,
+    /// Count the instructions of each decoding path under callgrind on small fixed streams and compare
+    /// them with `BENCHMARKS.instructions`: more than 3 % over fails (the only thing this runs).
+    #[arg(long)]
+    check: bool,
+    /// With `--check`: write the counts as the new baseline instead of failing on them.
+    #[arg(long, requires = "check")]
+    bless: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -60,6 +69,15 @@ enum Part {
 
 pub(crate) fn run(args: &BenchArgs) -> ExitCode {
     let root = crate::paths::workspace_root();
+    if args.check {
+        return match crate::bench_check::check(&root, args.bless) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let wants = |p: Part| args.only.contains(&p) || (args.only.is_empty() && !args.peer);
     let result = (|| -> Result<(), String> {
         if args.peer {

@@ -3,6 +3,7 @@
 
 mod background;
 mod bench;
+mod bench_check;
 mod bench_drift;
 mod codegen;
 mod compat;

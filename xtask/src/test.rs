@@ -7,6 +7,10 @@ use std::process::{Command, ExitCode};
 type Step = fn(&Path) -> Result<(), String>;
 const FURTHER_STEPS: &[(&str, Step)] = &[
     (
+        "instruction counts of the decoding paths against BENCHMARKS.instructions (cargo xtask bench --check)",
+        crate::bench_check::step,
+    ),
+    (
         "published interface kept (cargo xtask compat)",
         crate::compat::check,
     ),
