@@ -463,7 +463,25 @@ macro_rules! table_struct {
         }
     }};
     ($name:ident, [$($field:ident $(= $json:literal)? : $shape:expr $(=> $omit:ident)?),* $(,)?], by_name: [$($by_name:literal),* $(,)?] $(, aliases: [$($former:literal => $target:ident),* $(,)?])? $(, keep_unlisted_in $additional:ident)? $(,)?) => {
-        $crate::table_struct!(@owned $name, [$($field $(= $json)? : $shape $(=> $omit)?),*], by_name: [$($by_name),*] $(, aliases: [$($former => $target),*])? $(, keep_unlisted_in $additional)?);
+        // `@owned`'s rows written out here rather than called (the compiled form calls it): a macro
+        // call more per struct of every crate costs its build (BENCHMARKS.md, section 27).
+        #[cfg(test)]
+        $crate::table_struct!(@plain $name, [$($field $(= $json)?),*]);
+        #[cfg(test)]
+        $crate::table_struct!(@shape_check $name, [$($field),*]);
+        #[allow(non_upper_case_globals, reason = "a struct's table is named as the struct")]
+        pub(crate) static $name: $crate::table::StructTable =
+            $crate::table_struct!(@table $name, [$($field $(= $json)? : $shape $(=> $omit)?),*], [$($by_name),*], [$($($former => $target),*)?], [$($additional)?]);
+        impl<'a> $crate::table::FromFields<'a> for $name {
+            const TABLE: &'static $crate::table::StructTable = &$name;
+            const MODE: $crate::table::Mode = $crate::table::Mode::Owned;
+            // Inline: made where it is used (a catalogue row, a `Deserialize` in the caller), not in
+            // every crate that declares a struct (a REST resource's is made only by its users).
+            #[inline]
+            fn build(fields: &mut $crate::table::Fields<'a>, ok: &mut bool) -> Self {
+                $crate::table_struct!(@body $name, fields, ok, [$($field),*] $(, $additional)?)
+            }
+        }
         impl<'de> $crate::__private::serde::Deserialize<'de> for $name {
             fn deserialize<D: $crate::__private::serde::Deserializer<'de>>(
                 deserializer: D,
@@ -471,8 +489,6 @@ macro_rules! table_struct {
                 $crate::table::deserialize_into(deserializer)
             }
         }
-        // Written out rather than through `@serialize_impl`: a macro call more per struct of every
-        // crate (BENCHMARKS.md, section 27, on what an expansion per struct costs a build).
         impl $crate::__private::serde::Serialize for $name {
             fn serialize<S: $crate::__private::serde::Serializer>(
                 &self,
