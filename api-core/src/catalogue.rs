@@ -37,8 +37,11 @@ pub struct PayloadRow<E: 'static> {
     /// disagree (see [`FromFields::build`]).
     pub build: fn(&mut Fields<'_>) -> Result<E, Stop>,
     /// The fast reader of a payload compiled per type ([`Compiled`]); `None` for one read by its table.
-    pub read: Option<fn(&mut Reader<'_>) -> Result<E, Stop>>,
+    pub read: Option<ReadCompiled<E>>,
 }
+
+/// The fast reader of a payload compiled per type: the event of `E` read by the payload's own code.
+pub type ReadCompiled<E> = fn(&mut Reader<'_>) -> Result<E, Stop>;
 
 impl<E> PayloadRow<E> {
     /// The row of payload struct `P`, a variant of version enum `T`, itself a variant of event `E`.

@@ -298,5 +298,52 @@ fn validate_stream(root: &Path, gigabytes: f64) -> Result<(), String> {
             kib / 1024.0
         );
     }
+    against_jq(&energy, &dir, &generator)
+}
+
+/// `energy events validate` against `jq -c .` (which only parses and writes each line again) on the
+/// same 100 MB stream, each the best of three runs, alternately: the ratio of their times (target
+/// ≤ 0.10, issue 55). `jq` is Debian's package.
+fn against_jq(energy: &Path, dir: &Path, generator: &Path) -> Result<(), String> {
+    // About 316 bytes a line: 100 MB.
+    let lines = 316_456u64;
+    let stream = dir.join(format!("stream-{lines}.ndjson"));
+    if !stream.exists() {
+        let file =
+            std::fs::File::create(&stream).map_err(|e| format!("{}: {e}", stream.display()))?;
+        let status = Command::new(generator)
+            .arg(lines.to_string())
+            .stdout(file)
+            .status()
+            .map_err(|e| format!("cannot run the stream generator: {e}"))?;
+        if !status.success() {
+            return Err("the stream generator failed".to_owned());
+        }
+    }
+    let time = |program: &Path, args: &[&str]| -> Result<f64, String> {
+        let input =
+            std::fs::File::open(&stream).map_err(|e| format!("{}: {e}", stream.display()))?;
+        let start = std::time::Instant::now();
+        let status = Command::new(program)
+            .args(args)
+            .stdin(input)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .map_err(|e| format!("cannot run {}: {e}", program.display()))?;
+        if !status.success() {
+            return Err(format!("{} {} failed", program.display(), args.join(" ")));
+        }
+        Ok(start.elapsed().as_secs_f64())
+    };
+    let jq = Path::new("jq");
+    let (mut ours, mut theirs) = (f64::MAX, f64::MAX);
+    for _ in 0..3 {
+        ours = ours.min(time(energy, &["events", "validate", "-"])?);
+        theirs = theirs.min(time(jq, &["-c", "."])?);
+    }
+    println!(
+        "\n`energy events validate` {ours:.2} s, `jq -c .` {theirs:.2} s on the same 100 MB: {:.4}× (target ≤ 0.10)",
+        ours / theirs
+    );
     Ok(())
 }
