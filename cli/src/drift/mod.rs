@@ -7,6 +7,7 @@
 #[cfg(feature = "bus")]
 mod bus;
 mod locate;
+mod profile;
 mod render;
 mod suggest;
 
@@ -50,7 +51,7 @@ pub(crate) struct DriftArgs {
     #[arg(long, value_name = "FILE")]
     profile: Option<PathBuf>,
     /// With --profile: the share of the events the profiled versions must carry; 0 to 1.
-    #[arg(long, value_name = "SHARE", default_value_t = energy_codegen::profile::DEFAULT_SHARE,
+    #[arg(long, value_name = "SHARE", default_value_t = profile::DEFAULT_SHARE,
           value_parser = parse_share)]
     profile_share: f64,
     /// With --profile: at most this many versions (the profile then says what share they carry).
@@ -152,7 +153,8 @@ pub(crate) fn run(args: &DriftArgs) -> ExitCode {
         return Exit::Usage.into();
     }
     if let Some(path) = &args.profile
-        && let Err(message) = write_profile(args, &report, path)
+        && let Err(message) =
+            profile::write(&report, path, args.profile_share, args.profile_versions)
     {
         eprintln!("error: {message}");
         return Exit::Usage.into();
@@ -176,50 +178,6 @@ pub(crate) fn run(args: &DriftArgs) -> ExitCode {
     } else {
         Exit::Success.into()
     }
-}
-
-/// Writes the traffic profile of `report` to `path` (left alone when it would not change), and says on
-/// standard error what it holds.
-fn write_profile(
-    args: &DriftArgs,
-    report: &energy_runtime::drift::Report,
-    path: &std::path::Path,
-) -> Result<(), String> {
-    use energy_codegen::profile::Profile;
-    let counts: Vec<(String, String, u64)> = report
-        .kinds
-        .iter()
-        .map(|k| (k.event.clone(), k.version.clone(), k.events))
-        .collect();
-    let limit = args
-        .profile_versions
-        .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
-    let profile = Profile::choose(&counts, args.profile_share, limit);
-    let mut command = format!("energy events drift --profile {}", path.display());
-    if args.profile_share != energy_codegen::profile::DEFAULT_SHARE {
-        command += &format!(" --profile-share {}", args.profile_share);
-    }
-    if let Some(n) = args.profile_versions {
-        command += &format!(" --profile-versions {n}");
-    }
-    let text = profile.render(&command);
-    if std::fs::read(path).ok().as_deref() != Some(text.as_bytes()) {
-        std::fs::write(path, &text)
-            .map_err(|e| format!("cannot write the profile `{}`: {e}", path.display()))?;
-    }
-    let covered = profile.covered();
-    eprintln!(
-        "profile: {} versions carry {covered} of {} events ({:.1} %), written to `{}`",
-        profile.versions.len(),
-        profile.events,
-        if profile.events == 0 {
-            0.0
-        } else {
-            covered as f64 * 100.0 / profile.events as f64
-        },
-        path.display()
-    );
-    Ok(())
 }
 
 /// Reads one input into `drift`, numbering its lines from `next` on; its name, or why it could not

@@ -100,23 +100,26 @@ fn the_cli_names_a_broker_only_where_it_chooses_one() {
     }
 }
 
-/// "The CLI uses the generator for the places of `--suggest`'s edits only": its code names
-/// `energy_codegen` only as `energy_codegen::locate`, in `cli/src/drift/locate.rs`.
+/// "The CLI uses the generator for the places of `--suggest`'s edits and the traffic profile's format
+/// only": its code names `energy_codegen` only as `energy_codegen::locate`, in
+/// `cli/src/drift/locate.rs`, and as `energy_codegen::profile`, in `cli/src/drift/profile.rs`.
 #[test]
 fn the_cli_uses_only_the_generators_locate() {
     let naming = naming("cli/src", "energy_codegen");
     assert_eq!(
         naming,
-        ["drift/locate.rs"],
+        ["drift/locate.rs", "drift/profile.rs"],
         "`energy_codegen` named by {naming:?}"
     );
-    let code = code_of(&read(&root().join("cli/src/drift/locate.rs")));
-    for (at, _) in code.match_indices("energy_codegen") {
-        assert!(
-            code[at..].starts_with("energy_codegen::locate::"),
-            "cli/src/drift/locate.rs uses energy_codegen beyond `locate`: {}",
-            code[at..].lines().next().unwrap_or("")
-        );
+    for (file, module) in [("locate.rs", "locate"), ("profile.rs", "profile")] {
+        let code = code_of(&read(&root().join("cli/src/drift").join(file)));
+        for (at, _) in code.match_indices("energy_codegen") {
+            assert!(
+                code[at..].starts_with(&format!("energy_codegen::{module}::")),
+                "cli/src/drift/{file} uses energy_codegen beyond `{module}`: {}",
+                code[at..].lines().next().unwrap_or("")
+            );
+        }
     }
 }
 
