@@ -18,7 +18,7 @@ pub struct Model {
     pub field_numbers: FieldNumbers,
     /// What the traffic profile beside the schema compiles per type (nothing without one; see
     /// [`crate::profile`]).
-    pub compiled: crate::profile::Compiled,
+    pub compiled: Compiled,
 }
 
 /// The Protobuf field numbers of every shared type (keyed by its name) and every event payload version
@@ -422,6 +422,27 @@ impl Model {
                 // A resource id exists only in a model with a REST API.
                 None => unreachable!("resource {i} of a model without a REST API"),
             },
+        }
+    }
+}
+
+/// What the traffic profile beside the schema (`crate::profile`) compiles per type: payload versions by id
+/// (`agreement.updated.v2`) and the shared types their payloads reach, by name.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Compiled {
+    /// Ids of the versions whose payload struct is compiled per type.
+    pub versions: std::collections::BTreeSet<String>,
+    /// Names of the shared types compiled per type: those the versions' payloads hold (or are).
+    pub shared_types: std::collections::BTreeSet<String>,
+}
+
+impl Compiled {
+    /// Whether the payload of `version` is compiled per type: its own struct, or, for a version whose
+    /// payload is a shared type, that type.
+    pub fn payload(&self, version: &EventVersion) -> bool {
+        match &version.alias_of {
+            Some(shared) => self.shared_types.contains(&shared.name),
+            None => self.versions.contains(&version.id),
         }
     }
 }

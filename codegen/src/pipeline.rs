@@ -23,6 +23,16 @@ pub struct Failure {
 }
 
 impl Failure {
+    /// The schema mistakes `diagnostics` found in `sources`, sorted by place.
+    pub(crate) fn of_mistakes(sources: SourceMap, mut diagnostics: Diagnostics) -> Failure {
+        diagnostics.sort(&sources);
+        Failure {
+            sources,
+            diagnostics,
+            bug: None,
+        }
+    }
+
     /// rustc-style text of every mistake and a summary line.
     pub fn render(&self, color: bool) -> String {
         match &self.bug {
@@ -80,12 +90,7 @@ pub(crate) fn build_located_for_comparison(
     let mut diagnostics = Diagnostics::default();
     profile::apply(&mut model, schema_dir, &mut sources, &mut diagnostics);
     if !diagnostics.is_empty() {
-        diagnostics.sort(&sources);
-        return Err(Failure {
-            sources,
-            diagnostics,
-            bug: None,
-        });
+        return Err(Failure::of_mistakes(sources, diagnostics));
     }
     Ok((model, places, sources))
 }
@@ -117,12 +122,7 @@ fn check_contracts(
     if diagnostics.is_empty() {
         return Ok((model, places, sources));
     }
-    diagnostics.sort(&sources);
-    Err(Failure {
-        sources,
-        diagnostics,
-        bug: None,
-    })
+    Err(Failure::of_mistakes(sources, diagnostics))
 }
 
 /// The model of the published baseline at `path` (its `bytes`, shown as `shown`), with where each item
@@ -162,14 +162,7 @@ fn resolve(
     };
     match model {
         Some((model, places)) if diagnostics.is_empty() => Ok((model, places, sources)),
-        _ => {
-            diagnostics.sort(&sources);
-            Err(Failure {
-                sources,
-                diagnostics,
-                bug: None,
-            })
-        }
+        _ => Err(Failure::of_mistakes(sources, diagnostics)),
     }
 }
 

@@ -333,7 +333,7 @@ fn every_fixture_type_reads_and_writes_the_same_compiled_or_by_its_table() {
             "{name}: every version profiled"
         );
         let profiled = copies.path().join(&name);
-        copy_folder(&dir, &profiled);
+        energy_testkit::copy_tree(&dir, &profiled);
         std::fs::write(
             profiled.join(energy_codegen::profile::PROFILE_FILE),
             profile.render("the both-ways test"),
@@ -440,19 +440,5 @@ fn every_fixture_type_reads_and_writes_the_same_compiled_or_by_its_table() {
             );
         }
         assert_eq!(table.lines().count(), compiled.lines().count(), "{name}");
-    }
-}
-
-/// Copies the schema folder `from` to `to`, subfolders too.
-fn copy_folder(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("folder made");
-    for entry in std::fs::read_dir(from).expect("folder read") {
-        let path = entry.expect("an entry").path();
-        let target = to.join(path.file_name().expect("a name"));
-        if path.is_dir() {
-            copy_folder(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).expect("file copied");
-        }
     }
 }

@@ -251,21 +251,8 @@ fn validate_stream(root: &Path, gigabytes: f64) -> Result<(), String> {
     println!("| stream | lines | seconds | MB/s | peak RSS |");
     println!("|---|---|---|---|---|");
     for size in [gigabytes / 10.0, gigabytes] {
-        // About 316 bytes a line (see tests/examples/event_stream.rs).
-        let lines = (size * 1e9 / 316.0) as u64;
-        let stream = dir.join(format!("stream-{lines}.ndjson"));
-        if !stream.exists() {
-            let file =
-                std::fs::File::create(&stream).map_err(|e| format!("{}: {e}", stream.display()))?;
-            let status = Command::new(&generator)
-                .arg(lines.to_string())
-                .stdout(file)
-                .status()
-                .map_err(|e| format!("cannot run the stream generator: {e}"))?;
-            if !status.success() {
-                return Err("the stream generator failed".to_owned());
-            }
-        }
+        let lines = crate::measure::lines_for(size);
+        let stream = crate::measure::generated_stream(&dir, &generator, lines)?;
         let bytes = std::fs::metadata(&stream).map_err(|e| e.to_string())?.len();
         let output = Command::new("/usr/bin/time")
             .args(["-f", "%e %M"])
@@ -305,21 +292,7 @@ fn validate_stream(root: &Path, gigabytes: f64) -> Result<(), String> {
 /// same 100 MB stream, each the best of three runs, alternately: the ratio of their times (target
 /// ≤ 0.10, issue 55). `jq` is Debian's package.
 fn against_jq(energy: &Path, dir: &Path, generator: &Path) -> Result<(), String> {
-    // About 316 bytes a line: 100 MB.
-    let lines = 316_456u64;
-    let stream = dir.join(format!("stream-{lines}.ndjson"));
-    if !stream.exists() {
-        let file =
-            std::fs::File::create(&stream).map_err(|e| format!("{}: {e}", stream.display()))?;
-        let status = Command::new(generator)
-            .arg(lines.to_string())
-            .stdout(file)
-            .status()
-            .map_err(|e| format!("cannot run the stream generator: {e}"))?;
-        if !status.success() {
-            return Err("the stream generator failed".to_owned());
-        }
-    }
+    let stream = crate::measure::generated_stream(dir, generator, crate::measure::lines_for(0.1))?;
     let time = |program: &Path, args: &[&str]| -> Result<f64, String> {
         let input =
             std::fs::File::open(&stream).map_err(|e| format!("{}: {e}", stream.display()))?;

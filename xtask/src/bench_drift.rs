@@ -58,26 +58,6 @@ fn build(root: &Path, args: &[&str]) -> Result<(), String> {
     }
 }
 
-/// The generator's stream of about `gigabytes`, made once.
-fn plain_stream(dir: &Path, generator: &Path, gigabytes: f64) -> Result<PathBuf, String> {
-    // About 316 bytes a line (see tests/examples/event_stream.rs).
-    let lines = (gigabytes * 1e9 / 316.0) as u64;
-    let stream = dir.join(format!("stream-{lines}.ndjson"));
-    if !stream.exists() {
-        let file =
-            std::fs::File::create(&stream).map_err(|e| format!("{}: {e}", stream.display()))?;
-        let status = Command::new(generator)
-            .arg(lines.to_string())
-            .stdout(file)
-            .status()
-            .map_err(|e| format!("cannot run the stream generator: {e}"))?;
-        if !status.success() {
-            return Err("the stream generator failed".to_owned());
-        }
-    }
-    Ok(stream)
-}
-
 /// `plain` with an undeclared member of its own in every payload (before the payload's last `}`,
 /// which the generator writes last in the envelope).
 fn varied_stream(plain: &Path) -> Result<PathBuf, String> {
@@ -146,7 +126,8 @@ pub(crate) fn run(root: &Path, gigabytes: f64) -> Result<(), String> {
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let energy = target.join("release/energy");
     let generator = target.join("release/examples/event_stream");
-    let plain = plain_stream(&dir, &generator, gigabytes)?;
+    let plain =
+        crate::measure::generated_stream(&dir, &generator, crate::measure::lines_for(gigabytes))?;
     let varied = varied_stream(&plain)?;
     println!("energy events drift against energy events validate (release), the same stream each:");
     println!(

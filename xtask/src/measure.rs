@@ -133,6 +133,34 @@ pub(crate) fn section_features(root: &Path) -> Result<Vec<String>, String> {
     Ok(model.sections.iter().map(|s| s.feature.clone()).collect())
 }
 
+/// The lines of a stream of about `gigabytes` made by the stream generator (about 316 bytes a line:
+/// see tests/examples/event_stream.rs).
+pub(crate) fn lines_for(gigabytes: f64) -> u64 {
+    (gigabytes * 1e9 / 316.0) as u64
+}
+
+/// The generator's stream of `lines` envelopes in `dir`, made once and reused by later runs.
+pub(crate) fn generated_stream(
+    dir: &Path,
+    generator: &Path,
+    lines: u64,
+) -> Result<PathBuf, String> {
+    let stream = dir.join(format!("stream-{lines}.ndjson"));
+    if !stream.exists() {
+        let file =
+            std::fs::File::create(&stream).map_err(|e| format!("{}: {e}", stream.display()))?;
+        let status = Command::new(generator)
+            .arg(lines.to_string())
+            .stdout(file)
+            .status()
+            .map_err(|e| format!("cannot run the stream generator: {e}"))?;
+        if !status.success() {
+            return Err("the stream generator failed".to_owned());
+        }
+    }
+    Ok(stream)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

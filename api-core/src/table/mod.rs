@@ -499,7 +499,7 @@ macro_rules! table_struct {
         }
     };
     // A compiled struct's `Serialize`, by its table's writer (a compiled struct's too: serde's derived
-    // `Serialize` took 9-20 % more instructions on the bench's skewed streams, BENCHMARKS.md section 30).
+    // `Serialize` took 9-20 % more instructions on the bench's skewed streams, BENCHMARKS.md section 31).
     (@serialize_impl $name:ident, [$($field:ident $(= $json:literal)? $(=> $omit:ident)?),*] $(, $additional:ident)?) => {
         impl $crate::__private::serde::Serialize for $name {
             fn serialize<S: $crate::__private::serde::Serializer>(

@@ -33,16 +33,9 @@ pub(crate) fn write(
         std::fs::write(path, &text)
             .map_err(|e| format!("cannot write the profile `{}`: {e}", path.display()))?;
     }
-    let covered = profile.covered();
     eprintln!(
-        "profile: {} versions carry {covered} of {} events ({:.1} %), written to `{}`",
-        profile.versions.len(),
-        profile.events,
-        if profile.events == 0 {
-            0.0
-        } else {
-            covered as f64 * 100.0 / profile.events as f64
-        },
+        "profile: {}, written to `{}`",
+        profile.summary(),
         path.display()
     );
     Ok(())

@@ -97,14 +97,9 @@ pub fn check(
         crate::numbers::assign(&mut new.model, &old.model.field_numbers);
     }
     let descriptions = old.has_docs && new.has_docs;
-    let mut diagnostics = contracts::unresolved_on_both_sides(&old, &new);
+    let diagnostics = contracts::unresolved_on_both_sides(&old, &new);
     if !diagnostics.is_empty() {
-        diagnostics.sort(&sources);
-        return Err(Failure {
-            sources,
-            diagnostics,
-            bug: None,
-        });
+        return Err(Failure::of_mistakes(sources, diagnostics));
     }
     let mut findings = evolution::compare(&old.model, &new.model, descriptions, &published, today);
     waivers::apply(&new, &mut findings);

@@ -38,7 +38,7 @@ fn payload_type_name(v: &EventVersion) -> String {
 pub(super) fn section_rs(
     section: &Section,
     owned_views: &BTreeSet<(String, String)>,
-    compiled: &crate::profile::Compiled,
+    compiled: &crate::model::Compiled,
 ) -> TokenStream {
     let mut doc = inner_doc_attrs(&format!(
         "Events of the catalogue section \"{}\".\n\n{}",
@@ -64,7 +64,7 @@ pub(super) fn section_rs(
                 quote! { #doc pub type #name = crate::types::#target; }
             }
             None => {
-                let compiled = compiled.versions.contains(&v.id);
+                let compiled = compiled.payload(v);
                 let tokens = struct_tokens(
                     &v.payload,
                     Home::Types,
@@ -291,11 +291,7 @@ pub(super) fn mod_rs(model: &Model) -> TokenStream {
         let payloads = e.versions.iter().map(|v| {
             let payload = format_ident!("{}", v.payload.rust_name);
             // A payload compiled per type (the traffic profile's) is read by its own code.
-            let compiled = match &v.alias_of {
-                Some(shared) => model.compiled.shared_types.contains(&shared.name),
-                None => model.compiled.versions.contains(&v.id),
-            };
-            if compiled {
+            if model.compiled.payload(v) {
                 quote!(PayloadRow::compiled::<#payload, #event>())
             } else {
                 quote!(PayloadRow::of::<#payload, #event>())

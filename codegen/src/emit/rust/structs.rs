@@ -206,7 +206,7 @@ pub(crate) fn struct_tokens(
     });
     let default = construct::derives_default(s).then(|| quote!(Default,));
     // `Deserialize` derived; `Serialize` by the table's writer, which took fewer instructions than
-    // the derive's (BENCHMARKS.md, section 30).
+    // the derive's (BENCHMARKS.md, section 31).
     let serde = compiled.then(|| quote!(::serde::Deserialize,));
     let derives = quote!(#[derive(Debug, Clone, #default PartialEq, #serde)]);
     let non_exhaustive = construct::attributes();
