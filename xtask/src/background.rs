@@ -26,7 +26,9 @@ pub(crate) struct Install {
     pub args: &'static [&'static str],
     /// The build's environment (its profile's settings).
     pub env: &'static [(&'static str, &'static str)],
-    /// How long the build may take, in the background of the other steps and then alone.
+    /// How long a step may wait for the build. The time it ran in the background of earlier steps is
+    /// not counted: at the lowest priority it gets the CPU only when they leave some, which is not the
+    /// build's doing (a limit on the whole build failed a CI run whose earlier steps had grown).
     pub limit: Duration,
     /// The build started by [`Install::start`], and when it started.
     pub build: &'static Mutex<Option<(Child, Instant)>>,
@@ -130,14 +132,15 @@ impl Install {
             Some(build) => build,
             None => (self.spawn(root)?, Instant::now()),
         };
+        let waiting = Instant::now();
         let status = loop {
             match child.try_wait() {
                 Ok(Some(status)) => break status,
-                Ok(None) if started.elapsed() > self.limit => {
+                Ok(None) if waiting.elapsed() > self.limit => {
                     let _ = child.kill();
                     let _ = child.wait();
                     return Err(format!(
-                        "building {} took more than {:?} (log: {}/build.log)",
+                        "the build of {} did not end within {:?} of waiting for it (log: {}/build.log)",
                         self.krate, self.limit, self.dir
                     ));
                 }
