@@ -217,13 +217,8 @@ fn compiled(model: &Model, names: &BTreeSet<String>) -> Compiled {
 fn read_versions(root: &Node, model: &Model, diags: &mut Diagnostics) -> Option<BTreeSet<String>> {
     let NodeKind::Map(entries) = &root.kind else {
         diags.push(
-            Diagnostic::new(
-                Code::InvalidValue,
-                root.span,
-                "a traffic profile is a mapping",
-            )
-            .label(format!("found {}", root.kind_name()))
-            .with_help("write it with `energy events drift --profile schema/traffic.profile`"),
+            of_wrong_kind(root, "a traffic profile is a mapping")
+                .with_help("write it with `energy events drift --profile schema/traffic.profile`"),
         );
         return None;
     };
@@ -268,14 +263,7 @@ fn read_versions(root: &Node, model: &Model, diags: &mut Diagnostics) -> Option<
     let items: &[Node] = match &versions.kind {
         NodeKind::Seq(items) => items,
         _ => {
-            diags.push(
-                Diagnostic::new(
-                    Code::InvalidValue,
-                    versions.span,
-                    "`versions` is a sequence",
-                )
-                .label(format!("found {}", versions.kind_name())),
-            );
+            diags.push(of_wrong_kind(versions, "`versions` is a sequence"));
             return None;
         }
     };
@@ -343,6 +331,12 @@ fn check_count(value: &Node, diags: &mut Diagnostics) {
     }
 }
 
+/// A value of the wrong kind (a mapping where a sequence belongs, …): `message` says what it should be.
+fn of_wrong_kind(node: &Node, message: &str) -> Diagnostic {
+    Diagnostic::new(Code::InvalidValue, node.span, message)
+        .label(format!("found {}", node.kind_name()))
+}
+
 /// The id of one entry of `versions` (`{ event, version, events }`), checked against the model, and
 /// where its event type is written.
 fn read_version(
@@ -352,13 +346,8 @@ fn read_version(
 ) -> Option<(String, crate::source::Span)> {
     let NodeKind::Map(entries) = &item.kind else {
         diags.push(
-            Diagnostic::new(
-                Code::InvalidValue,
-                item.span,
-                "an entry of `versions` is a mapping",
-            )
-            .label(format!("found {}", item.kind_name()))
-            .with_help("write `- { event: agreement.updated, version: v2, events: 1200 }`"),
+            of_wrong_kind(item, "an entry of `versions` is a mapping")
+                .with_help("write `- { event: agreement.updated, version: v2, events: 1200 }`"),
         );
         return None;
     };
